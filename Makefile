@@ -1,0 +1,39 @@
+# Two commands do everything on a fresh clone with only python3:
+#   make report   build the HTML reports on the sample data (the main job)
+#   make test     unit tests + nbval over the committed notebooks
+# Both create .venv/ and install the project from pyproject.toml first.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+EXPERIMENT ?= default
+NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: install report test notebooks lab clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/rag-metrics report --experiment $(EXPERIMENT)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+
+# Re-execute the committed notebooks in place (deterministic: no timings, fixed seeds).
+notebooks: $(STAMP)
+	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.kernel_name=python3 \
+	  --ExecutePreprocessor.record_timing=False *.ipynb
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+clean:
+	rm -rf $(VENV) reports/*/ reports/index.html

@@ -1,0 +1,275 @@
+"""Per-question retrieval measures: one precise definition each.
+
+Every function takes
+
+``ranked``
+    the retrieved IDs in rank order (a list, tuple, numpy array or pandas Series;
+    position 1 first). A set or a string is refused: neither has a rank order.
+``gold``
+    the judged IDs: a set (or list/tuple) of relevant IDs, each with label 1, or a
+    mapping ``ID -> label`` with numeric graded labels.
+
+and returns a ``float``, or ``None`` when the measure is undefined for the question.
+
+Shared rules (the README has them as a table):
+
+* An ID is *relevant* when its label is ``>= min_rel`` (default 1). Labels ``<= 0``
+  (including negative ones) are judged not relevant, whatever ``min_rel`` is;
+  ``min_rel`` must be ``> 0``. Unjudged IDs are not relevant.
+* ``R`` is the number of relevant gold IDs. When ``R == 0`` recall, hit, reciprocal
+  rank, nDCG and AP are undefined and return ``None`` (never 0 or 1). Precision@k
+  stays defined (it is 0.0: nothing relevant can be retrieved).
+* A relevant ID counts once, at its first position, however often it is repeated in
+  ``ranked``: later repeats occupy their rank but add nothing. Recall@k <= 1 always.
+* ``k`` must be an int >= 1. A ranking shorter than ``k`` is not padded away:
+  Precision@k still divides by ``k`` (trec_eval convention).
+* Ties: the order of ``ranked`` is the order. (The TREC reader in
+  :mod:`rag_metrics.trec` turns scores into an order the way trec_eval does.)
+
+These functions are the readable reference. Whole sets are evaluated by
+:func:`rag_metrics.evaluate`, which computes the same values on whole arrays and is
+tested to agree with these functions and with trec_eval (pytrec_eval).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence, Set
+
+import numpy as np
+
+from .errors import check_gain, check_k, check_min_rel
+
+__all__ = [
+    "recall_at_k",
+    "precision_at_k",
+    "hit_at_k",
+    "reciprocal_rank",
+    "ndcg_at_k",
+    "average_precision",
+]
+
+
+def _ranked_list(ranked, func):
+    if isinstance(ranked, (str, bytes)):
+        raise TypeError(f"{func}: 'ranked' must be a sequence of IDs in rank order, got a single string {ranked!r}.")
+    if isinstance(ranked, (Set, Mapping)):
+        raise TypeError(
+            f"{func}: 'ranked' must be a sequence of IDs in rank order, got a {type(ranked).__name__}, which has no order."
+        )
+    if isinstance(ranked, np.ndarray):
+        return ranked.tolist()
+    if hasattr(ranked, "tolist") and not isinstance(ranked, Sequence):  # pandas Series / Index
+        return ranked.tolist()
+    if not isinstance(ranked, Sequence):
+        raise TypeError(f"{func}: 'ranked' must be a sequence of IDs in rank order, got {type(ranked).__name__}.")
+    return list(ranked)
+
+
+def _labels(gold, func) -> dict:
+    """Gold as ``{ID: label}``; a set of IDs means label 1 for each."""
+    if isinstance(gold, (str, bytes)):
+        raise TypeError(f"{func}: 'gold' must be a set of IDs or a mapping ID -> label, got a single string {gold!r}.")
+    if isinstance(gold, Mapping):
+        out = {}
+        for doc, label in gold.items():
+            if isinstance(label, bool) or not isinstance(label, numbers.Real) or not math.isfinite(label):
+                raise ValueError(f"{func}: the label of gold ID {doc!r} must be a finite number, got {label!r}.")
+            out[doc] = float(label)
+        return out
+    try:
+        return {doc: 1.0 for doc in gold}
+    except TypeError:
+        raise TypeError(
+            f"{func}: 'gold' must be a set of IDs or a mapping ID -> label, got {type(gold).__name__}."
+        ) from None
+
+
+def _prepare(ranked, gold, func, min_rel):
+    ranked = _ranked_list(ranked, func)
+    labels = _labels(gold, func)
+    min_rel = check_min_rel(min_rel, func=func)
+    relevant = {doc for doc, label in labels.items() if label >= min_rel}
+    return ranked, labels, relevant, min_rel
+
+
+def _first_hits(ranked, relevant, k):
+    """1-based positions (within the top k) of the first occurrence of each relevant ID."""
+    seen = set()
+    positions = []
+    for pos, doc in enumerate(ranked[:k] if k is not None else ranked, start=1):
+        if doc in relevant and doc not in seen:
+            seen.add(doc)
+            positions.append(pos)
+    return positions
+
+
+def recall_at_k(ranked, gold, k, *, min_rel=1):
+    r"""Recall@k: the share of relevant gold IDs found in the top ``k``.
+
+    .. math:: \mathrm{Recall@k} = \frac{|\{d \in \mathrm{top}_k : \mathrm{rel}(d) \ge \mathrm{min\_rel}\}|}{R}
+
+    Each relevant ID counts once (first occurrence), so the value is in [0, 1].
+
+    Parameters
+    ----------
+    ranked : sequence
+        Retrieved IDs in rank order.
+    gold : set or mapping
+        Relevant IDs, or ``ID -> label``.
+    k : int >= 1
+        Cutoff. Fewer than ``k`` results: only those are searched.
+    min_rel : float > 0, default 1
+        Lowest label that counts as relevant.
+
+    Returns
+    -------
+    float or None
+        ``None`` when no gold ID is relevant (R = 0): undefined, not 0.
+
+    Examples
+    --------
+    >>> recall_at_k(["a", "b", "a", "c"], {"a", "c"}, k=3)
+    0.5
+    >>> recall_at_k(["a"], set(), k=3) is None
+    True
+    """
+    k = check_k(k, func="recall_at_k")
+    ranked, _, relevant, _ = _prepare(ranked, gold, "recall_at_k", min_rel)
+    if not relevant:
+        return None
+    return len(_first_hits(ranked, relevant, k)) / len(relevant)
+
+
+def precision_at_k(ranked, gold, k, *, min_rel=1):
+    r"""Precision@k: distinct relevant IDs in the top ``k``, divided by ``k``.
+
+    .. math:: \mathrm{P@k} = \frac{|\{d \in \mathrm{top}_k : \mathrm{rel}(d) \ge \mathrm{min\_rel}\}|}{k}
+
+    The denominator is ``k`` even when fewer than ``k`` results came back (trec_eval
+    ``P_k``): returning 2 results, 1 relevant, gives P@10 = 0.1, not 0.5. A repeated
+    relevant ID counts once. Defined (0.0) when no gold ID is relevant.
+
+    Examples
+    --------
+    >>> precision_at_k(["a", "x"], {"a"}, k=10)
+    0.1
+    >>> precision_at_k(["a", "a"], {"a"}, k=2)
+    0.5
+    """
+    k = check_k(k, func="precision_at_k")
+    ranked, _, relevant, _ = _prepare(ranked, gold, "precision_at_k", min_rel)
+    return len(_first_hits(ranked, relevant, k)) / k
+
+
+def hit_at_k(ranked, gold, k, *, min_rel=1):
+    """Hit@k (trec_eval ``success_k``): 1.0 if any relevant ID is in the top ``k``, else 0.0.
+
+    ``None`` when no gold ID is relevant.
+
+    Examples
+    --------
+    >>> hit_at_k(["x", "a"], {"a"}, k=1), hit_at_k(["x", "a"], {"a"}, k=2)
+    (0.0, 1.0)
+    """
+    k = check_k(k, func="hit_at_k")
+    ranked, _, relevant, _ = _prepare(ranked, gold, "hit_at_k", min_rel)
+    if not relevant:
+        return None
+    return 1.0 if _first_hits(ranked, relevant, k) else 0.0
+
+
+def reciprocal_rank(ranked, gold, k=None, *, min_rel=1):
+    r"""Reciprocal rank of the first relevant ID: :math:`1/\mathrm{rank}_1`, 0.0 if none.
+
+    With ``k=None`` (default) the whole ranking is searched (trec_eval ``recip_rank``);
+    with ``k`` only the top ``k`` (``mrr@k``). The mean over questions is MRR.
+    ``None`` when no gold ID is relevant.
+
+    Examples
+    --------
+    >>> reciprocal_rank(["x", "y", "a"], {"a"})
+    0.3333333333333333
+    >>> reciprocal_rank(["x", "y", "a"], {"a"}, k=2)
+    0.0
+    """
+    k = check_k(k, func="reciprocal_rank", allow_none=True)
+    ranked, _, relevant, _ = _prepare(ranked, gold, "reciprocal_rank", min_rel)
+    if not relevant:
+        return None
+    hits = _first_hits(ranked, relevant, k)
+    return 1.0 / hits[0] if hits else 0.0
+
+
+def _gain_values(values, gain):
+    values = np.asarray(values, dtype=float)
+    return values if gain == "linear" else np.exp2(values) - 1.0
+
+
+def ndcg_at_k(ranked, gold, k, *, min_rel=1, gain="linear"):
+    r"""Normalized discounted cumulative gain at ``k`` (graded).
+
+    .. math::
+
+        \mathrm{DCG@k} = \sum_{i=1}^{\min(k, n)} \frac{g(\ell_i)}{\log_2(i + 1)},\qquad
+        \mathrm{nDCG@k} = \frac{\mathrm{DCG@k}}{\mathrm{IDCG@k}}
+
+    where :math:`\ell_i` is the label of the ID at rank ``i`` (0 if unjudged, if below
+    ``min_rel``, or if the ID already occurred higher up), and ``g`` is the gain:
+    ``"linear"`` :math:`g(\ell)=\ell` (trec_eval ``ndcg_cut``, the default) or
+    ``"exponential"`` :math:`g(\ell)=2^\ell-1` (Burges et al.). IDCG@k is the DCG of
+    the ideal ranking: all relevant gold IDs sorted by label, descending, cut at ``k``.
+    ``k=None`` uses the whole ranking and the whole ideal list (trec_eval ``ndcg``).
+
+    Edge cases: ``None`` when no gold ID is relevant; labels below ``min_rel`` (and
+    all labels <= 0) have gain 0. trec_eval gives every positive label its gain
+    whatever its relevance level; the two agree for ``min_rel=1`` on integer labels.
+
+    Examples
+    --------
+    >>> round(ndcg_at_k(["b", "a"], {"a": 2, "b": 1}, k=2), 4)
+    0.8597
+    >>> round(ndcg_at_k(["b", "a"], {"a": 2, "b": 1}, k=2, gain="exponential"), 4)
+    0.7967
+    """
+    k = check_k(k, func="ndcg_at_k", allow_none=True)
+    check_gain(gain, func="ndcg_at_k")
+    ranked, labels, relevant, _ = _prepare(ranked, gold, "ndcg_at_k", min_rel)
+    if not relevant:
+        return None
+    positions = _first_hits(ranked, relevant, k)
+    seen_at = {}
+    for pos in positions:
+        seen_at[pos] = labels[ranked[pos - 1]]
+    pos = np.array(sorted(seen_at), dtype=float)
+    dcg = float(np.sum(_gain_values([seen_at[p] for p in sorted(seen_at)], gain) / np.log2(pos + 1.0)))
+    ideal = sorted((labels[d] for d in relevant), reverse=True)
+    if k is not None:
+        ideal = ideal[:k]
+    ideal_pos = np.arange(1, len(ideal) + 1, dtype=float)
+    idcg = float(np.sum(_gain_values(ideal, gain) / np.log2(ideal_pos + 1.0)))
+    return dcg / idcg
+
+
+def average_precision(ranked, gold, k=None, *, min_rel=1):
+    r"""Average precision (trec_eval ``map``; with ``k``, ``map_cut_k``).
+
+    .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{i \le k,\ \mathrm{rel}(d_i)} \mathrm{P@i}
+
+    summed over the ranks ``i`` (within the top ``k``, or the whole ranking when
+    ``k=None``) holding the first occurrence of a relevant ID. The denominator is
+    ``R``, all relevant gold IDs, even those not retrieved or beyond ``k`` (trec_eval).
+    ``None`` when no gold ID is relevant.
+
+    Examples
+    --------
+    >>> average_precision(["a", "x", "b"], {"a", "b", "c"})  # (1/1 + 2/3) / 3
+    0.5555555555555555
+    """
+    k = check_k(k, func="average_precision", allow_none=True)
+    ranked, _, relevant, _ = _prepare(ranked, gold, "average_precision", min_rel)
+    if not relevant:
+        return None
+    positions = _first_hits(ranked, relevant, k)
+    return sum((n / pos) for n, pos in enumerate(positions, start=1)) / len(relevant)
