@@ -125,10 +125,15 @@ def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
     return out
 
 
+def _show(value) -> str:
+    """repr of a cell value as the user wrote it (no numpy scalar wrappers)."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
 def _where(df: pd.DataFrame, label) -> str:
     if "line" in df.columns:
-        return f"line {df.at[label, 'line']}"
-    return f"row {label!r}"
+        return f"line {_show(df.at[label, 'line'])}"
+    return f"row {_show(label)}"
 
 
 def _require(df, name, columns):
@@ -159,8 +164,8 @@ def _golden_arrays(golden, id_col):
         if bad.any():
             label = golden.index[bad.to_numpy()][0]
             raise InputError(
-                f"golden: {_where(golden, label)}: question {golden.at[label, 'question_id']!r}, "
-                f"{id_col} {golden.at[label, id_col]!r}: relevance {golden.at[label, 'relevance']!r} "
+                f"golden: {_where(golden, label)}: question {_show(golden.at[label, 'question_id'])}, "
+                f"{id_col} {_show(golden.at[label, id_col])}: relevance {_show(golden.at[label, 'relevance'])} "
                 "is not a finite number."
             )
         golden["relevance"] = rel.astype(float)
@@ -173,8 +178,8 @@ def _golden_arrays(golden, id_col):
     if dup.any():
         label = judged.index[dup.to_numpy()][0]
         raise InputError(
-            f"golden: {_where(judged, label)}: duplicate gold {id_col} {judged.at[label, id_col]!r} "
-            f"for question {judged.at[label, 'question_id']!r}; each (question, ID) pair must appear once."
+            f"golden: {_where(judged, label)}: duplicate gold {id_col} {_show(judged.at[label, id_col])} "
+            f"for question {_show(judged.at[label, 'question_id'])}; each (question, ID) pair must appear once."
         )
     return golden, judged
 
@@ -293,8 +298,8 @@ def _run_items(run, level, doc_map):
     if bad.any():
         label = run.index[bad.to_numpy()][0]
         raise InputError(
-            f"run: {_where(run, label)}: question {run.at[label, 'question_id']!r}: rank "
-            f"{run.at[label, 'rank']!r} is not an integer >= 1."
+            f"run: {_where(run, label)}: question {_show(run.at[label, 'question_id'])}: rank "
+            f"{_show(run.at[label, 'rank'])} is not an integer >= 1."
         )
     run["rank"] = rank.astype(np.int64)
     run["question_id"] = run["question_id"].astype(str)
@@ -302,7 +307,7 @@ def _run_items(run, level, doc_map):
     if dup_rank.any():
         label = run.index[dup_rank.to_numpy()][0]
         raise InputError(
-            f"run: {_where(run, label)}: question {run.at[label, 'question_id']!r} has rank "
+            f"run: {_where(run, label)}: question {_show(run.at[label, 'question_id'])} has rank "
             f"{run.at[label, 'rank']} twice; the rank order is the ranking, so ties must be broken first."
         )
     run = run.sort_values(["question_id", "rank"], kind="stable")
@@ -313,8 +318,8 @@ def _run_items(run, level, doc_map):
         if dup.any():
             label = run.index[dup.to_numpy()][0]
             raise InputError(
-                f"run: {_where(run, label)}: chunk {chunks[label]!r} is retrieved twice for question "
-                f"{run.at[label, 'question_id']!r}; at chunk level each chunk may appear once."
+                f"run: {_where(run, label)}: chunk {_show(chunks[label])} is retrieved twice for question "
+                f"{_show(run.at[label, 'question_id'])}; at chunk level each chunk may appear once."
             )
         return chunks.to_numpy(dtype=object), run
     if doc_map is not None:
@@ -327,8 +332,8 @@ def _run_items(run, level, doc_map):
         if missing.any():
             label = run.index[missing.to_numpy()][0]
             raise InputError(
-                f"run: {_where(run, label)}: unknown chunk ID {chunks[label]!r} (question "
-                f"{run.at[label, 'question_id']!r}): it is not in the doc map."
+                f"run: {_where(run, label)}: unknown chunk ID {_show(chunks[label])} (question "
+                f"{_show(run.at[label, 'question_id'])}): it is not in the doc map."
             )
         return docs.astype(str).to_numpy(dtype=object), run
     return _check_ids(run, "run", "doc_id").astype(str).to_numpy(dtype=object), run

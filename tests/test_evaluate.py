@@ -1,0 +1,106 @@
+"""evaluate() on DataFrames: exclusions are counted and listed, slicing, and input validation."""
+
+import pandas as pd
+import pytest
+
+from rag_metrics import InputError, evaluate, parse_measure, parse_measures
+
+GOLDEN = pd.DataFrame(
+    {
+        "question_id": ["q1", "q1", "q2", "q3", "q4"],
+        "doc_id": ["manual", "faq", None, "terms", "faq"],
+        "type": ["multi_hop", "multi_hop", "no_answer", "definition", "definition"],
+    }
+)
+RUN = pd.DataFrame(
+    {
+        "question_id": ["q1", "q1", "q1", "q2", "q3", "zz"],
+        "rank": [1, 2, 3, 1, 1, 1],
+        "doc_id": ["manual", "manual", "faq", "faq", "terms", "faq"],
+    }
+)
+
+
+def test_summary_counts_and_lists_exclusions():
+    ev = evaluate(GOLDEN, RUN, ["recall@2", "precision@2", "mrr"])
+    s = ev.summary
+    assert s.loc["recall@2", "evaluated"] == 3 and s.loc["recall@2", "excluded"] == 1
+    assert s.loc["recall@2", "excluded_ids"] == ("q2",)
+    # q1 0.5 (cut at 2 chunks: manual only), q3 1.0, q4 0.0 (judged but no result)
+    assert s.loc["recall@2", "mean"] == pytest.approx(0.5)
+    assert s.loc["precision@2", "evaluated"] == 4
+    assert ev.unknown_questions == ("zz",)
+    assert ev.per_question.loc["q4", "n_retrieved"] == 0
+
+
+def test_by_question_type_is_one_call():
+    table = evaluate(GOLDEN, RUN, ["hit@1"]).by("type")
+    assert table.loc[("definition", "hit@1"), "mean"] == 0.5
+    assert table.loc[("no_answer", "hit@1"), "evaluated"] == 0
+    with pytest.raises(KeyError, match="'genre' is not a question attribute"):
+        evaluate(GOLDEN, RUN, ["hit@1"]).by("genre")
+
+
+def test_to_dict_uses_null_for_undefined():
+    d = evaluate(GOLDEN, RUN, ["mrr"]).to_dict(per_query=True)
+    assert d["per_query"]["q2"]["mrr"] is None
+    assert d["summary"]["mrr"]["excluded"] == 1
+
+
+def test_chunk_level():
+    golden = pd.DataFrame({"question_id": ["q"], "chunk_id": ["c2"], "relevance": [2]})
+    run = pd.DataFrame({"question_id": ["q", "q"], "rank": [2, 1], "chunk_id": ["c2", "c1"]})
+    ev = evaluate(golden, run, ["mrr"], level="chunk")
+    assert ev.per_question.loc["q", "mrr"] == 0.5  # rank order, not row order
+
+
+@pytest.mark.parametrize(
+    "golden, run, kwargs, message",
+    [
+        (GOLDEN.drop(columns="doc_id"), RUN, {}, r"golden: missing column\(s\) \['doc_id'\]"),
+        (GOLDEN, RUN.drop(columns="rank"), {}, r"run: missing column\(s\) \['rank'\]"),
+        (GOLDEN.assign(relevance=["1", "x", 1, 1, 1]), RUN, {}, "row 1: question 'q1', doc_id 'faq': relevance 'x'"),
+        (pd.concat([GOLDEN, GOLDEN.iloc[:1]], ignore_index=True), RUN, {}, "duplicate gold doc_id 'manual' for question 'q1'"),
+        (GOLDEN, RUN.assign(rank=[1, 1, 2, 1, 1, 1]), {}, "question 'q1' has rank 1 twice"),
+        (GOLDEN, RUN.assign(rank=[1, 2, 0, 1, 1, 1]), {}, "rank 0 is not an integer >= 1"),
+        (GOLDEN, RUN.assign(rank=[1, 2, 2.5, 1, 1, 1]), {}, "rank 2.5 is not an integer >= 1"),
+        (GOLDEN, RUN.assign(doc_id=["a", None, "b", "c", "d", "e"]), {}, "run: row 1: doc_id is empty"),
+        (GOLDEN.assign(question_id=[None, "q1", "q2", "q3", "q4"]), RUN, {}, "golden: row 0: question_id is empty"),
+        (
+            GOLDEN,
+            RUN.rename(columns={"doc_id": "chunk_id"}),
+            {"doc_map": {"manual": "m", "faq": "f"}},
+            "unknown chunk ID 'terms' \\(question 'q3'\\)",
+        ),
+        (
+            GOLDEN.rename(columns={"doc_id": "chunk_id"}),
+            RUN.rename(columns={"doc_id": "chunk_id"}),
+            {"level": "chunk"},
+            "chunk 'manual' is retrieved twice for question 'q1'",
+        ),
+    ],
+)
+def test_bad_frames_are_named(golden, run, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        evaluate(golden, run, ["recall@2"], **kwargs)
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="'level' parameter of evaluate"):
+        evaluate(GOLDEN, RUN, level="page")
+    with pytest.raises(ValueError, match="'order' parameter of evaluate"):
+        evaluate(GOLDEN, RUN, order="x")
+    with pytest.raises(TypeError, match="'golden' must be a pandas DataFrame"):
+        evaluate({"q": ["a"]}, RUN)
+
+
+def test_measure_names_round_trip():
+    for text in ["recall@5", "precision@10", "hit@3", "mrr", "mrr@10", "ndcg@10", "ndcg", "map", "map@100"]:
+        assert str(parse_measure(text)) == text
+    assert str(parse_measure("P@5")) == "precision@5"
+    assert str(parse_measure("success@1")) == "hit@1"
+    assert str(parse_measure("recip_rank")) == "mrr"
+    assert [str(m) for m in parse_measures(["ndcg@10", "nDCG@10", "mrr"])] == ["ndcg@10", "mrr"]
+    for bad, msg in [("recall", "needs a cutoff"), ("ndcg@0", "Unknown measure|>= 1"), ("bleu", "Unknown measure")]:
+        with pytest.raises(ValueError, match=msg):
+            parse_measure(bad)
