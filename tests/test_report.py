@@ -1,0 +1,75 @@
+"""Report generation end to end on a temporary reports folder (papermill + nbconvert)."""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytest.importorskip("papermill")
+
+from rag_metrics.report import ReportError, build_report, parse_parameters  # noqa: E402
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def small_notebook(path: Path, body: str, params: str = "k = 3"):
+    nb = nbformat.v4.new_notebook()
+    p = nbformat.v4.new_code_cell(params)
+    p.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Small"), p, nbformat.v4.new_code_cell(body)]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+def test_seed_notebook_with_other_parameters(tmp_path):
+    run_dir = build_report(
+        "k5", {"k": 5}, [NOTEBOOKS / "01_duplicate_chunks_recall.ipynb"], reports_dir=tmp_path, progress_bar=False
+    )
+    executed = nbformat.read(str(run_dir / "01_duplicate_chunks_recall.ipynb"), as_version=4)
+    injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert injected and "k = 5" in injected[0].source
+    text = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
+    assert "naive chunk-counting Recall@5 = 2.00" in text
+
+    page = (run_dir / "01_duplicate_chunks_recall.html").read_text(encoding="utf-8")
+    assert "<title>" in page and "01_duplicate_chunks_recall" in page
+    assert page.count("<table") >= 3
+    assert "data:image/png;base64," in page
+    assert not re.search(r'(src|href)="(https?:)?//', page), "the page must not need the network"
+    assert not re.search(r'import\("https?://', page)
+
+    index = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert f'href="k5/{run_dir.name}/01_duplicate_chunks_recall.html"' in index
+    assert json.loads((run_dir / "run.json").read_text())["parameters"] == {"k": 5}
+
+
+def test_undeclared_parameter_is_an_error(tmp_path):
+    nb = small_notebook(tmp_path / "a.ipynb", "print(k)")
+    with pytest.raises(ReportError, match=r"parameter\(s\) \['kk'\] not declared.*declared: \['k'\]"):
+        build_report("x", {"kk": 5}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    assert not (tmp_path / "r").exists()  # nothing ran
+
+
+def test_failing_notebook_is_named_and_kept_and_others_still_reported(tmp_path):
+    bad = small_notebook(tmp_path / "bad.ipynb", "raise RuntimeError('boom at cell 2')")
+    good = small_notebook(tmp_path / "good.ipynb", "print(k * 2)")
+    with pytest.raises(ReportError, match=r"bad.ipynb: cell 2 .*RuntimeError: boom at cell 2") as err:
+        build_report("x", {}, [bad, good], reports_dir=tmp_path / "r", progress_bar=False)
+    run_dir = next((tmp_path / "r" / "x").iterdir())
+    assert str(run_dir) in str(err.value)
+    assert (run_dir / "bad.ipynb").exists() and (run_dir / "bad.html").exists()
+    assert (run_dir / "good.html").exists()
+    record = json.loads((run_dir / "run.json").read_text())
+    assert [n["status"] for n in record["notebooks"]] == ["failed", "ok"]
+    assert "failed" in (tmp_path / "r" / "index.html").read_text()
+
+
+def test_parse_parameters():
+    assert parse_parameters(["k=5", "name=bm25", "ks=[1, 3]", "x=0.5", "flag=true"]) == {
+        "k": 5, "name": "bm25", "ks": [1, 3], "x": 0.5, "flag": True,
+    }
+    with pytest.raises(ReportError, match="expected KEY=VALUE"):
+        parse_parameters(["k"])
