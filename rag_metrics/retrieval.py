@@ -1,0 +1,231 @@
+"""Retrievers for experiments: BM25 (bm25s), dense (FAISS inner product), hybrid (RRF), with filters.
+
+Every retriever scores *all* chunks for a question (the sample corpus has a few hundred),
+applies an optional restriction to a set of documents, and returns the same tidy table
+that :func:`rag_metrics.evaluate` consumes:
+
+===========  ==================================================================
+question_id  question
+rank         1 = best; ties in score are broken by chunk order (stable, documented)
+chunk_id     the chunk
+doc_id       its document
+score        the retriever's score (BM25 score, cosine, or RRF score)
+pages        tuple of the pages the chunk spans (start_page..end_page)
+===========  ==================================================================
+
+Filters (``allowed``): a mapping ``question_id -> set of doc_ids`` that a question may
+retrieve from (``None``: unrestricted; a question missing from the mapping is an error). :func:`genre_filter` and :func:`document_filter` build ordinary metadata
+filters; :func:`oracle_gold_genre` and :func:`oracle_gold_documents` build the *oracle*
+filters that restrict each question to the genre(s) / document(s) of its gold -- not
+something a deployed system can do, but the ceiling of an idea such as "organize the
+documents by genre", measured before building it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .chunking import indexed_text
+from .text import tokenize
+
+__all__ = [
+    "BM25Retriever",
+    "DenseRetriever",
+    "HybridRetriever",
+    "tfidf_svd_embedder",
+    "rrf",
+    "genre_filter",
+    "document_filter",
+    "oracle_gold_genre",
+    "oracle_gold_documents",
+    "RESULT_COLUMNS",
+]
+
+RESULT_COLUMNS = ["question_id", "rank", "chunk_id", "doc_id", "score", "pages"]
+
+
+def _questions(questions) -> pd.DataFrame:
+    if isinstance(questions, pd.DataFrame):
+        q = questions.reset_index() if "question_id" not in questions.columns else questions
+        if "question" not in q.columns:
+            raise ValueError("questions: expected columns 'question_id' and 'question'.")
+        return q[["question_id", "question"]]
+    if isinstance(questions, Mapping):
+        return pd.DataFrame({"question_id": list(questions), "question": list(questions.values())})
+    raise TypeError("questions: expected a DataFrame (question_id, question) or a mapping id -> text.")
+
+
+class _Base:
+    """Shared search: score every chunk, mask by the allowed documents, take the top k."""
+
+    chunks: pd.DataFrame
+
+    def _setup(self, chunks: pd.DataFrame):
+        if chunks.empty:
+            raise ValueError("cannot index an empty chunk table.")
+        if chunks["chunk_id"].duplicated().any():
+            raise ValueError(f"duplicate chunk_id {chunks.loc[chunks['chunk_id'].duplicated(), 'chunk_id'].iloc[0]!r}.")
+        self.chunks = chunks.reset_index(drop=True)
+        self._pages = [tuple(range(s, e + 1)) for s, e in zip(self.chunks["start_page"], self.chunks["end_page"])]
+
+    def scores(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def search(self, questions, k: int = 10, *, allowed: Mapping | None = None) -> pd.DataFrame:
+        """Top ``k`` chunks per question, optionally restricted to ``allowed[question_id]`` documents."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"The 'k' parameter of search must be an int >= 1. Got {k!r} instead.")
+        q = _questions(questions)
+        matrix = self.scores(q["question"].tolist())
+        docs = self.chunks["doc_id"].to_numpy()
+        rows = []
+        for i, qid in enumerate(q["question_id"]):
+            score = matrix[i].astype(np.float64)
+            candidates = np.arange(len(score))
+            if allowed is not None:
+                if qid not in allowed:
+                    raise KeyError(f"search: question {qid!r} has no entry in 'allowed'.")
+                if allowed[qid] is not None:  # None: no restriction for this question
+                    candidates = candidates[np.isin(docs, list(allowed[qid]))]
+            order = candidates[np.lexsort((candidates, -score[candidates]))][:k]
+            for rank, j in enumerate(order, start=1):
+                rows.append((qid, rank, self.chunks.at[j, "chunk_id"], docs[j], float(score[j]), self._pages[j]))
+        return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+
+
+class BM25Retriever(_Base):
+    """BM25 over :func:`rag_metrics.text.tokenize` tokens (Latin words + CJK bigrams), with ``bm25s``."""
+
+    def __init__(self, chunks: pd.DataFrame, *, k1: float = 1.5, b: float = 0.75):
+        import bm25s
+
+        self._setup(chunks)
+        self.model = bm25s.BM25(k1=k1, b=b)
+        self.model.index([tokenize(t) or [""] for t in indexed_text(self.chunks)], show_progress=False)
+        self.vocab = self.model.vocab_dict
+
+    def scores(self, texts):
+        out = np.zeros((len(texts), len(self.chunks)), dtype=np.float64)
+        for i, text in enumerate(texts):
+            tokens = [t for t in tokenize(text) if t in self.vocab]
+            if tokens:
+                out[i] = self.model.get_scores(tokens)
+        return out
+
+
+def tfidf_svd_embedder(texts: list[str], *, dim: int = 256, seed: int = 0) -> Callable[[list[str]], np.ndarray]:
+    """Fit an offline embedding on ``texts``: TF-IDF of character 2-4-grams, reduced by TruncatedSVD.
+
+    Runs on a CPU with nothing downloaded. Returns ``embed(list_of_texts) -> array (n, d)``
+    (not normalized; :class:`DenseRetriever` L2-normalizes). Character n-grams work for
+    Japanese and English alike; NFKC is applied first.
+    """
+    import unicodedata
+
+    from sklearn.decomposition import TruncatedSVD
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    prep = lambda t: unicodedata.normalize("NFKC", t).lower()  # noqa: E731
+    vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True, preprocessor=prep)
+    matrix = vectorizer.fit_transform(texts)
+    n_components = max(1, min(dim, matrix.shape[0] - 1, matrix.shape[1] - 1))
+    svd = TruncatedSVD(n_components=n_components, random_state=seed, algorithm="arpack")
+    svd.fit(matrix)
+    return lambda batch: svd.transform(vectorizer.transform(batch)).astype(np.float32)
+
+
+class DenseRetriever(_Base):
+    """Dense retrieval: L2-normalized embeddings in a FAISS ``IndexFlatIP`` (inner product = cosine).
+
+    ``embed``: any callable ``list[str] -> array (n, d)``, e.g. a sentence-transformers
+    model's ``encode``. Default: :func:`tfidf_svd_embedder` fitted on the chunks.
+    """
+
+    def __init__(self, chunks: pd.DataFrame, *, embed: Callable | None = None, dim: int = 256):
+        import faiss
+
+        self._setup(chunks)
+        texts = indexed_text(self.chunks)
+        self.embed = embed if embed is not None else tfidf_svd_embedder(texts, dim=dim)
+        vectors = self._normalized(self.embed(texts))
+        self.index = faiss.IndexFlatIP(vectors.shape[1])
+        self.index.add(vectors)
+        self.vectors = vectors
+
+    @staticmethod
+    def _normalized(vectors) -> np.ndarray:
+        vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms > 0, norms, 1.0)
+
+    def scores(self, texts):
+        queries = self._normalized(self.embed(texts))
+        n = len(self.chunks)
+        sims, ids = self.index.search(queries, n)
+        out = np.full((len(texts), n), -np.inf, dtype=np.float64)
+        np.put_along_axis(out, ids, sims.astype(np.float64), axis=1)
+        return out
+
+
+def rrf(rankings: list[pd.DataFrame], *, k_rrf: int = 60) -> pd.DataFrame:
+    """Reciprocal rank fusion: ``score(c) = sum_i 1 / (k_rrf + rank_i(c))`` per question.
+
+    Each input is a result table; a chunk missing from one input adds nothing for it.
+    Ties are broken by chunk_id (ascending) so the fused order is deterministic.
+    """
+    frames = [r[["question_id", "chunk_id", "doc_id", "pages", "rank"]] for r in rankings]
+    allr = pd.concat(frames, ignore_index=True)
+    allr["score"] = 1.0 / (k_rrf + allr["rank"])
+    fused = allr.groupby(["question_id", "chunk_id"], sort=False).agg(
+        doc_id=("doc_id", "first"), pages=("pages", "first"), score=("score", "sum")).reset_index()
+    fused = fused.sort_values(["question_id", "score", "chunk_id"], ascending=[True, False, True], kind="stable")
+    fused["rank"] = fused.groupby("question_id", sort=False).cumcount() + 1
+    return fused[RESULT_COLUMNS].reset_index(drop=True)
+
+
+class HybridRetriever:
+    """RRF of several retrievers (default BM25 + dense); each contributes its top ``depth`` chunks."""
+
+    def __init__(self, retrievers, *, k_rrf: int = 60, depth: int = 50):
+        self.retrievers = list(retrievers)
+        self.k_rrf, self.depth = k_rrf, depth
+        self.chunks = self.retrievers[0].chunks
+
+    def search(self, questions, k: int = 10, *, allowed: Mapping | None = None) -> pd.DataFrame:
+        parts = [r.search(questions, max(self.depth, k), allowed=allowed) for r in self.retrievers]
+        fused = rrf(parts, k_rrf=self.k_rrf)
+        return fused[fused["rank"] <= k].reset_index(drop=True)
+
+
+def genre_filter(questions, corpus, genres) -> dict:
+    """Every question may retrieve only from documents of ``genres``."""
+    docs = set(corpus.documents.index[corpus.documents["genre"].isin(set(genres))])
+    return {qid: docs for qid in _questions(questions)["question_id"]}
+
+
+def document_filter(questions, doc_ids) -> dict:
+    """Every question may retrieve only from ``doc_ids``."""
+    return {qid: set(doc_ids) for qid in _questions(questions)["question_id"]}
+
+
+def oracle_gold_documents(golden) -> dict:
+    """ORACLE: each question restricted to its own gold documents (the ceiling of perfect routing).
+
+    Questions without gold (no_answer) map to ``None``: there is nothing to restrict them to.
+    """
+    gold = golden.gold[golden.gold["doc_id"].notna()]
+    by_question = {qid: set(g["doc_id"]) for qid, g in gold.groupby("question_id")}
+    return {qid: by_question.get(qid) for qid in golden.gold["question_id"].unique()}
+
+
+def oracle_gold_genre(golden, corpus) -> dict:
+    """ORACLE: each question restricted to all documents sharing a genre with its gold documents."""
+    genre_of = corpus.documents["genre"]
+    by_genre = corpus.documents.groupby("genre").groups
+    out = {}
+    for qid, docs in oracle_gold_documents(golden).items():
+        out[qid] = None if docs is None else {d for g in {genre_of[d] for d in docs} for d in by_genre[g]}
+    return out

@@ -1,0 +1,68 @@
+"""Text normalization and the tokenizer shared by chunkers and retrievers (Japanese and English).
+
+Tokenizer, in two views of the same rule:
+
+* :func:`token_spans` -- on the *original* text, one span per token: a run of Latin
+  letters or digits (half- or full-width, with inner ``.``, ``'``, ``-`` or ``,`` as in
+  ``0.30``, ``don't``, ``e-mail``, ``1,500``) is one token; every kana or kanji character
+  is a token of its own (Japanese has no spaces). Punctuation and spaces are not tokens.
+  Token-based chunking counts these spans.
+* :func:`tokenize` -- for search: NFKC (full-width ``５`` becomes ``5``), lower-case, Latin
+  words as they are, and each run of kana/kanji as overlapping character bigrams (a run
+  of one character stays a unigram). Bigrams are the standard dictionary-free indexing
+  unit for Japanese (as in Lucene's CJK analyzer).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "PAGE_MARKER"]
+
+PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_LATIN = "0-9A-Za-z\u00c0-\u024f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
+_SPAN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{_CJK}]")
+_NORM_TOKEN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{_CJK}]+")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_SPACE = re.compile(r"\s+")
+
+
+def strip_page_markers(text: str) -> str:
+    """Remove OCR page markers such as ``[p.12]``."""
+    return PAGE_MARKER.sub(" ", text)
+
+
+def normalize(text: str) -> str:
+    """NFKC, page markers removed, whitespace collapsed to single spaces, stripped.
+
+    >>> normalize("[p.3]\\n翌月５日に　振り込み")
+    '翌月5日に 振り込み'
+    """
+    return _SPACE.sub(" ", strip_page_markers(unicodedata.normalize("NFKC", text))).strip()
+
+
+def token_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets of each token in ``text`` (see module docstring).
+
+    >>> [("Lumo X2は２年"[s:e]) for s, e in token_spans("Lumo X2は２年")]
+    ['Lumo', 'X2', 'は', '２', '年']
+    """
+    return [m.span() for m in _SPAN.finditer(text)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Search tokens: NFKC + lower-case Latin words, character bigrams for kana/kanji runs.
+
+    >>> tokenize("Lumo X2の保証期間は２年")
+    ['lumo', 'x2', 'の保', '保証', '証期', '期間', '間は', '2', '年']
+    """
+    out: list[str] = []
+    for match in _NORM_TOKEN.finditer(unicodedata.normalize("NFKC", text).lower()):
+        tok = match.group()
+        if _CJK_CHAR.match(tok):
+            out.extend(tok[i : i + 2] for i in range(max(len(tok) - 1, 1)))
+        else:
+            out.append(tok)
+    return out
