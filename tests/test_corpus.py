@@ -1,0 +1,112 @@
+"""The sample corpus and golden set: shape, hand labels checked against the text, and validation."""
+
+import json
+import shutil
+
+import pytest
+
+from rag_metrics import InputError
+from rag_metrics.corpus import data_dir, load_corpus, load_golden
+from rag_metrics.text import normalize
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+@pytest.fixture(scope="module")
+def golden(corpus):
+    return load_golden(corpus=corpus)
+
+
+def test_corpus_shape(corpus):
+    docs = corpus.documents
+    assert len(docs) >= 8 and docs["n_pages"].sum() >= 80
+    assert (docs["language"] == "ja").sum() >= 3 and (docs["language"] == "en").sum() >= 3
+    assert set(docs["genre"]) >= {"policy", "manual", "faq", "legal"}
+    for doc_id, doc in docs.iterrows():
+        pages = corpus.pages[corpus.pages["doc_id"] == doc_id]
+        assert pages["page"].tolist() == list(range(1, doc["n_pages"] + 1))
+        assert all(t.startswith(f"[p.{p}]") for p, t in zip(pages["page"], pages["text"]))
+    # two documents share section titles
+    sections = corpus.headings[corpus.headings["level"] == 2]
+    titles = sections.assign(t=sections["title"].str.replace(r"^[\d.]+ ", "", regex=True))
+    shared = titles.groupby("t")["doc_id"].nunique()
+    assert (shared >= 2).any()
+
+
+def test_golden_shape(golden):
+    q = golden.questions
+    assert len(q) >= 60
+    assert (q["type"] == "no_answer").sum() >= 5
+    assert len(golden.backlog) >= 3
+    assert (q["type"] == "multi_hop").sum() >= 3
+    # the loader keeps no_answer and unlabelled apart
+    no_answer = set(q.index[q["type"] == "no_answer"])
+    assert not no_answer & set(golden.backlog)
+    assert set(golden.gold["question_id"]) == set(q.index[q["labelled"]])
+    assert golden.gold.loc[golden.gold["question_id"].isin(no_answer), "doc_id"].isna().all()
+
+
+def test_every_answer_occurs_in_one_of_its_gold_pages(corpus, golden):
+    """Checks the hand labels: the expected answer is on a gold page (after NFKC normalization)."""
+    q = golden.questions
+    checked = 0
+    for qid, row in q[q["labelled"] & ~q["type"].isin(["no_answer", "multi_hop"])].iterrows():
+        pages = golden.gold_pages[golden.gold_pages["question_id"] == qid]
+        texts = [normalize(corpus.page_text(d, p)).lower() for d, p in zip(pages["doc_id"], pages["page"])]
+        assert any(normalize(row["answer"]).lower() in t for t in texts), (qid, row["answer"])
+        checked += 1
+    assert checked >= 50
+
+
+@pytest.fixture
+def golden_copy(tmp_path):
+    src = data_dir() / "golden.jsonl"
+    lines = src.read_text(encoding="utf-8").splitlines()
+
+    def write(edit_line, value):
+        out = list(lines)
+        out[edit_line - 1] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        path = tmp_path / "golden.jsonl"
+        path.write_text("\n".join(out) + "\n", encoding="utf-8")
+        return path
+
+    return write, [json.loads(line) for line in lines]
+
+
+@pytest.mark.parametrize(
+    "line, change, message",
+    [
+        (2, "{not json", r"golden.jsonl:2: malformed JSON"),
+        (2, {"gold_docs": ["handbook"]}, r"golden.jsonl:2: question 'q002': gold document 'handbook' is not in the corpus"),
+        (2, {"gold_pages": [["expense_policy", 13]]}, r"golden.jsonl:2: question 'q002': gold page 13 of 'expense_policy' is out of range 1..12"),
+        (2, {"question_id": "q001"}, r"golden.jsonl:2: question 'q001': duplicate question_id \(first at line 1\)"),
+        (2, {"type": "opinion"}, r"golden.jsonl:2: question 'q002': type 'opinion' is not one of"),
+        (2, {"question": None}, r"golden.jsonl:2: question 'q002': field 'question' must be a str"),
+        (2, {"gold_pages": [["travel_policy", 2]]}, "document 'travel_policy' is not in gold_docs"),
+        (2, {"type": "no_answer"}, "a no_answer question cannot have gold"),
+        (2, {"labelled": False}, "an unlabelled question cannot have gold"),
+        (2, {"relevance": {"expense_policy": "high"}}, "'relevance' must map gold_docs to numbers"),
+    ],
+)
+def test_golden_validation_names_file_line_and_question(golden_copy, corpus, line, change, message):
+    write, rows = golden_copy
+    value = change if isinstance(change, str) else {**rows[line - 1], **change}
+    path = write(line, value)
+    with pytest.raises(InputError, match=message) as err:
+        load_golden(path, corpus=corpus)
+    assert str(path) in str(err.value)
+
+
+def test_corpus_validation(tmp_path):
+    folder = tmp_path / "corpus"
+    shutil.copytree(data_dir() / "corpus", folder)
+    doc = folder / "faq_ja.md"
+    doc.write_text(doc.read_text(encoding="utf-8").replace("[p.3]", "[p.4]", 1), encoding="utf-8")
+    with pytest.raises(InputError, match=r"faq_ja.md:\d+: page marker \[p.4\] out of sequence; expected \[p.3\]"):
+        load_corpus(folder)
+    doc.write_text("no front matter\n", encoding="utf-8")
+    with pytest.raises(InputError, match="faq_ja.md:1: expected front matter"):
+        load_corpus(folder)
