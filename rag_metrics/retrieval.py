@@ -100,7 +100,12 @@ class BM25Retriever(_Base):
     """BM25 over :func:`rag_metrics.text.tokenize` tokens (Latin words + CJK bigrams), with ``bm25s``."""
 
     def __init__(self, chunks: pd.DataFrame, *, k1: float = 1.5, b: float = 0.75):
-        import bm25s
+        import warnings
+
+        with warnings.catch_warnings():
+            # bm25s imports tqdm.auto, which warns inside notebooks without ipywidgets.
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            import bm25s
 
         self._setup(chunks)
         self.model = bm25s.BM25(k1=k1, b=b)
