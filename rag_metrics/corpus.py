@@ -46,7 +46,7 @@ import pandas as pd
 from .errors import InputError
 from .text import PAGE_MARKER
 
-__all__ = ["Corpus", "GoldenSet", "load_corpus", "load_golden", "data_dir", "QUESTION_TYPES"]
+__all__ = ["Corpus", "GoldenSet", "load_corpus", "load_golden", "load_answers", "data_dir", "QUESTION_TYPES"]
 
 QUESTION_TYPES = ("definition", "fact", "procedure", "multi_hop", "no_answer")
 _FRONT_KEYS = ("doc_id", "title", "genre", "language")
@@ -236,3 +236,22 @@ def load_golden(path=None, corpus: Corpus | None = None) -> GoldenSet:
     qdf = pd.DataFrame(questions).set_index("question_id")
     backlog = tuple(qdf.index[~qdf["labelled"]])
     return GoldenSet(qdf, pd.DataFrame(gold), pd.DataFrame(gold_pages, columns=["question_id", "doc_id", "page"]), backlog)
+
+
+def load_answers(path=None) -> pd.DataFrame:
+    """Load a logged-answers file (default ``data_dir()/"answers.jsonl"``), one JSON object per line.
+
+    Fields: question_id, generator, retrieved_ids, retrieved_scores, generated_answer, faithfulness.
+    Numbers are read exactly as written (0.95 stays 0.95). A malformed line is an error naming it.
+    """
+    path = Path(path) if path is not None else data_dir() / "answers.jsonl"
+    if not path.is_file():
+        raise InputError("file not found; expected logged answers (JSON lines).", path=path)
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise InputError(f"malformed JSON: {e.msg} (column {e.colno}).", path=path, line=lineno) from None
+    return pd.DataFrame(rows)

@@ -1,0 +1,381 @@
+"""Retrieval failures vs generation failures, per question.
+
+Input: one row per question (:func:`attribute`), with
+
+=================  ==================================================================
+question_id        identifier
+expected_answer    the golden short answer (null for no_answer / unlabelled questions)
+gold_ids           list of gold document IDs ([] for no_answer)
+retrieved_ids      list of retrieved document IDs in rank order -- or pass ``run=`` (a
+                   result table with question_id, rank, doc_id[, score])
+generated_answer   the system's answer, from its logs (this project never calls an LLM)
+type               optional question type; ``no_answer`` questions are handled apart
+labelled           optional bool; False = gold not annotated yet (annotation backlog)
+faithfulness       optional score in [0, 1] from the user's evaluator, for :func:`diagnose`
+=================  ==================================================================
+
+Per answerable question: Recall@k and hit@k of the gold documents (definitions of
+:mod:`rag_metrics.metrics`), ``retrieval_ok`` (``rule="all"``: every gold document in
+the top k, the default; ``rule="any"``: at least one), ``answer_ok`` and the status:
+
+==========================  ===============  ==========
+status                      retrieval_ok     answer_ok
+==========================  ===============  ==========
+passed                      yes              yes
+retrieval_failure           no               no
+generation_failure          yes              no
+correct_without_evidence    no               yes
+==========================  ===============  ==========
+
+Answer matching is lexical, **not a semantic judgment**: ``exact`` (after
+:func:`normalize_answer`: NFKC so full-width and half-width digits agree, case, whitespace,
+surrounding punctuation), ``contains`` (the normalized expected answer occurs in the
+normalized generated one) or ``token_f1`` (F1 of tokens >= ``f1_threshold``; Japanese
+compared by character bigrams). A paraphrase with different words fails all three.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, check_k
+from .fingerprint import NotComparableError, check_comparable, fingerprint
+from .metrics import hit_at_k, recall_at_k
+from .text import tokenize
+
+__all__ = [
+    "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
+    "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "STATUSES", "DEFAULT_REFUSALS",
+]
+
+STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_without_evidence")
+RULES = ("all", "any")
+MATCHES = ("exact", "contains", "token_f1")
+DEFAULT_REFUSALS = (
+    "i don't know", "i do not know", "no answer", "not found", "cannot answer", "can't answer",
+    "the documents do not say", "not in the documents", "わかりません", "分かりません", "記載がありません",
+    "回答できません", "情報がありません", "見つかりません",
+)
+_EDGE_PUNCT = re.compile(r"^[\s\W_]+|[\s\W_]+$", re.UNICODE)
+
+
+def normalize_answer(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed, surrounding punctuation removed.
+
+    >>> normalize_answer("  翌月５日。") == normalize_answer("翌月5日")
+    True
+    >>> normalize_answer('"30 Days."')
+    '30 days'
+    """
+    text = unicodedata.normalize("NFKC", str(text)).casefold()
+    text = " ".join(text.split())
+    return _EDGE_PUNCT.sub("", text)
+
+
+def token_f1(predicted: str, expected: str) -> float:
+    """F1 between the token multisets of the two normalized answers (tokens as :func:`rag_metrics.text.tokenize`)."""
+    p, e = Counter(tokenize(normalize_answer(predicted))), Counter(tokenize(normalize_answer(expected)))
+    common = sum((p & e).values())
+    if not p or not e or common == 0:
+        return 0.0
+    precision, recall = common / sum(p.values()), common / sum(e.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+def answer_match(predicted: str, expected: str, *, method: str = "exact", f1_threshold: float = 0.5) -> bool:
+    """Whether ``predicted`` matches ``expected`` under ``method`` (exact / contains / token_f1)."""
+    if method not in MATCHES:
+        raise ValueError(f"The 'match' parameter must be one of {MATCHES}. Got {method!r} instead.")
+    p, e = normalize_answer(predicted), normalize_answer(expected)
+    if method == "exact":
+        return p == e
+    if method == "contains":
+        return bool(e) and e in p
+    return token_f1(predicted, expected) >= f1_threshold
+
+
+def is_refusal(answer: str, patterns=DEFAULT_REFUSALS) -> bool:
+    """An empty answer, or one containing a refusal phrase (normalized on both sides)."""
+    text = normalize_answer(answer)
+    return not text or any(normalize_answer(p) in text for p in patterns)
+
+
+def _as_list(value, qid, column):
+    if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
+        return [str(v) for v in list(value)]
+    raise InputError(f"question {qid!r}: {column} must be a list of IDs, got {value!r}.", question=qid)
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Per-question attribution; see :func:`attribute`.
+
+    ``records``: answerable questions (index question_id): type, n_gold, recall@k, hit@k,
+    retrieval_ok, answer_ok, status (+ answer_score for token_f1, faithfulness if given).
+    ``no_answer``: the no_answer questions: refused, and with a threshold top_score and
+    nothing_above_threshold. ``backlog``: unlabelled question IDs (excluded from everything).
+    """
+
+    records: pd.DataFrame
+    no_answer: pd.DataFrame
+    backlog: tuple
+    k: int
+    rule: str
+    match: str
+    threshold: float | None
+    fingerprint: dict = field(default_factory=dict)
+
+    @property
+    def mean_recall(self) -> float:
+        return float(self.records[f"recall@{self.k}"].mean()) if len(self.records) else float("nan")
+
+    @property
+    def answer_accuracy(self) -> float:
+        return float(self.records["answer_ok"].mean()) if len(self.records) else float("nan")
+
+    @property
+    def status_counts(self) -> dict:
+        counts = self.records["status"].value_counts()
+        return {s: int(counts.get(s, 0)) for s in STATUSES}
+
+    def by(self, column: str = "type") -> pd.DataFrame:
+        """Status counts per value of ``column`` (e.g. question type)."""
+        table = pd.crosstab(self.records[column], self.records["status"])
+        return table.reindex(columns=list(STATUSES), fill_value=0)
+
+    def no_answer_summary(self) -> dict:
+        na = self.no_answer
+        out = {"count": int(len(na)), "refused": int(na["refused"].sum()) if len(na) else 0}
+        out["refusal_rate"] = out["refused"] / out["count"] if out["count"] else None
+        if self.threshold is not None and len(na):
+            quiet = int(na["nothing_above_threshold"].sum())
+            out |= {"threshold": self.threshold, "nothing_above_threshold": quiet,
+                    "confident_junk": int(len(na) - quiet), "nothing_above_threshold_rate": quiet / len(na)}
+        return out
+
+    def to_dict(self) -> dict:
+        """The JSON report (schema in the README): settings, headline figures, per-question records."""
+        def clean(v):
+            if isinstance(v, (np.bool_, bool)):
+                return bool(v)
+            if isinstance(v, np.generic):
+                v = v.item()
+            return None if isinstance(v, float) and math.isnan(v) else v
+
+        records = [{"question_id": q, **{c: clean(v) for c, v in row.items()}} for q, row in self.records.iterrows()]
+        return {
+            "k": self.k, "rule": self.rule, "match": self.match,
+            "n_questions": int(len(self.records)),
+            "mean_recall": clean(self.mean_recall), "answer_accuracy": clean(self.answer_accuracy),
+            "status_counts": self.status_counts,
+            "no_answer": self.no_answer_summary(),
+            "excluded": {"no_answer": int(len(self.no_answer)), "unlabelled": int(len(self.backlog))},
+            "backlog": list(self.backlog),
+            "fingerprint": self.fingerprint,
+            "questions": records,
+        }
+
+    def to_json(self, path) -> Path:
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+        return path
+
+
+def _retrieved_from_run(run, qids):
+    needed = ["question_id", "rank", "doc_id"]
+    missing = [c for c in needed if c not in run.columns]
+    if missing:
+        raise InputError(f"run: missing column(s) {missing}; found {list(run.columns)}.")
+    unknown = sorted(set(run["question_id"]) - set(qids))
+    if unknown:
+        raise InputError(f"run: question(s) {unknown[:5]} are not in the attribution table.", question=unknown[0])
+    ordered = run.sort_values(["question_id", "rank"], kind="stable")
+    lists = ordered.groupby("question_id")["doc_id"].agg(list).to_dict()
+    tops = ordered.groupby("question_id")["score"].max().to_dict() if "score" in run.columns else {}
+    return lists, tops
+
+
+def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "exact", f1_threshold: float = 0.5,
+              run: pd.DataFrame | None = None, threshold: float | None = None, refusal_patterns=DEFAULT_REFUSALS,
+              corpus_version=None, chunking=None) -> Attribution:
+    """Label each question ``passed``, ``retrieval_failure``, ``generation_failure`` or ``correct_without_evidence``.
+
+    ``no_answer`` questions (type no_answer, or labelled with no gold) are excluded from
+    recall and accuracy (counted) and evaluated apart: share of refusals in the generated
+    answers and, when ``threshold`` and a run with scores are given, the share whose
+    retrieval returned nothing scoring at least ``threshold`` (good) vs confident junk.
+    Unlabelled questions are excluded from everything and listed as the backlog.
+    ``corpus_version`` and ``chunking`` are recorded in the fingerprint with the
+    questions, gold and k, so that :func:`compare_attributions` can refuse unfair comparisons.
+    """
+    k = check_k(k, func="attribute")
+    if rule not in RULES:
+        raise ValueError(f"The 'rule' parameter must be one of {RULES}. Got {rule!r} instead.")
+    if match not in MATCHES:
+        raise ValueError(f"The 'match' parameter must be one of {MATCHES}. Got {match!r} instead.")
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"attribute: 'table' must be a pandas DataFrame, got {type(table).__name__}.")
+    needed = ["question_id", "expected_answer", "gold_ids", "generated_answer"] + ([] if run is not None else ["retrieved_ids"])
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise InputError(f"attribution table: missing column(s) {missing}; found {list(table.columns)}.")
+    dup = table["question_id"].duplicated()
+    if dup.any():
+        qid = table.loc[dup, "question_id"].iloc[0]
+        raise InputError(f"attribution table: question {qid!r} appears twice.", question=qid)
+    qids = table["question_id"].astype(str).tolist()
+    retrieved, tops = _retrieved_from_run(run, qids) if run is not None else ({}, {})
+
+    rows, no_answer, backlog = [], [], []
+    for row in table.to_dict("records"):
+        qid = str(row["question_id"])
+        typ = row.get("type") or ""
+        if row.get("labelled", True) is False:
+            backlog.append(qid)
+            continue
+        gold = _as_list(row["gold_ids"], qid, "gold_ids")
+        answer = row["generated_answer"]
+        if answer is None or (isinstance(answer, float) and math.isnan(answer)):
+            raise InputError(f"question {qid!r}: generated_answer is null; expected the system's answer "
+                             "(use an empty string for a system that answered nothing).", question=qid)
+        ranked = retrieved.get(qid, []) if run is not None else _as_list(row["retrieved_ids"], qid, "retrieved_ids")
+        if typ == "no_answer" or not gold:
+            item = {"question_id": qid, "type": typ or "no_answer", "refused": is_refusal(answer, refusal_patterns)}
+            if threshold is not None:
+                if run is None or "score" not in run.columns:
+                    raise InputError("a no_answer threshold needs a run with a 'score' column.")
+                top = tops.get(qid, -math.inf)
+                item |= {"top_score": None if top == -math.inf else float(top), "nothing_above_threshold": bool(top < threshold)}
+            no_answer.append(item)
+            continue
+        expected = row["expected_answer"]
+        if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+            raise InputError(f"question {qid!r}: expected_answer is null for a question with gold.", question=qid)
+        recall, hit = recall_at_k(ranked, set(gold), k), hit_at_k(ranked, set(gold), k)
+        retrieval_ok = recall == 1.0 if rule == "all" else hit == 1.0
+        answer_ok = answer_match(answer, expected, method=match, f1_threshold=f1_threshold)
+        status = ("passed" if answer_ok else "generation_failure") if retrieval_ok else (
+            "correct_without_evidence" if answer_ok else "retrieval_failure")
+        rec = {"question_id": qid, "type": typ, "n_gold": len(set(gold)), f"recall@{k}": recall, f"hit@{k}": hit,
+               "retrieval_ok": retrieval_ok, "answer_ok": answer_ok, "status": status}
+        if match == "token_f1":
+            rec["answer_score"] = token_f1(answer, expected)
+        if "faithfulness" in row and row["faithfulness"] is not None and not (isinstance(row["faithfulness"], float) and math.isnan(row["faithfulness"])):
+            rec["faithfulness"] = float(row["faithfulness"])
+        rows.append(rec)
+    records = pd.DataFrame(rows).set_index("question_id") if rows else pd.DataFrame(
+        columns=["type", "n_gold", f"recall@{k}", f"hit@{k}", "retrieval_ok", "answer_ok", "status"])
+    na_cols = ["question_id", "type", "refused"] + (["top_score", "nothing_above_threshold"] if threshold is not None else [])
+    labelled = table[table.get("labelled", pd.Series(True, index=table.index)) != False]  # noqa: E712
+    fp = fingerprint(
+        questions=sorted(labelled["question_id"].astype(str)),
+        gold={str(q): sorted(map(str, g)) for q, g in zip(labelled["question_id"], labelled["gold_ids"])},
+        k=k, corpus=corpus_version, chunking=chunking,
+    )
+    return Attribution(records, pd.DataFrame(no_answer, columns=na_cols).set_index("question_id"), tuple(backlog),
+                       k, rule, match, threshold, fp)
+
+
+def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
+    """Build the :func:`attribute` table from a :class:`~rag_metrics.corpus.GoldenSet` and answer logs.
+
+    ``answers``: question_id, generated_answer, and optionally retrieved_ids, faithfulness.
+    A question in the answers but not in the golden set, a labelled question without an
+    answer, or a missing column is an error naming it.
+    """
+    missing = [c for c in ("question_id", "generated_answer") if c not in answers.columns]
+    if missing:
+        raise InputError(f"answers: missing column(s) {missing}; found {list(answers.columns)}.")
+    q = golden.questions
+    unknown = sorted(set(answers["question_id"]) - set(q.index))
+    if unknown:
+        raise InputError(f"answers: question {unknown[0]!r} is not in the golden set"
+                         + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "") + ".", question=unknown[0])
+    dup = answers["question_id"].duplicated()
+    if dup.any():
+        raise InputError(f"answers: question {answers.loc[dup, 'question_id'].iloc[0]!r} has two answers.")
+    labelled = set(q.index[q["labelled"]])
+    absent = sorted(labelled - set(answers["question_id"]))
+    if absent:
+        raise InputError(f"answers: labelled question {absent[0]!r} has no answer"
+                         + (f" (and {len(absent) - 1} more)" if len(absent) > 1 else "") + ".", question=absent[0])
+    gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(list)
+    table = q.reset_index().rename(columns={"answer": "expected_answer"})
+    table["gold_ids"] = [gold.get(qid, []) for qid in table["question_id"]]
+    return table.merge(answers, on="question_id", how="left")
+
+
+def diagnose(attribution: Attribution, *, recall_threshold: float = 1.0, faithfulness_threshold: float = 0.7) -> pd.DataFrame:
+    """Where to look, per question, from recall and a user-supplied faithfulness score.
+
+    * recall < ``recall_threshold`` -> retrieval (chunking, embeddings, hybrid search);
+    * recall high, faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, context noise);
+    * recall high, faithfulness high, answer wrong -> check the expected answer and document freshness;
+    * otherwise -> ok.
+    """
+    rec = attribution.records
+    if "faithfulness" not in rec.columns or rec["faithfulness"].isna().any():
+        qid = rec.index[rec["faithfulness"].isna()][0] if "faithfulness" in rec.columns else None
+        raise InputError("diagnose needs a faithfulness score for every answerable question"
+                         + (f"; question {qid!r} has none." if qid else "; the table has no 'faithfulness' column."))
+    bad = ~rec["faithfulness"].between(0, 1)
+    if bad.any():
+        raise InputError(f"question {rec.index[bad][0]!r}: faithfulness {float(rec['faithfulness'][bad].iloc[0])!r} is not in [0, 1].")
+    recall = rec[f"recall@{attribution.k}"]
+    look = np.select(
+        [recall < recall_threshold, rec["faithfulness"] < faithfulness_threshold, ~rec["answer_ok"]],
+        ["retrieval: chunking, embeddings, hybrid search",
+         "generation: prompt, model, context noise",
+         "check the expected answer and document freshness"],
+        default="ok",
+    )
+    return pd.DataFrame({"type": rec["type"], "recall": recall, "faithfulness": rec["faithfulness"],
+                         "answer_ok": rec["answer_ok"], "status": rec["status"], "look_at": look}, index=rec.index)
+
+
+def compare_attributions(a: Attribution, b: Attribution, *, force: bool = False) -> pd.DataFrame:
+    """Status of each question in ``a`` vs ``b``, refused when questions, gold, corpus, chunking or k differ."""
+    check_comparable(a.fingerprint, b.fingerprint, force=force, what="attributions")
+    both = a.records[["status"]].rename(columns={"status": "status_a"}).join(
+        b.records[["status"]].rename(columns={"status": "status_b"}), how="outer")
+    return pd.crosstab(both["status_a"], both["status_b"])
+
+
+def compare_generators(table_a: pd.DataFrame, table_b: pd.DataFrame) -> pd.DataFrame:
+    """Compare two generators' answers; refused unless both saw identical retrieval results.
+
+    Returns one row per question with ``retrieved_ids`` and both generated answers.
+    """
+    a = table_a.set_index("question_id")
+    b = table_b.set_index("question_id")
+    if set(a.index) != set(b.index):
+        only = sorted(set(a.index) ^ set(b.index))
+        raise NotComparableError(f"refusing to compare generators: the question sets differ (e.g. {only[:3]}).")
+    differ = [q for q in a.index if list(a.at[q, "retrieved_ids"]) != list(b.at[q, "retrieved_ids"])]
+    if differ:
+        raise NotComparableError(
+            f"refusing to compare generators: retrieval results differ for {len(differ)} question(s) "
+            f"(e.g. {differ[:3]}); a generator comparison needs identical retrieved documents."
+        )
+    return pd.DataFrame({"retrieved_ids": a["retrieved_ids"], "answer_a": a["generated_answer"],
+                         "answer_b": b.loc[a.index, "generated_answer"]})
+
+
+def run_from_logs(logs: pd.DataFrame, *, ids: str = "retrieved_ids", scores: str | None = "retrieved_scores") -> pd.DataFrame:
+    """Turn logged lists (one row per question) into a run table: question_id, rank, doc_id[, score]."""
+    cols = ["question_id", ids] + ([scores] if scores else [])
+    long = logs[cols].explode(cols[1:] if scores else ids)
+    long = long.dropna(subset=[ids]).rename(columns={ids: "doc_id"} | ({scores: "score"} if scores else {}))
+    long["rank"] = long.groupby("question_id", sort=False).cumcount() + 1
+    if scores:
+        long["score"] = long["score"].astype(float)
+    return long[["question_id", "rank", "doc_id"] + (["score"] if scores else [])].reset_index(drop=True)

@@ -1,0 +1,69 @@
+"""Fingerprints of what a comparison must hold fixed, and the check that refuses to compare otherwise.
+
+A fingerprint is a dict ``component -> short SHA-256`` of a canonical serialization: the
+questions and gold, the corpus version, the chunking configuration, k, the judge...
+Two runs are comparable when the components both record are equal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["digest", "fingerprint", "check_comparable", "NotComparableError"]
+
+
+class NotComparableError(ValueError):
+    """Two runs differ in something a fair comparison must hold fixed."""
+
+
+def _canonical(value):
+    if isinstance(value, pd.DataFrame):
+        frame = value.reset_index(drop=not isinstance(value.index, pd.MultiIndex) and value.index.name is None)
+        frame = frame.reindex(sorted(frame.columns, key=str), axis=1)
+        rows = [[_canonical(v) for v in row] for row in frame.itertuples(index=False)]
+        return {"columns": [str(c) for c in frame.columns], "rows": sorted(rows, key=json.dumps)}
+    if isinstance(value, pd.Series):
+        return _canonical(value.to_frame())
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=json.dumps)
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and value != value:
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
+def digest(value) -> str:
+    """Short SHA-256 (16 hex digits) of ``value`` serialized canonically (row order of tables ignored)."""
+    text = json.dumps(_canonical(value), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def fingerprint(**components) -> dict:
+    """``fingerprint(questions=..., gold=..., corpus=..., chunking=..., k=3)`` -> ``{name: digest}``."""
+    return {name: digest(value) for name, value in sorted(components.items())}
+
+
+def check_comparable(a: dict, b: dict, *, force: bool = False, what: str = "runs") -> list[str]:
+    """Raise :class:`NotComparableError` naming every component whose fingerprint differs (or is missing
+    from one side), unless ``force``; return the list of differing components either way."""
+    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    if differ and not force:
+        details = ", ".join(
+            f"{k} ({a.get(k, 'missing')} vs {b.get(k, 'missing')})" for k in differ
+        )
+        raise NotComparableError(
+            f"refusing to compare {what}: they differ in {details}. A comparison must hold these fixed; "
+            "pass force=True to compare anyway."
+        )
+    return differ

@@ -1,0 +1,187 @@
+"""Retrieval vs generation attribution: the seed case, all statuses, rules, matching, no-answer, backlog,
+fingerprint refusal, and bad input."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from rag_metrics import InputError
+from rag_metrics.attribution import (
+    answer_match,
+    attribute,
+    compare_attributions,
+    compare_generators,
+    diagnose,
+    is_refusal,
+    join_answers,
+    normalize_answer,
+    token_f1,
+)
+from rag_metrics.corpus import load_golden
+from rag_metrics.fingerprint import NotComparableError
+
+SEED = pd.DataFrame({
+    "question_id": ["q1", "q2", "q3"],
+    "expected_answer": ["30 days", "翌月5日", "200 EUR"],
+    "gold_ids": [["expense"], ["faq"], ["travel"]],
+    "retrieved_ids": [["expense", "travel"], ["terms", "manual"], ["travel", "faq"]],
+    "generated_answer": ["30 days", "翌月５日", "150 EUR"],
+})
+
+
+def test_seed_case_same_averages_different_failures():
+    a = attribute(SEED, k=2)
+    assert a.mean_recall == pytest.approx(2 / 3) and a.answer_accuracy == pytest.approx(2 / 3)
+    status = a.records["status"].to_dict()
+    assert status == {"q1": "passed", "q2": "correct_without_evidence", "q3": "generation_failure"}
+    # the question retrieval failed on is not the question the answer failed on
+    failed_retrieval = set(a.records.index[~a.records["retrieval_ok"]])
+    failed_answer = set(a.records.index[~a.records["answer_ok"]])
+    assert failed_retrieval == {"q2"} and failed_answer == {"q3"}
+
+
+def test_all_four_statuses_and_raw_judgments_kept():
+    table = pd.DataFrame({
+        "question_id": ["p", "r", "g", "c"], "expected_answer": ["x"] * 4, "gold_ids": [["d"]] * 4,
+        "retrieved_ids": [["d"], ["z"], ["d"], ["z"]], "generated_answer": ["x", "y", "y", "x"],
+    })
+    rec = attribute(table, k=1).records
+    assert rec["status"].tolist() == ["passed", "retrieval_failure", "generation_failure", "correct_without_evidence"]
+    assert rec["retrieval_ok"].tolist() == [True, False, True, False]
+    assert rec["answer_ok"].tolist() == [True, False, False, True]
+
+
+def test_strict_vs_any_rule():
+    table = pd.DataFrame({"question_id": ["q"], "expected_answer": ["x"], "gold_ids": [["a", "b"]],
+                          "retrieved_ids": [["a", "z"]], "generated_answer": ["x"]})
+    strict, loose = attribute(table, k=2), attribute(table, k=2, rule="any")
+    assert strict.records.loc["q", "status"] == "correct_without_evidence" and strict.rule == "all"
+    assert loose.records.loc["q", "status"] == "passed" and loose.to_dict()["rule"] == "any"
+    assert strict.records.loc["q", "recall@2"] == 0.5 and strict.records.loc["q", "hit@2"] == 1.0
+
+
+@pytest.mark.parametrize("a, b", [("翌月５日", "翌月5日"), ("30 Days.", "30 days"), ("「部門長」", "部門長"),
+                                  ("  two\n years ", "two years"), ("ＣＲ２０３２", "cr2032")])
+def test_normalized_exact_match(a, b):
+    assert normalize_answer(a) == normalize_answer(b)
+    assert answer_match(a, b)
+
+
+def test_contains_and_token_f1_are_lexical():
+    assert not answer_match("No, alcohol is not reimbursable.", "not reimbursable")
+    assert answer_match("No, alcohol is not reimbursable.", "not reimbursable", method="contains")
+    assert token_f1("the cost-centre owner", "cost-centre owner") == pytest.approx(0.8)
+    assert answer_match("the cost-centre owner", "cost-centre owner", method="token_f1")
+    assert not answer_match("a month", "30 days", method="token_f1")  # a paraphrase is not a match
+    with pytest.raises(ValueError, match="'match' parameter must be one of"):
+        answer_match("a", "a", method="semantic")
+
+
+def test_no_answer_and_unlabelled_are_kept_apart():
+    table = pd.DataFrame({
+        "question_id": ["a", "n1", "n2", "u"], "type": ["fact", "no_answer", "no_answer", "fact"],
+        "labelled": [True, True, True, False],
+        "expected_answer": ["x", None, None, None], "gold_ids": [["d"], [], [], []],
+        "generated_answer": ["x", "I don't know", "It costs 29 EUR.", "whatever"],
+    })
+    run = pd.DataFrame({"question_id": ["a", "n1", "n2", "n2"], "rank": [1, 1, 1, 2],
+                        "doc_id": ["d", "z", "z", "y"], "score": [9.0, 2.0, 7.5, 1.0]})
+    a = attribute(table, k=1, run=run, threshold=5.0)
+    assert list(a.records.index) == ["a"] and a.mean_recall == 1.0  # only the answerable question
+    assert a.backlog == ("u",)
+    assert a.no_answer["refused"].to_dict() == {"n1": True, "n2": False}
+    s = a.no_answer_summary()
+    assert s == {"count": 2, "refused": 1, "refusal_rate": 0.5, "threshold": 5.0,
+                 "nothing_above_threshold": 1, "confident_junk": 1, "nothing_above_threshold_rate": 0.5}
+    report = a.to_dict()
+    assert report["excluded"] == {"no_answer": 2, "unlabelled": 1} and report["backlog"] == ["u"]
+
+
+def test_refusal_detection():
+    assert is_refusal("I don't know.") and is_refusal("記載がありません") and is_refusal("")
+    assert not is_refusal("30 days")
+
+
+def test_json_report_round_trip(tmp_path):
+    path = attribute(SEED, k=2).to_json(tmp_path / "report.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert set(data) >= {"k", "rule", "match", "n_questions", "mean_recall", "answer_accuracy",
+                         "status_counts", "no_answer", "excluded", "backlog", "fingerprint", "questions"}
+    assert data["questions"][1] == {"question_id": "q2", "type": "", "n_gold": 1, "recall@2": 0.0, "hit@2": 0.0,
+                                    "retrieval_ok": False, "answer_ok": True, "status": "correct_without_evidence"}
+
+
+def test_fingerprint_refuses_unfair_comparisons():
+    a, b = attribute(SEED, k=2, chunking="c400o100"), attribute(SEED, k=3, chunking="c400o100")
+    with pytest.raises(NotComparableError, match=r"differ in k \("):
+        compare_attributions(a, b)
+    c = attribute(SEED, k=2, chunking="c800o0")
+    with pytest.raises(NotComparableError, match=r"differ in chunking"):
+        compare_attributions(a, c)
+    other_gold = SEED.assign(gold_ids=[["expense"], ["faq"], ["terms"]])
+    with pytest.raises(NotComparableError, match=r"gold"):
+        compare_attributions(a, attribute(other_gold, k=2, chunking="c400o100"))
+    assert compare_attributions(a, c, force=True).values.sum() == 3
+    assert compare_attributions(a, attribute(SEED, k=2, chunking="c400o100")).values.trace() == 3
+
+
+def test_generator_comparison_needs_identical_retrieval():
+    other = SEED.assign(generated_answer=["30 days", "x", "200 EUR"])
+    assert len(compare_generators(SEED, other)) == 3
+    moved = other.assign(retrieved_ids=[["expense", "travel"], ["faq", "manual"], ["travel", "faq"]])
+    with pytest.raises(NotComparableError, match=r"retrieval results differ for 1 question\(s\) \(e.g. \['q2'\]\)"):
+        compare_generators(SEED, moved)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(InputError, match=r"question 'q2': generated_answer is null"):
+        attribute(SEED.assign(generated_answer=["a", None, "b"]), k=2)
+    with pytest.raises(InputError, match=r"missing column\(s\) \['generated_answer'\]"):
+        attribute(SEED.drop(columns="generated_answer"), k=2)
+    with pytest.raises(InputError, match="question 'q1': gold_ids must be a list"):
+        attribute(SEED.assign(gold_ids=["expense", ["faq"], ["travel"]]), k=2)
+    golden = load_golden()
+    answers = pd.DataFrame({"question_id": list(golden.questions.index) + ["q999"],
+                            "generated_answer": ["x"] * (len(golden.questions) + 1)})
+    with pytest.raises(InputError, match="answers: question 'q999' is not in the golden set"):
+        join_answers(golden, answers)
+    with pytest.raises(InputError, match="answers: labelled question 'q001' has no answer"):
+        join_answers(golden, answers.iloc[1:-1])
+    with pytest.raises(InputError, match=r"answers: missing column\(s\) \['generated_answer'\]"):
+        join_answers(golden, answers.drop(columns="generated_answer"))
+
+
+def test_diagnosis_table():
+    table = SEED.assign(faithfulness=[0.9, 0.2, 0.95])
+    d = diagnose(attribute(table, k=2))
+    assert d["look_at"].to_dict() == {
+        "q1": "ok",
+        "q2": "retrieval: chunking, embeddings, hybrid search",
+        "q3": "check the expected answer and document freshness",
+    }
+    low_faith = diagnose(attribute(SEED.assign(faithfulness=[0.9, 0.2, 0.3]), k=2))
+    assert low_faith.loc["q3", "look_at"] == "generation: prompt, model, context noise"
+    with pytest.raises(InputError, match="faithfulness 1.5 is not in"):
+        diagnose(attribute(SEED.assign(faithfulness=[0.9, 1.5, 0.3]), k=2))
+    with pytest.raises(InputError, match="no 'faithfulness' column"):
+        diagnose(attribute(SEED, k=2))
+
+
+def test_sample_answers_log_attributes():
+    from rag_metrics.corpus import load_answers
+
+    golden = load_golden()
+    answers = load_answers()
+    assert answers.loc[0, "faithfulness"] == 0.95  # read exactly
+    a = attribute(join_answers(golden, answers[answers["generator"] == "gen_a"]), k=3)
+    assert len(a.records) == 65 and len(a.no_answer) == 6 and len(a.backlog) == 4
+    assert all(v > 0 for v in a.status_counts.values())
+
+
+def test_run_from_logs():
+    from rag_metrics.attribution import run_from_logs
+
+    logs = pd.DataFrame({"question_id": ["a", "b"], "retrieved_ids": [["x", "y"], []], "retrieved_scores": [[2.0, 1.0], []]})
+    run = run_from_logs(logs)
+    assert run.to_dict("list") == {"question_id": ["a", "a"], "rank": [1, 2], "doc_id": ["x", "y"], "score": [2.0, 1.0]}
