@@ -73,3 +73,68 @@ def test_parse_parameters():
     }
     with pytest.raises(ReportError, match="expected KEY=VALUE"):
         parse_parameters(["k"])
+
+
+def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
+    body = (
+        "import pandas as pd\n"
+        "from rag_metrics.report import record\n"
+        "values = pd.Series([1.0] * 40 + [0.0] * 20, index=[f'q{i}' for i in range(60)])\n"
+        "values.iloc[:shift] = 1.0 - values.iloc[:shift] if shift < 0 else values.iloc[:shift]\n"
+        "values.iloc[40:40 + max(shift, 0)] = 1.0\n"
+        "record('hit@1', values)\n"
+        "record('plain figure', mean=0.5)\n"
+    )
+    nb = small_notebook(tmp_path / "exp.ipynb", body, params="shift = 0")
+    first = build_report("exp", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    summary = json.loads((first / "summary.json").read_text())
+    assert summary["exp"]["hit@1"]["mean"] == pytest.approx(40 / 60)
+    assert summary["exp"]["hit@1"]["ci_low"] < 40 / 60 < summary["exp"]["hit@1"]["ci_high"]
+    assert len(summary["exp"]["hit@1"]["per_question"]) == 60
+    index = (tmp_path / "r" / "index.html").read_text()
+    assert "first run" in index
+
+    build_report("exp", {"shift": 1}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    index = (tmp_path / "r" / "index.html").read_text()
+    assert "+0.017 [+0.000, +0.050] <span class=\"noise\">within noise</span>" in index  # one question more
+    assert "unpaired: no per-question values" in index  # the plain figure
+
+    build_report("exp", {"shift": 15}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    index = (tmp_path / "r" / "index.html").read_text()
+    assert 'CI excludes 0' in index  # 14 more questions than the previous run
+    assert index.count("<tr><td>20") == 3  # three runs listed
+
+
+def _chromium():
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+
+
+@pytest.mark.skipif(not _chromium(), reason="Debian chromium is not installed (apt-get install -y chromium); "
+                                            "the HTML parsing checks still run")
+def test_report_renders_in_a_real_browser(tmp_path):
+    import subprocess
+
+    import matplotlib.image as mpimg
+    import numpy as np
+
+    run_dir = build_report("browser", {}, [NOTEBOOKS / "01_duplicate_chunks_recall.ipynb"],
+                           reports_dir=tmp_path / "r", progress_bar=False)
+    page = (run_dir / "01_duplicate_chunks_recall.html").resolve().as_uri()
+    profile = tmp_path / "profile"
+    dom = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", page],
+                         capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "<table" in dom.stdout and "cut_then_dedup" in dom.stdout
+    assert 'src="data:image/png;base64,' in dom.stdout
+    shot = tmp_path / "shot.png"
+    done = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={shot}",
+                           "--window-size=1200,2400", page], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
+    pixels = mpimg.imread(str(shot))
+    assert pixels.shape[0] >= 2000 and pixels.std() > 0.05  # not a blank page
