@@ -44,6 +44,17 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--order-by", choices=("score", "rank"), default="score",
                     help="rank results by score like trec_eval (default) or by the rank column")
 
+    hp = sub.add_parser("history", help="list, show and diff saved evaluation runs")
+    hp.add_argument("--dir", default="history", help="history folder (default: history/)")
+    hsub = hp.add_subparsers(dest="action", required=True)
+    hsub.add_parser("list", help="one line per saved run")
+    show = hsub.add_parser("show", help="the summary of one run")
+    show.add_argument("run", help="run id, id prefix, name, or path")
+    hd = hsub.add_parser("diff", help="per-measure deltas and per-question flips between two runs")
+    hd.add_argument("previous")
+    hd.add_argument("current")
+    hd.add_argument("--force", action="store_true", help="compare even if the golden set or judge differ")
+
     rp = sub.add_parser("report", help="run notebooks through papermill and write HTML reports")
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
@@ -133,13 +144,44 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_history(args) -> int:
+    from .history import diff, list_runs, load_run
+
+    if args.action == "list":
+        runs = list_runs(args.dir)
+        print(runs.to_string(index=False, float_format=lambda v: f"{v:.4f}") if len(runs) else f"no run saved in {args.dir}/")
+    elif args.action == "show":
+        rec = load_run(args.run, args.dir)
+        print(f"{rec['id']}  ({rec['timestamp']})")
+        print("settings:", json.dumps(rec["settings"], ensure_ascii=False))
+        print("fingerprint:", json.dumps(rec["fingerprint"]))
+        for m, s in rec["summary"].items():
+            mean = "-" if s["mean"] is None else f"{s['mean']:.4f}"
+            print(f"  {m:<14} {mean:>8}  evaluated {s['evaluated']}, excluded {s['excluded']}")
+    else:
+        d = diff(args.previous, args.current, force=args.force, history_dir=args.dir)
+        print(f"{d.previous} -> {d.current}")
+        if d.differs:
+            print("fingerprint components that differ:", ", ".join(d.differs))
+        print(d.measures.to_string(float_format=lambda v: f"{v:+.4f}" if v < 0 else f"{v:.4f}"))
+        for change in ("newly hit", "newly missed", "improved", "worsened"):
+            qs = d.newly(change)
+            if qs:
+                print(f"{change} ({len(qs)}): {', '.join(qs)}")
+    return 0
+
+
 def main(argv=None) -> int:
+    from .fingerprint import NotComparableError
+
     args = _parser().parse_args(argv)
     try:
         if args.command == "evaluate":
             return cmd_evaluate(args)
+        if args.command == "history":
+            return cmd_history(args)
         return cmd_report(args)
-    except (InputError, ValueError) as e:
+    except (InputError, ValueError, NotComparableError, FileNotFoundError) as e:
         print(f"rag-metrics {args.command}: error: {e}", file=sys.stderr)
         return 2
 

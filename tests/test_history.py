@@ -1,0 +1,69 @@
+"""Run history: save, load, diff round trip; refusal on a different golden set or judge; the CLI."""
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from rag_metrics import evaluate
+from rag_metrics.cli import main
+from rag_metrics.fingerprint import NotComparableError
+from rag_metrics.history import diff, list_runs, load_run, save_run
+from rag_metrics.judging import MarkerJudge, OverlapJudge
+
+GOLDEN = pd.DataFrame({"question_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"]})
+
+
+def _run(first_docs):
+    return pd.DataFrame({"question_id": ["q1", "q2", "q3"], "rank": [1, 1, 1], "doc_id": first_docs})
+
+
+def _save(tmp_path, docs, name, *, golden=GOLDEN, judge=OverlapJudge(), chunking="c400o100", second=0):
+    ev = evaluate(golden, _run(docs), ["hit@1", "mrr"])
+    now = dt.datetime(2026, 11, 29, 12, 0, second, tzinfo=dt.timezone.utc)
+    return save_run(ev, tmp_path, name=name, golden=golden, corpus="v1", chunking=chunking, judge=judge,
+                    config={"retriever": "bm25"}, now=now)
+
+
+def test_round_trip_and_diff(tmp_path):
+    p1 = _save(tmp_path, ["a", "x", "c"], "baseline")
+    p2 = _save(tmp_path, ["a", "b", "x"], "heading", chunking="heading", second=1)
+    rec = load_run("baseline", tmp_path)
+    assert rec["summary"]["hit@1"] == {"mean": 2 / 3, "evaluated": 3, "excluded": 0}
+    assert rec["per_question"]["q2"]["hit@1"] == 0.0 and rec["config"] == {"retriever": "bm25"}
+    assert load_run(p1)["id"] == rec["id"]
+    d = diff(p1, p2)
+    assert d.measures.loc["hit@1", "delta"] == pytest.approx(0.0)
+    assert d.newly("newly hit") == ["q2"] and d.newly("newly missed") == ["q3"]
+    assert d.differs == ["chunking"]  # allowed: it is what the experiment changed
+    assert list(list_runs(tmp_path)["name"]) == ["baseline", "heading"]
+
+
+def test_refuses_different_golden_set_or_judge(tmp_path):
+    p1 = _save(tmp_path, ["a", "x", "c"], "one")
+    other_gold = GOLDEN.assign(doc_id=["a", "b", "d"])
+    p2 = _save(tmp_path, ["a", "x", "c"], "two", golden=other_gold, second=1)
+    with pytest.raises(NotComparableError, match=r"refusing to diff .*: the golden differ"):
+        diff(p1, p2)
+    p3 = _save(tmp_path, ["a", "x", "c"], "three", judge=MarkerJudge(), second=2)
+    with pytest.raises(NotComparableError, match=r"the judge differ .*'judge': 'overlap'.*'judge': 'marker'"):
+        diff(p1, p3)
+    assert diff(p1, p3, force=True).differs == ["judge"]
+
+
+def test_history_cli(tmp_path, capsys):
+    _save(tmp_path, ["a", "x", "c"], "baseline")
+    _save(tmp_path, ["a", "b", "x"], "better", second=1)
+    _save(tmp_path, ["a", "b", "c"], "marker", judge=MarkerJudge(), second=2)
+    assert main(["history", "--dir", str(tmp_path), "list"]) == 0
+    assert "baseline" in capsys.readouterr().out
+    assert main(["history", "--dir", str(tmp_path), "show", "better"]) == 0
+    assert "hit@1" in capsys.readouterr().out
+    assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "better"]) == 0
+    out = capsys.readouterr().out
+    assert "newly hit (1): q2" in out and "newly missed (1): q3" in out
+    assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "marker"]) == 2
+    assert "refusing to diff" in capsys.readouterr().err
+    assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "marker", "--force"]) == 0
+    assert main(["history", "--dir", str(tmp_path), "show", "nope"]) == 2
+    assert "no run 'nope'" in capsys.readouterr().err

@@ -1,0 +1,153 @@
+"""Judges on hand-made chunks, page-level evaluation, failure breakdown, upper bounds."""
+
+import pandas as pd
+import pytest
+
+from rag_metrics.chunking import chunk_fixed
+from rag_metrics.corpus import load_corpus, load_golden
+from rag_metrics.judging import (
+    DocumentJudge,
+    MarkerJudge,
+    OverlapJudge,
+    evaluate_pages,
+    failure_breakdown,
+    judge_run,
+    upper_bounds,
+)
+from rag_metrics.retrieval import BM25Retriever
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+def _page(corpus, doc, page):
+    return corpus.page_text(doc, page)
+
+
+def _chunk(doc, text):
+    return {"doc_id": doc, "text": text}
+
+
+def test_chunk_starting_mid_page_fails_marker_and_passes_overlap(corpus):
+    page4 = _page(corpus, "expense_policy", 4)
+    mid = page4[len(page4) // 3 :]  # no [p.4] marker: it starts mid-page
+    gold = [("expense_policy", 4)]
+    assert "[p." not in mid
+    assert MarkerJudge().satisfied(_chunk("expense_policy", mid), gold, corpus) == set()
+    assert OverlapJudge().satisfied(_chunk("expense_policy", mid), gold, corpus) == {("expense_policy", 4)}
+    assert MarkerJudge().satisfied(_chunk("expense_policy", page4), gold, corpus) == {("expense_policy", 4)}
+
+
+def test_wrong_document_with_identical_text_fails_both(corpus):
+    page4 = _page(corpus, "expense_policy", 4)
+    gold = [("expense_policy", 4)]
+    for judge in (MarkerJudge(), OverlapJudge(), DocumentJudge()):
+        assert judge.satisfied(_chunk("travel_policy", page4), gold, corpus) == set()
+
+
+def test_japanese_text_is_matched_by_characters(corpus):
+    page = _page(corpus, "faq_ja", 2)
+    start = page.index("承認された経費")
+    fragment = page[start : start + 30].replace("５", "5")  # half-width digit: NFKC on both sides
+    gold = [("faq_ja", 2)]
+    assert OverlapJudge(min_chars=24).satisfied(_chunk("faq_ja", fragment), gold, corpus) == {("faq_ja", 2)}
+    assert OverlapJudge(min_chars=40).satisfied(_chunk("faq_ja", fragment), gold, corpus) == set()
+
+
+def test_window_edges(corpus):
+    page6 = _page(corpus, "travel_policy", 6)
+    chunk = _chunk("travel_policy", page6)
+    for window, expected in ((0, set()), (1, {("travel_policy", 5)}), (2, {("travel_policy", 5)})):
+        assert MarkerJudge(window=window).satisfied(chunk, [("travel_policy", 5)], corpus) == expected
+        assert OverlapJudge(window=window).satisfied(chunk, [("travel_policy", 5)], corpus) == expected
+    # two pages away: only window 2 reaches
+    assert MarkerJudge(window=1).satisfied(chunk, [("travel_policy", 4)], corpus) == set()
+    assert MarkerJudge(window=2).satisfied(chunk, [("travel_policy", 4)], corpus) == {("travel_policy", 4)}
+
+
+def test_min_chars_longer_than_the_chunk_never_matches(corpus):
+    chunk = _chunk("expense_policy", "within 30 days of the date")
+    assert OverlapJudge(min_chars=10).satisfied(chunk, [("expense_policy", 3)], corpus) == {("expense_policy", 3)}
+    assert OverlapJudge(min_chars=200).satisfied(chunk, [("expense_policy", 3)], corpus) == set()
+
+
+def test_bad_judge_parameters():
+    with pytest.raises(ValueError, match="'min_chars' parameter must be an int >= 1"):
+        OverlapJudge(min_chars=0)
+    with pytest.raises(ValueError, match="'window' parameter must be an int >= 0"):
+        MarkerJudge(window=-1)
+
+
+@pytest.fixture(scope="module")
+def setup(corpus):
+    golden = load_golden(corpus=corpus)
+    chunks = chunk_fixed(corpus, 300, 50)
+    retriever = BM25Retriever(chunks)
+    return golden, chunks, retriever, retriever.search(golden.labelled.reset_index(), 10)
+
+
+def test_page_level_evaluation_orders_the_judges(corpus, setup):
+    golden, chunks, _, run = setup
+    ms = ["hit@3", "recall@3", "mrr", "precision@3", "ndcg@3", "map"]
+    doc = evaluate_pages(golden, run, chunks, DocumentJudge(), corpus, ms).summary["mean"]
+    over = evaluate_pages(golden, run, chunks, OverlapJudge(), corpus, ms)
+    mark = evaluate_pages(golden, run, chunks, MarkerJudge(), corpus, ms).summary["mean"]
+    # A stricter ruler can only lose hits, page coverage and early hits. (Precision, nDCG and AP count
+    # chunks that satisfy a *new* gold page: the document judge satisfies all of a document's gold pages
+    # with its first chunk, so those are not monotone across judges.)
+    monotone = ["hit@3", "recall@3", "mrr"]
+    assert (doc[monotone] >= over.summary["mean"][monotone] - 1e-12).all()
+    assert (over.summary["mean"][monotone] >= mark[monotone] - 1e-12).all()
+    assert over.settings == {**over.settings, "level": "page", "judge": "overlap", "min_chars": 24, "window": 1}
+    assert over.summary.loc["hit@3", "excluded"] == 6  # no_answer questions: undefined, counted
+    assert ((over.per_question[ms].fillna(0) >= 0) & (over.per_question[ms].fillna(0) <= 1)).all().all()
+
+
+def test_page_recall_counts_a_chunk_covering_two_gold_pages(corpus):
+    from rag_metrics.corpus import GoldenSet
+
+    text = corpus.text("expense_policy")
+    p3, p4 = corpus.pages.query("doc_id == 'expense_policy' and page in (3, 4)")["start"].tolist()
+    chunk = pd.DataFrame({"chunk_id": ["x"], "doc_id": ["expense_policy"], "text": [text[p4 - 120 : p4 + 120]]})
+    run = pd.DataFrame({"question_id": ["q"], "rank": [1], "chunk_id": ["x"], "doc_id": ["expense_policy"]})
+    golden = GoldenSet(
+        questions=pd.DataFrame({"type": ["fact"]}, index=pd.Index(["q"], name="question_id")),
+        gold=pd.DataFrame({"question_id": ["q"], "doc_id": ["expense_policy"], "relevance": [1.0], "type": ["fact"]}),
+        gold_pages=pd.DataFrame({"question_id": ["q", "q"], "doc_id": ["expense_policy"] * 2, "page": [3, 4]}),
+        backlog=(),
+    )
+    judged = judge_run(run, chunk, golden.gold_pages, OverlapJudge(window=0), corpus)
+    assert judged["satisfies"].iloc[0] == {("expense_policy", 3), ("expense_policy", 4)}
+    ev = evaluate_pages(golden, run, chunk, OverlapJudge(window=0), corpus, ["recall@1", "precision@1", "ndcg@1"])
+    assert ev.per_question.loc["q", "recall@1"] == 1.0  # both pages covered by one chunk
+    assert ev.per_question.loc["q", "precision@1"] == 1.0 and ev.per_question.loc["q", "ndcg@1"] == 1.0
+
+
+def test_failure_breakdown_partitions_the_misses(corpus, setup):
+    golden, chunks, _, run = setup
+    k = 3
+    fb = failure_breakdown(golden, run, chunks, MarkerJudge(), corpus, k)
+    hits = evaluate_pages(golden, run, chunks, MarkerJudge(), corpus, [f"hit@{k}"]).per_question[f"hit@{k}"]
+    assert set(fb["question_id"]) == set(hits.index[hits == 0])
+    assert set(fb["failure"]) <= {"not_retrieved", "other_document_first", "wrong_page"}
+    top = run[run["rank"] <= k]
+    gold = golden.gold_pages.groupby("question_id")["doc_id"].agg(set)
+    for row in fb.itertuples():
+        docs = top[top["question_id"] == row.question_id].sort_values("rank")["doc_id"].tolist()
+        if row.failure == "not_retrieved":
+            assert not set(docs) & gold[row.question_id]
+        elif row.failure == "other_document_first":
+            assert docs[0] not in gold[row.question_id] and set(docs) & gold[row.question_id]
+        else:
+            assert docs[0] in gold[row.question_id]
+
+
+def test_upper_bounds_table(corpus, setup):
+    golden, chunks, retriever, _ = setup
+    table = upper_bounds(golden, corpus, chunks, retriever, judge=OverlapJudge())
+    assert list(table.columns) == ["hit@1", "hit@3", "hit@5", "mrr"]
+    assert list(table.index) == ["no filter", "gold genre only (upper bound)", "gold document only (upper bound)"]
+    assert (table.iloc[2] >= table.iloc[0] - 1e-12).all()
+    assert table.attrs["settings"] == {"level": "page", "judge": "overlap", "min_chars": 24, "window": 1}
