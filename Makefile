@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed-stamp
 EXPERIMENT ?= default
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: install report test notebooks lab clean
+.PHONY: install report test notebooks lab bench clean
 
 install: $(STAMP)
 
@@ -31,6 +31,11 @@ notebooks: $(STAMP)
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 \
 	  --ExecutePreprocessor.record_timing=False *.ipynb
+
+# Speed benchmark against pytrec_eval and ranx (installs the bench extra; ~10 minutes with 100k questions).
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	$(BIN)/python benchmarks/run.py --sizes 1000 10000 100000 --repeat 3
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)

@@ -3,12 +3,14 @@
 Per-question measures (:mod:`rag_metrics.metrics`), chunk -> document collapsing
 (:mod:`rag_metrics.collapse`), measure names (:mod:`rag_metrics.measures`), whole-set
 evaluation on DataFrames (:mod:`rag_metrics.evaluate`) and TREC files
-(:mod:`rag_metrics.trec`).
+(:mod:`rag_metrics.trec`, :mod:`rag_metrics.fast`).
+
+``evaluate``, ``Evaluation`` and ``summarize`` are imported on first use, so that the
+command line does not pay for importing pandas when it does not need it.
 """
 
 from .collapse import collapse_to_documents
 from .errors import InputError
-from .evaluate import Evaluation, evaluate, summarize
 from .measures import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
 from .metrics import (
     average_precision,
@@ -38,3 +40,15 @@ __all__ = [
     "DEFAULT_MEASURES",
     "InputError",
 ]
+
+_LAZY = {"evaluate": "evaluate", "Evaluation": "evaluate", "summarize": "evaluate"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")

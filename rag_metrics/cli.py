@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
+
+import numpy as np
 
 from .errors import ORDERS, InputError
 
@@ -43,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
     ev.add_argument("--order-by", choices=("score", "rank"), default="score",
                     help="rank results by score like trec_eval (default) or by the rank column")
+    ev.add_argument("--engine", choices=("auto", "general", "dask"), default="auto",
+                    help="auto: the fast columnar path when the files allow it, else the general path; "
+                         "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
+    ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
 
     hp = sub.add_parser("history", help="list, show and diff saved evaluation runs")
     hp.add_argument("--dir", default="history", help="history folder (default: history/)")
@@ -66,32 +73,46 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _format_table(result) -> str:
+@dataclass
+class _Output:
+    """What the command prints, built from either path without pandas: questions, measure -> values."""
+
+    questions: list
+    values: dict
+    unknown: list
+    settings: dict
+
+    def summary(self):
+        out = {}
+        for m, v in self.values.items():
+            defined = ~np.isnan(v)
+            out[m] = {"mean": float(v[defined].mean()) if defined.any() else None,
+                      "evaluated": int(defined.sum()), "excluded": int((~defined).sum())}
+        return out
+
+
+def _format_table(out: _Output) -> str:
     rows = [("measure", "mean", "evaluated", "excluded")]
-    for m, row in result.summary.iterrows():
-        mean = "-" if row["mean"] != row["mean"] else f"{row['mean']:.4f}"
-        rows.append((m, mean, str(row["evaluated"]), str(row["excluded"])))
+    for m, s in out.summary().items():
+        mean = "-" if s["mean"] is None else f"{s['mean']:.4f}"
+        rows.append((m, mean, str(s["evaluated"]), str(s["excluded"])))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     return "\n".join(lines)
 
 
-def _format_per_query(result) -> str:
-    table = result.per_question[result.measures]
-    lines = ["\t".join(["question_id", *result.measures])]
-    for q, row in table.iterrows():
-        lines.append("\t".join([str(q), *("-" if v != v else f"{v:.4f}" for v in row)]))
+def _format_per_query(out: _Output) -> str:
+    names = list(out.values)
+    lines = ["\t".join(["question_id", *names])]
+    for i, q in enumerate(out.questions):
+        lines.append("\t".join([str(q), *("-" if out.values[m][i] != out.values[m][i] else f"{out.values[m][i]:.4f}" for m in names)]))
     return "\n".join(lines)
 
 
-def cmd_evaluate(args) -> int:
+def _general(args, measures) -> _Output:
     from .evaluate import evaluate
-    from .measures import parse_measures
     from .trec import read_doc_map, read_qrels, read_run
 
-    measures = parse_measures(args.measures) if args.measures else None
-    if args.unit == "document" and not args.doc_map:
-        raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
     qrels = read_qrels(args.qrels)
     run = read_run(args.run, order_by=args.order_by)
     if args.unit == "document":
@@ -109,19 +130,58 @@ def cmd_evaluate(args) -> int:
     else:
         result = evaluate(qrels.rename(columns={"doc_id": "chunk_id"}), run.rename(columns={"doc_id": "chunk_id"}),
                           measures, level="chunk", min_rel=args.min_rel, gain=args.gain)
+    values = {m: result.per_question[m].to_numpy(dtype=float) for m in result.measures}
+    return _Output(list(result.per_question.index), values, list(result.unknown_questions), dict(result.settings))
+
+
+def cmd_evaluate(args) -> int:
+    from .measures import DEFAULT_MEASURES, parse_measures
+
+    measures = parse_measures(args.measures) if args.measures else DEFAULT_MEASURES
+    if args.unit == "document" and not args.doc_map:
+        raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
+    out = None
+    if args.engine == "dask":
+        from .distributed import evaluate_trec_dask
+
+        if args.unit != "chunk" or args.order_by != "score":
+            raise InputError("--engine dask evaluates IDs as they are, ordered by score.")
+        questions, values, unknown = evaluate_trec_dask(args.qrels, args.run, measures, min_rel=args.min_rel,
+                                                        gain=args.gain, scheduler=args.scheduler)
+        out = _Output(questions, values, unknown, {"level": "chunk", "engine": "dask"})
+    elif args.engine == "auto" and args.unit == "chunk" and args.order_by == "score":
+        from .errors import check_gain, check_min_rel
+        from .fast import FastPathUnavailable, evaluate_trec_fast
+
+        try:
+            fast = evaluate_trec_fast(args.qrels, args.run, measures, min_rel=check_min_rel(args.min_rel),
+                                      gain=check_gain(args.gain))
+            values = {str(m): fast.values[str(m)] for m in measures}
+            out = _Output(fast.questions, values, fast.unknown_questions,
+                          {"level": "chunk", "min_rel": float(args.min_rel), "gain": args.gain, "engine": "fast"})
+        except FastPathUnavailable:
+            out = None  # the general path gives the same numbers, or names the faulty line
+        except FileNotFoundError:
+            out = None
+    if out is None:
+        out = _general(args, measures)
+        out.settings["engine"] = "general"
     if args.format == "json":
-        out = result.to_dict(per_query=args.per_query)
-        out["unknown_questions"] = list(result.unknown_questions)
-        out["settings"] = {**result.settings, "unit": args.unit, "order_by": args.order_by}
-        print(json.dumps(out, indent=2))
+        data = {"summary": out.summary()}
+        if args.per_query:
+            data["per_query"] = {str(q): {m: (None if out.values[m][i] != out.values[m][i] else float(out.values[m][i]))
+                                          for m in out.values} for i, q in enumerate(out.questions)}
+        data["unknown_questions"] = [str(q) for q in out.unknown]
+        data["settings"] = {**out.settings, "measures": list(out.values), "unit": args.unit, "order_by": args.order_by}
+        print(json.dumps(data, indent=2))
     else:
-        print(_format_table(result))
-        if result.unknown_questions:
-            ids = ", ".join(result.unknown_questions[:10]) + (" ..." if len(result.unknown_questions) > 10 else "")
-            print(f"\n{len(result.unknown_questions)} question(s) in the run but not in the qrels, not used: {ids}")
+        print(_format_table(out))
+        if out.unknown:
+            ids = ", ".join(map(str, out.unknown[:10])) + (" ..." if len(out.unknown) > 10 else "")
+            print(f"\n{len(out.unknown)} question(s) in the run but not in the qrels, not used: {ids}")
         if args.per_query:
             print()
-            print(_format_per_query(result))
+            print(_format_per_query(out))
     return 0
 
 
@@ -172,7 +232,7 @@ def cmd_history(args) -> int:
 
 
 def main(argv=None) -> int:
-    from .fingerprint import NotComparableError
+    from .errors import NotComparableError
 
     args = _parser().parse_args(argv)
     try:

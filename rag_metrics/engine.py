@@ -89,7 +89,6 @@ def compute(
     j = _group_offsets(run_q) + 1 if dedup else p
 
     # Join with gold labels through sorted integer keys.
-    relevant_gold = gold_label >= min_rel
     gold_key = gold_q * n_items + gold_item
     sorter = np.argsort(gold_key, kind="stable")
     gold_key_sorted = gold_key[sorter]
@@ -100,14 +99,49 @@ def compute(
     label[matched] = gold_label[sorter][pos_clipped[matched]]
     rel = label >= min_rel
 
-    # Only relevant first occurrences contribute to any numerator.
-    rq, rp, rj = run_q[rel], p[rel], j[rel].astype(np.float64)
-    rgain = _gain(label[rel], gain)
+    return _measures(n_questions, run_q[rel], p[rel], j[rel], label[rel], gold_q, gold_label, n_retrieved,
+                     measures, min_rel=min_rel, gain=gain, order=order)
+
+
+def compute_from_judged(
+    n_questions: int,
+    q: np.ndarray,
+    p: np.ndarray,
+    label: np.ndarray,
+    gold_q: np.ndarray,
+    gold_label: np.ndarray,
+    n_retrieved: np.ndarray,
+    measures: tuple[Measure, ...],
+    *,
+    min_rel: float = 1.0,
+    gain: str = "linear",
+) -> dict[str, np.ndarray]:
+    """The same measures from judged retrieved rows only (no repeats within a question).
+
+    ``q``, ``p``, ``label``: question code, 1-based rank and label of each retrieved item
+    that has a judgment; ``n_retrieved``: result count per question. Used by the fast TREC
+    reader, which joins run and qrels itself.
+    """
+    q = np.asarray(q, dtype=np.int64)
+    p = np.asarray(p, dtype=np.int64)
+    label = np.asarray(label, dtype=np.float64)
+    order = np.lexsort((p, q))
+    q, p, label = q[order], p[order], label[order]
+    rel = label >= min_rel
+    return _measures(n_questions, q[rel], p[rel], p[rel], label[rel], np.asarray(gold_q, dtype=np.int64),
+                     np.asarray(gold_label, dtype=np.float64), np.asarray(n_retrieved), measures,
+                     min_rel=min_rel, gain=gain, order="cut_then_dedup")
+
+
+def _measures(n_questions, rq, rp, rj, rlabel, gold_q, gold_label, n_retrieved, measures, *, min_rel, gain, order):
+    """Every measure from the relevant first-occurrence rows, sorted by question then rank."""
+    relevant_gold = gold_label >= min_rel
+    rj = rj.astype(np.float64)
+    rgain = _gain(rlabel, gain)
     rord = (_group_offsets(rq) + 1).astype(np.float64)  # number of relevant rows up to and including this one
     n_rel = np.bincount(gold_q[relevant_gold], minlength=n_questions)
     undefined = n_rel == 0
     n_rel_f = np.where(undefined, 1, n_rel).astype(np.float64)
-
     # Ideal ranking: relevant gold sorted by gain, descending, per question.
     iq = gold_q[relevant_gold]
     igain = _gain(gold_label[relevant_gold], gain)

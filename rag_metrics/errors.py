@@ -24,6 +24,10 @@ class InputError(ValueError):
         super().__init__(where + message)
 
 
+class NotComparableError(ValueError):
+    """Two runs differ in something a fair comparison must hold fixed."""
+
+
 def check_k(k, *, name: str = "k", func: str = "", allow_none: bool = False):
     """Return ``k`` as an int >= 1 (or None when allowed); raise ValueError otherwise."""
     if k is None and allow_none:

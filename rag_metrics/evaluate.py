@@ -310,7 +310,8 @@ def _run_items(run, level, doc_map):
             f"run: {_where(run, label)}: question {_show(run.at[label, 'question_id'])} has rank "
             f"{run.at[label, 'rank']} twice; the rank order is the ranking, so ties must be broken first."
         )
-    run = run.sort_values(["question_id", "rank"], kind="stable")
+    # Group by question in order of first appearance (so reports keep the file's order), then by rank.
+    run = run.assign(_q=pd.factorize(run["question_id"])[0]).sort_values(["_q", "rank"], kind="stable").drop(columns="_q")
     if level == "chunk" or doc_map is not None:
         chunks = _check_ids(run, "run", "chunk_id").astype(str)
     if level == "chunk":

@@ -9,24 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 
 import numpy as np
-import pandas as pd
+
+from .errors import NotComparableError
 
 __all__ = ["digest", "fingerprint", "check_comparable", "NotComparableError"]
 
 
-class NotComparableError(ValueError):
-    """Two runs differ in something a fair comparison must hold fixed."""
-
-
 def _canonical(value):
-    if isinstance(value, pd.DataFrame):
+    pd = sys.modules.get("pandas")  # a value cannot be a DataFrame unless pandas is loaded
+    if pd is not None and isinstance(value, pd.DataFrame):
         frame = value.reset_index(drop=not isinstance(value.index, pd.MultiIndex) and value.index.name is None)
         frame = frame.reindex(sorted(frame.columns, key=str), axis=1)
         rows = [[_canonical(v) for v in row] for row in frame.itertuples(index=False)]
         return {"columns": [str(c) for c in frame.columns], "rows": sorted(rows, key=json.dumps)}
-    if isinstance(value, pd.Series):
+    if pd is not None and isinstance(value, pd.Series):
         return _canonical(value.to_frame())
     if isinstance(value, dict):
         return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}

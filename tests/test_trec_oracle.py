@@ -98,17 +98,31 @@ def merged_cases(seeds):
     return qrels, run
 
 
+def fast_per_question(qp, rp, min_rel):
+    import pandas as pd
+
+    from rag_metrics.fast import evaluate_trec_fast
+    from rag_metrics.measures import parse_measures
+
+    result = evaluate_trec_fast(qp, rp, parse_measures(list(PAIRS)), min_rel=min_rel, block_bytes=4096)
+    return pd.DataFrame({m: result.values[m] for m in PAIRS}, index=result.questions)
+
+
+@pytest.mark.parametrize("path", ["general", "fast"])
 @pytest.mark.parametrize("min_rel", [1, 2])
-def test_per_query_values_equal_trec_eval(tmp_path, min_rel):
+def test_per_query_values_equal_trec_eval(tmp_path, min_rel, path):
     qrels, run = merged_cases(range(12))
     qp, rp = write_files(tmp_path, qrels, run)
-    ours = evaluate(
-        read_qrels(qp).rename(columns={"doc_id": "chunk_id"}),
-        read_run(rp).rename(columns={"doc_id": "chunk_id"}),
-        list(PAIRS),
-        level="chunk",
-        min_rel=min_rel,
-    ).per_question
+    if path == "fast":
+        ours = fast_per_question(qp, rp, min_rel)
+    else:
+        ours = evaluate(
+            read_qrels(qp).rename(columns={"doc_id": "chunk_id"}),
+            read_run(rp).rename(columns={"doc_id": "chunk_id"}),
+            list(PAIRS),
+            level="chunk",
+            min_rel=min_rel,
+        ).per_question
     theirs = trec_eval_oracle(qrels, run, TREC_MEASURES, relevance_level=min_rel)
 
     compared = 0

@@ -1,0 +1,95 @@
+"""The fast TREC path gives exactly the general path's values, and steps aside for anything unusual."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from rag_metrics import evaluate
+from rag_metrics.cli import main
+from rag_metrics.fast import FastPathUnavailable, evaluate_trec_fast
+from rag_metrics.measures import parse_measures
+from rag_metrics.trec import read_qrels, read_run
+
+MEASURES = parse_measures(["recall@5", "precision@3", "hit@1", "mrr", "mrr@3", "ndcg@5", "ndcg", "map", "map@3"])
+
+
+def write_case(tmp_path, seed, *, sort_scores=True, contiguous=True, sep=" "):
+    rng = random.Random(seed)
+    qrels_lines, run_lines = [], []
+    questions = [f"q{i}" for i in range(60)]
+    for q in questions:
+        docs = [f"d{d}" for d in rng.sample(range(40), rng.randint(0, 25))]
+        scores = [rng.choice([1.0, 1.5, 2.0, 2.5]) if rng.random() < 0.5 else round(rng.uniform(0, 5), 2) for _ in docs]
+        pairs = list(zip(docs, scores))
+        if sort_scores:
+            pairs.sort(key=lambda x: -x[1])  # ties left in arbitrary order: the reader must fix them
+        run_lines += [f"{q}{sep}Q0{sep}{d}{sep}{i}{sep}{s}{sep}tag\n" for i, (d, s) in enumerate(pairs, 1)]
+        if rng.random() < 0.9:
+            judged = rng.sample(range(40), rng.randint(1, 10))
+            qrels_lines += [f"{q} 0 d{d} {rng.choice([-1, 0, 1, 2, 3])}\n" for d in judged]
+    run_lines.append("zz Q0 d1 1 1.0 tag\n")  # a question unknown to the qrels
+    if not contiguous:
+        run_lines.append(run_lines[0].replace("Q0", "Q0", 1).replace(run_lines[0].split()[2], "dx"))
+    qp, rp = tmp_path / f"qrels{seed}.txt", tmp_path / f"run{seed}.txt"
+    qp.write_text("".join(qrels_lines))
+    rp.write_text("".join(run_lines))
+    return qp, rp
+
+
+def general(qp, rp):
+    ev = evaluate(read_qrels(qp).rename(columns={"doc_id": "chunk_id"}),
+                  read_run(rp).rename(columns={"doc_id": "chunk_id"}), MEASURES, level="chunk")
+    return ev
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("block_bytes", [300, 1 << 20])
+@pytest.mark.parametrize("sort_scores", [True, False])
+def test_fast_equals_general(tmp_path, seed, block_bytes, sort_scores):
+    qp, rp = write_case(tmp_path, seed, sort_scores=sort_scores)
+    fast = evaluate_trec_fast(qp, rp, MEASURES, block_bytes=block_bytes)
+    ev = general(qp, rp)
+    assert fast.questions == list(ev.per_question.index)
+    for m in MEASURES:
+        np.testing.assert_array_equal(fast.values[str(m)], ev.per_question[str(m)].to_numpy())
+    np.testing.assert_array_equal(fast.values["n_retrieved"], ev.per_question["n_retrieved"].to_numpy())
+    assert fast.unknown_questions == list(ev.unknown_questions) and fast.unknown_questions[-1] == "zz"
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda tmp: write_case(tmp, 1, sep="\t"), "run: "),
+    (lambda tmp: write_case(tmp, 1, contiguous=False), "not contiguous"),
+])
+def test_unusual_files_step_aside(tmp_path, make, reason):
+    qp, rp = make(tmp_path)
+    with pytest.raises(FastPathUnavailable, match=reason):
+        evaluate_trec_fast(qp, rp, MEASURES)
+
+
+def test_cli_falls_back_with_the_same_numbers(tmp_path, capsys):
+    qp, rp = write_case(tmp_path, 2)
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text(rp.read_text().replace(" ", "\t"))
+    outputs = {}
+    for name, path in (("fast", rp), ("tabs", tabbed)):
+        assert main(["evaluate", str(qp), str(path), "-m", "ndcg@5", "-m", "mrr", "--format", "json", "--per-query"]) == 0
+        outputs[name] = json.loads(capsys.readouterr().out)
+    assert outputs["fast"]["settings"]["engine"] == "fast" and outputs["tabs"]["settings"]["engine"] == "general"
+    assert outputs["fast"]["per_query"] == outputs["tabs"]["per_query"]
+    assert outputs["fast"]["summary"] == outputs["tabs"]["summary"]
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("q1 Q0 d1 1 2.0 x\nq1 Q0 d1 2 1.0 x\n", ":2: duplicate document 'd1' for question 'q1'"),
+    ("q1 Q0 d1 1 nan x\n", ":1: score 'nan' is not a finite number"),
+    ("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0\n", ":2: expected 6 whitespace-separated fields"),
+])
+def test_bad_files_still_name_the_line(tmp_path, capsys, bad, message):
+    qp = tmp_path / "q.txt"
+    qp.write_text("q1 0 d1 1\n")
+    rp = tmp_path / "r.txt"
+    rp.write_text(bad)
+    assert main(["evaluate", str(qp), str(rp)]) == 2
+    assert message in capsys.readouterr().err
