@@ -158,7 +158,8 @@ def cmd_evaluate(args) -> int:
                                       gain=check_gain(args.gain))
             values = {str(m): fast.values[str(m)] for m in measures}
             out = _Output(fast.questions, values, fast.unknown_questions,
-                          {"level": "chunk", "min_rel": float(args.min_rel), "gain": args.gain, "engine": "fast"})
+                          {"level": "chunk", "min_rel": float(args.min_rel), "gain": args.gain,
+                           "engine": "fast" if fast.path == "fast" else "fast/small"})
         except FastPathUnavailable:
             out = None  # the general path gives the same numbers, or names the faulty line
         except FileNotFoundError:

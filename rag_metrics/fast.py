@@ -17,6 +17,12 @@ goes into parsing text and matching string IDs, not into the arithmetic. So:
   (byte order). Blocks already in that order are not sorted; only runs of equal scores
   are re-ordered, and a block whose scores are not descending within a question is sorted.
 
+Small files (up to ``SMALL_FILE_BYTES``, 16 MB) take a lighter route with the same
+semantics, without the 0.1 s import of polars that would dominate a 1,000-question run:
+one C-level ``bytes.split()``, a vectorized check that every line holds exactly the
+expected single-space-separated fields, dictionaries for the ID codes, one numpy sort,
+and the array engine. Only runs of equal scores are ordered by document ID.
+
 Anything unusual -- fields separated by tabs or several spaces, a malformed line, a
 non-finite score, a duplicate, a question whose lines are not contiguous, an empty file --
 raises :class:`FastPathUnavailable` and the caller falls back to the general path
@@ -50,6 +56,84 @@ class FastResult:
     values: dict
     unknown_questions: list
     path: str = "fast"
+
+
+SMALL_FILE_BYTES = 16 << 20
+
+
+def _fields(path, n_fields, what):
+    """Token lists of a file whose lines hold exactly ``n_fields`` fields separated by single spaces."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if not data.strip():
+        raise FastPathUnavailable(f"{what}: empty file")
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    if (b"\t" in data or b"\r" in data or b"  " in data or b"\n\n" in data or b" \n" in data or b"\n " in data
+            or data[:1] in (b" ", b"\n")):
+        raise FastPathUnavailable(f"{what}: not single-space separated")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw == 10)
+    spaces_before_end = np.searchsorted(np.flatnonzero(raw == 32), ends)
+    if (np.diff(np.r_[0, spaces_before_end]) != n_fields - 1).any():
+        raise FastPathUnavailable(f"{what}: a line without {n_fields} fields")
+    tokens = data.split()
+    return [tokens[i::n_fields] for i in range(n_fields)]
+
+
+def _has_repeats(keys: np.ndarray) -> bool:
+    keys = np.sort(keys)
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+def _evaluate_small(qrels_path, run_path, measures, *, min_rel, gain) -> FastResult:
+    g_qid, _, g_doc, g_rel = _fields(qrels_path, 4, "qrels")
+    r_qid, _, r_doc, r_rank, r_score, _ = _fields(run_path, 6, "run")
+    if not b"".join(r_rank).isdigit():
+        raise FastPathUnavailable("run: a rank is not a non-negative integer")
+    try:
+        score = np.array(r_score).astype(np.float64)
+        label = np.array(list(map(int, g_rel)), dtype=np.float64)
+    except ValueError:
+        raise FastPathUnavailable("a label or score is not a number") from None
+    if not np.isfinite(score).all():
+        raise FastPathUnavailable("run: non-finite score")
+    questions = list(dict.fromkeys(g_qid))  # order of first appearance
+    qindex = {q: i for i, q in enumerate(questions)}
+    qid_array = np.array(r_qid)
+    new = np.r_[True, qid_array[1:] != qid_array[:-1]]
+    heads = qid_array[new].tolist()
+    if len(set(heads)) == len(heads):  # each question's lines together: group by change points
+        run_groups = dict.fromkeys(heads)
+        rq_first = np.cumsum(new) - 1
+    else:
+        run_groups = {}
+        rq_first = np.array([run_groups.setdefault(q, len(run_groups)) for q in r_qid], dtype=np.int64)
+    doc_codes: dict = {}
+    r_code = np.array([doc_codes.setdefault(d, len(doc_codes)) for d in r_doc], dtype=np.int64)
+    g_code = np.array([doc_codes.setdefault(d, len(doc_codes)) for d in g_doc], dtype=np.int64)
+    gq = np.array([qindex[q] for q in g_qid], dtype=np.int64)
+    n_docs = len(doc_codes)
+    if _has_repeats(gq * n_docs + g_code):
+        raise FastPathUnavailable("qrels: duplicate document")
+    if _has_repeats(rq_first * n_docs + r_code):
+        raise FastPathUnavailable("run: duplicate document")
+    # trec_eval order: per question, score descending, then document ID descending (byte order).
+    order = np.lexsort((-score, rq_first))
+    sq, ss = rq_first[order], score[order]
+    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+    if tie.any():
+        starts = np.flatnonzero(np.r_[True, ~tie])
+        stops = np.r_[starts[1:], len(order)]
+        for a, b in zip(starts[stops - starts > 1], stops[stops - starts > 1]):
+            order[a:b] = sorted(order[a:b], key=lambda i: r_doc[i], reverse=True)
+    run_to_question = np.array([qindex.get(q, -1) for q in run_groups], dtype=np.int64)
+    rq = run_to_question[rq_first[order]]
+    known = rq >= 0
+    values = engine.compute(len(questions), rq[known], r_code[order][known], gq, g_code, label, measures,
+                            min_rel=min_rel, gain=gain, dedup=False)
+    unknown = [q.decode() for q, i in zip(run_groups, run_to_question) if i < 0]
+    return FastResult([q.decode() for q in questions], values, unknown, path="small")
 
 
 def _pl():
@@ -144,8 +228,15 @@ def _duplicates(doc_hash, g, lengths):
 
 
 def evaluate_trec_fast(qrels_path, run_path, measures: tuple[Measure, ...], *, min_rel: float = 1.0,
-                       gain: str = "linear", block_bytes: int = 64 << 20) -> FastResult:
+                       gain: str = "linear", block_bytes: int = 64 << 20, small: bool = True) -> FastResult:
     """Evaluate a TREC run file against a qrels file (IDs as they are, ordered by score)."""
+    import os
+
+    if small and os.path.getsize(run_path) <= SMALL_FILE_BYTES and os.path.getsize(qrels_path) <= SMALL_FILE_BYTES:
+        try:
+            return _evaluate_small(qrels_path, run_path, measures, min_rel=min_rel, gain=gain)
+        except FastPathUnavailable:
+            pass  # the block reader may still take it (e.g. questions it can order itself)
     pl = _pl()
     qrels = _read_qrels(qrels_path)
     questions = qrels["qid"].unique(maintain_order=True)

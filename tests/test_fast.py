@@ -45,11 +45,13 @@ def general(qp, rp):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("block_bytes", [300, 1 << 20])
+@pytest.mark.parametrize("route", ["small", "blocks-300", "blocks-1M"])
 @pytest.mark.parametrize("sort_scores", [True, False])
-def test_fast_equals_general(tmp_path, seed, block_bytes, sort_scores):
+def test_fast_equals_general(tmp_path, seed, route, sort_scores):
     qp, rp = write_case(tmp_path, seed, sort_scores=sort_scores)
-    fast = evaluate_trec_fast(qp, rp, MEASURES, block_bytes=block_bytes)
+    block_bytes = {"small": 1 << 20, "blocks-300": 300, "blocks-1M": 1 << 20}[route]
+    fast = evaluate_trec_fast(qp, rp, MEASURES, block_bytes=block_bytes, small=route == "small")
+    assert fast.path == ("small" if route == "small" else "fast")
     ev = general(qp, rp)
     assert fast.questions == list(ev.per_question.index)
     for m in MEASURES:
@@ -65,7 +67,19 @@ def test_fast_equals_general(tmp_path, seed, block_bytes, sort_scores):
 def test_unusual_files_step_aside(tmp_path, make, reason):
     qp, rp = make(tmp_path)
     with pytest.raises(FastPathUnavailable, match=reason):
-        evaluate_trec_fast(qp, rp, MEASURES)
+        evaluate_trec_fast(qp, rp, MEASURES, small=False)
+    if reason == "run: ":  # tabs: the small route steps aside too
+        with pytest.raises(FastPathUnavailable):
+            evaluate_trec_fast(qp, rp, MEASURES)
+
+
+def test_small_route_takes_non_contiguous_questions(tmp_path):
+    qp, rp = write_case(tmp_path, 3, contiguous=False)
+    fast = evaluate_trec_fast(qp, rp, MEASURES)
+    ev = general(qp, rp)
+    assert fast.path == "small"
+    for m in MEASURES:
+        np.testing.assert_array_equal(fast.values[str(m)], ev.per_question[str(m)].to_numpy())
 
 
 def test_cli_falls_back_with_the_same_numbers(tmp_path, capsys):
@@ -76,7 +90,7 @@ def test_cli_falls_back_with_the_same_numbers(tmp_path, capsys):
     for name, path in (("fast", rp), ("tabs", tabbed)):
         assert main(["evaluate", str(qp), str(path), "-m", "ndcg@5", "-m", "mrr", "--format", "json", "--per-query"]) == 0
         outputs[name] = json.loads(capsys.readouterr().out)
-    assert outputs["fast"]["settings"]["engine"] == "fast" and outputs["tabs"]["settings"]["engine"] == "general"
+    assert outputs["fast"]["settings"]["engine"] == "fast/small" and outputs["tabs"]["settings"]["engine"] == "general"
     assert outputs["fast"]["per_query"] == outputs["tabs"]["per_query"]
     assert outputs["fast"]["summary"] == outputs["tabs"]["summary"]
 

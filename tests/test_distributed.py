@@ -1,0 +1,80 @@
+"""Dask: the same numbers as the in-memory path, on a dask.distributed LocalCluster."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("dask.distributed")
+
+from rag_metrics import evaluate  # noqa: E402
+from rag_metrics.cli import main  # noqa: E402
+from rag_metrics.distributed import evaluate_dask  # noqa: E402
+
+MEASURES = ["recall@3", "precision@2", "hit@1", "mrr", "ndcg@3", "map"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def frames(seed=0, n=40):
+    rng = np.random.default_rng(seed)
+    golden_rows, run_rows = [], []
+    for i in range(n):
+        q = f"q{i}"
+        gold = rng.choice(20, size=rng.integers(0, 4), replace=False)
+        golden_rows += [{"question_id": q, "doc_id": f"d{d}", "relevance": int(rng.integers(1, 4)), "type": "t"} for d in gold]
+        if not len(gold):
+            golden_rows.append({"question_id": q, "doc_id": None, "relevance": None, "type": "none"})
+        if i % 7 != 3:  # some questions have no result at all
+            chunks = rng.choice(60, size=rng.integers(1, 8), replace=False)
+            run_rows += [{"question_id": q, "rank": r + 1, "chunk_id": f"c{c}", "doc_id": f"d{c % 20}"}
+                         for r, c in enumerate(chunks)]
+    run_rows.append({"question_id": "zz", "rank": 1, "chunk_id": "c1", "doc_id": "d1"})
+    return pd.DataFrame(golden_rows), pd.DataFrame(run_rows)
+
+
+def test_dask_equals_in_memory(client):
+    golden, run = frames()
+    expected = evaluate(golden, run, MEASURES)
+    # rows of one question spread over partitions: evaluate_dask shuffles by question first
+    ddf = dd.from_pandas(run.sample(frac=1.0, random_state=1), npartitions=4)
+    got = evaluate_dask(golden, ddf, MEASURES)
+    pd.testing.assert_frame_equal(got.per_question[expected.per_question.columns], expected.per_question,
+                                  check_exact=True)
+    pd.testing.assert_frame_equal(got.summary, expected.summary, check_exact=True)
+    assert got.unknown_questions == ("zz",)
+
+
+def test_refuses_split_questions_when_asked(client):
+    golden, run = frames(1)
+    ddf = dd.from_pandas(run.sample(frac=1.0, random_state=2), npartitions=3)
+    with pytest.raises(ValueError, match="partition the run by question_id"):
+        evaluate_dask(golden, ddf, MEASURES, shuffle=False)
+
+
+def test_cli_engine_dask_reads_many_files(tmp_path, client, capsys):
+    qrels = "".join(f"q{i} 0 d{j} {(i + j) % 3}\n" for i in range(12) for j in range(5))
+    (tmp_path / "qrels.txt").write_text(qrels)
+    lines = [f"q{i} Q0 d{j} {j} {round(10 - j * 0.5, 1) if j != 3 else 8.5} tag\n" for i in range(12) for j in range(9)]
+    # three log files; question q5 is split across two of them
+    (tmp_path / "run-a.txt").write_text("".join(lines[:50]))
+    (tmp_path / "run-b.txt").write_text("".join(lines[50:]))
+    (tmp_path / "run-c.txt").write_text("zz Q0 d1 1 1.0 tag\n")
+    (tmp_path / "whole.txt").write_text("".join(lines) + "zz Q0 d1 1 1.0 tag\n")
+    args = ["-m", "ndcg@5", "-m", "mrr", "-m", "recall@3", "--format", "json", "--per-query"]
+    assert main(["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "run-*.txt"), "--engine", "dask",
+                 "--scheduler", client.scheduler.address, *args]) == 0
+    on_dask = json.loads(capsys.readouterr().out)
+    assert main(["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "whole.txt"), *args]) == 0
+    in_memory = json.loads(capsys.readouterr().out)
+    assert on_dask["per_query"] == in_memory["per_query"]
+    assert on_dask["summary"] == in_memory["summary"]
+    assert on_dask["unknown_questions"] == ["zz"] and on_dask["settings"]["engine"] == "dask"
