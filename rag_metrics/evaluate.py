@@ -88,6 +88,14 @@ class Evaluation:
         }
         return pd.concat(parts, names=[column, "measure"])
 
+    def summary_with_ci(self, *, n_resamples: int = 10_000, confidence: float = 0.95, seed: int = 0) -> pd.DataFrame:
+        """The summary with a percentile bootstrap CI next to each mean (:func:`rag_metrics.stats.bootstrap_ci`)."""
+        from .stats import summary_with_ci
+
+        table = summary_with_ci(self.per_question, self.measures, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        table["excluded_ids"] = self.summary["excluded_ids"]
+        return table
+
     def to_dict(self, per_query: bool = False) -> dict:
         """JSON-ready dict: ``{"summary": {m: {"mean", "evaluated", "excluded"}}, "per_query": ...}``."""
         summary = {

@@ -147,3 +147,14 @@ def test_swapping_runs_flips_the_difference(pairs):
     assert ab.p_value == pytest.approx(ba.p_value)
     assert ab.mean_diff == pytest.approx(-ba.mean_diff, abs=1e-12)
     assert (ab.wins, ab.losses) == (ba.losses, ba.wins)
+
+
+def test_evaluation_summary_with_ci():
+    from rag_metrics import evaluate
+
+    golden = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "doc_id": ["x", "y", "z", None]})
+    run = pd.DataFrame({"question_id": ["a", "b", "c"], "rank": [1, 1, 1], "doc_id": ["x", "q", "z"]})
+    table = evaluate(golden, run, ["hit@1"]).summary_with_ci()
+    row = table.loc["hit@1"]
+    assert row["mean"] == pytest.approx(2 / 3) and row["ci_low"] <= row["mean"] <= row["ci_high"]
+    assert row["evaluated"] == 3 and row["excluded"] == 1 and row["excluded_ids"] == ("d",)
