@@ -2,7 +2,7 @@
 
 Per-question measures (:mod:`rag_metrics.metrics`), chunk -> document collapsing
 (:mod:`rag_metrics.collapse`), measure names (:mod:`rag_metrics.measures`), whole-set
-evaluation on DataFrames (:mod:`rag_metrics.evaluate`) and TREC files
+evaluation on DataFrames (:mod:`rag_metrics.evaluation`) and TREC files
 (:mod:`rag_metrics.trec`, :mod:`rag_metrics.fast`).
 
 ``evaluate``, ``Evaluation`` and ``summarize`` are imported on first use, so that the
@@ -41,7 +41,7 @@ __all__ = [
     "InputError",
 ]
 
-_LAZY = {"evaluate": "evaluate", "Evaluation": "evaluate", "summarize": "evaluate"}
+_LAZY = {"evaluate": "evaluation", "Evaluation": "evaluation", "summarize": "evaluation"}
 
 
 def __getattr__(name):

@@ -110,7 +110,7 @@ def _format_per_query(out: _Output) -> str:
 
 
 def _general(args, measures) -> _Output:
-    from .evaluate import evaluate
+    from .evaluation import evaluate
     from .trec import read_doc_map, read_qrels, read_run
 
     qrels = read_qrels(args.qrels)

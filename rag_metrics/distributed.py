@@ -28,7 +28,7 @@ import glob as _glob
 
 import pandas as pd
 
-from .evaluate import Evaluation, evaluate, summarize
+from .evaluation import Evaluation, evaluate, summarize
 from .measures import DEFAULT_MEASURES, parse_measures
 
 __all__ = ["evaluate_dask", "evaluate_trec_dask"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .chunking import chunk_by_heading, chunk_fixed
-from .evaluate import evaluate
+from .evaluation import evaluate
 from .text import token_spans
 
 __all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS"]

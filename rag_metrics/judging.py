@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .evaluate import Evaluation, evaluate, summarize
+from .evaluation import Evaluation, evaluate, summarize
 from .measures import DEFAULT_MEASURES, parse_measures
 from .text import normalize
 

@@ -104,3 +104,19 @@ def test_measure_names_round_trip():
     for bad, msg in [("recall", "needs a cutoff"), ("ndcg@0", "Unknown measure|>= 1"), ("bleu", "Unknown measure")]:
         with pytest.raises(ValueError, match=msg):
             parse_measure(bad)
+
+
+def test_package_attribute_is_the_function_after_submodule_imports():
+    import rag_metrics
+    import rag_metrics.evaluation  # noqa: F401  (importing the module must not shadow the function)
+    from rag_metrics import experiments  # noqa: F401
+
+    assert rag_metrics.evaluate is rag_metrics.evaluation.evaluate and callable(rag_metrics.evaluate)
+
+
+def test_command_line_path_does_not_import_pandas():
+    import subprocess
+    import sys
+
+    code = "import sys, rag_metrics.cli, rag_metrics.fast; print('pandas' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
