@@ -91,7 +91,7 @@ def main():
         compared, worst = agreement(qrels, run)
         rows.append((n, Path(run).stat().st_size / 1e6, results, compared, worst))
     ours = "rag-metrics"
-    print(f"| questions | run file | tool | wall s | peak MB | peer / rag-metrics (time) | peer / rag-metrics (memory) |")
+    print("| questions | run file | tool | wall s | peak MB | peer / rag-metrics (time) | peer / rag-metrics (memory) |")
     print("|---:|---:|---|---:|---:|---:|---:|")
     for n, size, results, _, _ in rows:
         for name, (wall, mem) in results.items():

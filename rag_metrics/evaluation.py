@@ -40,7 +40,7 @@ import pandas as pd
 
 from . import engine
 from .errors import InputError, check_gain, check_min_rel, check_order
-from .measures import DEFAULT_MEASURES, Measure, parse_measures
+from .measures import DEFAULT_MEASURES, parse_measures
 
 __all__ = ["evaluate", "Evaluation", "summarize"]
 

@@ -168,7 +168,7 @@ def read_doc_map(path) -> dict:
     rows = _lines(path, "doc map", expected)
     mapping: dict = {}
     where: dict = {}
-    for lineno, fields, raw in rows:
+    for lineno, _fields, raw in rows:
         parts = raw.split("\t")
         if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
             raise InputError(f"expected 2 tab-separated fields {expected}, got: {raw!r}.", path=path, line=lineno)

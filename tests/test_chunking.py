@@ -17,7 +17,7 @@ def _check_offsets_and_pages(corpus, chunks):
         text = corpus.text(row.doc_id)
         assert text[row.start:row.end] == row.text
         pages = corpus.pages[corpus.pages["doc_id"] == row.doc_id]
-        page_of = lambda off: int(pages.loc[pages["start"] <= off, "page"].max())  # noqa: E731
+        page_of = lambda off, pages=pages: int(pages.loc[pages["start"] <= off, "page"].max())  # noqa: E731
         assert row.start_page == page_of(row.start) and row.end_page == page_of(row.end - 1)
 
 

@@ -121,7 +121,6 @@ def test_report_renders_in_a_real_browser(tmp_path):
     import subprocess
 
     import matplotlib.image as mpimg
-    import numpy as np
 
     run_dir = build_report("browser", {}, [NOTEBOOKS / "01_duplicate_chunks_recall.ipynb"],
                            reports_dir=tmp_path / "r", progress_bar=False)
