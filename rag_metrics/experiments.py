@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .chunking import chunk_by_heading, chunk_fixed
+from .chunking import chunk_by_heading, chunk_fixed, indexed_text
 from .evaluation import evaluate
 from .text import token_spans
 
@@ -35,8 +35,7 @@ def context_cost(run: pd.DataFrame, chunks: pd.DataFrame, k: int) -> pd.DataFram
     Counts the indexed text (prefix included), since that is what a RAG prompt receives.
     Returns one row per question: ``question_id, context_chars, context_tokens``.
     """
-    text = chunks.set_index("chunk_id")
-    full = (text["prefix"].where(text["prefix"] == "", text["prefix"] + "\n") + text["text"])
+    full = pd.Series(indexed_text(chunks), index=chunks["chunk_id"])
     top = run[run["rank"] <= k]
     lengths = top["chunk_id"].map(full.str.len())
     tokens = top["chunk_id"].map(full.map(lambda t: len(token_spans(t))))
