@@ -30,7 +30,7 @@ test: $(STAMP)
 notebooks: $(STAMP)
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 \
-	  --ExecutePreprocessor.record_timing=False *.ipynb
+	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True *.ipynb
 
 # Speed benchmark against pytrec_eval and ranx (installs the bench extra; ~10 minutes with 100k questions).
 bench: $(STAMP)
