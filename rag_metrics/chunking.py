@@ -23,6 +23,7 @@ import re
 import pandas as pd
 
 from .corpus import Corpus
+from .errors import check_int
 from .text import strip_page_markers, token_spans
 
 __all__ = ["chunk_fixed", "chunk_by_heading", "indexed_text", "CHUNK_COLUMNS"]
@@ -31,9 +32,9 @@ CHUNK_COLUMNS = ["chunk_id", "doc_id", "start", "end", "start_page", "end_page",
 
 
 def _check_size(size, overlap):
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise ValueError(f"The 'size' parameter must be an int >= 1. Got {size!r} instead.")
-    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < size:
+    size = check_int(size, "size")
+    check_int(overlap, "overlap", low=0, expected=f"an int with 0 <= overlap < size ({size})")
+    if overlap >= size:
         raise ValueError(f"The 'overlap' parameter must be an int with 0 <= overlap < size ({size}). Got {overlap!r} instead.")
 
 
@@ -115,8 +116,7 @@ def chunk_by_heading(
     document text at its offsets. Pieces longer than ``max_chars`` are split at a
     sentence or line end where possible.
     """
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
-        raise ValueError(f"The 'max_chars' parameter must be an int >= 1. Got {max_chars!r} instead.")
+    check_int(max_chars, "max_chars")
     config = f"h{max_chars}{'p' if prefix else ''}"
     rows = []
     for doc_id, doc in corpus.documents.iterrows():

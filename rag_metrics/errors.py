@@ -28,15 +28,19 @@ class NotComparableError(ValueError):
     """Two runs differ in something a fair comparison must hold fixed."""
 
 
+def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str | None = None) -> int:
+    """Return ``value`` as an int >= ``low`` (bools refused); raise ValueError naming the parameter otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        of = f" of {func}" if func else ""
+        raise ValueError(f"The {name!r} parameter{of} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
+    return int(value)
+
+
 def check_k(k, *, name: str = "k", func: str = "", allow_none: bool = False):
     """Return ``k`` as an int >= 1 (or None when allowed); raise ValueError otherwise."""
     if k is None and allow_none:
         return None
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        of = f" of {func}" if func else ""
-        expected = "an int >= 1" + (" or None" if allow_none else "")
-        raise ValueError(f"The {name!r} parameter{of} must be {expected}. Got {k!r} instead.")
-    return int(k)
+    return check_int(k, name, func=func, expected="an int >= 1" + (" or None" if allow_none else ""))
 
 
 def check_min_rel(min_rel, *, func: str = ""):

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .errors import check_int
 from .evaluation import Evaluation, evaluate, summarize
 from .measures import DEFAULT_MEASURES, parse_measures
 from .text import normalize
@@ -49,11 +50,6 @@ __all__ = ["DocumentJudge", "MarkerJudge", "OverlapJudge", "judge_run", "evaluat
 
 FAILURE_KINDS = ("not_retrieved", "other_document_first", "wrong_page")
 _MARKER = re.compile(r"\[p\.(\d+)\]")
-
-
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"The {name!r} parameter must be an int >= {low}. Got {value!r} instead.")
 
 
 @dataclass(frozen=True)
@@ -77,7 +73,7 @@ class MarkerJudge:
     name: str = "marker"
 
     def __post_init__(self):
-        _check_int("window", self.window, 0)
+        check_int(self.window, "window", low=0)
 
     def params(self) -> dict:
         return {"judge": self.name, "window": self.window}
@@ -96,8 +92,8 @@ class OverlapJudge:
     name: str = "overlap"
 
     def __post_init__(self):
-        _check_int("min_chars", self.min_chars, 1)
-        _check_int("window", self.window, 0)
+        check_int(self.min_chars, "min_chars")
+        check_int(self.window, "window", low=0)
 
     def params(self) -> dict:
         return {"judge": self.name, "min_chars": self.min_chars, "window": self.window}

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .chunking import indexed_text
+from .errors import check_k
 from .text import tokenize
 
 __all__ = [
@@ -76,8 +77,7 @@ class _Base:
 
     def search(self, questions, k: int = 10, *, allowed: Mapping | None = None) -> pd.DataFrame:
         """Top ``k`` chunks per question, optionally restricted to ``allowed[question_id]`` documents."""
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"The 'k' parameter of search must be an int >= 1. Got {k!r} instead.")
+        k = check_k(k, func="search")
         q = _questions(questions)
         matrix = self.scores(q["question"].tolist())
         docs = self.chunks["doc_id"].to_numpy()
