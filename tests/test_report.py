@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("papermill")
 
-from rag_metrics.report import ReportError, build_report, parse_parameters  # noqa: E402
+from rag_metrics import InputError  # noqa: E402
+from rag_metrics.report.runner import ReportError, build_report, parse_parameters  # noqa: E402
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -48,7 +49,7 @@ def test_seed_notebook_with_other_parameters(tmp_path):
 
 def test_undeclared_parameter_is_an_error(tmp_path):
     nb = small_notebook(tmp_path / "a.ipynb", "print(k)")
-    with pytest.raises(ReportError, match=r"parameter\(s\) \['kk'\] not declared.*declared: \['k'\]"):
+    with pytest.raises(InputError, match=r"parameter\(s\) \['kk'\] not declared.*declared: \['k'\]"):
         build_report("x", {"kk": 5}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
     assert not (tmp_path / "r").exists()  # nothing ran
 
@@ -71,7 +72,7 @@ def test_parse_parameters():
     assert parse_parameters(["k=5", "name=bm25", "ks=[1, 3]", "x=0.5", "flag=true"]) == {
         "k": 5, "name": "bm25", "ks": [1, 3], "x": 0.5, "flag": True,
     }
-    with pytest.raises(ReportError, match="expected KEY=VALUE"):
+    with pytest.raises(InputError, match="expected KEY=VALUE"):
         parse_parameters(["k"])
 
 
@@ -137,3 +138,49 @@ def test_report_renders_in_a_real_browser(tmp_path):
     assert done.returncode == 0 and shot.exists(), done.stderr[-2000:]
     pixels = mpimg.imread(str(shot))
     assert pixels.shape[0] >= 2000 and pixels.std() > 0.05  # not a blank page
+
+
+def test_index_escapes_names_and_quotes_links(tmp_path):
+    """Markup, '#', '%' and spaces in notebook and figure names: escaped text, percent-encoded links."""
+    from rag_metrics.report.index import write_index
+
+    root = tmp_path / "r"
+    run = root / "exp" / "20260101T000000Z"
+    run.mkdir(parents=True)
+    page = "a#b 50% <i>x.html"
+    (run / page).write_text("<html></html>")
+    (run / "run.json").write_text(json.dumps({
+        "experiment": "exp", "timestamp": "20260101T000000Z", "parameters": {"label": "<b>bold</b>"},
+        "notebooks": [{"notebook": "a#b 50% <i>x.ipynb", "status": "failed", "executed": "x.ipynb",
+                       "html": page, "error": "<script>alert(1)</script>"}]}))
+    (run / "summary.json").write_text(json.dumps({"nb <1>": {"<script>fig</script>": {"mean": 0.5, "n": 2}}}))
+    index = write_index(root).read_text()
+    assert "<script>" not in index and "<i>" not in index and "<b>bold" not in index
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in index and "&lt;script&gt;fig&lt;/script&gt;" in index
+    assert 'href="exp/20260101T000000Z/a%23b%2050%25%20%3Ci%3Ex.html"' in index
+    from urllib.parse import unquote
+
+    href = re.search(r'href="([^"]+)"', index).group(1)
+    assert (root / unquote(href)).is_file()  # the link opens the page, '#' and all
+
+
+def test_notebook_with_odd_file_name_end_to_end(tmp_path):
+    nb = small_notebook(tmp_path / "odd #1 name.ipynb", "print(k)")
+    run_dir = build_report("x", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    assert (run_dir / "odd #1 name.html").is_file()
+    index = (tmp_path / "r" / "index.html").read_text()
+    assert f'href="x/{run_dir.name}/odd%20%231%20name.html"' in index and ">odd #1 name</a>" in index
+
+
+def test_concurrent_reports_all_reach_the_index(tmp_path):
+    """Several report runs finishing together: every finished run appears in the index."""
+    import concurrent.futures
+
+    nb = small_notebook(tmp_path / "n.ipynb", "print(k)")
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(lambda i: build_report(f"exp{i}", {}, [nb], reports_dir=tmp_path / "r",
+                                                    progress_bar=False), range(4)))
+    index = (tmp_path / "r" / "index.html").read_text()
+    for run_dir in runs:
+        assert f"exp{run_dir.parent.name[-1]}/{run_dir.name}/n.html" in index
+    assert not list((tmp_path / "r").glob("*/.*partial"))  # no staging folder left behind

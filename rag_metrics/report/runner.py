@@ -1,0 +1,251 @@
+"""Experiment reports: run notebooks through papermill, export standalone HTML, keep an index.
+
+Layout written under ``reports_dir`` (default ``reports/``)::
+
+    reports/index.html                          every experiment and its runs, newest first
+    reports/<experiment>/<UTC timestamp>/       one folder per run
+        <notebook>.ipynb                        the executed notebook (kept even when it fails)
+        <notebook>.html                         standalone HTML, figures embedded as base64
+        run.json                                parameters, notebook status, failures
+        summary.json                            headline figures the notebooks recorded
+
+A notebook records a headline figure with :func:`record`; the index shows each
+experiment's latest run with its headline figures and bootstrap CIs, and the difference to
+the experiment's previous run -- a paired bootstrap CI when both runs recorded
+per-question values for the same questions, flagged "within noise" when it includes 0.
+
+The HTML references nothing on the network: MathJax and require.js URLs are blanked and
+figures are inline PNG.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..errors import InputError, check_name
+from .index import write_index
+
+__all__ = ["ReportError", "build_report", "parse_parameters", "export_html", "record", "headlines", "HEADLINE_MIME"]
+
+HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
+
+
+class ReportError(RuntimeError):
+    """A notebook failed while the report was built; the message says which notebook, which cell and why.
+
+    (Bad arguments -- an unknown parameter, a missing notebook, a bad experiment name -- are
+    :class:`~rag_metrics.InputError` and are raised before anything runs or is written.)
+    """
+
+
+@dataclass
+class NotebookRun:
+    notebook: str
+    status: str  # "ok" or "failed"
+    executed: str
+    html: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class RunRecord:
+    experiment: str
+    timestamp: str
+    parameters: dict
+    notebooks: list[NotebookRun] = field(default_factory=list)
+
+
+def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0) -> None:
+    """Record a headline figure from a notebook (collected into the run's ``summary.json``).
+
+    Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
+    excluded) to get the mean with a bootstrap CI and paired deltas between runs, or a
+    plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
+    and a machine-readable output that :func:`headlines` reads back.
+    """
+    import pandas as pd
+
+    from ..analysis.stats import bootstrap_ci
+
+    data: dict = {"name": str(name)}
+    if values is not None:
+        series = pd.Series(values, dtype=float)
+        m, low, high, n = bootstrap_ci(series, seed=seed)
+        data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
+                 "per_question": {str(k): (None if v != v else float(v)) for k, v in series.items()}}
+    elif mean is not None:
+        data |= {"mean": float(mean), "ci_low": None if ci is None else float(ci[0]),
+                 "ci_high": None if ci is None else float(ci[1]), "n": None}
+    else:
+        raise InputError("record: give per-question 'values' or a 'mean'.")
+    ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
+    n_text = f" (n={data['n']})" if data.get("n") is not None else ""
+    text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
+    try:
+        from IPython.display import display
+
+        display({HEADLINE_MIME: data, "text/plain": text}, raw=True)
+    except ImportError:  # pragma: no cover - outside IPython
+        print(text)
+
+
+def headlines(notebook_path) -> dict:
+    """The figures recorded with :func:`record` in an executed notebook: ``{name: data}``."""
+    import nbformat
+
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    found = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get(HEADLINE_MIME)
+            if data:
+                found[data["name"]] = dict(data)
+    return found
+
+
+def parse_parameters(items) -> dict:
+    """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values read as YAML)."""
+    import yaml
+
+    params = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise InputError(f"parameter {item!r}: expected KEY=VALUE with KEY a Python identifier.")
+        try:
+            params[key] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            params[key] = value
+    return params
+
+
+def _declared_parameters(path: Path) -> dict:
+    import papermill
+
+    return papermill.inspect_notebook(str(path))
+
+
+def export_html(notebook_path: Path, html_path: Path) -> None:
+    """Write a standalone HTML file (no network references) for an executed notebook."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(template_name="lab")
+    # No external references: these loaders are blanked (figures are inline PNG already).
+    for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
+        setattr(exporter, trait, "")
+    body, _ = exporter.from_notebook_node(nbformat.read(str(notebook_path), as_version=4))
+    html_path.write_text(body, encoding="utf-8")
+
+
+def _timestamp(now=None) -> str:
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    return now.strftime("%Y%m%dT%H%M%SZ")
+
+
+def _check_notebooks(paths: list[Path], parameters: dict, chosen: bool) -> None:
+    for path in paths:
+        if not path.is_file():
+            raise InputError(f"notebook {path} not found.")
+        declared = _declared_parameters(path)
+        unknown = sorted(set(parameters) - set(declared))
+        if unknown:
+            hint = "" if chosen else " Run only the notebooks that declare it with --notebook PATH."
+            raise InputError(f"{path}: parameter(s) {unknown} not declared in its 'parameters' cell "
+                             f"(declared: {sorted(declared)}).{hint}")
+
+
+def _publish(staging: Path, folder: Path, stamp: str) -> Path:
+    """Move the finished staging folder to ``folder/stamp`` (``stamp-2``, ... if taken): one atomic rename."""
+    suffix = 1
+    while True:
+        target = folder / (stamp if suffix == 1 else f"{stamp}-{suffix}")
+        try:
+            os.rename(staging, target)
+            return target
+        except OSError:
+            if not target.exists():
+                raise
+            suffix += 1
+
+
+def build_report(
+    experiment: str = "default",
+    parameters: dict | None = None,
+    notebooks=None,
+    *,
+    notebooks_dir="notebooks",
+    reports_dir="reports",
+    now=None,
+    progress_bar: bool = True,
+) -> Path:
+    """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
+
+    Returns the run folder ``reports_dir/experiment/<UTC timestamp>``. Bad arguments (experiment
+    name, undeclared parameter, missing notebook) raise :class:`~rag_metrics.InputError` before
+    anything runs or is written. The run is assembled in a hidden staging folder and appears
+    under its timestamp only when complete, so concurrent runs and the index never see half a
+    run. A failing notebook raises :class:`ReportError` after the others ran (its partial
+    executed notebook and HTML are kept, and the run is listed as failed).
+    """
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    parameters = dict(parameters or {})
+    check_name(experiment, what="experiment name")
+    notebooks_dir = Path(notebooks_dir)
+    paths = [Path(p) for p in notebooks] if notebooks else sorted(notebooks_dir.glob("*.ipynb"))
+    if not paths:
+        raise InputError(f"no notebook to run in {notebooks_dir}/.")
+    _check_notebooks(paths, parameters, chosen=bool(notebooks))
+
+    root = Path(reports_dir)
+    stamp = _timestamp(now)
+    folder = root / experiment
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{stamp}-", suffix=".partial", dir=folder))
+    try:
+        run_record = RunRecord(experiment, stamp, parameters)
+        summary: dict = {}
+        failures = []
+        for path in paths:
+            executed = staging / path.name
+            item = NotebookRun(path.name, "ok", executed.name)
+            try:
+                papermill.execute_notebook(str(path), str(executed), parameters=parameters, kernel_name="python3",
+                                           cwd=str(path.parent), progress_bar=progress_bar)
+            except PapermillExecutionError as e:
+                item.status = "failed"
+                item.error = f"cell {e.cell_index} (execution count {e.exec_count}): {e.ename}: {e.evalue}"
+                failures.append(f"{path}: {item.error}")
+            if executed.exists():
+                html_path = executed.with_suffix(".html")
+                export_html(executed, html_path)
+                item.html = html_path.name
+                found = headlines(executed)
+                if found:
+                    summary[path.stem] = found
+            run_record.notebooks.append(item)
+        (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+        (staging / "run.json").write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
+        run_dir = _publish(staging, folder, stamp)
+        if run_dir.name != stamp:  # the timestamp was taken: record the folder's name
+            run_record.timestamp = run_dir.name
+            tmp = run_dir / ".run.json.tmp"
+            tmp.write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
+            os.replace(tmp, run_dir / "run.json")
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    write_index(root)
+    if failures:
+        raise ReportError("notebook(s) failed; partial executed notebooks kept in "
+                          f"{run_dir}:\n  " + "\n  ".join(failures))
+    return run_dir
