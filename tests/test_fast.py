@@ -8,9 +8,9 @@ import pytest
 
 from rag_metrics import evaluate
 from rag_metrics.cli import main
-from rag_metrics.fast import FastPathUnavailable, evaluate_trec_fast
-from rag_metrics.measures import parse_measures
-from rag_metrics.trec import read_qrels, read_run
+from rag_metrics.measures.fast import FastPathUnavailable, evaluate_trec_fast
+from rag_metrics.measures.registry import parse_measures
+from rag_metrics.io.trec import read_qrels, read_run
 
 MEASURES = parse_measures(["recall@5", "precision@3", "hit@1", "mrr", "mrr@3", "ndcg@5", "ndcg", "map", "map@3"])
 
@@ -31,7 +31,8 @@ def write_case(tmp_path, seed, *, sort_scores=True, contiguous=True, sep=" "):
             qrels_lines += [f"{q} 0 d{d} {rng.choice([-1, 0, 1, 2, 3])}\n" for d in judged]
     run_lines.append("zz Q0 d1 1 1.0 tag\n")  # a question unknown to the qrels
     if not contiguous:
-        run_lines.append(run_lines[0].replace("Q0", "Q0", 1).replace(run_lines[0].split()[2], "dx"))
+        q, _, _, rank, score, tag = run_lines[0].split()  # the first question again, after the others
+        run_lines.append(f"{q} Q0 dx {rank} {score} {tag}\n")
     qp, rp = tmp_path / f"qrels{seed}.txt", tmp_path / f"run{seed}.txt"
     qp.write_text("".join(qrels_lines))
     rp.write_text("".join(run_lines))
@@ -51,7 +52,7 @@ def test_fast_equals_general(tmp_path, seed, route, sort_scores):
     qp, rp = write_case(tmp_path, seed, sort_scores=sort_scores)
     block_bytes = {"small": 1 << 20, "blocks-300": 300, "blocks-1M": 1 << 20}[route]
     fast = evaluate_trec_fast(qp, rp, MEASURES, block_bytes=block_bytes, small=route == "small")
-    assert fast.path == ("small" if route == "small" else "fast")
+    assert fast.path == ("fast/small" if route == "small" else "fast")
     ev = general(qp, rp)
     assert fast.questions == list(ev.per_question.index)
     for m in MEASURES:
@@ -77,7 +78,7 @@ def test_small_route_takes_non_contiguous_questions(tmp_path):
     qp, rp = write_case(tmp_path, 3, contiguous=False)
     fast = evaluate_trec_fast(qp, rp, MEASURES)
     ev = general(qp, rp)
-    assert fast.path == "small"
+    assert fast.path == "fast/small"
     for m in MEASURES:
         np.testing.assert_array_equal(fast.values[str(m)], ev.per_question[str(m)].to_numpy())
 
@@ -98,7 +99,7 @@ def test_cli_falls_back_with_the_same_numbers(tmp_path, capsys):
 @pytest.mark.parametrize("bad, message", [
     ("q1 Q0 d1 1 2.0 x\nq1 Q0 d1 2 1.0 x\n", ":2: duplicate document 'd1' for question 'q1'"),
     ("q1 Q0 d1 1 nan x\n", ":1: score 'nan' is not a finite number"),
-    ("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0\n", ":2: expected 6 whitespace-separated fields"),
+    ("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0\n", ":2: expected 6 fields"),
 ])
 def test_bad_files_still_name_the_line(tmp_path, capsys, bad, message):
     qp = tmp_path / "q.txt"
@@ -107,3 +108,18 @@ def test_bad_files_still_name_the_line(tmp_path, capsys, bad, message):
     rp.write_text(bad)
     assert main(["evaluate", str(qp), str(rp)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_hash_collisions_are_filtered_on_the_exact_strings(tmp_path, monkeypatch):
+    """Every (question, document) key collides: the join must keep only the exact string matches."""
+    import polars as pl
+
+    from rag_metrics.measures import fast as fast_module
+
+    qp, rp = write_case(tmp_path, 5)
+    expected = general(qp, rp)
+    monkeypatch.setattr(fast_module, "_key_expr", lambda pl_: pl.lit(7, dtype=pl.UInt64))
+    got = evaluate_trec_fast(qp, rp, MEASURES, small=False)
+    assert got.path == "fast"
+    for m in MEASURES:
+        np.testing.assert_array_equal(got.values[str(m)], expected.per_question[str(m)].to_numpy())
