@@ -1,43 +1,43 @@
 # Two commands do everything on a fresh clone with only python3:
 #   make report   build the HTML reports on the sample data (the main job)
 #   make test     unit tests + nbval over the committed notebooks
-# Both create .venv/ and install the project from pyproject.toml first.
+# Each target creates .venv/ and installs the project from pyproject.toml with the extras it needs
+# (report: notebooks and retrievers; test: everything), once per change of pyproject.toml.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
 EXPERIMENT ?= default
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: install report test notebooks lab bench clean
+.PHONY: report test notebooks lab bench clean
 
-install: $(STAMP)
-
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
 
-report: $(STAMP)
+# .venv/.stamp-EXTRA: the project installed with that extra (see pyproject.toml).
+$(VENV)/.stamp-%: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	touch $@
+
+report: $(VENV)/.stamp-report
 	$(BIN)/rag-metrics report --experiment $(EXPERIMENT)
 
-test: $(STAMP)
+test: $(VENV)/.stamp-dev
 	$(BIN)/python -m pytest tests notebooks $(NBVAL)
 
 # Re-execute the committed notebooks in place (deterministic: no timings, fixed seeds).
-notebooks: $(STAMP)
+notebooks: $(VENV)/.stamp-report
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 \
 	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True *.ipynb
 
-# Speed benchmark against pytrec_eval and ranx (installs the bench extra; ~10 minutes with 100k questions).
-bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[bench]'
+# Speed benchmark against pytrec_eval and ranx (~10 minutes with 100k questions).
+bench: $(VENV)/.stamp-bench
 	$(BIN)/python benchmarks/run.py --sizes 1000 10000 100000 --repeat 3
 
-lab: $(STAMP)
+lab: $(VENV)/.stamp-lab
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 clean:

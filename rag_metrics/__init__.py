@@ -1,18 +1,21 @@
 """rag_metrics: exact retrieval measures for RAG evaluation, and the workbench around them.
 
-Per-question measures (:mod:`rag_metrics.metrics`), chunk -> document collapsing
-(:mod:`rag_metrics.collapse`), measure names (:mod:`rag_metrics.measures`), whole-set
-evaluation on DataFrames (:mod:`rag_metrics.evaluation`) and TREC files
-(:mod:`rag_metrics.trec`, :mod:`rag_metrics.fast`).
+The package follows the data flow: inputs are read (:mod:`rag_metrics.io`) -> retrieved items
+are judged (:mod:`rag_metrics.judging`) -> measures are computed (:mod:`rag_metrics.measures`) ->
+results are analysed (:mod:`rag_metrics.analysis`) -> reports are written
+(:mod:`rag_metrics.report`). :mod:`rag_metrics.retrieval` holds the built-in chunkers and
+retrievers for experiments; :mod:`rag_metrics.errors`, :mod:`rag_metrics.text`,
+:mod:`rag_metrics.fingerprint` and :mod:`rag_metrics.serialize` sit below everything.
 
-``evaluate``, ``Evaluation`` and ``summarize`` are imported on first use, so that the
-command line does not pay for importing pandas when it does not need it.
+Top-level names: the per-question measures, chunk -> document collapsing, measure names, and
+whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`).
+Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
-from .collapse import collapse_to_documents
-from .errors import InputError
-from .measures import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
-from .metrics import (
+from .errors import InputError, NotComparableError
+from .measures.collapse import collapse_to_documents
+from .measures.evaluation import Evaluation, evaluate, evaluate_trec, summarize
+from .measures.metrics import (
     average_precision,
     hit_at_k,
     ndcg_at_k,
@@ -20,6 +23,7 @@ from .metrics import (
     recall_at_k,
     reciprocal_rank,
 )
+from .measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
 
 __version__ = "0.1.0"
 
@@ -32,6 +36,7 @@ __all__ = [
     "average_precision",
     "collapse_to_documents",
     "evaluate",
+    "evaluate_trec",
     "Evaluation",
     "summarize",
     "Measure",
@@ -39,16 +44,5 @@ __all__ = [
     "parse_measures",
     "DEFAULT_MEASURES",
     "InputError",
+    "NotComparableError",
 ]
-
-_LAZY = {"evaluate": "evaluation", "Evaluation": "evaluation", "summarize": "evaluation"}
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        from importlib import import_module
-
-        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")

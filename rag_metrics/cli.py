@@ -1,18 +1,26 @@
-"""The ``rag-metrics`` command line: ``evaluate`` (TREC files) and ``report`` (notebooks -> HTML)."""
+"""The ``rag-metrics`` command line: a thin shell over the package.
+
+``evaluate`` (TREC files, :func:`rag_metrics.evaluate_trec`), ``history`` (saved runs) and ``report``
+(notebooks -> HTML). Bad input (:class:`~rag_metrics.InputError`) exits with status 2 and one line
+naming the file, line and what was expected; any other exception is a bug and shows its traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from dataclasses import dataclass
-
-import numpy as np
 
 from .errors import ORDERS, InputError
 
-EPILOG_EVALUATE = """\
-measures: recall@k, precision@k (P@k), hit@k (success@k), mrr, mrr@k, ndcg, ndcg@k, map, map@k.
+def _epilog_evaluate() -> str:
+    from .measures.registry import REGISTRY
+
+    names = ", ".join(spec.display() for spec in REGISTRY.values())
+    return f"""\
+measures: {names}
+  (also: {", ".join(a for spec in REGISTRY.values() for a in spec.aliases)}; case-insensitive)
 ordering: by score descending, ties by document ID descending (as trec_eval); --order-by rank
 uses the file's rank column instead. Undefined values (a question with no relevant document)
 print as null / '-' and are left out of the mean; the 'excluded' column counts them.
@@ -28,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
-        epilog=EPILOG_EVALUATE,
+        epilog=_epilog_evaluate(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
@@ -46,8 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
     ev.add_argument("--order-by", choices=("score", "rank"), default="score",
                     help="rank results by score like trec_eval (default) or by the rank column")
-    ev.add_argument("--engine", choices=("auto", "general", "dask"), default="auto",
-                    help="auto: the fast columnar path when the files allow it, else the general path; "
+    ev.add_argument("--engine", choices=("auto", "fast", "general", "dask"), default="auto",
+                    help="auto: the fast columnar path when the files allow it, else the general path (same numbers); "
+                         "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
     ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
 
@@ -73,121 +82,54 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@dataclass
-class _Output:
-    """What the command prints, built from either path without pandas: questions, measure -> values."""
-
-    questions: list
-    values: dict
-    unknown: list
-    settings: dict
-
-    def summary(self):
-        out = {}
-        for m, v in self.values.items():
-            defined = ~np.isnan(v)
-            out[m] = {"mean": float(v[defined].mean()) if defined.any() else None,
-                      "evaluated": int(defined.sum()), "excluded": int((~defined).sum())}
-        return out
-
-
-def _format_table(out: _Output) -> str:
+def _format_table(data: dict) -> str:
     rows = [("measure", "mean", "evaluated", "excluded")]
-    for m, s in out.summary().items():
-        mean = "-" if s["mean"] is None else f"{s['mean']:.4f}"
-        rows.append((m, mean, str(s["evaluated"]), str(s["excluded"])))
+    for m, v in data["summary"].items():
+        mean = "-" if v["mean"] is None else f"{v['mean']:.4f}"
+        rows.append((m, mean, str(v["evaluated"]), str(v["excluded"])))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     return "\n".join(lines)
 
 
-def _format_per_query(out: _Output) -> str:
-    names = list(out.values)
+def _format_per_query(ev) -> str:
+    names = list(ev.values)
+    columns = [ev.values[m].tolist() for m in names]
     lines = ["\t".join(["question_id", *names])]
-    for i, q in enumerate(out.questions):
-        lines.append("\t".join([str(q), *("-" if out.values[m][i] != out.values[m][i] else f"{out.values[m][i]:.4f}" for m in names)]))
+    for i, q in enumerate(ev.questions):
+        lines.append("\t".join([str(q), *("-" if c[i] != c[i] else f"{c[i]:.4f}" for c in columns)]))
     return "\n".join(lines)
 
 
-def _general(args, measures) -> _Output:
-    from .evaluation import evaluate
-    from .trec import read_doc_map, read_qrels, read_run
-
-    qrels = read_qrels(args.qrels)
-    run = read_run(args.run, order_by=args.order_by)
-    if args.unit == "document":
-        doc_map = read_doc_map(args.doc_map)
-        unknown = ~run["doc_id"].isin(doc_map.keys())
-        if unknown.any():
-            row = run[unknown].iloc[0]
-            raise InputError(
-                f"unknown chunk ID {row['doc_id']!r} (question {row['question_id']!r}): it is not in {args.doc_map}.",
-                path=args.run,
-                line=int(row["line"]),
-            )
-        result = evaluate(qrels, run.rename(columns={"doc_id": "chunk_id"}), measures, level="document",
-                          doc_map=doc_map, order=args.order, min_rel=args.min_rel, gain=args.gain)
-    else:
-        result = evaluate(qrels.rename(columns={"doc_id": "chunk_id"}), run.rename(columns={"doc_id": "chunk_id"}),
-                          measures, level="chunk", min_rel=args.min_rel, gain=args.gain)
-    values = {m: result.per_question[m].to_numpy(dtype=float) for m in result.measures}
-    return _Output(list(result.per_question.index), values, list(result.unknown_questions), dict(result.settings))
-
-
 def cmd_evaluate(args) -> int:
-    from .measures import DEFAULT_MEASURES, parse_measures
+    from .errors import InputError
+    from .measures.evaluation import evaluate_trec
 
-    measures = parse_measures(args.measures) if args.measures else DEFAULT_MEASURES
     if args.unit == "document" and not args.doc_map:
         raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
-    out = None
-    if args.engine == "dask":
-        from .distributed import evaluate_trec_dask
-
-        if args.unit != "chunk" or args.order_by != "score":
-            raise InputError("--engine dask evaluates IDs as they are, ordered by score.")
-        questions, values, unknown = evaluate_trec_dask(args.qrels, args.run, measures, min_rel=args.min_rel,
-                                                        gain=args.gain, scheduler=args.scheduler)
-        out = _Output(questions, values, unknown, {"level": "chunk", "engine": "dask"})
-    elif args.engine == "auto" and args.unit == "chunk" and args.order_by == "score":
-        from .errors import check_gain, check_min_rel
-        from .fast import FastPathUnavailable, evaluate_trec_fast
-
-        try:
-            fast = evaluate_trec_fast(args.qrels, args.run, measures, min_rel=check_min_rel(args.min_rel),
-                                      gain=check_gain(args.gain))
-            values = {str(m): fast.values[str(m)] for m in measures}
-            out = _Output(fast.questions, values, fast.unknown_questions,
-                          {"level": "chunk", "min_rel": float(args.min_rel), "gain": args.gain,
-                           "engine": "fast" if fast.path == "fast" else "fast/small"})
-        except FastPathUnavailable:
-            out = None  # the general path gives the same numbers, or names the faulty line
-        except FileNotFoundError:
-            out = None
-    if out is None:
-        out = _general(args, measures)
-        out.settings["engine"] = "general"
+    if args.unit == "chunk" and args.doc_map:
+        raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
+    ev = evaluate_trec(args.qrels, args.run, args.measures, min_rel=args.min_rel, gain=args.gain,
+                       order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
+                       scheduler=args.scheduler)
+    data = ev.to_dict(per_query=args.per_query)
+    data["settings"]["unit"] = args.unit
     if args.format == "json":
-        data = {"summary": out.summary()}
-        if args.per_query:
-            data["per_query"] = {str(q): {m: (None if out.values[m][i] != out.values[m][i] else float(out.values[m][i]))
-                                          for m in out.values} for i, q in enumerate(out.questions)}
-        data["unknown_questions"] = [str(q) for q in out.unknown]
-        data["settings"] = {**out.settings, "measures": list(out.values), "unit": args.unit, "order_by": args.order_by}
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(_format_table(out))
-        if out.unknown:
-            ids = ", ".join(map(str, out.unknown[:10])) + (" ..." if len(out.unknown) > 10 else "")
-            print(f"\n{len(out.unknown)} question(s) in the run but not in the qrels, not used: {ids}")
+        print(_format_table(data))
+        if ev.unknown_questions:
+            unknown = data["unknown_questions"]
+            ids = ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")
+            print(f"\n{len(unknown)} question(s) in the run but not in the qrels, not used: {ids}")
         if args.per_query:
             print()
-            print(_format_per_query(out))
+            print(_format_per_query(ev))
     return 0
 
 
 def cmd_report(args) -> int:
-    from .report import ReportError, build_report, parse_parameters
+    from .report.runner import ReportError, build_report, parse_parameters
 
     try:
         params = parse_parameters(args.parameter)
@@ -206,7 +148,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_history(args) -> int:
-    from .history import diff, list_runs, load_run
+    from .analysis.history import diff, list_runs, load_run
 
     if args.action == "list":
         runs = list_runs(args.dir)
@@ -232,19 +174,24 @@ def cmd_history(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    from .errors import NotComparableError
+COMMANDS = {"evaluate": cmd_evaluate, "history": cmd_history, "report": cmd_report}
 
+
+def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
-        if args.command == "evaluate":
-            return cmd_evaluate(args)
-        if args.command == "history":
-            return cmd_history(args)
-        return cmd_report(args)
-    except (InputError, ValueError, NotComparableError, FileNotFoundError) as e:
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()
+        return code
+    except InputError as e:
         print(f"rag-metrics {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader stopped early (`rag-metrics evaluate ... | head`): not an error. Point stdout at
+        # devnull so that the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

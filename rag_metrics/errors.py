@@ -1,9 +1,21 @@
-"""The one exception type for bad input, and the checks every entry point shares."""
+"""The one exception type for bad input, and the parameter checks every entry point shares.
+
+Every error a user can cause -- a malformed file, a parameter out of range, two runs that
+cannot be compared -- is an :class:`InputError` (a ``ValueError``) with a plain message
+that says where and what was expected. The command line maps exactly these to exit
+status 2; any other exception is a bug and surfaces as one.
+"""
 
 from __future__ import annotations
 
 import math
 import numbers
+import re
+
+__all__ = [
+    "InputError", "NotComparableError", "check_int", "check_k", "check_min_rel", "check_gain", "check_order",
+    "check_name", "GAINS", "ORDERS", "NAME_MAX",
+]
 
 
 class InputError(ValueError):
@@ -11,61 +23,84 @@ class InputError(ValueError):
 
     Attributes
     ----------
-    path, line, question : optional location of the problem; ``str(err)`` already includes them.
+    path, line, question, field : optional location of the problem; ``str(err)`` already includes them.
     """
 
-    def __init__(self, message: str, *, path=None, line=None, question=None):
+    def __init__(self, message: str, *, path=None, line=None, question=None, field=None):
         self.path = None if path is None else str(path)
         self.line = line
         self.question = question
+        self.field = field
+        self.message = message
         where = ""
         if self.path is not None:
             where = self.path + (f":{line}" if line is not None else "") + ": "
         super().__init__(where + message)
 
+    def __reduce__(self):  # picklable with its keywords (Dask sends errors between processes)
+        return (_rebuild, (type(self), self.message, self.path, self.line, self.question, self.field))
 
-class NotComparableError(ValueError):
+
+def _rebuild(cls, message, path, line, question, field):
+    return cls(message, path=path, line=line, question=question, field=field)
+
+
+class NotComparableError(InputError):
     """Two runs differ in something a fair comparison must hold fixed."""
 
 
+def _of(func: str) -> str:
+    return f" of {func}" if func else ""
+
+
 def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str | None = None) -> int:
-    """Return ``value`` as an int >= ``low`` (bools refused); raise ValueError naming the parameter otherwise."""
+    """Return ``value`` as an int >= ``low`` (bools refused); raise :class:`InputError` naming the parameter otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        of = f" of {func}" if func else ""
-        raise ValueError(f"The {name!r} parameter{of} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
+        raise InputError(
+            f"The {name!r} parameter{_of(func)} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
     return int(value)
 
 
-def check_k(k, *, name: str = "k", func: str = "", allow_none: bool = False):
-    """Return ``k`` as an int >= 1 (or None when allowed); raise ValueError otherwise."""
+def check_k(k, *, name: str = "k", func: str = "", allow_none: bool = False) -> int | None:
+    """Return ``k`` as an int >= 1 (or None when allowed); raise :class:`InputError` otherwise."""
     if k is None and allow_none:
         return None
     return check_int(k, name, func=func, expected="an int >= 1" + (" or None" if allow_none else ""))
 
 
-def check_min_rel(min_rel, *, func: str = ""):
+def check_min_rel(min_rel, *, func: str = "") -> float:
     """Return ``min_rel`` as a float > 0: labels <= 0 are judged not relevant by definition."""
     if isinstance(min_rel, bool) or not isinstance(min_rel, numbers.Real) or not math.isfinite(min_rel) or min_rel <= 0:
-        of = f" of {func}" if func else ""
-        raise ValueError(f"The 'min_rel' parameter{of} must be a finite number > 0. Got {min_rel!r} instead.")
+        raise InputError(f"The 'min_rel' parameter{_of(func)} must be a finite number > 0. Got {min_rel!r} instead.")
     return float(min_rel)
 
 
 GAINS = ("linear", "exponential")
 
 
-def check_gain(gain, *, func: str = ""):
+def check_gain(gain, *, func: str = "") -> str:
     if gain not in GAINS:
-        of = f" of {func}" if func else ""
-        raise ValueError(f"The 'gain' parameter{of} must be one of {GAINS}. Got {gain!r} instead.")
+        raise InputError(f"The 'gain' parameter{_of(func)} must be one of {GAINS}. Got {gain!r} instead.")
     return gain
 
 
 ORDERS = ("cut_then_dedup", "dedup_then_cut")
 
 
-def check_order(order, *, func: str = ""):
+def check_order(order, *, func: str = "") -> str:
     if order not in ORDERS:
-        of = f" of {func}" if func else ""
-        raise ValueError(f"The 'order' parameter{of} must be one of {ORDERS}. Got {order!r} instead.")
+        raise InputError(f"The 'order' parameter{_of(func)} must be one of {ORDERS}. Got {order!r} instead.")
     return order
+
+
+NAME_MAX = 100
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*", re.ASCII)
+
+
+def check_name(name, *, what: str = "name") -> str:
+    """An experiment or run name: letters, digits, ``.``, ``_``, ``-``; starts with a letter or digit; at most
+    :data:`NAME_MAX` characters. It becomes a folder or file name, so nothing else is accepted."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or len(name) > NAME_MAX:
+        raise InputError(
+            f"{what} {name!r}: use 1-{NAME_MAX} letters, digits, '.', '_' or '-', starting with a letter or digit.")
+    return name

@@ -11,9 +11,8 @@ import hashlib
 import json
 import sys
 
-import numpy as np
-
 from .errors import NotComparableError
+from .serialize import jsonable
 
 __all__ = ["digest", "fingerprint", "check_comparable", "NotComparableError"]
 
@@ -33,13 +32,7 @@ def _canonical(value):
         return [_canonical(v) for v in value]
     if isinstance(value, (set, frozenset)):
         return sorted((_canonical(v) for v in value), key=json.dumps)
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, float) and value != value:
-        return None
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    return str(value)
+    return jsonable(value)
 
 
 def digest(value) -> str:
@@ -53,16 +46,20 @@ def fingerprint(**components) -> dict:
     return {name: digest(value) for name, value in sorted(components.items())}
 
 
-def check_comparable(a: dict, b: dict, *, force: bool = False, what: str = "runs") -> list[str]:
+def check_comparable(a: dict, b: dict, *, force: bool = False, what: str = "runs", refuse_on=None,
+                     notes: dict | None = None) -> list[str]:
     """Raise :class:`NotComparableError` naming every component whose fingerprint differs (or is missing
-    from one side), unless ``force``; return the list of differing components either way."""
+    from one side) -- only those in ``refuse_on`` when given -- unless ``force``; return the list of all
+    differing components either way. ``notes`` adds a readable description per component."""
     differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
-    if differ and not force:
+    blocking = [k for k in differ if refuse_on is None or k in refuse_on]
+    if blocking and not force:
+        notes = notes or {}
         details = ", ".join(
-            f"{k} ({a.get(k, 'missing')} vs {b.get(k, 'missing')})" for k in differ
+            f"{k} ({a.get(k, 'missing')} vs {b.get(k, 'missing')}{notes.get(k, '')})" for k in blocking
         )
         raise NotComparableError(
-            f"refusing to compare {what}: they differ in {details}. A comparison must hold these fixed; "
-            "pass force=True to compare anyway."
+            f"refusing to compare {what}: they differ in {details}. Their numbers measure different things; "
+            "pass force=True (--force) to compare anyway."
         )
     return differ

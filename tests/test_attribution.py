@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.attribution import (
+from rag_metrics.analysis.attribution import (
     answer_match,
     attribute,
     compare_attributions,
@@ -18,8 +18,8 @@ from rag_metrics.attribution import (
     normalize_answer,
     token_f1,
 )
-from rag_metrics.corpus import load_golden
-from rag_metrics.fingerprint import NotComparableError
+from rag_metrics.io.corpus import load_golden
+from rag_metrics import NotComparableError
 
 SEED = pd.DataFrame({
     "question_id": ["q1", "q2", "q3"],
@@ -169,7 +169,7 @@ def test_diagnosis_table():
 
 
 def test_sample_answers_log_attributes():
-    from rag_metrics.corpus import load_answers
+    from rag_metrics.io.corpus import load_answers
 
     golden = load_golden()
     answers = load_answers()
@@ -180,7 +180,7 @@ def test_sample_answers_log_attributes():
 
 
 def test_run_from_logs():
-    from rag_metrics.attribution import run_from_logs
+    from rag_metrics.analysis.attribution import run_from_logs
 
     logs = pd.DataFrame({"question_id": ["a", "b"], "retrieved_ids": [["x", "y"], []], "retrieved_scores": [[2.0, 1.0], []]})
     run = run_from_logs(logs)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from rag_metrics.chunking import chunk_by_heading, chunk_fixed, indexed_text
-from rag_metrics.corpus import load_corpus
+from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
+from rag_metrics.io.corpus import load_corpus
 from rag_metrics.text import token_spans, tokenize
 
 

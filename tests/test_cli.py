@@ -32,7 +32,7 @@ def test_json_output_shape(files, capsys):
                            "-m", "P@2", "-m", "mrr", "--format", "json", "--per-query")
     assert code == 0
     data = json.loads(out)
-    assert data["summary"]["recall@1"] == {"mean": 0.0, "evaluated": 2, "excluded": 1}
+    assert data["summary"]["recall@1"] == {"mean": 0.0, "evaluated": 2, "excluded": 1, "excluded_ids": ["q2"]}
     assert data["summary"]["precision@2"]["evaluated"] == 3  # defined even without relevant gold
     assert data["per_query"]["q1"]["mrr"] == 0.5  # d3 (non-relevant) wins the tie
     assert data["per_query"]["q2"]["mrr"] is None  # no relevant document: undefined
@@ -65,7 +65,7 @@ def test_document_unit_with_doc_map(files, capsys):
 
 BAD = [
     # (file to corrupt, content, expected message fragment, line)
-    ("run", "q1 Q0 d1 1 2.0\n", "expected 6 whitespace-separated fields", 1),
+    ("run", "q1 Q0 d1 1 2.0\n", "expected 6 fields", 1),
     ("run", "q1 Q0 d1 1 2.0 x\nq1 Q0 d2 1 abc x\n", "score 'abc' is not a finite number", 2),
     ("run", "q1 Q0 d1 1 nan x\n", "score 'nan' is not a finite number", 1),
     ("run", "q1 Q0 d1 1 inf x\n", "score 'inf' is not a finite number", 1),
@@ -74,7 +74,7 @@ BAD = [
     ("run", "q1 Q0 d1 1 2.0 x\n\nq1 Q0 d1 2 1.0 x\n", "duplicate document 'd1' for question 'q1' (also at line 1)", 3),
     ("run", "", "file is empty", None),
     ("run", "\n  \n", "file is empty", None),
-    ("qrels", "q1 0 d1\n", "expected 4 whitespace-separated fields", 1),
+    ("qrels", "q1 0 d1\n", "expected 4 fields", 1),
     ("qrels", "q1 0 d1 1\nq1 0 d2 high\n", "relevance label 'high' is not an integer", 2),
     ("qrels", "q1 0 d1 1.5\n", "relevance label '1.5' is not an integer", 1),
     ("qrels", "q1 0 d1 1\nq1 0 d1 0\n", "duplicate document 'd1' for question 'q1' (also at line 1)", 2),

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from rag_metrics import collapse_to_documents, evaluate, recall_at_k
-from rag_metrics.pitfalls import naive_chunk_recall_at_k
+from rag_metrics import InputError, collapse_to_documents, evaluate, recall_at_k
+from rag_metrics.measures.pitfalls import naive_chunk_recall_at_k
 
 CHUNKS = ["m1", "m2", "m3", "f1", "t1"]
 DOC_OF = {"m1": "manual", "m2": "manual", "m3": "manual", "f1": "faq", "t1": "terms"}
@@ -37,7 +37,7 @@ def test_default_is_cut_then_dedup_and_whole_ranking_orders_agree():
 
 
 def test_unknown_chunk_is_named():
-    with pytest.raises(KeyError, match="unknown chunk ID 'zz'"):
+    with pytest.raises(InputError, match="unknown chunk ID 'zz'"):
         collapse_to_documents(["m1", "zz"], DOC_OF, 2)
 
 

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.corpus import data_dir, load_corpus, load_golden
+from rag_metrics.io.corpus import data_dir, load_corpus, load_golden
 from rag_metrics.text import normalize
 
 

@@ -3,8 +3,8 @@
 import pandas as pd
 import pytest
 
-from rag_metrics.corpus import load_corpus, load_golden
-from rag_metrics.experiments import chunking_grid, context_cost, make_retriever
+from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.analysis.experiments import chunking_grid, context_cost, make_retriever
 
 
 def test_context_cost_hand_computed():

@@ -7,9 +7,9 @@ import pytest
 
 from rag_metrics import evaluate
 from rag_metrics.cli import main
-from rag_metrics.fingerprint import NotComparableError
-from rag_metrics.history import diff, list_runs, load_run, save_run
-from rag_metrics.judging import MarkerJudge, OverlapJudge
+from rag_metrics import NotComparableError
+from rag_metrics.analysis.history import diff, list_runs, load_run, save_run
+from rag_metrics.judging.judges import MarkerJudge, OverlapJudge
 
 GOLDEN = pd.DataFrame({"question_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"]})
 
@@ -29,8 +29,8 @@ def test_round_trip_and_diff(tmp_path):
     p1 = _save(tmp_path, ["a", "x", "c"], "baseline")
     p2 = _save(tmp_path, ["a", "b", "x"], "heading", chunking="heading", second=1)
     rec = load_run("baseline", tmp_path)
-    assert rec["summary"]["hit@1"] == {"mean": 2 / 3, "evaluated": 3, "excluded": 0}
-    assert rec["per_question"]["q2"]["hit@1"] == 0.0 and rec["config"] == {"retriever": "bm25"}
+    assert rec["summary"]["hit@1"] == {"mean": 2 / 3, "evaluated": 3, "excluded": 0, "excluded_ids": []}
+    assert rec["per_query"]["q2"]["hit@1"] == 0.0 and rec["config"] == {"retriever": "bm25"}
     assert load_run(p1)["id"] == rec["id"]
     d = diff(p1, p2)
     assert d.measures.loc["hit@1", "delta"] == pytest.approx(0.0)
@@ -43,10 +43,10 @@ def test_refuses_different_golden_set_or_judge(tmp_path):
     p1 = _save(tmp_path, ["a", "x", "c"], "one")
     other_gold = GOLDEN.assign(doc_id=["a", "b", "d"])
     p2 = _save(tmp_path, ["a", "x", "c"], "two", golden=other_gold, second=1)
-    with pytest.raises(NotComparableError, match=r"refusing to diff .*: the golden differ"):
+    with pytest.raises(NotComparableError, match=r"refusing to compare .*: they differ in golden"):
         diff(p1, p2)
     p3 = _save(tmp_path, ["a", "x", "c"], "three", judge=MarkerJudge(), second=2)
-    with pytest.raises(NotComparableError, match=r"the judge differ .*'judge': 'overlap'.*'judge': 'marker'"):
+    with pytest.raises(NotComparableError, match=r"differ in judge .*'judge': 'overlap'.*'judge': 'marker'"):
         diff(p1, p3)
     assert diff(p1, p3, force=True).differs == ["judge"]
 
@@ -63,7 +63,7 @@ def test_history_cli(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "newly hit (1): q2" in out and "newly missed (1): q3" in out
     assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "marker"]) == 2
-    assert "refusing to diff" in capsys.readouterr().err
+    assert "refusing to compare" in capsys.readouterr().err
     assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "marker", "--force"]) == 0
     assert main(["history", "--dir", str(tmp_path), "show", "nope"]) == 2
     assert "no run 'nope'" in capsys.readouterr().err

@@ -3,23 +3,21 @@
 import pandas as pd
 import pytest
 
-from rag_metrics.chunking import chunk_fixed
-from rag_metrics.corpus import load_corpus, load_golden
-from rag_metrics.judging import (
-    DocumentJudge,
-    MarkerJudge,
-    OverlapJudge,
-    evaluate_pages,
-    failure_breakdown,
-    judge_run,
-    upper_bounds,
-)
-from rag_metrics.retrieval import BM25Retriever
+from rag_metrics.retrieval.chunking import chunk_fixed
+from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.analysis.failures import failure_breakdown, upper_bounds
+from rag_metrics.judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, judge_run
+from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.retrieval.retrievers import BM25Retriever
 
 
 @pytest.fixture(scope="module")
 def corpus():
     return load_corpus()
+
+
+def satisfied(judge, chunk, gold, corpus):
+    return judge.satisfied(chunk, gold, judge.index(corpus))
 
 
 def _page(corpus, doc, page):
@@ -35,16 +33,16 @@ def test_chunk_starting_mid_page_fails_marker_and_passes_overlap(corpus):
     mid = page4[len(page4) // 3 :]  # no [p.4] marker: it starts mid-page
     gold = [("expense_policy", 4)]
     assert "[p." not in mid
-    assert MarkerJudge().satisfied(_chunk("expense_policy", mid), gold, corpus) == set()
-    assert OverlapJudge().satisfied(_chunk("expense_policy", mid), gold, corpus) == {("expense_policy", 4)}
-    assert MarkerJudge().satisfied(_chunk("expense_policy", page4), gold, corpus) == {("expense_policy", 4)}
+    assert satisfied(MarkerJudge(), _chunk("expense_policy", mid), gold, corpus) == set()
+    assert satisfied(OverlapJudge(), _chunk("expense_policy", mid), gold, corpus) == {("expense_policy", 4)}
+    assert satisfied(MarkerJudge(), _chunk("expense_policy", page4), gold, corpus) == {("expense_policy", 4)}
 
 
 def test_wrong_document_with_identical_text_fails_both(corpus):
     page4 = _page(corpus, "expense_policy", 4)
     gold = [("expense_policy", 4)]
     for judge in (MarkerJudge(), OverlapJudge(), DocumentJudge()):
-        assert judge.satisfied(_chunk("travel_policy", page4), gold, corpus) == set()
+        assert satisfied(judge, _chunk("travel_policy", page4), gold, corpus) == set()
 
 
 def test_japanese_text_is_matched_by_characters(corpus):
@@ -52,25 +50,25 @@ def test_japanese_text_is_matched_by_characters(corpus):
     start = page.index("承認された経費")
     fragment = page[start : start + 30].replace("５", "5")  # half-width digit: NFKC on both sides
     gold = [("faq_ja", 2)]
-    assert OverlapJudge(min_chars=24).satisfied(_chunk("faq_ja", fragment), gold, corpus) == {("faq_ja", 2)}
-    assert OverlapJudge(min_chars=40).satisfied(_chunk("faq_ja", fragment), gold, corpus) == set()
+    assert satisfied(OverlapJudge(min_chars=24), _chunk("faq_ja", fragment), gold, corpus) == {("faq_ja", 2)}
+    assert satisfied(OverlapJudge(min_chars=40), _chunk("faq_ja", fragment), gold, corpus) == set()
 
 
 def test_window_edges(corpus):
     page6 = _page(corpus, "travel_policy", 6)
     chunk = _chunk("travel_policy", page6)
     for window, expected in ((0, set()), (1, {("travel_policy", 5)}), (2, {("travel_policy", 5)})):
-        assert MarkerJudge(window=window).satisfied(chunk, [("travel_policy", 5)], corpus) == expected
-        assert OverlapJudge(window=window).satisfied(chunk, [("travel_policy", 5)], corpus) == expected
+        assert satisfied(MarkerJudge(window=window), chunk, [("travel_policy", 5)], corpus) == expected
+        assert satisfied(OverlapJudge(window=window), chunk, [("travel_policy", 5)], corpus) == expected
     # two pages away: only window 2 reaches
-    assert MarkerJudge(window=1).satisfied(chunk, [("travel_policy", 4)], corpus) == set()
-    assert MarkerJudge(window=2).satisfied(chunk, [("travel_policy", 4)], corpus) == {("travel_policy", 4)}
+    assert satisfied(MarkerJudge(window=1), chunk, [("travel_policy", 4)], corpus) == set()
+    assert satisfied(MarkerJudge(window=2), chunk, [("travel_policy", 4)], corpus) == {("travel_policy", 4)}
 
 
 def test_min_chars_longer_than_the_chunk_never_matches(corpus):
     chunk = _chunk("expense_policy", "within 30 days of the date")
-    assert OverlapJudge(min_chars=10).satisfied(chunk, [("expense_policy", 3)], corpus) == {("expense_policy", 3)}
-    assert OverlapJudge(min_chars=200).satisfied(chunk, [("expense_policy", 3)], corpus) == set()
+    assert satisfied(OverlapJudge(min_chars=10), chunk, [("expense_policy", 3)], corpus) == {("expense_policy", 3)}
+    assert satisfied(OverlapJudge(min_chars=200), chunk, [("expense_policy", 3)], corpus) == set()
 
 
 def test_bad_judge_parameters():
@@ -106,7 +104,7 @@ def test_page_level_evaluation_orders_the_judges(corpus, setup):
 
 
 def test_page_recall_counts_a_chunk_covering_two_gold_pages(corpus):
-    from rag_metrics.corpus import GoldenSet
+    from rag_metrics.io.corpus import GoldenSet
 
     text = corpus.text("expense_policy")
     p3, p4 = corpus.pages.query("doc_id == 'expense_policy' and page in (3, 4)")["start"].tolist()

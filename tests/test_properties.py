@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rag_metrics import (
+    parse_measures,
     average_precision,
     collapse_to_documents,
     evaluate,
@@ -16,6 +17,7 @@ from rag_metrics import (
     recall_at_k,
     reciprocal_rank,
 )
+from rag_metrics.measures.registry import REGISTRY
 
 DOCS = [f"d{i}" for i in range(8)]
 CHUNKS = [f"c{i}" for i in range(16)]
@@ -41,34 +43,49 @@ def _same(a, b):
     return b is not None and math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
+def _measure_names(k):
+    """Every registered measure, at cutoff k where it takes one and without where it may."""
+    names = []
+    for spec in REGISTRY.values():
+        if spec.cutoff != "forbidden":
+            names.append(f"{spec.name}@{k}")
+        if spec.cutoff != "required":
+            names.append(spec.name)
+    return names
+
+
 @given(
     st.lists(st.tuples(chunk_rankings, gold_maps), min_size=1, max_size=5),
     ks,
     st.sampled_from(["cut_then_dedup", "dedup_then_cut"]),
     st.sampled_from([1, 2]),
     st.sampled_from(["linear", "exponential"]),
+    st.randoms(use_true_random=False),
 )
-def test_engine_equals_collapse_then_definition(questions, k, order, min_rel, gain):
+def test_engine_equals_collapse_then_definition(questions, k, order, min_rel, gain, rnd):
+    """Every registered measure: the DataFrame engine equals collapse + the per-question definition,
+    whatever the row order of the run and with gaps between ranks (only the rank order counts)."""
     golden_rows, run_rows = [], []
     for qi, (ranking, gold) in enumerate(questions):
         q = f"q{qi}"
         golden_rows += [{"question_id": q, "doc_id": d, "relevance": r} for d, r in gold.items()] or [
             {"question_id": q, "doc_id": None, "relevance": None}
         ]
-        run_rows += [{"question_id": q, "rank": i + 1, "chunk_id": c} for i, c in enumerate(ranking)]
+        rank = 0
+        for c in ranking:
+            rank += rnd.choice([1, 1, 2, 7, 10**12])  # gapped ranks
+            run_rows.append({"question_id": q, "rank": rank, "chunk_id": c})
+    rnd.shuffle(run_rows)  # rows in any order
     run = pd.DataFrame(run_rows, columns=["question_id", "rank", "chunk_id"])
-    names = [f"recall@{k}", f"precision@{k}", f"hit@{k}", f"mrr@{k}", "mrr", f"ndcg@{k}", "ndcg", f"map@{k}", "map"]
+    names = _measure_names(k)
     result = evaluate(
         pd.DataFrame(golden_rows), run, names, doc_map=DOC_OF, order=order, min_rel=min_rel, gain=gain
     ).per_question
     for qi, (ranking, gold) in enumerate(questions):
-        for name in names:
-            base, _, cut = name.partition("@")
-            cutoff = int(cut) if cut else None
-            docs = collapse_to_documents(ranking, DOC_OF, cutoff, order=order)
-            kwargs = {"min_rel": min_rel} | ({"gain": gain} if base == "ndcg" else {})
-            expected = FUNCS[base](docs, gold, cutoff, **kwargs)
-            assert _same(expected, result.loc[f"q{qi}", name]), (name, ranking, gold, expected)
+        for m in parse_measures(names):
+            docs = collapse_to_documents(ranking, DOC_OF, m.k, order=order)
+            expected = m.spec.reference_value(docs, gold, m.k, min_rel=min_rel, gain=gain)
+            assert _same(expected, result.loc[f"q{qi}", str(m)]), (str(m), ranking, gold, expected)
 
 
 @given(st.lists(st.sampled_from(DOCS), max_size=12), gold_maps, ks)

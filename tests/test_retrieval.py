@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_metrics.chunking import chunk_by_heading, chunk_fixed
-from rag_metrics.corpus import load_corpus, load_golden
-from rag_metrics.retrieval import (
+from rag_metrics import InputError
+from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed
+from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.retrieval.retrievers import (
     RESULT_COLUMNS,
     BM25Retriever,
     DenseRetriever,
@@ -82,7 +83,7 @@ def test_filters(setup):
             assert set(docs) <= gold[qid]
     genre = oracle_gold_genre(golden, corpus)
     assert genre["q044"] == {"expense_policy", "purchase_policy_ja", "travel_policy"}  # all policies
-    with pytest.raises(KeyError, match="question 'zz' has no entry in 'allowed'"):
+    with pytest.raises(InputError, match="question 'zz' has no entry in 'allowed'"):
         retrievers["bm25"].search({"zz": "x"}, 3, allowed={})
 
 

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from rag_metrics.stats import (
+from rag_metrics.analysis.stats import (
     bootstrap_ci,
+    summary_with_ci,
     ci_width_by_size,
     compare_to_baseline,
     holm,
@@ -154,7 +155,7 @@ def test_evaluation_summary_with_ci():
 
     golden = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "doc_id": ["x", "y", "z", None]})
     run = pd.DataFrame({"question_id": ["a", "b", "c"], "rank": [1, 1, 1], "doc_id": ["x", "q", "z"]})
-    table = evaluate(golden, run, ["hit@1"]).summary_with_ci()
+    table = summary_with_ci(evaluate(golden, run, ["hit@1"]))
     row = table.loc["hit@1"]
     assert row["mean"] == pytest.approx(2 / 3) and row["ci_low"] <= row["mean"] <= row["ci_high"]
     assert row["evaluated"] == 3 and row["excluded"] == 1 and row["excluded_ids"] == ("d",)

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("pytrec_eval")
 
 from rag_metrics import evaluate  # noqa: E402
-from rag_metrics.trec import read_qrels, read_run  # noqa: E402
+from rag_metrics.io.trec import read_qrels, read_run  # noqa: E402
 
 CUTOFFS = (1, 3, 5, 10)
 # ours -> trec_eval
@@ -101,8 +101,8 @@ def merged_cases(seeds):
 def fast_per_question(qp, rp, min_rel):
     import pandas as pd
 
-    from rag_metrics.fast import evaluate_trec_fast
-    from rag_metrics.measures import parse_measures
+    from rag_metrics.measures.fast import evaluate_trec_fast
+    from rag_metrics.measures.registry import parse_measures
 
     result = evaluate_trec_fast(qp, rp, parse_measures(list(PAIRS)), min_rel=min_rel, block_bytes=4096)
     return pd.DataFrame({m: result.values[m] for m in PAIRS}, index=result.questions)

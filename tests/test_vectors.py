@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rag_metrics.vectors import inner_product_search, l2_normalize, norm_audit, threshold_audit
+from rag_metrics.retrieval.vectors import inner_product_search, l2_normalize, norm_audit, threshold_audit
 
 QUERY = [2.0, 0.0]
 DOCS = [[1.0, 0.0], [3.0, 4.0], [2.0, 3.0]]
@@ -113,7 +113,7 @@ def test_numpy_and_faiss_agree():
 
 
 def test_pass_counts_match_threshold_audit():
-    from rag_metrics.vectors import pass_counts
+    from rag_metrics.retrieval.vectors import pass_counts
 
     queries = np.array([[2.0, 0.0], [0.0, 3.0]])
     table = pass_counts(queries, DOCS, [0.5, 0.8], query_ids=["q1", "q2"])

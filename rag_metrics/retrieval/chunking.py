@@ -22,9 +22,9 @@ import re
 
 import pandas as pd
 
-from .corpus import Corpus
-from .errors import check_int
-from .text import strip_page_markers, token_spans
+from ..errors import InputError, check_int
+from ..io.corpus import Corpus
+from ..text import strip_page_markers, token_spans
 
 __all__ = ["chunk_fixed", "chunk_by_heading", "indexed_text", "CHUNK_COLUMNS"]
 
@@ -35,7 +35,7 @@ def _check_size(size, overlap):
     size = check_int(size, "size")
     check_int(overlap, "overlap", low=0, expected=f"an int with 0 <= overlap < size ({size})")
     if overlap >= size:
-        raise ValueError(f"The 'overlap' parameter must be an int with 0 <= overlap < size ({size}). Got {overlap!r} instead.")
+        raise InputError(f"The 'overlap' parameter must be an int with 0 <= overlap < size ({size}). Got {overlap!r} instead.")
 
 
 def _page_locator(corpus: Corpus, doc_id: str):
@@ -67,7 +67,7 @@ def chunk_fixed(corpus: Corpus, size: int, overlap: int = 0, *, unit: str = "cha
     """
     _check_size(size, overlap)
     if unit not in ("char", "token"):
-        raise ValueError(f"The 'unit' parameter must be 'char' or 'token'. Got {unit!r} instead.")
+        raise InputError(f"The 'unit' parameter must be 'char' or 'token'. Got {unit!r} instead.")
     config = f"{unit[0]}{size}o{overlap}"
     step = size - overlap
     rows = []

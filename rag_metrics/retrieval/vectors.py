@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
+
 __all__ = [
     "l2_normalize", "norm_audit", "NormAudit", "inner_product_search", "threshold_audit", "ThresholdAudit",
     "pass_counts", "REGIMES",
@@ -27,7 +29,7 @@ def _matrix(vectors, name="vectors") -> np.ndarray:
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] == 0:
-        raise ValueError(f"{name}: expected a 2-D array (n, d) with d >= 1, got shape {np.shape(vectors)}.")
+        raise InputError(f"{name}: expected a 2-D array (n, d) with d >= 1, got shape {np.shape(vectors)}.")
     return arr
 
 
@@ -36,7 +38,7 @@ def _ids(ids, n):
         return list(range(n))
     ids = list(ids)
     if len(ids) != n:
-        raise ValueError(f"ids: expected {n} IDs (one per row), got {len(ids)}.")
+        raise InputError(f"ids: expected {n} IDs (one per row), got {len(ids)}.")
     return ids
 
 
@@ -53,11 +55,11 @@ def l2_normalize(vectors, ids=None) -> np.ndarray:
     finite = np.isfinite(arr).all(axis=1)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
-        raise ValueError(f"l2_normalize: row {names[i]!r} has a non-finite value (NaN or inf); it cannot be normalized.")
+        raise InputError(f"l2_normalize: row {names[i]!r} has a non-finite value (NaN or inf); it cannot be normalized.")
     norms = np.linalg.norm(arr, axis=1)
     if (norms == 0).any():
         i = int(np.flatnonzero(norms == 0)[0])
-        raise ValueError(f"l2_normalize: row {names[i]!r} is a zero vector; it has no direction to normalize.")
+        raise InputError(f"l2_normalize: row {names[i]!r} is a zero vector; it has no direction to normalize.")
     out = arr / norms[:, None]
     return out[0] if one else out
 
@@ -121,10 +123,10 @@ def inner_product_search(query, vectors, k=None, *, ids=None, backend: str = "nu
     """
     q = _matrix(query, "query")
     if q.shape[0] != 1:
-        raise ValueError(f"query: expected one vector, got {q.shape[0]}.")
+        raise InputError(f"query: expected one vector, got {q.shape[0]}.")
     arr = _matrix(vectors)
     if arr.shape[1] != q.shape[1]:
-        raise ValueError(f"query has dimension {q.shape[1]}, vectors have {arr.shape[1]}.")
+        raise InputError(f"query has dimension {q.shape[1]}, vectors have {arr.shape[1]}.")
     names = _ids(ids, arr.shape[0])
     n = arr.shape[0]
     k = n if k is None else min(int(k), n)
@@ -142,7 +144,7 @@ def inner_product_search(query, vectors, k=None, *, ids=None, backend: str = "nu
         resort = np.lexsort((found, -sims))
         order, top = found[resort][:k], sims[resort][:k]
     else:
-        raise ValueError(f"The 'backend' parameter must be 'numpy' or 'faiss'. Got {backend!r} instead.")
+        raise InputError(f"The 'backend' parameter must be 'numpy' or 'faiss'. Got {backend!r} instead.")
     return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "id": [names[i] for i in order], "score": top})
 
 

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
+
+from ..errors import InputError
 
 __all__ = [
     "bootstrap_ci", "paired_comparison", "PairedComparison", "compare_to_baseline", "holm",
@@ -38,7 +41,7 @@ N_RESAMPLES = 10_000
 def _values(values, name="values") -> np.ndarray:
     arr = np.asarray(pd.Series(values, dtype=float), dtype=float)
     if np.isinf(arr).any():
-        raise ValueError(f"{name}: infinite values cannot be averaged.")
+        raise InputError(f"{name}: infinite values cannot be averaged.")
     return arr
 
 
@@ -63,12 +66,22 @@ def bootstrap_ci(values, *, n_resamples: int = N_RESAMPLES, confidence: float = 
     return mean, float(low), float(high), n
 
 
-def summary_with_ci(per_question: pd.DataFrame, measures, **kwargs) -> pd.DataFrame:
-    """Mean, bootstrap CI, evaluated and excluded counts per measure (an :class:`Evaluation`'s per_question)."""
+def summary_with_ci(evaluation, measures=None, **kwargs) -> pd.DataFrame:
+    """Mean, bootstrap CI, evaluated and excluded counts (and excluded IDs) per measure.
+
+    ``evaluation``: an :class:`~rag_metrics.Evaluation` (``measures`` default: all of them) or a
+    per-question table with one column per measure. ``kwargs`` go to :func:`bootstrap_ci`.
+    """
+    per_question = evaluation.per_question if hasattr(evaluation, "per_question") else evaluation
+    if measures is None:
+        if not hasattr(evaluation, "measures"):
+            raise InputError("summary_with_ci: name the measures (columns) of a per-question table.")
+        measures = evaluation.measures
     rows = {}
     for m in measures:
         mean, low, high, n = bootstrap_ci(per_question[m], **kwargs)
-        rows[m] = {"mean": mean, "ci_low": low, "ci_high": high, "evaluated": n, "excluded": int(len(per_question) - n)}
+        rows[m] = {"mean": mean, "ci_low": low, "ci_high": high, "evaluated": n, "excluded": int(len(per_question) - n),
+                   "excluded_ids": tuple(per_question.index[per_question[m].isna().to_numpy()])}
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "measure"
     return out
@@ -100,7 +113,7 @@ def _align(a, b):
     a, b = pd.Series(a, dtype=float), pd.Series(b, dtype=float)
     if set(a.index) != set(b.index):
         only_a, only_b = sorted(set(a.index) - set(b.index)), sorted(set(b.index) - set(a.index))
-        raise ValueError(
+        raise InputError(
             f"paired comparison needs the same questions in both runs: only in a {only_a[:5]}, only in b {only_b[:5]}."
         )
     b = b.loc[a.index]
@@ -140,7 +153,7 @@ def paired_comparison(a, b, *, n_resamples: int = N_RESAMPLES, confidence: float
     diffs = xb - xa
     n = diffs.size
     if n == 0:
-        raise ValueError("paired comparison: no question has a defined value in both runs.")
+        raise InputError("paired comparison: no question has a defined value in both runs.")
     mean_diff, low, high, _ = bootstrap_ci(diffs, n_resamples=n_resamples, confidence=confidence, seed=seed)
     p, method = _randomization_p(diffs, n_resamples=n_resamples, seed=seed, exact_max=exact_max)
     return PairedComparison(
@@ -175,7 +188,7 @@ def compare_to_baseline(baseline, systems: dict, **kwargs) -> pd.DataFrame:
 
 
 def paired_t_test(a, b):
-    """``(t, p)`` of the two-sided paired t-test of b - a (NaN pairs excluded)."""
+    """``(t, p)`` of the two-sided paired t-test of b - a (NaN pairs excluded). Needs scipy (``analysis`` extra)."""
     from scipy import stats
 
     xa, xb, _ = _align(a, b)
@@ -189,22 +202,21 @@ def paired_t_test(a, b):
 
 
 def _z(alpha, power):
-    from scipy import stats
-
-    return stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power)
+    normal = NormalDist()
+    return normal.inv_cdf(1 - alpha / 2) + normal.inv_cdf(power)
 
 
 def minimum_detectable_difference(n: int, sd_diff: float, *, alpha: float = 0.05, power: float = 0.8) -> float:
     """Smallest mean difference a paired test on ``n`` questions detects with ``power`` at level ``alpha``."""
     if n < 2:
-        raise ValueError(f"The 'n' parameter must be an int >= 2. Got {n!r} instead.")
+        raise InputError(f"The 'n' parameter must be an int >= 2. Got {n!r} instead.")
     return float(_z(alpha, power) * sd_diff / math.sqrt(n))
 
 
 def questions_needed(delta: float, sd_diff: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
     """Questions needed to detect a mean difference ``delta`` (same approximation as the MDD)."""
     if delta <= 0:
-        raise ValueError(f"The 'delta' parameter must be > 0. Got {delta!r} instead.")
+        raise InputError(f"The 'delta' parameter must be > 0. Got {delta!r} instead.")
     return int(math.ceil((_z(alpha, power) * sd_diff / delta) ** 2))
 
 
@@ -218,7 +230,7 @@ def ci_width_by_size(values, sizes, *, n_resamples: int = N_RESAMPLES, confidenc
     arr = _values(values)
     arr = arr[~np.isnan(arr)]
     if arr.size == 0:
-        raise ValueError("ci_width_by_size: no defined value.")
+        raise InputError("ci_width_by_size: no defined value.")
     rng = np.random.default_rng(seed)
     alpha = (1 - confidence) / 2
     out = {}

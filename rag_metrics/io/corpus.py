@@ -43,8 +43,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import InputError
-from .text import PAGE_MARKER
+from ..errors import InputError
+from ..text import PAGE_MARKER
 
 __all__ = ["Corpus", "GoldenSet", "load_corpus", "load_golden", "load_answers", "data_dir", "QUESTION_TYPES"]
 
@@ -55,7 +55,7 @@ _FRONT_KEYS = ("doc_id", "title", "genre", "language")
 def data_dir() -> Path:
     """The sample data folder: ``$RAG_METRICS_DATA`` if set, else ``data/`` of this repository."""
     env = os.environ.get("RAG_METRICS_DATA")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Corpus:
     def page_text(self, doc_id: str, page: int) -> str:
         row = self.pages[(self.pages["doc_id"] == doc_id) & (self.pages["page"] == page)]
         if row.empty:
-            raise KeyError(f"no page {page} in document {doc_id!r}")
+            raise InputError(f"no page {page} in document {doc_id!r}")
         return row["text"].iloc[0]
 
 

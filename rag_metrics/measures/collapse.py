@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import check_k, check_order
-from .metrics import _ranked_list
+from ..errors import InputError, check_k, check_order
+from .inputs import as_ranking
 
 __all__ = ["collapse_to_documents"]
 
 
-def collapse_to_documents(ranked_chunk_ids, doc_of, k=None, *, order="cut_then_dedup"):
+def collapse_to_documents(ranked_chunk_ids, doc_of, k: int | None = None, *, order: str = "cut_then_dedup") -> list:
     """Map a chunk ranking to a document ranking, each document once.
 
     Parameters
@@ -18,7 +18,7 @@ def collapse_to_documents(ranked_chunk_ids, doc_of, k=None, *, order="cut_then_d
     ranked_chunk_ids : sequence
         Chunk IDs in rank order.
     doc_of : mapping or callable
-        ``chunk_id -> doc_id``. An unknown chunk ID raises ``KeyError`` naming it.
+        ``chunk_id -> doc_id``. An unknown chunk ID raises :class:`~rag_metrics.InputError` naming it.
     k : int >= 1 or None
         Cutoff; ``None`` keeps the whole ranking (then both orders agree).
     order : {"cut_then_dedup", "dedup_then_cut"}
@@ -47,7 +47,7 @@ def collapse_to_documents(ranked_chunk_ids, doc_of, k=None, *, order="cut_then_d
     >>> collapse_to_documents(chunks, doc_of, 3, order="dedup_then_cut")
     ['manual', 'faq', 'terms']
     """
-    chunks = _ranked_list(ranked_chunk_ids, "collapse_to_documents")
+    chunks = as_ranking(ranked_chunk_ids, "collapse_to_documents")
     k = check_k(k, func="collapse_to_documents", allow_none=True)
     check_order(order, func="collapse_to_documents")
     lookup = doc_of.__getitem__ if isinstance(doc_of, Mapping) else doc_of
@@ -61,7 +61,7 @@ def collapse_to_documents(ranked_chunk_ids, doc_of, k=None, *, order="cut_then_d
         try:
             doc = lookup(chunk)
         except KeyError:
-            raise KeyError(f"collapse_to_documents: unknown chunk ID {chunk!r}: it has no document in 'doc_of'.") from None
+            raise InputError(f"collapse_to_documents: unknown chunk ID {chunk!r}: it has no document in 'doc_of'.") from None
         if doc not in seen:
             seen.add(doc)
             docs.append(doc)

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .chunking import chunk_by_heading, chunk_fixed, indexed_text
-from .evaluation import evaluate
-from .text import token_spans
+from ..errors import InputError
+from ..measures.evaluation import evaluate
+from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
+from ..text import token_spans
 
 __all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS"]
 
@@ -18,7 +19,7 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 
 def make_retriever(name: str, chunks: pd.DataFrame):
     """``"bm25"``, ``"dense"`` or ``"hybrid"`` (RRF of both) over ``chunks``."""
-    from .retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+    from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
 
     if name == "bm25":
         return BM25Retriever(chunks)
@@ -26,7 +27,7 @@ def make_retriever(name: str, chunks: pd.DataFrame):
         return DenseRetriever(chunks)
     if name == "hybrid":
         return HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)])
-    raise ValueError(f"The 'retriever' parameter must be one of {RETRIEVERS}. Got {name!r} instead.")
+    raise InputError(f"The 'retriever' parameter must be one of {RETRIEVERS}. Got {name!r} instead.")
 
 
 def context_cost(run: pd.DataFrame, chunks: pd.DataFrame, k: int) -> pd.DataFrame:

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError, check_k
+from ..text import tokenize
 from .chunking import indexed_text
-from .errors import check_k
-from .text import tokenize
 
 __all__ = [
     "BM25Retriever",
@@ -52,7 +52,7 @@ def _questions(questions) -> pd.DataFrame:
     if isinstance(questions, pd.DataFrame):
         q = questions.reset_index() if "question_id" not in questions.columns else questions
         if "question" not in q.columns:
-            raise ValueError("questions: expected columns 'question_id' and 'question'.")
+            raise InputError("questions: expected columns 'question_id' and 'question'.")
         return q[["question_id", "question"]]
     if isinstance(questions, Mapping):
         return pd.DataFrame({"question_id": list(questions), "question": list(questions.values())})
@@ -66,9 +66,9 @@ class _Base:
 
     def _setup(self, chunks: pd.DataFrame):
         if chunks.empty:
-            raise ValueError("cannot index an empty chunk table.")
+            raise InputError("cannot index an empty chunk table.")
         if chunks["chunk_id"].duplicated().any():
-            raise ValueError(f"duplicate chunk_id {chunks.loc[chunks['chunk_id'].duplicated(), 'chunk_id'].iloc[0]!r}.")
+            raise InputError(f"duplicate chunk_id {chunks.loc[chunks['chunk_id'].duplicated(), 'chunk_id'].iloc[0]!r}.")
         self.chunks = chunks.reset_index(drop=True)
         self._pages = [tuple(range(s, e + 1)) for s, e in zip(self.chunks["start_page"], self.chunks["end_page"])]
 
@@ -87,7 +87,7 @@ class _Base:
             candidates = np.arange(len(score))
             if allowed is not None:
                 if qid not in allowed:
-                    raise KeyError(f"search: question {qid!r} has no entry in 'allowed'.")
+                    raise InputError(f"search: question {qid!r} has no entry in 'allowed'.")
                 if allowed[qid] is not None:  # None: no restriction for this question
                     candidates = candidates[np.isin(docs, list(allowed[qid]))]
             order = candidates[np.lexsort((candidates, -score[candidates]))][:k]

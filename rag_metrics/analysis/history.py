@@ -3,8 +3,10 @@
 A record is one JSON file ``<history_dir>/<UTC timestamp>_<name>.json``::
 
     {"id", "name", "timestamp", "config": {...}, "fingerprint": {"golden", "corpus", "chunking", "judge"},
-     "settings": {...}, "summary": {measure: {"mean", "evaluated", "excluded"}},
-     "per_question": {question_id: {measure: value|null}}}
+     "summary": {measure: {"mean", "evaluated", "excluded", "excluded_ids"}},
+     "per_query": {question_id: {measure: value|null}}, "unknown_questions": [...], "settings": {...}}
+
+(everything from ``"summary"`` on is :meth:`rag_metrics.Evaluation.to_dict`).
 
 :func:`diff` lists per-measure deltas and per-question flips (newly hit / newly missed for
 0/1 measures such as hit@k; improved / worsened otherwise). It refuses, with a message
@@ -17,13 +19,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from .fingerprint import NotComparableError, digest
+from ..errors import InputError, check_name
+from ..fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON"]
 
@@ -37,8 +39,7 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
     ``golden``, ``corpus``, ``chunking`` and ``judge`` may be any value (a table, a dict of
     parameters, a version string); each is recorded as a digest.
     """
-    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", name):
-        raise ValueError(f"run name {name!r}: use letters, digits, '.', '_' or '-'.")
+    check_name(name, what="run name")
     now = now or _dt.datetime.now(_dt.timezone.utc)
     stamp = now.strftime("%Y%m%dT%H%M%S%fZ")
     folder = Path(history_dir)
@@ -52,10 +53,8 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
         "fingerprint": {"golden": digest(golden), "corpus": digest(corpus), "chunking": digest(chunking),
                         "judge": digest(judge_value)},
         "judge": judge_value,
-        "settings": evaluation.settings,
         **evaluation.to_dict(per_query=True),
     }
-    record["per_question"] = record.pop("per_query")
     path = folder / f"{record['id']}.json"
     path.write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     return path
@@ -69,18 +68,34 @@ def load_run(ref, history_dir="history") -> dict:
         matches = [p for p in sorted(folder.glob("*.json")) if p.stem == str(ref) or p.stem.startswith(str(ref))
                    or p.stem.endswith(f"_{ref}")]
         if not matches:
-            raise FileNotFoundError(f"no run {ref!r} in {folder}/ (see `rag-metrics history list`).")
+            raise InputError(f"no run {ref!r} in {folder}/ (see `rag-metrics history list`).")
         if len(matches) > 1 and not any(p.stem == str(ref) for p in matches):
-            raise ValueError(f"run {ref!r} is ambiguous in {folder}/: {[p.stem for p in matches]}.")
+            raise InputError(f"run {ref!r} is ambiguous in {folder}/: {[p.stem for p in matches]}.")
         path = next((p for p in matches if p.stem == str(ref)), matches[-1])
-    return json.loads(path.read_text(encoding="utf-8"))
+    return _read_record(path)
+
+
+def _read_record(path: Path) -> dict:
+    """One saved record; a file that is not a record is an error naming it."""
+    try:
+        rec = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"not valid UTF-8 (byte {e.start}); expected a run record written by save_run.",
+                         path=path) from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"malformed JSON: {e.msg} (column {e.colno}); expected a run record written by save_run. "
+                         "Move or delete the file.", path=path, line=e.lineno) from None
+    missing = [k for k in ("id", "name", "timestamp", "summary", "fingerprint") if not isinstance(rec, dict) or k not in rec]
+    if missing:
+        raise InputError(f"not a run record (missing {missing}); expected a file written by save_run.", path=path)
+    return rec
 
 
 def list_runs(history_dir="history") -> pd.DataFrame:
     """One row per saved run, oldest first: id, name, timestamp and the summary means."""
     rows = []
     for p in sorted(Path(history_dir).glob("*.json")):
-        rec = json.loads(p.read_text(encoding="utf-8"))
+        rec = _read_record(p)
         rows.append({"id": rec["id"], "name": rec["name"], "timestamp": rec["timestamp"],
                      **{m: v["mean"] for m, v in rec["summary"].items()}})
     return pd.DataFrame(rows)
@@ -105,26 +120,17 @@ def diff(previous, current, *, force: bool = False, history_dir="history") -> Ru
     """Compare two saved runs (records, paths or ids); see the module docstring for what is refused."""
     a = previous if isinstance(previous, dict) else load_run(previous, history_dir)
     b = current if isinstance(current, dict) else load_run(current, history_dir)
-    differs = sorted(k for k in set(a["fingerprint"]) | set(b["fingerprint"])
-                     if a["fingerprint"].get(k) != b["fingerprint"].get(k))
-    blocking = [k for k in differs if k in REFUSE_ON]
-    if blocking and not force:
-        detail = "; ".join(
-            f"{k}: {a['fingerprint'].get(k)} vs {b['fingerprint'].get(k)}"
-            + (f" ({a.get('judge')} vs {b.get('judge')})" if k == "judge" else "") for k in blocking)
-        raise NotComparableError(
-            f"refusing to diff {a['id']} and {b['id']}: the {' and the '.join(blocking)} differ ({detail}). "
-            "Their numbers measure different things; pass force=True (--force) to compare anyway."
-        )
+    differs = check_comparable(a["fingerprint"], b["fingerprint"], force=force, what=f"{a['id']} and {b['id']}",
+                               refuse_on=REFUSE_ON, notes={"judge": f"; {a.get('judge')} vs {b.get('judge')}"})
     measures = sorted(set(a["summary"]) & set(b["summary"]), key=list(b["summary"]).index)
     rows = {m: {"previous": a["summary"][m]["mean"], "current": b["summary"][m]["mean"]} for m in measures}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table["delta"] = table["current"] - table["previous"]
     table.index.name = "measure"
     flips = []
-    for q in sorted(set(a["per_question"]) & set(b["per_question"])):
+    for q in sorted(set(a["per_query"]) & set(b["per_query"])):
         for m in measures:
-            x, y = a["per_question"][q].get(m), b["per_question"][q].get(m)
+            x, y = a["per_query"][q].get(m), b["per_query"][q].get(m)
             if x is None or y is None or x == y:
                 continue
             binary = {x, y} <= {0.0, 1.0}

@@ -33,13 +33,10 @@ tested to agree with these functions and with trec_eval (pytrec_eval).
 
 from __future__ import annotations
 
-import math
-import numbers
-from collections.abc import Mapping, Sequence, Set
-
 import numpy as np
 
-from .errors import check_gain, check_k, check_min_rel
+from ..errors import check_gain, check_k, check_min_rel
+from .inputs import as_gold, as_ranking
 
 __all__ = [
     "recall_at_k",
@@ -51,44 +48,9 @@ __all__ = [
 ]
 
 
-def _ranked_list(ranked, func):
-    if isinstance(ranked, (str, bytes)):
-        raise TypeError(f"{func}: 'ranked' must be a sequence of IDs in rank order, got a single string {ranked!r}.")
-    if isinstance(ranked, (Set, Mapping)):
-        raise TypeError(
-            f"{func}: 'ranked' must be a sequence of IDs in rank order, got a {type(ranked).__name__}, which has no order."
-        )
-    if isinstance(ranked, np.ndarray):
-        return ranked.tolist()
-    if hasattr(ranked, "tolist") and not isinstance(ranked, Sequence):  # pandas Series / Index
-        return ranked.tolist()
-    if not isinstance(ranked, Sequence):
-        raise TypeError(f"{func}: 'ranked' must be a sequence of IDs in rank order, got {type(ranked).__name__}.")
-    return list(ranked)
-
-
-def _labels(gold, func) -> dict:
-    """Gold as ``{ID: label}``; a set of IDs means label 1 for each."""
-    if isinstance(gold, (str, bytes)):
-        raise TypeError(f"{func}: 'gold' must be a set of IDs or a mapping ID -> label, got a single string {gold!r}.")
-    if isinstance(gold, Mapping):
-        out = {}
-        for doc, label in gold.items():
-            if isinstance(label, bool) or not isinstance(label, numbers.Real) or not math.isfinite(label):
-                raise ValueError(f"{func}: the label of gold ID {doc!r} must be a finite number, got {label!r}.")
-            out[doc] = float(label)
-        return out
-    try:
-        return {doc: 1.0 for doc in gold}
-    except TypeError:
-        raise TypeError(
-            f"{func}: 'gold' must be a set of IDs or a mapping ID -> label, got {type(gold).__name__}."
-        ) from None
-
-
-def _prepare(ranked, gold, func, min_rel):
-    ranked = _ranked_list(ranked, func)
-    labels = _labels(gold, func)
+def _prepare(ranked, gold, func: str, min_rel):
+    ranked = as_ranking(ranked, func)
+    labels = as_gold(gold, func)
     min_rel = check_min_rel(min_rel, func=func)
     relevant = {doc for doc, label in labels.items() if label >= min_rel}
     return ranked, labels, relevant, min_rel
@@ -105,7 +67,7 @@ def _first_hits(ranked, relevant, k):
     return positions
 
 
-def recall_at_k(ranked, gold, k, *, min_rel=1):
+def recall_at_k(ranked, gold, k, *, min_rel=1) -> float | None:
     r"""Recall@k: the share of relevant gold IDs found in the top ``k``.
 
     .. math:: \mathrm{Recall@k} = \frac{|\{d \in \mathrm{top}_k : \mathrm{rel}(d) \ge \mathrm{min\_rel}\}|}{R}
@@ -142,7 +104,7 @@ def recall_at_k(ranked, gold, k, *, min_rel=1):
     return len(_first_hits(ranked, relevant, k)) / len(relevant)
 
 
-def precision_at_k(ranked, gold, k, *, min_rel=1):
+def precision_at_k(ranked, gold, k, *, min_rel=1) -> float:
     r"""Precision@k: distinct relevant IDs in the top ``k``, divided by ``k``.
 
     .. math:: \mathrm{P@k} = \frac{|\{d \in \mathrm{top}_k : \mathrm{rel}(d) \ge \mathrm{min\_rel}\}|}{k}
@@ -163,7 +125,7 @@ def precision_at_k(ranked, gold, k, *, min_rel=1):
     return len(_first_hits(ranked, relevant, k)) / k
 
 
-def hit_at_k(ranked, gold, k, *, min_rel=1):
+def hit_at_k(ranked, gold, k, *, min_rel=1) -> float | None:
     """Hit@k (trec_eval ``success_k``): 1.0 if any relevant ID is in the top ``k``, else 0.0.
 
     ``None`` when no gold ID is relevant.
@@ -180,7 +142,7 @@ def hit_at_k(ranked, gold, k, *, min_rel=1):
     return 1.0 if _first_hits(ranked, relevant, k) else 0.0
 
 
-def reciprocal_rank(ranked, gold, k=None, *, min_rel=1):
+def reciprocal_rank(ranked, gold, k=None, *, min_rel=1) -> float | None:
     r"""Reciprocal rank of the first relevant ID: :math:`1/\mathrm{rank}_1`, 0.0 if none.
 
     With ``k=None`` (default) the whole ranking is searched (trec_eval ``recip_rank``);
@@ -207,7 +169,7 @@ def _gain_values(values, gain):
     return values if gain == "linear" else np.exp2(values) - 1.0
 
 
-def ndcg_at_k(ranked, gold, k, *, min_rel=1, gain="linear"):
+def ndcg_at_k(ranked, gold, k, *, min_rel=1, gain="linear") -> float | None:
     r"""Normalized discounted cumulative gain at ``k`` (graded).
 
     .. math::
@@ -252,7 +214,7 @@ def ndcg_at_k(ranked, gold, k, *, min_rel=1, gain="linear"):
     return dcg / idcg
 
 
-def average_precision(ranked, gold, k=None, *, min_rel=1):
+def average_precision(ranked, gold, k=None, *, min_rel=1) -> float | None:
     r"""Average precision (trec_eval ``map``; with ``k``, ``map_cut_k``).
 
     .. math:: \mathrm{AP@k} = \frac{1}{R} \sum_{i \le k,\ \mathrm{rel}(d_i)} \mathrm{P@i}

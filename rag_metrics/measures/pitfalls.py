@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import check_k
-from .metrics import _labels, _ranked_list
+from ..errors import check_k
+from .inputs import as_gold, as_ranking
 
 __all__ = ["naive_chunk_recall_at_k"]
 
@@ -31,8 +31,8 @@ def naive_chunk_recall_at_k(ranked_chunk_ids, doc_of, gold_docs, k):
     1.5
     """
     k = check_k(k, func="naive_chunk_recall_at_k")
-    chunks = _ranked_list(ranked_chunk_ids, "naive_chunk_recall_at_k")
-    gold = set(_labels(gold_docs, "naive_chunk_recall_at_k"))
+    chunks = as_ranking(ranked_chunk_ids, "naive_chunk_recall_at_k")
+    gold = set(as_gold(gold_docs, "naive_chunk_recall_at_k"))
     lookup = doc_of.__getitem__ if isinstance(doc_of, Mapping) else doc_of
     if not gold:
         return None

@@ -1,0 +1,74 @@
+"""Where the misses come from: the failure breakdown per question, and the upper bounds of oracle filters.
+
+:func:`failure_breakdown` sorts every question missed at k (no judged hit in the top k),
+checked in this order: ``not_retrieved`` (no gold document in the top k),
+``other_document_first`` (a gold document is in the top k but another document is ranked
+first), ``wrong_page`` (a gold document is ranked first, but no chunk satisfies a gold page).
+
+:func:`upper_bounds` runs a retriever with no filter, restricted to the gold genre and to the
+gold document (oracle filters, :mod:`rag_metrics.retrieval.retrievers`): the ceiling of an idea
+such as "route each question to the right genre", measured before building it.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..judging.judges import judge_run
+from ..measures.evaluation import evaluate
+from ..measures.pages import evaluate_pages
+
+__all__ = ["failure_breakdown", "upper_bounds", "FAILURE_KINDS"]
+
+FAILURE_KINDS = ("not_retrieved", "other_document_first", "wrong_page")
+
+
+def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame, judge, corpus, k: int) -> pd.DataFrame:
+    """One row per answerable question with no judged hit in the top ``k``: its failure kind (module docstring)."""
+    judged = judge_run(run[run["rank"] <= k], chunks, golden.gold_pages, judge, corpus)
+    gold_docs = golden.gold_pages.groupby("question_id")["doc_id"].agg(set)
+    types = golden.questions["type"]
+    rows = []
+    for q, docs in gold_docs.items():
+        top = judged[judged["question_id"] == q].sort_values("rank")
+        if top["hit"].any():
+            continue
+        in_top = top["doc_id"].isin(docs)
+        if not in_top.any():
+            kind = "not_retrieved"
+        elif top["doc_id"].iloc[0] not in docs:
+            kind = "other_document_first"
+        else:
+            kind = "wrong_page"
+        rows.append({"question_id": q, "type": types.get(q, ""), "failure": kind,
+                     "first_document": top["doc_id"].iloc[0] if len(top) else None,
+                     "gold_documents": ", ".join(sorted(docs))})
+    return pd.DataFrame(rows, columns=["question_id", "type", "failure", "first_document", "gold_documents"])
+
+
+def upper_bounds(golden, corpus, chunks, retriever, *, judge=None, ks=(1, 3, 5)) -> pd.DataFrame:
+    """hit@k and MRR with no filter, restricted to the gold genre (upper bound) and to the gold document (upper bound).
+
+    ``retriever`` is a built retriever over ``chunks``. With ``judge`` the evaluation is at
+    page level (:func:`evaluate_pages`), else at document level.
+    """
+    from ..retrieval.retrievers import oracle_gold_documents, oracle_gold_genre
+
+    questions = golden.labelled.reset_index()
+    measures = [f"hit@{k}" for k in ks] + ["mrr"]
+    conditions = {
+        "no filter": None,
+        "gold genre only (upper bound)": oracle_gold_genre(golden, corpus),
+        "gold document only (upper bound)": oracle_gold_documents(golden),
+    }
+    rows = {}
+    for label, allowed in conditions.items():
+        run = retriever.search(questions, max(max(ks), 10), allowed=allowed)
+        ev = (evaluate_pages(golden, run, chunks, judge, corpus, measures) if judge is not None
+              else evaluate(golden.gold, run, measures))
+        rows[label] = ev.summary["mean"]
+    table = pd.DataFrame(rows).T
+    table.index.name = "condition"
+    table.attrs["settings"] = {"level": "page" if judge is not None else "document",
+                               **(judge.params() if judge is not None else {})}
+    return table[measures]

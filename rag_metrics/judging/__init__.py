@@ -1,0 +1,5 @@
+"""Judging: a run + gold pages -> which retrieved items count.
+
+Takes result rows with their text and the golden (document, page) labels; hands on, per row,
+the set of gold pages it satisfies under a judge (document, page marker, content overlap).
+"""

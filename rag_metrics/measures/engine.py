@@ -1,0 +1,255 @@
+"""The array engine behind :func:`rag_metrics.evaluate` and the CLI.
+
+Everything is computed on whole integer-coded arrays: no Python loop per question
+or per document. The definitions are those of :mod:`rag_metrics.measures.metrics` (tests
+check that both agree); this module only makes them fast.
+
+How: after the run is joined with the gold labels, only the first occurrence of a
+judged ID can add to any measure. Each judged row carries its original position ``p``
+(in the chunk ranking), its de-duplicated rank ``j`` and its label; relevant rows also
+their ordinal among the relevant rows of their question. These rows, with the gold
+labels and the number of results per question, are a :class:`Judged`, and every measure
+is a kernel over it (:mod:`rag_metrics.measures.registry`): at cutoff ``k`` a masked sum
+per question (``np.bincount``) over rows with ``p <= k`` for cut-then-dedup, ``j <= k``
+for dedup-then-cut, all rows without a cutoff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .registry import Measure
+
+__all__ = ["compute", "compute_from_judged", "Judged"]
+
+
+def _group_offsets(group: np.ndarray) -> np.ndarray:
+    """0-based index of each row within its run of equal ``group`` values (rows sorted by group)."""
+    n = group.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = np.arange(n, dtype=np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(group[1:], group[:-1], out=new[1:])
+    start = np.where(new, idx, 0)
+    np.maximum.accumulate(start, out=start)
+    return idx - start
+
+
+def compute(
+    n_questions: int,
+    run_q: np.ndarray,
+    run_item: np.ndarray,
+    gold_q: np.ndarray,
+    gold_item: np.ndarray,
+    gold_label: np.ndarray,
+    measures: tuple[Measure, ...],
+    *,
+    min_rel: float = 1.0,
+    gain: str = "linear",
+    order: str = "cut_then_dedup",
+    dedup: bool = True,
+) -> dict[str, np.ndarray]:
+    """Per-question values of ``measures``; NaN where undefined (no relevant gold).
+
+    Parameters
+    ----------
+    n_questions : number of questions; question codes are ``0 .. n_questions-1``.
+    run_q, run_item : int arrays, one row per retrieved item, **sorted by question and
+        then by rank** (the caller orders them). Item codes are shared with ``gold_item``.
+    gold_q, gold_item, gold_label : the judged pairs, unique per (question, item).
+    dedup : when False the caller guarantees no item repeats within a question.
+
+    Returns
+    -------
+    dict mapping ``str(measure)`` to a float array of length ``n_questions``, plus
+    ``"n_relevant"`` (relevant gold IDs) and ``"n_retrieved"`` (rows handed over,
+    before de-duplication), both ints.
+    """
+    run_q = np.asarray(run_q, dtype=np.int64)
+    run_item = np.asarray(run_item, dtype=np.int64)
+    gold_q = np.asarray(gold_q, dtype=np.int64)
+    gold_item = np.asarray(gold_item, dtype=np.int64)
+    gold_label = np.asarray(gold_label, dtype=np.float64)
+    n_items = int(max(run_item.max(initial=-1), gold_item.max(initial=-1))) + 1
+
+    n_retrieved = np.bincount(run_q, minlength=n_questions)
+    # Original 1-based position in the ranking as handed over (the chunk ranking).
+    p = _group_offsets(run_q) + 1
+    run_key = run_q * n_items + run_item
+    if dedup and run_key.shape[0]:
+        _, first_idx = np.unique(run_key, return_index=True)
+        keep = np.zeros(run_key.shape[0], dtype=bool)
+        keep[first_idx] = True
+        run_q, run_key, p = run_q[keep], run_key[keep], p[keep]
+    # De-duplicated rank j (equals p when nothing repeats).
+    j = _group_offsets(run_q) + 1 if dedup else p
+
+    # Join with gold labels through sorted integer keys.
+    gold_key = gold_q * n_items + gold_item
+    sorter = np.argsort(gold_key, kind="stable")
+    gold_key_sorted = gold_key[sorter]
+    pos = np.searchsorted(gold_key_sorted, run_key)
+    pos_clipped = np.minimum(pos, max(gold_key_sorted.shape[0] - 1, 0))
+    if gold_key_sorted.shape[0]:
+        matched = (pos < gold_key_sorted.shape[0]) & (gold_key_sorted[pos_clipped] == run_key)
+    else:
+        matched = np.zeros(run_key.shape[0], dtype=bool)
+    label = gold_label[sorter][pos_clipped[matched]]
+    judged = Judged(n_questions, run_q[matched], p[matched], j[matched], label, gold_q, gold_label, n_retrieved,
+                    min_rel=min_rel, gain=gain, order=order)
+    return judged.values(measures)
+
+
+def compute_from_judged(
+    n_questions: int,
+    q: np.ndarray,
+    p: np.ndarray,
+    label: np.ndarray,
+    gold_q: np.ndarray,
+    gold_label: np.ndarray,
+    n_retrieved: np.ndarray,
+    measures: tuple[Measure, ...],
+    *,
+    min_rel: float = 1.0,
+    gain: str = "linear",
+) -> dict[str, np.ndarray]:
+    """The same measures from the judged retrieved rows only (no repeats within a question).
+
+    ``q``, ``p``, ``label``: question code, 1-based rank and label of each retrieved item
+    that has a judgment; ``n_retrieved``: result count per question. Used by the fast TREC
+    reader, which joins run and qrels itself.
+    """
+    q = np.asarray(q, dtype=np.int64)
+    p = np.asarray(p, dtype=np.int64)
+    label = np.asarray(label, dtype=np.float64)
+    order = np.lexsort((p, q))
+    q, p, label = q[order], p[order], label[order]
+    judged = Judged(n_questions, q, p, p, label, np.asarray(gold_q, dtype=np.int64),
+                    np.asarray(gold_label, dtype=np.float64), np.asarray(n_retrieved), min_rel=min_rel, gain=gain)
+    return judged.values(measures)
+
+
+@dataclass
+class Judged:
+    """A run joined with its judgments: everything a measure kernel reads, for all questions at once.
+
+    ``q, p, j, label``: one row per judged retrieved item (its first occurrence), sorted by
+    question then position: question code, 1-based position in the ranking as handed over,
+    1-based rank after de-duplication, and the gold label (any value, non-relevant ones
+    included). ``gold_q, gold_label``: every judged (question, ID) pair. ``n_retrieved``:
+    results per question. The ``r*`` properties are the relevant rows (label >= ``min_rel``).
+    """
+
+    n_questions: int
+    q: np.ndarray
+    p: np.ndarray
+    j: np.ndarray
+    label: np.ndarray
+    gold_q: np.ndarray
+    gold_label: np.ndarray
+    n_retrieved: np.ndarray
+    min_rel: float = 1.0
+    gain: str = "linear"
+    order: str = "cut_then_dedup"
+
+    def gain_of(self, labels: np.ndarray) -> np.ndarray:
+        return labels if self.gain == "linear" else np.exp2(labels) - 1.0
+
+    def per_q(self, qs: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Sum (or count) per question: a float array of length ``n_questions``."""
+        return np.bincount(qs, weights=weights, minlength=self.n_questions).astype(np.float64)
+
+    def within(self, k: int | None, rows=slice(None)) -> np.ndarray:
+        """Which relevant rows (of ``rows``) lie within cutoff ``k`` under the collapsing order."""
+        if k is None:
+            return np.ones(self.rp[rows].shape[0], dtype=bool)
+        return (self.rp[rows] <= k) if self.order == "cut_then_dedup" else (self.rj[rows] <= k)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        return self.label >= self.min_rel
+
+    @cached_property
+    def rq(self) -> np.ndarray:
+        return self.q[self.relevant]
+
+    @cached_property
+    def rp(self) -> np.ndarray:
+        return self.p[self.relevant]
+
+    @cached_property
+    def rj(self) -> np.ndarray:
+        return self.j[self.relevant].astype(np.float64)
+
+    @cached_property
+    def rgain(self) -> np.ndarray:
+        return self.gain_of(self.label[self.relevant])
+
+    @cached_property
+    def rord(self) -> np.ndarray:
+        """Number of relevant rows of the question up to and including this one."""
+        return (_group_offsets(self.rq) + 1).astype(np.float64)
+
+    @cached_property
+    def first_relevant(self) -> np.ndarray:
+        """Mask of the first relevant row of each question."""
+        first = np.ones(self.rq.shape[0], dtype=bool)
+        if self.rq.shape[0] > 1:
+            first[1:] = self.rq[1:] != self.rq[:-1]
+        return first
+
+    @cached_property
+    def n_rel(self) -> np.ndarray:
+        """R: relevant gold IDs per question."""
+        return np.bincount(self.gold_q[self.gold_label >= self.min_rel], minlength=self.n_questions)
+
+    @cached_property
+    def undefined(self) -> np.ndarray:
+        return self.n_rel == 0
+
+    @cached_property
+    def n_rel_safe(self) -> np.ndarray:
+        """R as floats, 1 where R = 0 (those questions are masked as undefined afterwards)."""
+        return np.where(self.undefined, 1, self.n_rel).astype(np.float64)
+
+    @cached_property
+    def _ideal(self):
+        relevant = self.gold_label >= self.min_rel
+        iq = self.gold_q[relevant]
+        igain = self.gain_of(self.gold_label[relevant])
+        order = np.lexsort((-igain, iq))
+        iq, igain = iq[order], igain[order]
+        rank = (_group_offsets(iq) + 1).astype(np.float64)
+        return iq, rank, igain / np.log2(rank + 1.0)
+
+    @property
+    def ideal_q(self) -> np.ndarray:
+        """Ideal ranking (relevant gold by gain, descending): question of each entry."""
+        return self._ideal[0]
+
+    @property
+    def ideal_rank(self) -> np.ndarray:
+        return self._ideal[1]
+
+    @property
+    def ideal_discounted(self) -> np.ndarray:
+        """Gain / log2(rank + 1) of each ideal entry."""
+        return self._ideal[2]
+
+    def values(self, measures) -> dict[str, np.ndarray]:
+        """``{str(measure): per-question values}`` with NaN where undefined, plus ``n_relevant`` and ``n_retrieved``."""
+        out: dict[str, np.ndarray] = {}
+        for m in measures:
+            spec = m.spec
+            value = np.asarray(spec.kernel(self, m.k), dtype=np.float64)
+            if spec.undefined_without_relevant:
+                value = np.where(self.undefined, np.nan, value)
+            out[str(m)] = value
+        out["n_relevant"] = self.n_rel
+        out["n_retrieved"] = np.asarray(self.n_retrieved)
+        return out

@@ -1,0 +1,63 @@
+"""Page-level measures: plug a judge (:mod:`rag_metrics.judging`) into the measures of :func:`rag_metrics.evaluate`.
+
+* Recall@k = share of the question's gold pages satisfied by at least one top-k chunk (a
+  chunk crossing two gold pages satisfies both).
+* The other measures rank chunks: a chunk is relevant when it satisfies a gold page that no
+  higher-ranked chunk satisfied (counted once, as at document level), so hit@k, MRR,
+  precision@k, nDCG@k (binary gain) and AP keep their definitions, with R = number of gold pages.
+
+Across judges: hit@k, Recall@k and MRR under the marker or the overlap judge never exceed their
+value under the document judge (both need the document to match). Between the marker and the
+overlap judge there is no order: each can count a chunk the other misses (a chunk that lost its
+marker, or a marker in a chunk sharing fewer than F characters with the page). Precision, nDCG and
+AP count chunks that satisfy a *new* gold page, so they are not monotone in any judge.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..judging.judges import judge_run
+from .evaluation import Evaluation, evaluate
+from .registry import DEFAULT_MEASURES, parse_measures
+
+__all__ = ["evaluate_pages"]
+
+
+def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame, judge, corpus, measures=None) -> Evaluation:
+    """Page-level :class:`~rag_metrics.Evaluation` of ``run`` under ``judge`` (definitions in the module docstring).
+
+    ``golden`` is a :class:`~rag_metrics.corpus.GoldenSet`; questions without gold pages
+    (no_answer) are evaluated and excluded where undefined, as at document level. The
+    judge's parameters are in ``settings``.
+    """
+    measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
+    judged = judge_run(run, chunks, golden.gold_pages, judge, corpus).sort_values(["question_id", "rank"], kind="stable")
+    # Item of each row: the first gold page it satisfies that no higher-ranked row satisfied.
+    items = []
+    covered: dict = {}
+    for q, pages, c, r in zip(judged["question_id"], judged["satisfies"], judged["chunk_id"], judged["rank"]):
+        seen = covered.setdefault(q, set())
+        new = sorted(pages - seen)
+        seen |= pages
+        items.append(f"{new[0][0]}#p{new[0][1]}" if new else f"~{c}#{r}")
+    judged["item"] = items
+    gp = golden.gold_pages
+    page_gold = pd.DataFrame({"question_id": gp["question_id"], "chunk_id": gp["doc_id"] + "#p" + gp["page"].astype(str)})
+    attrs = golden.gold.drop_duplicates("question_id")[["question_id", "type"]]
+    answerable = set(page_gold["question_id"])
+    no_gold = attrs[~attrs["question_id"].isin(answerable)].assign(chunk_id=None)
+    gold_table = pd.concat([page_gold.merge(attrs, on="question_id"), no_gold], ignore_index=True)
+    ev = evaluate(gold_table, judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"}),
+                  measures, level="chunk")
+    per_question = ev.per_question.copy()
+    # Recall@k counts every gold page a top-k chunk satisfies, even two by one chunk.
+    for m in measures:
+        if m.name == "recall":
+            top = judged[judged["rank"] <= m.k]
+            union = top.groupby("question_id")["satisfies"].agg(lambda s: len(frozenset().union(*s)))
+            n_pages = per_question["n_relevant"]
+            per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0) / n_pages.where(n_pages > 0, 1), np.nan)
+    settings = {**ev.settings, "level": "page", **judge.params()}
+    return Evaluation.from_frame(per_question, measures, unknown_questions=ev.unknown_questions, settings=settings)

@@ -1,0 +1,271 @@
+"""The package's shape: folders follow the data flow, one registry of measures, one error type, one
+result shape, dependencies by use."""
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rag_metrics
+from rag_metrics import InputError, evaluate_trec, parse_measure
+from rag_metrics.measures.registry import REGISTRY, measure_table
+
+ROOT = Path(rag_metrics.__file__).resolve().parent
+REPO = ROOT.parent
+
+# The data flow, bottom to top: a module may import only from its own step or an earlier one.
+STEPS = ["base", "io", "retrieval", "judging", "measures", "analysis", "report", "golden", "cli"]
+BASE = {"errors", "text", "fingerprint", "serialize", "__init__"}
+
+
+def _step(module: str) -> str:
+    parts = module.split(".")[1:]  # drop "rag_metrics"
+    if not parts or parts[0] in BASE:
+        return "base"
+    return parts[0]
+
+
+def _imports(path: Path, module: str):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in ast.walk(tree):  # function-level (lazy) imports count too
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names = [target] if node.module else [f"{target}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.startswith("rag_metrics"):
+                yield node.lineno, name
+
+
+def _modules():
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(REPO).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        yield path, ".".join(parts)
+
+
+def test_nothing_imports_from_a_later_step():
+    upward = []
+    for path, module in _modules():
+        if module == "rag_metrics":  # the package's public names gather every step
+            continue
+        own = STEPS.index(_step(module))
+        for line, target in _imports(path, module):
+            if STEPS.index(_step(target)) > own:
+                upward.append(f"{path.relative_to(REPO)}:{line} ({_step(module)}) imports {target} ({_step(target)})")
+    assert not upward, "\n".join(upward)
+
+
+def test_every_subpackage_says_what_it_takes_and_hands_on():
+    for sub in ("io", "retrieval", "judging", "measures", "analysis", "report"):
+        doc = (ROOT / sub / "__init__.py").read_text(encoding="utf-8")
+        assert re.search(r"Takes .*hands on", doc, re.S), sub
+
+
+def test_readme_measure_table_is_the_registry():
+    assert measure_table() in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_cli_help_lists_every_measure(capsys):
+    from rag_metrics.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    for spec in REGISTRY.values():
+        assert spec.display() in out
+        for alias in spec.aliases:
+            assert alias in out
+
+
+@pytest.mark.parametrize("spec", list(REGISTRY.values()), ids=list(REGISTRY))
+def test_every_name_and_alias_round_trips(spec):
+    k = None if spec.cutoff == "forbidden" else 7
+    for name in (spec.name, *spec.aliases):
+        for spelling in (name, name.upper()):
+            text = spelling if k is None else f"{spelling}@{k}"
+            m = parse_measure(text)
+            assert m.name == spec.name and parse_measure(str(m)) == m
+    if spec.cutoff == "required":
+        with pytest.raises(InputError, match="needs a cutoff"):
+            parse_measure(spec.name)
+    if spec.cutoff == "forbidden":
+        with pytest.raises(InputError, match="takes no cutoff"):
+            parse_measure(f"{spec.name}@10")
+
+
+def test_unknown_names_fail_with_close_matches():
+    with pytest.raises(InputError, match=r"Unknown measure 'ndgc@10'.*Did you mean 'ndcg'"):
+        parse_measure("ndgc@10")
+    with pytest.raises(InputError, match="Unknown measure"):
+        parse_measure("ndcg@\u0661\u0660")  # Arabic-Indic digits are not a cutoff
+    with pytest.raises(InputError, match="Unknown measure 'bleu'"):
+        parse_measure("bleu")
+
+
+def test_registry_entries_are_complete():
+    import rag_metrics.measures.metrics as metrics
+
+    for spec in REGISTRY.values():
+        assert spec.cutoff in ("required", "allowed", "forbidden")
+        assert spec.reference.__module__ == metrics.__name__ and spec.reference.__name__ in metrics.__all__
+        assert spec.reference.__doc__ and "None" in spec.reference.__doc__ or not spec.undefined_without_relevant
+        assert callable(spec.kernel) and spec.summary
+
+
+# ---- one TREC entry point, one result shape ----------------------------------------------------
+
+QRELS = "q1 0 d1 1\nq1 0 d2 2\nq2 0 d9 0\nq3 0 d4 1\n"
+RUN = "q1 Q0 d1 1 2.0 x\nq1 Q0 d3 2 2.0 x\nq1 Q0 d2 3 1.0 x\nq2 Q0 d9 1 1.0 x\nq7 Q0 d1 1 1.0 x\n"
+
+
+@pytest.fixture
+def trec_files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return tmp_path / "qrels.txt", tmp_path / "run.txt"
+
+
+def test_evaluate_trec_engines_agree_and_say_which_ran(trec_files, tmp_path):
+    qrels, run = trec_files
+    fast = evaluate_trec(qrels, run, ["mrr", "ndcg@2", "recall@2"])
+    general = evaluate_trec(qrels, run, ["mrr", "ndcg@2", "recall@2"], engine="general")
+    assert fast.settings["engine"] == "fast/small" and general.settings["engine"] == "general"
+    assert {k: v for k, v in fast.to_dict(per_query=True).items() if k != "settings"} == \
+        {k: v for k, v in general.to_dict(per_query=True).items() if k != "settings"}
+    assert fast.to_dict()["unknown_questions"] == ["q7"]
+    tabbed = tmp_path / "tabbed.txt"
+    tabbed.write_text(RUN.replace(" ", "\t"))
+    assert evaluate_trec(qrels, tabbed, ["mrr"]).settings["engine"] == "general"
+    with pytest.raises(InputError, match="engine='fast' cannot evaluate these files"):
+        evaluate_trec(qrels, tabbed, ["mrr"], engine="fast")
+
+
+def test_evaluate_trec_with_a_doc_map(tmp_path):
+    (tmp_path / "q").write_text("q 0 manual 1\nq 0 faq 1\n")
+    (tmp_path / "r").write_text("".join(f"q Q0 {c} {i} {10 - i} x\n" for i, c in enumerate(["m1", "m2", "m3", "f1"], 1)))
+    doc_map = {"m1": "manual", "m2": "manual", "m3": "manual", "f1": "faq"}
+    ev = evaluate_trec(tmp_path / "q", tmp_path / "r", ["recall@3"], doc_map=doc_map)
+    assert ev.per_question.loc["q", "recall@3"] == 0.5 and ev.settings["level"] == "document"
+    (tmp_path / "m").write_text("m1\tmanual\n")
+    with pytest.raises(InputError, match=r"/r:2: unknown chunk ID 'm2'"):
+        evaluate_trec(tmp_path / "q", tmp_path / "r", ["recall@3"], doc_map=tmp_path / "m")
+
+
+def test_the_cli_prints_the_evaluation_dict(trec_files, capsys):
+    from rag_metrics.cli import main
+
+    qrels, run = trec_files
+    assert main(["evaluate", str(qrels), str(run), "-m", "mrr", "--format", "json", "--per-query"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = evaluate_trec(qrels, run, ["mrr"]).to_dict(per_query=True)
+    expected["settings"]["unit"] = "chunk"
+    assert printed == expected
+    assert set(printed) == {"summary", "per_query", "unknown_questions", "settings"}
+    assert printed["per_query"]["q2"]["mrr"] is None and printed["summary"]["mrr"]["excluded_ids"] == ["q2"]
+
+
+def test_history_saves_the_same_dict(trec_files, tmp_path):
+    from rag_metrics.analysis.history import save_run
+
+    ev = evaluate_trec(*trec_files, ["mrr"])
+    rec = json.loads(save_run(ev, tmp_path / "h", name="x").read_text())
+    for key, value in ev.to_dict(per_query=True).items():
+        assert rec[key] == value
+
+
+# ---- errors ----------------------------------------------------------------------------------
+
+def test_cli_maps_only_input_errors_to_exit_2(trec_files, monkeypatch):
+    from rag_metrics import cli
+    from rag_metrics.measures import evaluation
+
+    def broken(*args, **kwargs):
+        raise ValueError("an internal bug")
+
+    monkeypatch.setattr(evaluation, "evaluate_trec", broken)
+    with pytest.raises(ValueError, match="an internal bug"):  # a bug surfaces as one, not as "bad input"
+        cli.main(["evaluate", *map(str, trec_files)])
+
+
+def test_fast_path_falls_back_only_on_what_it_expects(trec_files, monkeypatch):
+    from rag_metrics.measures import fast
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(fast, "_evaluate_small", out_of_memory)
+    with pytest.raises(MemoryError):
+        evaluate_trec(*trec_files, ["mrr"])
+
+
+def test_user_errors_are_input_errors_not_key_errors():
+    import pandas as pd
+
+    from rag_metrics import collapse_to_documents, evaluate
+
+    with pytest.raises(InputError) as err:
+        collapse_to_documents(["c1"], {}, 1)
+    assert not isinstance(err.value, KeyError) and str(err.value).startswith("collapse_to_documents: unknown chunk")
+    ev = evaluate(pd.DataFrame({"question_id": ["q"], "doc_id": ["d"]}),
+                  pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])
+    with pytest.raises(InputError, match="'genre' is not a question attribute"):
+        ev.by("genre")
+
+
+# ---- dependencies by use ----------------------------------------------------------------------
+
+BLOCK = """
+import importlib.abc, sys
+OPTIONAL = {"bm25s", "faiss", "sklearn", "scipy", "matplotlib", "papermill", "nbformat", "nbconvert", "jinja2",
+            "dask", "distributed", "yaml", "tqdm", "IPython"}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in OPTIONAL:
+            raise ImportError(f"{name} is an optional dependency (blocked by the test)")
+sys.meta_path.insert(0, Block())
+"""
+
+
+def test_measures_trec_and_cli_need_only_the_core_dependencies(trec_files):
+    qrels, run = map(str, trec_files)
+    code = BLOCK + f"""
+import pandas as pd
+import rag_metrics as rm
+from rag_metrics.cli import main
+assert main(["evaluate", {qrels!r}, {run!r}, "-m", "mrr", "--engine", "general"]) == 0
+assert main(["evaluate", {qrels!r}, {run!r}, "-m", "mrr"]) == 0
+ev = rm.evaluate(pd.DataFrame({{"question_id": ["q"], "doc_id": ["d"]}}),
+                 pd.DataFrame({{"question_id": ["q"], "rank": [1], "doc_id": ["d"]}}), ["mrr"])
+assert ev.summary.loc["mrr", "mean"] == 1.0
+from rag_metrics.analysis.stats import bootstrap_ci, questions_needed
+assert questions_needed(0.05, 0.2) > 0
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+def test_the_package_is_typed():
+    assert (ROOT / "py.typed").exists()
+    import inspect
+
+    for name in rag_metrics.__all__:
+        obj = getattr(rag_metrics, name)
+        if inspect.isfunction(obj):
+            hints = obj.__annotations__
+            assert "return" in hints, name
