@@ -165,25 +165,18 @@ class Attribution:
 
     def to_dict(self) -> dict:
         """The JSON report (schema in the README): settings, headline figures, per-question records."""
-        def clean(v):
-            if isinstance(v, (np.bool_, bool)):
-                return bool(v)
-            if isinstance(v, np.generic):
-                v = v.item()
-            return None if isinstance(v, float) and math.isnan(v) else v
-
-        records = [{"question_id": q, **{c: clean(v) for c, v in row.items()}} for q, row in self.records.iterrows()]
-        return {
+        records = [{"question_id": q, **row} for q, row in self.records.iterrows()]
+        return jsonable({
             "k": self.k, "rule": self.rule, "match": self.match,
             "n_questions": int(len(self.records)),
-            "mean_recall": clean(self.mean_recall), "answer_accuracy": clean(self.answer_accuracy),
+            "mean_recall": self.mean_recall, "answer_accuracy": self.answer_accuracy,
             "status_counts": self.status_counts,
             "no_answer": self.no_answer_summary(),
             "excluded": {"no_answer": int(len(self.no_answer)), "unlabelled": int(len(self.backlog))},
             "backlog": list(self.backlog),
             "fingerprint": self.fingerprint,
             "questions": records,
-        }
+        })
 
     def to_json(self, path) -> Path:
         path = Path(path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -12,12 +13,15 @@ from ..measures.evaluation import evaluate
 from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 from ..text import token_spans
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
+
 __all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS"]
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
-def make_retriever(name: str, chunks: pd.DataFrame):
+def make_retriever(name: str, chunks: pd.DataFrame) -> BM25Retriever | DenseRetriever | HybridRetriever:
     """``"bm25"``, ``"dense"`` or ``"hybrid"`` (RRF of both) over ``chunks``."""
     from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
 

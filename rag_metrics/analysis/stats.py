@@ -45,7 +45,8 @@ def _values(values, name="values") -> np.ndarray:
     return arr
 
 
-def bootstrap_ci(values, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95, seed: int = 0):
+def bootstrap_ci(values, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95,
+                 seed: int = 0) -> tuple[float, float, float, int]:
     """``(mean, low, high, n)`` -- percentile bootstrap CI of the mean over the defined values.
 
     NaN values are excluded (``n`` counts the rest). With fewer than 2 values the CI is
@@ -187,7 +188,7 @@ def compare_to_baseline(baseline, systems: dict, **kwargs) -> pd.DataFrame:
                   "wins", "ties", "losses", "within_noise", "excluded"]]
 
 
-def paired_t_test(a, b):
+def paired_t_test(a, b) -> tuple[float, float]:
     """``(t, p)`` of the two-sided paired t-test of b - a (NaN pairs excluded). Needs scipy (``analysis`` extra)."""
     from scipy import stats
 

@@ -15,7 +15,7 @@ from .inputs import as_gold, as_ranking
 __all__ = ["naive_chunk_recall_at_k"]
 
 
-def naive_chunk_recall_at_k(ranked_chunk_ids, doc_of, gold_docs, k):
+def naive_chunk_recall_at_k(ranked_chunk_ids, doc_of, gold_docs, k: int) -> float | None:
     """WRONG on purpose: count every top-``k`` chunk whose document is gold, divide by |gold|.
 
     This is what a chunk-level counter does when the gold is a set of documents: three

@@ -79,7 +79,7 @@ class MeasureSpec:
     uses_gain: bool = False
     trec_eval: tuple[str | None, str | None] = (None, None)
 
-    def reference_value(self, ranked, gold, k, *, min_rel=1, gain="linear"):
+    def reference_value(self, ranked, gold, k: int | None, *, min_rel=1, gain: str = "linear") -> float | None:
         """The per-question reference value (``None`` where undefined)."""
         options = {"min_rel": min_rel, **({"gain": gain} if self.uses_gain else {})}
         if self.cutoff == "forbidden":

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_name
+from ..serialize import jsonable
 from .index import write_index
 
 __all__ = ["ReportError", "build_report", "parse_parameters", "export_html", "record", "headlines", "HEADLINE_MIME"]
@@ -78,7 +79,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
         series = pd.Series(values, dtype=float)
         m, low, high, n = bootstrap_ci(series, seed=seed)
         data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
-                 "per_question": {str(k): (None if v != v else float(v)) for k, v in series.items()}}
+                 "per_question": jsonable({str(k): v for k, v in series.items()})}
     elif mean is not None:
         data |= {"mean": float(mean), "ci_low": None if ci is None else float(ci[0]),
                  "ci_high": None if ci is None else float(ci[1]), "n": None}

@@ -112,7 +112,7 @@ class BM25Retriever(_Base):
         self.model.index([tokenize(t) or [""] for t in indexed_text(self.chunks)], show_progress=False)
         self.vocab = self.model.vocab_dict
 
-    def scores(self, texts):
+    def scores(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), len(self.chunks)), dtype=np.float64)
         for i, text in enumerate(texts):
             tokens = [t for t in tokenize(text) if t in self.vocab]
@@ -166,7 +166,7 @@ class DenseRetriever(_Base):
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms > 0, norms, 1.0)
 
-    def scores(self, texts):
+    def scores(self, texts: list[str]) -> np.ndarray:
         queries = self._normalized(self.embed(texts))
         n = len(self.chunks)
         sims, ids = self.index.search(queries, n)
