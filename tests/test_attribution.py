@@ -18,7 +18,7 @@ from rag_metrics.analysis.attribution import (
     normalize_answer,
     token_f1,
 )
-from rag_metrics.io.corpus import load_golden
+from rag_metrics.io.golden import load_golden
 from rag_metrics import NotComparableError
 
 SEED = pd.DataFrame({

@@ -6,7 +6,8 @@ import shutil
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.io.corpus import data_dir, load_corpus, load_golden
+from rag_metrics.io.corpus import data_dir, load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.text import normalize
 
 
@@ -80,15 +81,26 @@ def golden_copy(tmp_path):
     "line, change, message",
     [
         (2, "{not json", r"golden.jsonl:2: malformed JSON"),
-        (2, {"gold_docs": ["handbook"]}, r"golden.jsonl:2: question 'q002': gold document 'handbook' is not in the corpus"),
+        (2, {"gold_docs": ["handbook"], "gold_pages": []},
+         r"golden.jsonl:2: question 'q002': gold document 'handbook' is not in the corpus"),
         (2, {"gold_pages": [["expense_policy", 13]]}, r"golden.jsonl:2: question 'q002': gold page 13 of 'expense_policy' is out of range 1..12"),
         (2, {"question_id": "q001"}, r"golden.jsonl:2: question 'q001': duplicate question_id \(first at line 1\)"),
-        (2, {"type": "opinion"}, r"golden.jsonl:2: question 'q002': type 'opinion' is not one of"),
-        (2, {"question": None}, r"golden.jsonl:2: question 'q002': field 'question' must be a str"),
+        (2, {"type": 3}, r"golden.jsonl:2: question 'q002': field 'type' must be a string"),
+        (2, {"question": None}, r"golden.jsonl:2: question 'q002': field 'question' must be a non-empty string"),
+        # issue 13: values JSON parsers let through
+        (1, '{"question_id": "q001", "question": "x", "gold_docs": ["expense_policy"], "relevance": {"expense_policy": NaN}}',
+         r"golden.jsonl:1: NaN is not a JSON number"),
+        (1, '{"question_id": "q001", "question": "x", "gold_docs": ["expense_policy"], "relevance": {"expense_policy": Infinity}}',
+         r"golden.jsonl:1: Infinity is not a JSON number"),
+        (2, {"gold_docs": ["expense_policy", "expense_policy"]}, r"question 'q002': gold_docs lists 'expense_policy' twice"),
+        (2, {"gold_pages": [["expense_policy", 4], ["expense_policy", 4]]}, r"gold_pages lists \['expense_policy', 4\] twice"),
+        (2, {"gold_pages": [["expense_policy", True]]}, r"question 'q002': page True is not an integer >= 1"),
+        (2, {"gold_pages": [["expense_policy", 0]]}, r"question 'q002': page 0 is not an integer >= 1"),
+        (2, {"labelled": "yes"}, r"'labelled' must be true or false, got 'yes'"),
         (2, {"gold_pages": [["travel_policy", 2]]}, "document 'travel_policy' is not in gold_docs"),
         (2, {"type": "no_answer"}, "a no_answer question cannot have gold"),
         (2, {"labelled": False}, "an unlabelled question cannot have gold"),
-        (2, {"relevance": {"expense_policy": "high"}}, "'relevance' must map gold_docs to numbers"),
+        (2, {"relevance": {"expense_policy": "high"}}, "question 'q002': relevance 'high' is not a finite number"),
     ],
 )
 def test_golden_validation_names_file_line_and_question(golden_copy, corpus, line, change, message):
@@ -100,6 +112,21 @@ def test_golden_validation_names_file_line_and_question(golden_copy, corpus, lin
     assert str(path) in str(err.value)
 
 
+def test_golden_file_errors(tmp_path, corpus):
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes('{"question_id": "q1", "question": "caf\u00e9?", "type": "no_answer"}\n'.encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin1.jsonl:1: not valid UTF-8 text \(byte 38"):
+        load_golden(latin)
+    with pytest.raises(InputError, match=r": is a directory; expected a golden set"):
+        load_golden(tmp_path)
+    with pytest.raises(InputError, match=r"missing.jsonl: file not found"):
+        load_golden(tmp_path / "missing.jsonl")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n \n")
+    with pytest.raises(InputError, match=r"empty.jsonl: file is empty"):
+        load_golden(empty)
+
+
 def test_corpus_validation(tmp_path):
     folder = tmp_path / "corpus"
     shutil.copytree(data_dir() / "corpus", folder)
@@ -107,6 +134,9 @@ def test_corpus_validation(tmp_path):
     doc.write_text(doc.read_text(encoding="utf-8").replace("[p.3]", "[p.4]", 1), encoding="utf-8")
     with pytest.raises(InputError, match=r"faq_ja.md:\d+: page marker \[p.4\] out of sequence; expected \[p.3\]"):
         load_corpus(folder)
-    doc.write_text("no front matter\n", encoding="utf-8")
-    with pytest.raises(InputError, match="faq_ja.md:1: expected front matter"):
+    doc.write_text("---\ndoc_id: faq_ja\n[p.1]\ntext\n", encoding="utf-8")
+    with pytest.raises(InputError, match="faq_ja.md:1: front matter is not closed"):
+        load_corpus(folder)
+    doc.write_text("---\ndoc_id: other\n---\n[p.1]\ntext\n", encoding="utf-8")
+    with pytest.raises(InputError, match="faq_ja.md:2: doc_id 'other' differs from the file's document ID 'faq_ja'"):
         load_corpus(folder)

@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.analysis.experiments import chunking_grid, context_cost, make_retriever
 
 

@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from rag_metrics.retrieval.chunking import chunk_fixed
-from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.analysis.failures import failure_breakdown, upper_bounds
 from rag_metrics.judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, judge_run
 from rag_metrics.measures.pages import evaluate_pages
@@ -104,7 +105,7 @@ def test_page_level_evaluation_orders_the_judges(corpus, setup):
 
 
 def test_page_recall_counts_a_chunk_covering_two_gold_pages(corpus):
-    from rag_metrics.io.corpus import GoldenSet
+    from rag_metrics.io.golden import GoldenSet
 
     text = corpus.text("expense_policy")
     p3, p4 = corpus.pages.query("doc_id == 'expense_policy' and page in (3, 4)")["start"].tolist()

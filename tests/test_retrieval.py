@@ -6,7 +6,8 @@ import pytest
 
 from rag_metrics import InputError
 from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed
-from rag_metrics.io.corpus import load_corpus, load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.retrieval.retrievers import (
     RESULT_COLUMNS,
     BM25Retriever,

@@ -1,0 +1,317 @@
+"""Golden sets: JSON lines or CSV, gold as documents, (document, page) pairs or chunk IDs.
+
+A golden set may live anywhere (teams keep theirs out of the repository because it quotes
+their documents): every function takes its path. With no path, the sample ``data/golden.jsonl``.
+
+JSON lines, one question per line::
+
+    {"question_id": "q001", "question": "...", "type": "fact",
+     "gold_docs": ["expense_policy", "onboarding_ja"],
+     "gold_pages": [["expense_policy", 3], ["onboarding_ja", 5]],
+     "gold_chunks": ["expense_policy#c400o100#0007"],           (optional)
+     "relevance": {"expense_policy": 2, "onboarding_ja": 1},     (optional; default 1 per gold doc)
+     "answer": "30 days",                                        (expected short answer; null if none)
+     "labelled": false}                                          (optional; default true)
+
+Only ``question_id`` and ``question`` are required. ``gold_docs`` may be left out when
+``gold_pages`` is given (the pages' documents are the gold documents); pages are numbered from 1.
+``type`` is free text (``definition``, ``fact``, ``procedure``...); ``no_answer`` marks a question
+the documents do not answer: it has no gold and is evaluated apart. A question with
+``"labelled": false`` has not been annotated yet: it is the annotation backlog, never evaluated.
+A labelled question needs gold unless it is ``no_answer``.
+
+CSV (UTF-8, header row), the same columns. Gold is given either long-form -- one row per gold
+item with ``doc_id`` (and ``page``, ``relevance``) or ``chunk_id``, repeating ``question_id`` (the
+other columns must then agree on every row of the question) -- or with ``gold_docs`` /
+``gold_pages`` / ``gold_chunks`` cells holding the JSON lists above. The reference workflow's
+sheet ``question_id,question,doc_id,page`` is a golden set as it stands.
+
+Every error names the file, the line and the field: malformed JSON, a non-UTF-8 byte, a
+missing or wrongly typed field, a page that is not an integer >= 1 (``true`` is not a page), a
+relevance that is not a finite number, a gold item listed twice, a duplicate question ID,
+and -- when a corpus is given -- a document it does not hold or a page out of range.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import numbers
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..fingerprint import digest
+from .jsonl import iter_jsonl, read_lines
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .corpus import Corpus
+
+__all__ = ["GoldenSet", "load_golden", "golden_from_records", "QUESTION_TYPES"]
+
+QUESTION_TYPES = ("definition", "fact", "procedure", "multi_hop", "no_answer")
+"""The types of the sample golden set. Other types are accepted; ``no_answer`` has a meaning."""
+
+_LIST_FIELDS = ("gold_docs", "gold_pages", "gold_chunks")
+_EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks": '["doc#0001"]', "relevance": '{"doc": 2}'}
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """A validated golden set.
+
+    ``questions``: question_id (index), question, type, answer, labelled.
+    ``gold``: long form for :func:`rag_metrics.evaluate` -- question_id, doc_id, relevance, type
+    (a no_answer question has one row with doc_id None; unlabelled questions are absent).
+    ``gold_pages``: question_id, doc_id, page. ``gold_chunks``: question_id, chunk_id.
+    ``backlog``: IDs of questions whose gold is not annotated yet. ``source``: the file read.
+    """
+
+    questions: pd.DataFrame
+    gold: pd.DataFrame
+    gold_pages: pd.DataFrame
+    backlog: tuple
+    gold_chunks: pd.DataFrame | None = None
+    source: str | None = None
+
+    @property
+    def labelled(self) -> pd.DataFrame:
+        return self.questions[self.questions["labelled"]]
+
+    @property
+    def answerable(self) -> list:
+        """Labelled questions with gold (not no_answer), in file order."""
+        with_gold = set(self.gold.loc[self.gold["doc_id"].notna(), "question_id"])
+        return [q for q in self.questions.index if q in with_gold]
+
+    def fingerprint(self) -> str:
+        """Digest of the questions and their gold: two runs are comparable only on the same golden set."""
+        return digest({"questions": self.questions[["question", "type", "labelled"]],
+                       "gold": self.gold[["question_id", "doc_id", "relevance"]],
+                       "pages": self.gold_pages, "chunks": self.gold_chunks})
+
+    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+        counts = self.questions[self.questions["labelled"]]["type"].value_counts()
+        head = (f"<p>Golden set: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
+                f"{len(self.gold_pages)} gold pages. Types: "
+                + ", ".join(f"{t} {n}" for t, n in counts.items()) + "</p>")
+        return head + self.questions.head(10).to_html()
+
+
+def _error(path, line, qid, message, field=None):
+    who = f"question {qid!r}: " if qid is not None else ""
+    return InputError(who + message, path=path, line=line, question=qid, field=field)
+
+
+def _id(value, path, line, qid, field) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or (isinstance(value, str) and not value.strip()):
+        raise _error(path, line, qid, f"{field} {value!r} is not an ID; expected a non-empty string.", field)
+    return str(value)
+
+
+def _page(value, path, line, qid, field="gold_pages") -> int:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise _error(path, line, qid, f"page {value!r} is not an integer >= 1 (pages are numbered from 1).", field)
+    return int(value)
+
+
+def _number(value, path, line, qid, field) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value) if value.strip() else None
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value or value in (float("inf"), float("-inf")):
+        raise _error(path, line, qid, f"{field} {value!r} is not a finite number.", field)
+    return float(value)
+
+
+def _record(row: dict, path, line) -> dict:
+    """One question's fields, validated and normalized."""
+    if "question_id" not in row:
+        raise _error(path, line, None, "missing field 'question_id'.", "question_id")
+    qid = _id(row["question_id"], path, line, None, "question_id")
+    question = row.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise _error(path, line, qid, f"field 'question' must be a non-empty string, got {question!r}.", "question")
+    typ = row.get("type") or ""
+    if not isinstance(typ, str):
+        raise _error(path, line, qid, f"field 'type' must be a string, got {typ!r}.", "type")
+    labelled = row.get("labelled", True)
+    if labelled is None or labelled == "":
+        labelled = True
+    if isinstance(labelled, str) and labelled.strip().lower() in ("true", "false"):
+        labelled = labelled.strip().lower() == "true"
+    if not isinstance(labelled, bool):
+        raise _error(path, line, qid, f"'labelled' must be true or false, got {labelled!r}.", "labelled")
+    answer = row.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise _error(path, line, qid, f"'answer' must be a string or null, got {answer!r}.", "answer")
+    lists = {}
+    for field in _LIST_FIELDS:
+        value = row.get(field)
+        if value is None:
+            value = []
+        if not isinstance(value, list):
+            raise _error(path, line, qid, f"field {field!r} must be a list, got {value!r}.", field)
+        lists[field] = value
+    docs = [_id(d, path, line, qid, "gold_docs") for d in lists["gold_docs"]]
+    pages = []
+    for item in lists["gold_pages"]:
+        if not (isinstance(item, (list, tuple)) and len(item) == 2):
+            raise _error(path, line, qid, f"gold page {item!r} must be [doc_id, page number].", "gold_pages")
+        pages.append((_id(item[0], path, line, qid, "gold_pages"), _page(item[1], path, line, qid)))
+    chunks = [_id(c, path, line, qid, "gold_chunks") for c in lists["gold_chunks"]]
+    for field, items in (("gold_docs", docs), ("gold_pages", pages), ("gold_chunks", chunks)):
+        dup = next((x for i, x in enumerate(items) if x in items[:i]), None)
+        if dup is not None:
+            raise _error(path, line, qid, f"{field} lists {list(dup) if isinstance(dup, tuple) else dup!r} twice.", field)
+    if not docs and pages:
+        docs = list(dict.fromkeys(d for d, _ in pages))
+    for doc, page in pages:
+        if doc not in docs:
+            raise _error(path, line, qid, f"gold page {[doc, page]!r}: document {doc!r} is not in gold_docs.", "gold_pages")
+    relevance = row.get("relevance") or {}
+    if not isinstance(relevance, dict):
+        raise _error(path, line, qid, f"'relevance' must map gold_docs to numbers, got {relevance!r}.", "relevance")
+    for doc, value in relevance.items():
+        if doc not in docs:
+            raise _error(path, line, qid, f"'relevance' names {doc!r}, which is not in gold_docs.", "relevance")
+        relevance[doc] = _number(value, path, line, qid, "relevance")
+    has_gold = bool(docs or chunks)
+    if (typ == "no_answer" or not labelled) and has_gold:
+        what = "a no_answer question" if typ == "no_answer" else "an unlabelled question"
+        raise _error(path, line, qid, f"{what} cannot have gold documents, pages or chunks.", "gold_docs")
+    if labelled and typ != "no_answer" and not has_gold:
+        raise _error(path, line, qid, "a labelled question needs gold (gold_docs, gold_pages or gold_chunks), or type "
+                     "no_answer.", "gold_docs")
+    return {"question_id": qid, "question": question, "type": typ, "answer": answer, "labelled": labelled,
+            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "line": line}
+
+
+def _csv_rows(path) -> list[tuple[int, dict]]:
+    """Questions of a CSV golden set: JSON list cells parsed, long-form rows merged per question."""
+    lines = read_lines(path, "a golden set (CSV with a header row)")
+    reader = csv.DictReader([line + "\n" for line in lines])
+    if not reader.fieldnames or "question_id" not in reader.fieldnames:
+        raise InputError(f"expected a header row with 'question_id' (and 'question', gold columns); got "
+                         f"{reader.fieldnames}.", path=path, line=1)
+    merged: dict[str, tuple[int, dict]] = {}
+    for row in reader:
+        line = reader.line_num
+        if not any((v or "").strip() for v in row.values()):
+            continue
+        if None in row:
+            raise InputError(f"more cells than header columns: {row[None]!r}.", path=path, line=line)
+        qid = (row.get("question_id") or "").strip()
+        cells = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items()}
+        record: dict = {"question_id": qid or None}
+        for key in ("question", "type", "answer", "labelled"):
+            if cells.get(key):
+                record[key] = cells[key]
+        doc, page, chunk = cells.get("doc_id"), cells.get("page"), cells.get("chunk_id")
+        for field in (*_LIST_FIELDS, "relevance"):
+            if not cells.get(field):
+                continue
+            try:
+                value = json.loads(cells[field], parse_constant=lambda c: c)
+            except json.JSONDecodeError as e:
+                example = _EXAMPLES.get(field, "2")
+                raise InputError(f"question {qid!r}: column {field!r} must hold JSON, e.g. {example}: {e.msg}.",
+                                 path=path, line=line, field=field) from None
+            if field == "relevance" and not isinstance(value, dict):
+                if not doc:
+                    raise InputError(f"question {qid!r}: a relevance label needs a 'doc_id' on its row.", path=path,
+                                     line=line, field=field)
+                value = {doc: value}
+            record[field] = value
+        if page and not doc:
+            raise InputError(f"question {qid!r}: 'page' given without 'doc_id'.", path=path, line=line, field="page")
+        if doc:
+            if page:
+                record.setdefault("gold_pages", []).append([doc, page])
+            record.setdefault("gold_docs", []).append(doc)
+        if chunk:
+            record.setdefault("gold_chunks", []).append(chunk)
+        if qid in merged and qid:
+            first_line, prev = merged[qid]
+            for key in ("question", "type", "answer", "labelled"):
+                if key in record and key in prev and record[key] != prev[key]:
+                    raise InputError(f"question {qid!r}: {key} differs from line {first_line} ({prev[key]!r} vs "
+                                     f"{record[key]!r}); long-form rows of one question must agree.",
+                                     path=path, line=line, field=key)
+                if key in record:
+                    prev.setdefault(key, record[key])
+            for field in _LIST_FIELDS:
+                for item in record.get(field, []):
+                    if field == "gold_docs" and item in prev.get(field, []):
+                        continue  # a document repeated on the rows of its pages
+                    prev.setdefault(field, []).append(item)
+            prev.setdefault("relevance", {}).update(record.get("relevance", {}))
+        else:
+            merged[qid or f"\0{line}"] = (line, record)
+    return list(merged.values())
+
+
+def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> GoldenSet:
+    """A :class:`GoldenSet` from ``(line, dict)`` pairs in the JSON-lines schema (validated as a file would be)."""
+    import pandas as pd
+
+    n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
+    questions, gold, gold_pages, gold_chunks, seen = [], [], [], [], {}
+    for line, row in rows:
+        rec = _record(row, path, line)
+        qid = rec["question_id"]
+        if qid in seen:
+            raise _error(path, line, qid, f"duplicate question_id (first at line {seen[qid]}).", "question_id")
+        seen[qid] = line
+        if n_pages is not None:
+            for doc in rec["docs"]:
+                if doc not in n_pages:
+                    raise _error(path, line, qid, f"gold document {doc!r} is not in the corpus.", "gold_docs")
+            for doc, page in rec["pages"]:
+                if not 1 <= page <= n_pages[doc]:
+                    raise _error(path, line, qid, f"gold page {page} of {doc!r} is out of range 1..{n_pages[doc]}.",
+                                 "gold_pages")
+        questions.append({"question_id": qid, "question": rec["question"], "type": rec["type"],
+                          "answer": rec["answer"], "labelled": rec["labelled"]})
+        gold_pages += [{"question_id": qid, "doc_id": d, "page": p} for d, p in rec["pages"]]
+        gold_chunks += [{"question_id": qid, "chunk_id": c} for c in rec["chunks"]]
+        if rec["labelled"]:
+            if rec["docs"]:
+                gold += [{"question_id": qid, "doc_id": d, "relevance": float(rec["relevance"].get(d, 1)),
+                          "type": rec["type"]} for d in rec["docs"]]
+            else:
+                gold.append({"question_id": qid, "doc_id": None, "relevance": None, "type": rec["type"]})
+    if not questions:
+        raise InputError("no question found; expected a golden set.", path=path)
+    qdf = pd.DataFrame(questions).set_index("question_id")
+    backlog = tuple(qdf.index[~qdf["labelled"]])
+    return GoldenSet(qdf, pd.DataFrame(gold, columns=["question_id", "doc_id", "relevance", "type"]),
+                     pd.DataFrame(gold_pages, columns=["question_id", "doc_id", "page"]), backlog,
+                     pd.DataFrame(gold_chunks, columns=["question_id", "chunk_id"]),
+                     None if path is None else str(path))
+
+
+def load_golden(path=None, corpus: Corpus | None = None) -> GoldenSet:
+    """Load and validate a golden set (module docstring): ``.csv`` as CSV, anything else as JSON lines.
+
+    Default: the sample ``data/golden.jsonl``, validated against the sample corpus. With a
+    ``corpus`` (:func:`rag_metrics.io.corpus.load_corpus`), gold documents and pages are checked
+    against it.
+    """
+    if path is None:
+        from .corpus import data_dir, load_corpus
+
+        path = data_dir() / "golden.jsonl"
+        corpus = corpus if corpus is not None else load_corpus()
+    if Path(path).suffix.lower() == ".csv":
+        rows = _csv_rows(path)
+    else:
+        rows = iter_jsonl(path, "a golden set (JSON lines)")
+    return golden_from_records(rows, path=path, corpus=corpus)
