@@ -23,15 +23,21 @@ $(VENV)/.stamp-%: pyproject.toml | $(BIN)/python
 
 report: $(VENV)/.stamp-report
 	$(BIN)/rag-metrics report --experiment $(EXPERIMENT)
+	$(BIN)/rag-metrics report --experiment example --golden data/golden.jsonl --pages data/corpus \
+	  --run data/examples/bm25_c300o50.jsonl --run data/examples/bm25_c400o100.jsonl \
+	  --answers data/answers.jsonl --generator gen_a
 
 test: $(VENV)/.stamp-dev
-	$(BIN)/python -m pytest tests notebooks $(NBVAL)
+	$(BIN)/python -m pytest tests notebooks rag_metrics/report/experiment.ipynb $(NBVAL)
 
 # Re-execute the committed notebooks in place (deterministic: no timings, fixed seeds).
 notebooks: $(VENV)/.stamp-report
 	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.kernel_name=python3 \
 	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True *.ipynb
+	cd rag_metrics/report && ../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.kernel_name=python3 \
+	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True experiment.ipynb
 
 # Speed benchmark against pytrec_eval and ranx (~10 minutes with 100k questions).
 bench: $(VENV)/.stamp-bench

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from .errors import ORDERS, InputError
 
@@ -71,8 +72,55 @@ def _parser() -> argparse.ArgumentParser:
     hd.add_argument("current")
     hd.add_argument("--force", action="store_true", help="compare even if the golden set or judge differ")
 
-    rp = sub.add_parser("report", help="run notebooks through papermill and write HTML reports")
+    pg = sub.add_parser("pages", help="convert a folder of documents (PDF, Markdown, text) to pages.jsonl",
+                        description="One line per page: doc_id, page (from 1), text, and title/genre/language when "
+                                    "known. Formats: help(rag_metrics.io.pages).")
+    pg.add_argument("docs", help="a folder of documents (recursively), or one document file")
+    pg.add_argument("-o", "--output", required=True, metavar="PAGES.jsonl", help="where to write pages.jsonl")
+
+    rn = sub.add_parser("run", help="run a retriever over a golden set and log what it returns",
+                        description="Calls search(question, k) for every labelled question (a thread pool, retries "
+                                    "with backoff); a question that still fails is logged with its error. An "
+                                    "interrupted run resumes when started again with the same settings. Writes "
+                                    "OUT (JSON lines) and OUT.settings.json.")
+    rn.add_argument("--retriever", required=True, metavar="NAME|MODULE:FUNCTION",
+                    help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k)")
+    rn.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    rn.add_argument("--pages", metavar="PATH", help="corpus for the built-in retrievers: pages.jsonl or a folder "
+                                                    "(default: the sample corpus)")
+    rn.add_argument("-k", type=int, default=10, help="results per question (default 10)")
+    rn.add_argument("--experiment", default="default", help="experiment name: the log goes to RUNS_DIR/NAME/")
+    rn.add_argument("--out", metavar="FILE", help="log path (default RUNS_DIR/EXPERIMENT/<UTC timestamp>.jsonl)")
+    rn.add_argument("--runs-dir", default="runs", help="folder of run logs (default runs/)")
+    rn.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="built-in retriever option: size, overlap, unit (char|token), heading (true|false)")
+    rn.add_argument("--workers", type=int, default=4, help="questions searched at once (default 4)")
+    rn.add_argument("--retries", type=int, default=3, help="retries per question after an exception (default 3)")
+    rn.add_argument("--backoff", type=float, default=0.5, help="first retry delay in seconds, doubled each time")
+    rn.add_argument("--no-resume", dest="resume", action="store_false", help="refuse to resume a partial log")
+    rn.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+    rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
+                        description="With --run: the experiment report of your system (golden set, logs, pages). "
+                                    "Without: run the notebooks through papermill.")
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
+    rp.add_argument("--golden", metavar="FILE", help="golden set (JSON lines or CSV); with --run")
+    rp.add_argument("--run", action="append", default=[], metavar="LOG",
+                    help="retrieval log (repeatable, oldest first); turns on the experiment report")
+    rp.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
+    rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
+                                                      "logs have none")
+    rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
+    rp.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
+                    help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
+    rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "
+                                                                 "(default: the preset's)")
+    rp.add_argument("-k", dest="ks", type=int, action="append", help="cutoffs for hit@k (default 1 3 5)")
+    rp.add_argument("--min-chars", type=int, default=24, help="overlap judge: shared fragment length F (default 24)")
+    rp.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
+    rp.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
+                    help="judge of the headline (default: overlap if it applies, else page, else document)")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
                     help="notebook parameter (repeatable); VALUE is parsed as YAML/JSON when possible")
     rp.add_argument("--notebook", action="append", default=[], metavar="PATH",
@@ -129,21 +177,98 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report.runner import ReportError, build_report, parse_parameters
+    from .report.runner import ReportError, build_experiment_report, build_report, parse_parameters
 
     try:
-        params = parse_parameters(args.parameter)
-        run = build_report(
-            experiment=args.experiment,
-            parameters=params,
-            notebooks=args.notebook or None,
-            notebooks_dir=args.notebooks_dir,
-            reports_dir=args.reports_dir,
-        )
+        if args.run:
+            run = build_experiment_report(
+                args.experiment, golden=args.golden, runs=args.run, pages=args.pages, answers=args.answers,
+                generator=args.generator, preset=args.preset, fields=args.field, page_base=args.page_base,
+                ks=args.ks or [1, 3, 5], min_chars=args.min_chars, window=args.window, judge=args.judge,
+                reports_dir=args.reports_dir)
+        else:
+            for name in ("golden", "pages", "answers", "generator", "page_base", "judge"):
+                if getattr(args, name) is not None:
+                    raise InputError(f"--{name.replace('_', '-')} belongs to an experiment report: give the logs "
+                                     "with --run LOG.")
+            run = build_report(experiment=args.experiment, parameters=parse_parameters(args.parameter),
+                               notebooks=args.notebook or None, notebooks_dir=args.notebooks_dir,
+                               reports_dir=args.reports_dir)
     except ReportError as e:
         print(f"rag-metrics report: error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {run}")
+    return 0
+
+
+def cmd_pages(args) -> int:
+    from .io.corpus import corpus_from_pages
+    from .io.pages import read_document, read_documents, write_pages
+
+    source = args.docs
+    pages = read_documents(source) if os.path.isdir(source) else read_document(source)
+    corpus = corpus_from_pages(pages, source=source)
+    write_pages(pages, args.output)
+    empty = corpus.empty_pages
+    print(f"wrote {args.output}: {len(corpus.documents)} documents, {len(pages)} pages")
+    if empty:
+        shown = ", ".join(f"{d} p.{p}" for d, p in empty[:10]) + (" ..." if len(empty) > 10 else "")
+        print(f"{len(empty)} page(s) without text (scanned images need OCR first): {shown}")
+    return 0
+
+
+def _options(items) -> dict:
+    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}``."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise InputError(f"option {item!r}: expected KEY=VALUE.")
+        value = value.strip()
+        out[key.strip()] = int(value) if value.isascii() and value.isdigit() else \
+            {"true": True, "false": False}.get(value.lower(), value)
+    return out
+
+
+def cmd_run(args) -> int:
+    import datetime as dt
+
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+    from .retrieval.runner import BUILTINS, builtin_search, find_resumable, load_retriever, run_retriever
+
+    golden = load_golden(args.golden)
+    options = _options(args.option)
+    if args.retriever in BUILTINS:
+        unknown = sorted(set(options) - {"size", "overlap", "unit", "heading"})
+        if unknown:
+            raise InputError(f"unknown option(s) {unknown} for the built-in retriever; expected size, overlap, unit, "
+                             "heading.")
+        corpus = load_corpus(args.pages)
+        search = builtin_search(args.retriever, corpus, **options)
+        settings = {"retriever": args.retriever, "options": {**options, **search.settings},
+                    "corpus": str(args.pages or "sample")}
+    else:
+        if options:
+            raise InputError("--option configures the built-in retrievers; configure your own in its module.")
+        search = load_retriever(args.retriever)
+        settings = {"retriever": args.retriever, "options": {}}
+    out = args.out
+    if out is None:
+        from .errors import check_name
+
+        check_name(args.experiment, what="experiment name")
+        folder = Path(args.runs_dir, args.experiment)
+        resumable = find_resumable(folder, settings, golden, args.k) if args.resume else None
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        out = str(resumable or folder / f"{stamp}.jsonl")
+    summary = run_retriever(search, golden, args.k, out, settings=settings, workers=args.workers,
+                            retries=args.retries, backoff=args.backoff, resume=args.resume, progress=args.progress)
+    resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
+    print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
+    if summary["failed"]:
+        print(f"{len(summary['failed'])} question(s) failed after retries (logged with their error): "
+              + ", ".join(summary["failed"][:10]) + (" ..." if len(summary["failed"]) > 10 else ""))
     return 0
 
 
@@ -174,7 +299,7 @@ def cmd_history(args) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "history": cmd_history, "report": cmd_report}
+COMMANDS = {"evaluate": cmd_evaluate, "history": cmd_history, "report": cmd_report, "pages": cmd_pages, "run": cmd_run}
 
 
 def main(argv=None) -> int:

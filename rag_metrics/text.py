@@ -18,7 +18,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "PAGE_MARKER"]
+import numpy as np
+
+__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "gram_hashes", "PAGE_MARKER"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -66,3 +68,43 @@ def tokenize(text: str) -> list[str]:
         else:
             out.append(tok)
     return out
+
+
+_BASE = 0x100000001B3  # odd, so invertible modulo 2**64
+_BASE_INV = pow(_BASE, -1, 2**64)
+_POWERS = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+
+
+def _powers(n: int):
+    """``(B**m, B**-m)`` modulo 2**64 for m < n (cached, grown on demand)."""
+    global _POWERS
+    if _POWERS[0].shape[0] < n:
+        size = max(n, 2 * _POWERS[0].shape[0])
+        up = np.empty(size, dtype=np.uint64)
+        down = np.empty(size, dtype=np.uint64)
+        up[0] = down[0] = 1
+        np.cumprod(np.full(size - 1, _BASE, dtype=np.uint64), out=up[1:])
+        np.cumprod(np.full(size - 1, _BASE_INV, dtype=np.uint64), out=down[1:])
+        _POWERS = (up, down)
+    return _POWERS[0][:n], _POWERS[1][:n]
+
+
+def gram_hashes(text: str, n: int) -> np.ndarray:
+    """A 64-bit hash of every ``n``-character substring of ``text``, in position order (empty if shorter).
+
+    Equal substrings have equal hashes wherever they occur (a polynomial hash modulo 2**64 computed
+    with prefix sums: the cost does not grow with ``n``). Different substrings may collide, so a
+    match found through these hashes is verified on the strings before it counts.
+
+    >>> h = gram_hashes("abcabc", 3)
+    >>> len(h), bool(h[0] == h[3]), bool(h[0] == h[1])
+    (4, True, False)
+    """
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    length = codes.shape[0]
+    if length < n:
+        return np.zeros(0, dtype=np.uint64)
+    up, down = _powers(length + 1)
+    prefix = np.zeros(length + 1, dtype=np.uint64)
+    np.cumsum(codes * up[:length], out=prefix[1:])
+    return (prefix[n:] - prefix[:-n]) * down[: length - n + 1]

@@ -18,19 +18,26 @@ from ..judging.judges import judge_run
 from ..measures.evaluation import evaluate
 from ..measures.pages import evaluate_pages
 
-__all__ = ["failure_breakdown", "upper_bounds", "FAILURE_KINDS"]
+__all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAILURE_KINDS"]
 
 FAILURE_KINDS = ("not_retrieved", "other_document_first", "wrong_page")
 
 
-def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame, judge, corpus, k: int) -> pd.DataFrame:
+def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, k: int) -> pd.DataFrame:
     """One row per answerable question with no judged hit in the top ``k``: its failure kind (module docstring)."""
-    judged = judge_run(run[run["rank"] <= k], chunks, golden.gold_pages, judge, corpus)
+    return failure_breakdown_judged(golden, judge_run(run[run["rank"] <= k], chunks, golden.gold_pages, judge, corpus), k)
+
+
+def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFrame:
+    """:func:`failure_breakdown` of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`)."""
+    top_k = judged[judged["rank"] <= k].sort_values(["question_id", "rank"], kind="stable")
+    by_question = {q: g for q, g in top_k.groupby("question_id", sort=False)}
+    empty = top_k.iloc[:0]
     gold_docs = golden.gold_pages.groupby("question_id")["doc_id"].agg(set)
     types = golden.questions["type"]
     rows = []
     for q, docs in gold_docs.items():
-        top = judged[judged["question_id"] == q].sort_values("rank")
+        top = by_question.get(q, empty)
         if top["hit"].any():
             continue
         in_top = top["doc_id"].isin(docs)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,8 @@ import pandas as pd
 from ..errors import InputError, check_name
 from ..fingerprint import check_comparable, digest
 
-__all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON"]
+__all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
+           "history_table", "safe_name"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -140,3 +142,83 @@ def diff(previous, current, *, force: bool = False, history_dir="history") -> Ru
     return RunDiff(a["id"], b["id"], table, flips_df, differs)
 
 
+
+
+def safe_name(text: str) -> str:
+    """A run name from any label (a log file's name): characters other than letters, digits, ``._-`` become ``-``."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(text)).strip("-.")[:100]
+    return name or "run"
+
+
+def save_experiment(result, history_dir, *, now=None) -> tuple[Path | None, str]:
+    """Save an :class:`~rag_metrics.analysis.experiment.ExperimentResult` (its primary judge's evaluation) once.
+
+    The same log judged the same way against the same golden set is saved once: returns
+    ``(path, "saved")`` or ``(None, "already in the history as <id>")``. The record's ``config``
+    holds the log's path and fingerprint and the time the run was made (``run_time``: when the
+    runner started it, else now), which orders the history.
+    """
+    fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
+    probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
+    for rec in _records(history_dir):
+        if rec.get("config", {}).get("log_fingerprint") == result.settings["log_fingerprint"] and \
+                {k: rec["fingerprint"].get(k) for k in probe} == probe:
+            return None, f"already in the history as {rec['id']}"
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    run_time = result.settings.get("run_settings", {}).get("started_at") or now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    config = {"log": result.settings["log"], "log_fingerprint": result.settings["log_fingerprint"],
+              "run_time": run_time, "ks": result.settings["ks"],
+              "retriever": result.settings.get("run_settings", {}).get("retriever"),
+              "options": result.settings.get("run_settings", {}).get("options")}
+    path = save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
+                    corpus=result.settings.get("corpus"), judge=judge, config=config, now=now)
+    return path, "saved"
+
+
+def _records(history_dir) -> list[dict]:
+    folder = Path(history_dir)
+    return [_read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+
+
+def experiment_history(history_dir) -> list[dict]:
+    """The saved runs of an experiment, oldest first by the time each run was made."""
+    return sorted(_records(history_dir), key=lambda r: (r.get("config", {}).get("run_time") or r["timestamp"], r["id"]))
+
+
+def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
+    """One row per saved run: run time, n, each measure's mean and 95% CI, and whether it is comparable with
+    the newest run (same golden set and judge); the newest comparable pair also gets the paired delta of
+    each measure with its CI and a ``within noise`` flag."""
+    from .stats import bootstrap_ci, paired_comparison
+
+    if not records:
+        return pd.DataFrame()
+    newest = records[-1]
+    rows = []
+    for rec in records:
+        per_q = pd.DataFrame.from_dict(rec["per_query"], orient="index")
+        row = {"run": rec["name"], "run_time": rec.get("config", {}).get("run_time") or rec["timestamp"],
+               "comparable": all(rec["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)}
+        present = [m for m in measures if m in per_q]
+        row["n"] = int(per_q[present[0]].notna().sum()) if present else 0
+        for m in measures:
+            if m in per_q:
+                mean, low, high, _ = bootstrap_ci(per_q[m].astype(float), n_resamples=n_resamples)
+                row |= {m: mean, f"{m} low": low, f"{m} high": high}
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    comparable = [r for r in records if all(r["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)]
+    if len(comparable) >= 2:
+        prev, last = comparable[-2], comparable[-1]
+        for m in measures:
+            a = pd.Series({q: v.get(m) for q, v in prev["per_query"].items()}, dtype=float)
+            b = pd.Series({q: v.get(m) for q, v in last["per_query"].items()}, dtype=float)
+            if set(a.index) != set(b.index) or a.dropna().empty:
+                continue
+            c = paired_comparison(a, b, n_resamples=n_resamples)
+            i = table.index[-1]
+            table.loc[i, f"{m} delta"] = c.mean_diff
+            table.loc[i, f"{m} delta low"] = c.ci_low
+            table.loc[i, f"{m} delta high"] = c.ci_high
+            table.loc[i, f"{m} within noise"] = c.within_noise
+    return table

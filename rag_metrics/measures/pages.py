@@ -22,27 +22,34 @@ from ..judging.judges import judge_run
 from .evaluation import Evaluation, evaluate
 from .registry import DEFAULT_MEASURES, parse_measures
 
-__all__ = ["evaluate_pages"]
+__all__ = ["evaluate_pages", "evaluate_judged"]
 
 
-def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame, judge, corpus, measures=None) -> Evaluation:
+def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, measures=None) -> Evaluation:
     """Page-level :class:`~rag_metrics.Evaluation` of ``run`` under ``judge`` (definitions in the module docstring).
 
-    ``golden`` is a :class:`~rag_metrics.corpus.GoldenSet`; questions without gold pages
+    ``golden`` is a :class:`~rag_metrics.io.golden.GoldenSet`; questions without gold pages
     (no_answer) are evaluated and excluded where undefined, as at document level. The
-    judge's parameters are in ``settings``.
+    judge's parameters are in ``settings``. ``run`` carries its texts (a logged run) or ``chunks``
+    holds them (a run of the built-in retrievers).
     """
+    judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)
+    return evaluate_judged(golden, judged, measures, judge.params())
+
+
+def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: dict | None = None) -> Evaluation:
+    """Page-level measures of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`)."""
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
-    judged = judge_run(run, chunks, golden.gold_pages, judge, corpus).sort_values(["question_id", "rank"], kind="stable")
+    judged = judged.sort_values(["question_id", "rank"], kind="stable")
     # Item of each row: the first gold page it satisfies that no higher-ranked row satisfied.
     items = []
     covered: dict = {}
-    for q, pages, c, r in zip(judged["question_id"], judged["satisfies"], judged["chunk_id"], judged["rank"]):
+    for q, pages, r in zip(judged["question_id"], judged["satisfies"], judged["rank"]):
         seen = covered.setdefault(q, set())
         new = sorted(pages - seen)
         seen |= pages
-        items.append(f"{new[0][0]}#p{new[0][1]}" if new else f"~{c}#{r}")
-    judged["item"] = items
+        items.append(f"{new[0][0]}#p{new[0][1]}" if new else f"~#{r}")
+    judged = judged.assign(item=items)
     gp = golden.gold_pages
     page_gold = pd.DataFrame({"question_id": gp["question_id"], "chunk_id": gp["doc_id"] + "#p" + gp["page"].astype(str)})
     attrs = golden.gold.drop_duplicates("question_id")[["question_id", "type"]]
@@ -58,6 +65,7 @@ def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame, judge, corpu
             top = judged[judged["rank"] <= m.k]
             union = top.groupby("question_id")["satisfies"].agg(lambda s: len(frozenset().union(*s)))
             n_pages = per_question["n_relevant"]
-            per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0) / n_pages.where(n_pages > 0, 1), np.nan)
-    settings = {**ev.settings, "level": "page", **judge.params()}
+            per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0)
+                                            / n_pages.where(n_pages > 0, 1), np.nan)
+    settings = {**ev.settings, "level": "page", **(judge_params or {})}
     return Evaluation.from_frame(per_question, measures, unknown_questions=ev.unknown_questions, settings=settings)

@@ -1,6 +1,6 @@
 """The reports index: every experiment and its runs, rebuilt from the run folders.
 
-``reports/index.html`` is rendered from ``templates/index.html.j2`` (Jinja2, autoescaped; links
+``reports/index.html`` is rendered from ``rag_metrics/templates/index.html.j2`` (Jinja2, autoescaped; links
 URL-quoted). It is rebuilt from a scan of ``reports/<experiment>/<run>/run.json`` under a file lock
 and replaced atomically, so every finished run appears even when several reports are built at
 once. Per experiment it shows each headline figure's latest value (from the newest run that
@@ -14,9 +14,10 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from urllib.parse import quote
 
-__all__ = ["write_index", "headline_delta", "runs", "render"]
+from ..html import href, render
+
+__all__ = ["write_index", "headline_delta", "runs"]
 
 LOCK_NAME = ".index.lock"
 
@@ -64,11 +65,6 @@ def _fmt_headline(h: dict) -> str:
     return f"{h['mean']:.3f}{ci}{n}"
 
 
-def _href(*parts: str) -> str:
-    """A relative link: each path segment percent-encoded (``#``, ``?``, spaces and ``%`` included)."""
-    return "/".join(quote(p, safe="") for p in "/".join(parts).split("/"))
-
-
 def _context(root: Path) -> dict:
     by_experiment: dict[str, list] = {}
     for rec in runs(root):
@@ -94,7 +90,7 @@ def _context(root: Path) -> dict:
             pages = []
             for nb in rec.get("notebooks", []):
                 label = Path(nb["notebook"]).stem
-                pages.append({"label": label, "href": _href(rec["_dir"], nb["html"]) if nb.get("html") else None,
+                pages.append({"label": label, "href": href(rec["_dir"], nb["html"]) if nb.get("html") else None,
                               "failed": nb.get("status") != "ok", "error": nb.get("error") or ""})
             run_rows.append({"timestamp": rec["timestamp"],
                              "parameters": json.dumps(rec.get("parameters") or {}, sort_keys=True, ensure_ascii=False),
@@ -104,15 +100,6 @@ def _context(root: Path) -> dict:
                                                      ensure_ascii=False),
                             "figures": figures, "runs": run_rows})
     return {"experiments": experiments}
-
-
-def render(template: str, **context) -> str:
-    """Render a template of ``templates/`` with autoescaping."""
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("rag_metrics.report", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return env.get_template(template).render(**context)
 
 
 @contextlib.contextmanager

@@ -32,7 +32,8 @@ from ..errors import InputError, check_name
 from ..serialize import jsonable
 from .index import write_index
 
-__all__ = ["ReportError", "build_report", "parse_parameters", "export_html", "record", "headlines", "HEADLINE_MIME"]
+__all__ = ["ReportError", "build_report", "build_experiment_report", "parse_parameters", "export_html", "record",
+           "headlines", "HEADLINE_MIME", "EXPERIMENT_NOTEBOOK"]
 
 HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
 
@@ -62,7 +63,8 @@ class RunRecord:
     notebooks: list[NotebookRun] = field(default_factory=list)
 
 
-def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0) -> None:
+def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
+           n_resamples: int = 10_000) -> None:
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
@@ -77,7 +79,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     data: dict = {"name": str(name)}
     if values is not None:
         series = pd.Series(values, dtype=float)
-        m, low, high, n = bootstrap_ci(series, seed=seed)
+        m, low, high, n = bootstrap_ci(series, seed=seed, n_resamples=n_resamples)
         data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
                  "per_question": jsonable({str(k): v for k, v in series.items()})}
     elif mean is not None:
@@ -133,12 +135,14 @@ def _declared_parameters(path: Path) -> dict:
     return papermill.inspect_notebook(str(path))
 
 
-def export_html(notebook_path: Path, html_path: Path) -> None:
-    """Write a standalone HTML file (no network references) for an executed notebook."""
+def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = False) -> None:
+    """Write a standalone HTML file (no network references) for an executed notebook; ``hide_input`` leaves
+    the code out (the experiment report is read, not studied)."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab")
+    exporter = HTMLExporter(template_name="lab", exclude_input=hide_input, exclude_input_prompt=hide_input,
+                            exclude_output_prompt=hide_input)
     # No external references: these loaders are blanked (figures are inline PNG already).
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")
@@ -186,6 +190,7 @@ def build_report(
     reports_dir="reports",
     now=None,
     progress_bar: bool = True,
+    hide_input: bool = False,
 ) -> Path:
     """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
 
@@ -228,7 +233,7 @@ def build_report(
                 failures.append(f"{path}: {item.error}")
             if executed.exists():
                 html_path = executed.with_suffix(".html")
-                export_html(executed, html_path)
+                export_html(executed, html_path, hide_input=hide_input)
                 item.html = html_path.name
                 found = headlines(executed)
                 if found:
@@ -250,3 +255,57 @@ def build_report(
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
                           f"{run_dir}:\n  " + "\n  ".join(failures))
     return run_dir
+
+
+EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
+
+
+def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
+                            preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
+                            window: int = 1, judge: str | None = None, reports_dir="reports", now=None,
+                            progress_bar: bool = True) -> Path:
+    """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
+
+    Every input is read and validated first -- golden set, pages, each log, answers -- so that bad
+    input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is
+    written. Then ``experiment.ipynb`` runs through papermill into ``reports_dir/experiment/<UTC
+    timestamp>/``; each log's evaluation is added to the experiment's history
+    (``reports_dir/experiment/history/``), whose table the report shows.
+    """
+    from ..errors import check_int
+    from ..io.corpus import load_answers, load_corpus
+    from ..io.golden import load_golden
+    from ..io.logs import PRESETS, load_log, parse_field_mapping
+
+    check_name(experiment, what="experiment name")
+    if not golden:
+        raise InputError("an experiment report needs the golden set: --golden FILE.")
+    if not runs:
+        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
+    if preset not in PRESETS:
+        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
+    ks = sorted({check_int(k, "k") for k in ks})
+    check_int(min_chars, "min_chars")
+    check_int(window, "window", low=0)
+    corpus = load_corpus(pages) if pages else None
+    golden_set = load_golden(golden, corpus=corpus)
+    for path in runs:
+        log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
+        if not len(log.questions):
+            raise InputError("the log holds no question.", path=path)
+    if answers:
+        table = load_answers(answers)
+        if "question_id" not in table.columns or "generated_answer" not in table.columns:
+            raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
+        if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
+            raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
+                             " choose one with --generator.", path=answers)
+    del golden_set
+    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
+    parameters = {"experiment": experiment, "golden": absolute(golden), "runs": [absolute(p) for p in runs],
+                  "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
+                  "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
+                  "primary": judge, "history_dir": absolute(Path(reports_dir) / experiment / "history")}
+    return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
+                        progress_bar=progress_bar, hide_input=True)
