@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,13 +122,14 @@ def _page(value, path, line, qid, field="gold_pages") -> int:
 
 
 def _number(value, path, line, qid, field) -> float:
+    given = value
     if isinstance(value, str):
         try:
             value = float(value) if value.strip() else None
         except ValueError:
             pass
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value or value in (float("inf"), float("-inf")):
-        raise _error(path, line, qid, f"{field} {value!r} is not a finite number.", field)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise _error(path, line, qid, f"{field} {given!r} is not a finite number.", field)
     return float(value)
 
 

@@ -316,10 +316,14 @@ def load_log(path, *, preset: str = "native", fields: dict | None = None, page_b
                                         fields=fields, page_base=page_base, path=path)
     run = pd.DataFrame(items, columns=["question_id", "question", "rank", "doc_id", "chunk_id", "pages", "text",
                                        "score", "line"])
+    for col in ("question_id", "question", "doc_id", "chunk_id", "text"):  # absent stays None, not NaN
+        run[col] = run[col].astype(object).where(run[col].notna(), None)
     settings_path = Path(str(path) + ".settings.json")
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.is_file() else {}
-    return RunLog(run, pd.DataFrame(questions, columns=["question_id", "question", "answer", "latency_ms", "error",
-                                                        "line"]),
+    table = pd.DataFrame(questions, columns=["question_id", "question", "answer", "latency_ms", "error", "line"])
+    for col in ("question_id", "question", "answer", "error"):
+        table[col] = table[col].astype(object).where(table[col].notna(), None)
+    return RunLog(run, table,
                   str(path), {**settings, "read": how})
 
 

@@ -1,0 +1,273 @@
+"""The experiment loop: a retriever run and logged, the log judged (text, pages, IDs), the experiment report."""
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rag_metrics import InputError
+from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.cli import main
+from rag_metrics.io.corpus import data_dir, load_corpus
+from rag_metrics.io.golden import load_golden
+from rag_metrics.io.logs import load_log
+from rag_metrics.judging.judges import OverlapJudge, PageIndex, judge_run
+from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.retrieval.chunking import chunk_fixed
+from rag_metrics.retrieval.retrievers import BM25Retriever
+from rag_metrics.retrieval.runner import builtin_search, run_retriever
+from rag_metrics.text import normalize
+
+EXAMPLES = data_dir() / "examples"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus()
+
+
+@pytest.fixture(scope="module")
+def golden(corpus):
+    return load_golden(corpus=corpus)
+
+
+# ---- the overlap judge on hashes equals the definition ------------------------------------------
+
+def naive_overlap(text, doc, gold, pages, f, window):
+    """The definition, written plainly: a shared F-character substring with a gold page +- window."""
+    grams = {text[i:i + f] for i in range(len(text) - f + 1)}
+    out = set()
+    for d, p in gold:
+        if d != doc or not grams:
+            continue
+        for q in range(p - window, p + window + 1):
+            page = pages.get((d, q))
+            if page is not None and any(g in page for g in grams):
+                out.add((d, p))
+    return out
+
+
+ALPHABET = "ab 経費精算５5\u3000\n"
+
+
+@given(st.lists(st.text(ALPHABET, max_size=40), min_size=1, max_size=6),
+       st.text(ALPHABET, max_size=60), st.integers(1, 6), st.integers(0, 2), st.integers(1, 6))
+def test_overlap_judge_equals_the_definition(page_texts, chunk, f, window, gold_page):
+    pages_df = pd.DataFrame({"doc_id": "d", "page": range(1, len(page_texts) + 1), "text": page_texts})
+    normalized = {("d", i + 1): normalize(t) for i, t in enumerate(page_texts)}
+    gold = [("d", gold_page), ("e", 1)]
+    judge = OverlapJudge(min_chars=f, window=window)
+    expected = naive_overlap(normalize(chunk), "d", gold, normalized, f, window)
+    assert judge.satisfied({"doc_id": "d", "text": chunk}, gold, judge.index(pages_df)) == expected
+    items = pd.DataFrame({"question_id": ["q", "q"], "doc_id": ["d", "e"], "text": [chunk, chunk]})
+    assert judge.satisfy(items, {"q": gold}, PageIndex(pages_df)) == [frozenset(expected), frozenset()]
+
+
+def test_logged_text_is_judged_as_the_chunk_table_is(corpus, golden):
+    """A run judged from the chunk table and the same run with its text logged give identical numbers."""
+    chunks = chunk_fixed(corpus, 300, 50)
+    run = BM25Retriever(chunks).search(golden.labelled.reset_index(), 5)
+    logged = run.assign(text=run["chunk_id"].map(chunks.set_index("chunk_id")["text"]))
+    judge = OverlapJudge()
+    a = evaluate_pages(golden, run, chunks, judge, corpus, ["hit@1", "hit@3", "mrr", "recall@5"])
+    b = evaluate_pages(golden, logged, None, judge, corpus, ["hit@1", "hit@3", "mrr", "recall@5"])
+    pd.testing.assert_frame_equal(a.per_question, b.per_question)
+    assert a.summary.loc["hit@3", "mean"] > 0.9
+
+
+def test_the_langchain_log_gives_the_native_numbers(corpus, golden):
+    native = evaluate_log(golden, load_log(EXAMPLES / "bm25_c400o100.jsonl"), corpus)
+    foreign = evaluate_log(golden, load_log(EXAMPLES / "langchain_bm25_c400o100.jsonl", preset="langchain"), corpus)
+    assert foreign.documents["by_file_name"] == 8 and foreign.documents["unmatched"] == 0
+    for judge in ("overlap", "marker", "document"):
+        pd.testing.assert_frame_equal(native.pages[judge].per_question, foreign.pages[judge].per_question)
+    assert list(foreign.answers().items())[:1] == [("q001", "30 days")]
+
+
+def test_which_judges_apply(corpus, golden, tmp_path):
+    path = tmp_path / "ids_only.jsonl"
+    rows = [json.loads(line) for line in (EXAMPLES / "bm25_c400o100.jsonl").read_text().splitlines()]
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps({"question_id": r["question_id"], "retrieved": [
+                {"doc_id": i["doc_id"], "chunk_id": i["chunk_id"]} for i in r["retrieved"]]}) + "\n")
+    ids_only = evaluate_log(golden, load_log(path), corpus)
+    assert list(ids_only.judges) == ["document"] and ids_only.primary == "document"
+    no_corpus = evaluate_log(golden, load_log(EXAMPLES / "bm25_c400o100.jsonl"), None)
+    assert list(no_corpus.judges) == ["document", "page", "marker"] and no_corpus.primary == "page"
+    with pytest.raises(InputError, match="judge 'overlap' does not apply to this log"):
+        evaluate_log(golden, load_log(path), corpus, primary="overlap")
+
+
+def test_questions_by_text_unknown_missing_and_failed(corpus, golden, tmp_path):
+    path = tmp_path / "log.jsonl"
+    q = golden.questions
+    lines = [
+        {"question": "  " + q.at["q001", "question"].replace(" ", "  "), "retrieved": [
+            {"doc_id": "s3://kb/docs/expense_policy.pdf", "text": corpus.page_text("expense_policy", 3)}]},
+        {"question_id": "q002", "retrieved": [], "error": "TimeoutError: 30 s"},
+        {"question_id": "zz9", "retrieved": [{"doc_id": "faq_ja"}]},
+    ]
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    r = evaluate_log(golden, load_log(path), corpus)
+    assert r.evaluation.per_question.at["q001", "hit@1"] == 1.0  # matched by its text, document by file name
+    assert r.unknown_questions == ["zz9"] and r.failed_questions == ["q002"]
+    assert "q003" in r.missing_questions and "q001" not in r.missing_questions
+    assert r.evaluation.per_question.at["q002", "hit@5"] == 0.0  # a failure is an empty ranking
+    assert r.evaluation.per_question.at["q003", "hit@5"] == 0.0
+
+
+def test_drilldown_escapes_logged_text(corpus, golden, tmp_path):
+    path = tmp_path / "log.jsonl"
+    evil = "<script>alert('x')</script> " + corpus.page_text("expense_policy", 3)[:200]
+    path.write_text(json.dumps({"question_id": "q001", "retrieved": [{"doc_id": "travel_policy", "text": evil,
+                                                                      "score": 1}]}))
+    r = evaluate_log(golden, load_log(path), corpus)
+    html = r.explain("q001")._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<mark>" in html  # the text shared with the gold page is highlighted, although the document is wrong
+    assert "miss in the top 5" in html
+
+
+# ---- the runner --------------------------------------------------------------------------------
+
+def test_runner_retries_logs_failures_and_resumes(golden, tmp_path):
+    calls = []
+    questions = list(golden.labelled.index)[:6]
+
+    def search(question, k):
+        calls.append(question)
+        qid = golden.questions.index[golden.questions["question"] == question][0]
+        if qid == questions[1]:
+            raise ConnectionError("the index is down")
+        if qid == questions[2] and calls.count(question) == 1:
+            raise TimeoutError("slow")  # succeeds on the retry
+        return [{"doc_id": "expense_policy", "page": 1, "text": "x", "score": 1.0}] * min(k, 2)
+
+    out = tmp_path / "run.jsonl"
+    summary = run_retriever(search, golden, 3, out, settings={"retriever": "test"}, workers=2, retries=2,
+                            backoff=0.0, progress=False, questions=questions)
+    assert summary["failed"] == [questions[1]] and summary["questions"] == 6
+    log = load_log(out)
+    assert log.failed == [questions[1]]
+    assert log.questions.set_index("question_id").at[questions[1], "error"] == "ConnectionError: the index is down"
+    assert calls.count(golden.questions.at[questions[1], "question"]) == 3  # 1 + 2 retries
+    settings = json.loads(Path(f"{out}.settings.json").read_text())
+    assert settings["retriever"] == "test" and settings["k"] == 3 and settings["failed"] == [questions[1]]
+    assert list(log.questions["question_id"]) == questions  # golden order, whatever order they finished in
+
+
+def test_an_interrupted_run_resumes(golden, tmp_path):
+    questions = list(golden.labelled.index)[:5]
+    seen = []
+
+    def flaky(question, k):
+        seen.append(question)
+        if len(seen) == 3:
+            raise KeyboardInterrupt  # the user stops the run
+        return [{"doc_id": "faq_ja", "page": 2}]
+
+    out = tmp_path / "run.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_retriever(flaky, golden, 2, out, settings={"retriever": "flaky"}, workers=1, progress=False,
+                      questions=questions)
+    partial = Path(f"{out}.partial")
+    assert partial.exists() and not out.exists()
+    assert len(partial.read_text().splitlines()) == 2
+    with pytest.raises(InputError, match="a partial log from a run with other settings exists"):
+        run_retriever(flaky, golden, 3, out, settings={"retriever": "flaky"}, progress=False, questions=questions)
+    seen.clear()
+    summary = run_retriever(lambda q, k: [{"doc_id": "faq_ja", "page": 2}], golden, 2, out,
+                            settings={"retriever": "flaky"}, workers=1, progress=False, questions=questions)
+    assert summary["resumed"] == 2 and summary["questions"] == 5 and out.exists() and not partial.exists()
+    assert load_log(out).questions["question_id"].tolist() == questions
+
+
+def test_bad_retriever_output_is_logged_not_fatal(golden, tmp_path):
+    out = tmp_path / "run.jsonl"
+    summary = run_retriever(lambda q, k: [{"page": 1}], golden, 2, out, settings={}, retries=0, progress=False,
+                            questions=list(golden.labelled.index)[:2])
+    assert len(summary["failed"]) == 2
+    assert "retrieved item 1 has no document" in load_log(out).questions["error"].iloc[0]
+
+
+def test_cli_run_with_a_module_retriever_and_a_builtin(golden, tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_search.py").write_text(textwrap.dedent("""
+        def search(question, k):
+            return [{"doc_id": "expense_policy", "page": 3, "text": question, "score": 1.0}][:k]
+    """))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    golden_path = str(data_dir() / "golden.jsonl")
+    assert main(["run", "--retriever", "my_search:search", "--golden", golden_path, "--experiment", "mine", "-k", "3",
+                 "--no-progress"]) == 0
+    logs = list((tmp_path / "runs" / "mine").glob("*.jsonl"))
+    assert len(logs) == 1 and len(load_log(logs[0]).questions) == 71
+    assert main(["run", "--retriever", "nosuch:search", "--golden", golden_path]) == 2
+    assert "cannot import 'nosuch'" in capsys.readouterr().err
+    search = builtin_search("bm25", load_corpus(), size=400, overlap=100)
+    items = search("How many days do I have to submit an expense claim?", 3)
+    assert len(items) == 3 and {"doc_id", "pages", "chunk_id", "text", "score"} <= set(items[0])
+
+
+# ---- the experiment report ---------------------------------------------------------------------
+
+def test_bad_report_inputs_exit_2_and_write_nothing(tmp_path, capsys):
+    reports = tmp_path / "reports"
+    bad_log = tmp_path / "bad.jsonl"
+    bad_log.write_text('{"question_id": "q001", "retrieved": [{"doc_id": "x", "page": "p3"}]}\n')
+    golden_path = str(data_dir() / "golden.jsonl")
+    cases = [
+        (["--golden", golden_path, "--run", str(bad_log)], r"bad.jsonl:1: question 'q001', retrieved item 1: page 'p3'"),
+        (["--golden", str(tmp_path / "none.jsonl"), "--run", str(EXAMPLES / "bm25_c300o50.jsonl")], "file not found"),
+        (["--run", str(EXAMPLES / "bm25_c300o50.jsonl")], "needs the golden set"),
+        (["--golden", golden_path, "--run", str(EXAMPLES / "bm25_c300o50.jsonl"), "--preset", "lucene"],
+         "unknown log preset 'lucene'"),
+        (["--golden", golden_path, "--run", str(EXAMPLES / "langchain_bm25_c400o100.jsonl")],
+         r"no list of retrieved items at retrieved"),
+        (["--golden", golden_path, "--run", str(EXAMPLES / "bm25_c300o50.jsonl"), "--pages", str(tmp_path / "nowhere")],
+         "not found; expected a folder of documents"),
+        (["--golden", golden_path, "--run", str(EXAMPLES / "bm25_c300o50.jsonl"), "--answers",
+          str(data_dir() / "answers.jsonl")], "several generators"),
+    ]
+    for args, message in cases:
+        code = main(["report", "--experiment", "bad", "--reports-dir", str(reports), *args])
+        err = capsys.readouterr().err
+        assert code == 2 and re.search(message, err), (args, err)
+    assert not reports.exists()
+
+
+
+def test_experiment_report_end_to_end(tmp_path):
+    from rag_metrics.report.runner import build_experiment_report
+
+    reports = tmp_path / "reports"
+    kwargs = dict(golden=data_dir() / "golden.jsonl", pages=data_dir() / "corpus", reports_dir=reports,
+                  progress_bar=False)
+    first = build_experiment_report("exp", runs=[EXAMPLES / "bm25_c300o50.jsonl"], **kwargs)
+    page = (first / "experiment.html").read_text()
+    assert "is the first run of this experiment" in page and "In&nbsp;[" not in page  # code hidden
+    second = build_experiment_report("exp", runs=[EXAMPLES / "bm25_c300o50.jsonl", EXAMPLES / "bm25_c400o100.jsonl"],
+                                     **kwargs)
+    page = (second / "experiment.html").read_text()
+    assert "<strong>bm25_c400o100</strong> against <strong>bm25_c300o50</strong>" in page
+    assert "within noise" in page and "q064" in page  # the one miss, drilled down
+    history = sorted((reports / "exp" / "history").glob("*.json"))
+    assert [p.stem.split("_", 1)[1] for p in history] == ["bm25_c300o50", "bm25_c400o100"]  # saved once each
+    index = (reports / "index.html").read_text()
+    assert index.count(">experiment</a>") == 2 and "hit@1 (overlap judge)" in index
+
+
+def test_sample_examples_are_what_the_runner_writes(golden, corpus):
+    """data/examples holds logs of `rag-metrics run` with the built-in BM25 (only latency and times differ)."""
+    search = builtin_search("bm25", corpus, size=400, overlap=100)
+    for line in (EXAMPLES / "bm25_c400o100.jsonl").read_text(encoding="utf-8").splitlines()[:10]:
+        rec = json.loads(line)
+        assert search(rec["question"], 5) == rec["retrieved"]
+    settings = json.loads((EXAMPLES / "bm25_c400o100.jsonl.settings.json").read_text())
+    assert settings["golden"] == golden.fingerprint() and settings["options"]["size"] == 400
