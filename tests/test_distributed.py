@@ -18,7 +18,7 @@ MEASURES = ["recall@3", "precision@2", "hit@1", "mrr", "ndcg@3", "map"]
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     with distributed.Client(cluster) as c:
         yield c
     cluster.close()
@@ -78,3 +78,46 @@ def test_cli_engine_dask_reads_many_files(tmp_path, client, capsys):
     assert on_dask["per_query"] == in_memory["per_query"]
     assert on_dask["summary"] == in_memory["summary"]
     assert on_dask["unknown_questions"] == ["zz"] and on_dask["settings"]["engine"] == "dask"
+
+
+ODD = ["plain", "BOM in run", "CRLF", "tabs", "latin-1 id", "no-break space", "underscore score", "ties",
+       "duplicate document", "non-contiguous question", "empty run", "inf score"]
+
+
+def test_dask_reads_odd_files_like_the_general_path(tmp_path, client, capsys):
+    from test_readers import CASES, outcome
+
+    cases = {name: (q, r) for name, q, r in CASES}
+    for name in ODD:
+        qrels, run = cases[name]
+        q, r = tmp_path / f"{name}.qrels", tmp_path / f"{name}.run"
+        q.write_bytes(qrels)
+        r.write_bytes(run)
+        argv = ["evaluate", str(q), str(r), "-m", "mrr", "-m", "recall@2", "--format", "json", "--per-query"]
+        general = outcome(capsys, [*argv, "--engine", "general"])
+        on_dask = outcome(capsys, [*argv, "--engine", "dask", "--scheduler", client.scheduler.address])
+        assert on_dask == general, name
+
+
+def test_dask_names_the_file_of_a_duplicate_and_keeps_file_order(tmp_path, client, capsys):
+    (tmp_path / "q").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "run-a.txt").write_text("zz2 Q0 d1 1 1.0 t\nq1 Q0 d1 1 2.0 t\n")
+    (tmp_path / "run-b.txt").write_text("zz1 Q0 d1 1 1.0 t\nq1 Q0 d1 2 1.0 t\n")
+    code = main(["evaluate", str(tmp_path / "q"), str(tmp_path / "run-*.txt"), "--engine", "dask",
+                 "--scheduler", client.scheduler.address])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{tmp_path / 'run-b.txt'}:2: duplicate document 'd1' for question 'q1' (also at " \
+        f"{tmp_path / 'run-a.txt'}:2)" in err
+    (tmp_path / "run-b.txt").write_text("zz1 Q0 d1 1 1.0 t\nq1 Q0 d3 2 1.0 t\n")
+    assert main(["evaluate", str(tmp_path / "q"), str(tmp_path / "run-*.txt"), "--engine", "dask",
+                 "--scheduler", client.scheduler.address, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["unknown_questions"] == ["zz2", "zz1"]  # file order, as in memory
+
+
+def test_a_bad_line_on_dask_is_one_clean_message(tmp_path, capfd):
+    (tmp_path / "q").write_text("q1 0 d1 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 abc t\n")
+    assert main(["evaluate", str(tmp_path / "q"), str(tmp_path / "run.txt"), "--engine", "dask"]) == 2
+    err = capfd.readouterr().err.strip().splitlines()
+    assert err == [f"rag-metrics evaluate: error: {tmp_path / 'run.txt'}:2: score 'abc' is not a finite number "
+                   "(expected e.g. 12, -0.5, 1.5e-3)."], err

@@ -120,3 +120,60 @@ def test_command_line_path_does_not_import_pandas():
 
     code = "import sys, rag_metrics.cli, rag_metrics.measures.fast; print('pandas' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+# ---- IDs compared as written (issue: numeric IDs, nulls, repeated index labels, huge ranks) --------------
+
+def test_numeric_ids_with_a_null_gold_row():
+    golden = pd.DataFrame({"question_id": ["q1", "q2"], "doc_id": [101, None]})  # pandas makes this 101.0
+    run = pd.DataFrame({"question_id": ["q1", "q2"], "rank": [1, 1], "doc_id": [101, 7]})
+    pq = evaluate(golden, run, ["recall@5"]).per_question
+    assert pq.loc["q1", "recall@5"] == 1.0 and pd.isna(pq.loc["q2", "recall@5"])
+
+
+def test_integer_question_ids_match_across_int_and_float_columns():
+    golden = pd.DataFrame({"question_id": [1, 2], "doc_id": ["a", "b"]})
+    run = pd.DataFrame({"question_id": [1.0, 2.0, float("nan")], "rank": [1, 1, 1], "doc_id": ["a", "x", "a"]}).dropna()
+    ev = evaluate(golden, run, ["mrr"])
+    assert ev.unknown_questions == () and ev.per_question["mrr"].tolist() == [1.0, 0.0]
+    assert list(ev.per_question.index) == ["1", "2"]
+    strings = pd.DataFrame({"question_id": ["1.0"], "rank": [1], "doc_id": ["a"]})  # a string is compared as written
+    assert evaluate(golden, strings, ["mrr"]).unknown_questions == ("1.0",)
+
+
+@pytest.mark.parametrize("column, values, message", [
+    ("doc_id", [1.5, 2.0], r"golden: row 0: doc_id 1.5 is not an integer"),
+    ("doc_id", [True, False], r"golden: row 0: doc_id True \(bool\) is not an ID"),
+    ("doc_id", [b"a", "b"], r"golden: row 0: doc_id b'a' \(bytes\) is not an ID"),
+    ("question_id", [("a",), "b"], r"golden: row 0: question_id \('a',\) \(tuple\) is not an ID"),
+])
+def test_ids_that_are_not_ids(column, values, message):
+    golden = pd.DataFrame({"question_id": ["q1", "q2"], "doc_id": ["a", "b"]})
+    golden[column] = pd.Series(values, dtype=object)
+    run = pd.DataFrame({"question_id": ["q1"], "rank": [1], "doc_id": ["a"]})
+    with pytest.raises(InputError, match=message):
+        evaluate(golden, run, ["mrr"])
+
+
+def test_repeated_index_labels_are_named_by_position():
+    golden = pd.concat([GOLDEN, GOLDEN.assign(question_id=["q5", "q5", "q6", "q7", "q8"])])  # labels 0..4 twice
+    run = pd.concat([RUN, RUN.assign(rank=[1, 2, 3, 1, 1, 1])])
+    run.iloc[8, run.columns.get_loc("rank")] = 0
+    with pytest.raises(InputError, match=r"run: row 8: question 'q1': rank 0 is not an integer"):
+        evaluate(golden, run, ["mrr"])
+    golden.iloc[6, golden.columns.get_loc("question_id")] = None
+    with pytest.raises(InputError, match=r"golden: row 6: question_id is empty"):
+        evaluate(golden, RUN, ["mrr"])
+
+
+@pytest.mark.parametrize("rank", [1e20, 2**63, 2**70, float("inf"), -1])
+def test_ranks_beyond_int64_are_refused_not_wrapped(rank):
+    run = pd.DataFrame({"question_id": ["q1", "q1"], "rank": pd.Series([rank, 5], dtype=object),
+                        "doc_id": ["x", "manual"]})
+    with pytest.raises(InputError, match=r"run: row 0: question 'q1': rank .* is not an integer in \[1, 9223372036854775807\]"):
+        evaluate(GOLDEN, run, ["mrr"])
+
+
+def test_the_largest_int64_rank_is_fine():
+    run = pd.DataFrame({"question_id": ["q1", "q1"], "rank": [2**63 - 1, 5], "doc_id": ["x", "manual"]})
+    assert evaluate(GOLDEN, run, ["mrr"]).per_question.loc["q1", "mrr"] == 1.0  # manual (rank 5) comes first

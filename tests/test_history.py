@@ -67,3 +67,29 @@ def test_history_cli(tmp_path, capsys):
     assert main(["history", "--dir", str(tmp_path), "diff", "baseline", "marker", "--force"]) == 0
     assert main(["history", "--dir", str(tmp_path), "show", "nope"]) == 2
     assert "no run 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["trailing\n", "x" * 101, "", "../up", "a b", "-dash", "ünï"])
+def test_run_and_experiment_names_are_checked_in_one_place(tmp_path, name):
+    from rag_metrics import InputError
+    from rag_metrics.report.runner import build_report
+
+    ev = evaluate(pd.DataFrame({"question_id": ["q"], "doc_id": ["d"]}),
+                  pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])
+    with pytest.raises(InputError, match="use 1-100 letters, digits"):
+        save_run(ev, tmp_path / "h", name=name)
+    with pytest.raises(InputError, match="experiment name .*use 1-100 letters, digits"):
+        build_report(name, {}, [tmp_path / "none.ipynb"], reports_dir=tmp_path / "r", progress_bar=False)
+    assert not (tmp_path / "h").exists() and not (tmp_path / "r").exists()
+
+
+def test_a_broken_history_file_is_named(tmp_path, capsys):
+    from rag_metrics.cli import main
+
+    ev = evaluate(pd.DataFrame({"question_id": ["q"], "doc_id": ["d"]}),
+                  pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])
+    save_run(ev, tmp_path, name="ok")
+    (tmp_path / "20260101T000000000000Z_broken.json").write_text('{"id": "x", ')
+    assert main(["history", "--dir", str(tmp_path), "list"]) == 2
+    err = capsys.readouterr().err
+    assert "20260101T000000000000Z_broken.json:1: malformed JSON" in err and "Move or delete the file" in err

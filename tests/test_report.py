@@ -173,14 +173,22 @@ def test_notebook_with_odd_file_name_end_to_end(tmp_path):
 
 
 def test_concurrent_reports_all_reach_the_index(tmp_path):
-    """Several report runs finishing together: every finished run appears in the index."""
-    import concurrent.futures
+    """Several `rag-metrics report` processes finishing together: every finished run appears in the index."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
     nb = small_notebook(tmp_path / "n.ipynb", "print(k)")
-    with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        runs = list(pool.map(lambda i: build_report(f"exp{i}", {}, [nb], reports_dir=tmp_path / "r",
-                                                    progress_bar=False), range(4)))
+    cli = str(Path(sys.executable).parent / "rag-metrics")
+    procs = [subprocess.Popen([cli, "report", "--experiment", f"exp{i}", "--notebook", str(nb), "--reports-dir",
+                               str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(4)]
+    written = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+        written.append(Path(out.strip().split("wrote ", 1)[1]))
     index = (tmp_path / "r" / "index.html").read_text()
-    for run_dir in runs:
-        assert f"exp{run_dir.parent.name[-1]}/{run_dir.name}/n.html" in index
+    for run_dir in written:
+        assert f"{run_dir.parent.name}/{run_dir.name}/n.html" in index
     assert not list((tmp_path / "r").glob("*/.*partial"))  # no staging folder left behind

@@ -139,7 +139,7 @@ def evaluate_trec_dask(qrels_path, run_paths, measures, *, min_rel=1, gain="line
     if scheduler:
         client = Client(scheduler)
     else:
-        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                                      silence_logs=logging.CRITICAL))
     try:
         with dask.config.set({"dataframe.convert-string": False}):

@@ -44,7 +44,7 @@ from ..io.trec import FORBIDDEN, INT_SYNTAX, SCORE_SYNTAX, trec_order
 from . import engine
 from .registry import Measure
 
-__all__ = ["FastPathUnavailable", "FastResult", "evaluate_trec_fast", "SMALL_FILE_BYTES"]
+__all__ = ["FastPathUnavailable", "FastResult", "evaluate_trec_fast", "SMALL_FILE_BYTES", "BLOCK_BYTES"]
 
 _K = 0x9E3779B97F4A7C15
 _RUN_SCHEMA = ("qid", "q0", "doc", "rank", "score", "tag")
@@ -53,6 +53,7 @@ _BOM = b"\xef\xbb\xbf"
 _INT_LINES = re.compile(rb"(?:" + INT_SYNTAX.encode() + rb"\n)*", re.ASCII)
 _SCORE_LINES = re.compile(rb"(?:" + SCORE_SYNTAX.encode() + rb"\n)*", re.ASCII)
 SMALL_FILE_BYTES = 16 << 20
+BLOCK_BYTES = 64 << 20
 
 
 class FastPathUnavailable(Exception):
@@ -237,7 +238,7 @@ def _duplicates(doc_hash, g, lengths):
 
 
 def evaluate_trec_fast(qrels_path, run_path, measures: tuple[Measure, ...], *, min_rel: float = 1.0,
-                       gain: str = "linear", block_bytes: int = 64 << 20, small: bool = True) -> FastResult:
+                       gain: str = "linear", block_bytes: int | None = None, small: bool = True) -> FastResult:
     """Evaluate a TREC run file against a qrels file (IDs as they are, ordered by score).
 
     Raises :class:`FastPathUnavailable` for anything the general reader must handle.
@@ -254,7 +255,7 @@ def evaluate_trec_fast(qrels_path, run_path, measures: tuple[Measure, ...], *, m
     heads, lengths_all, m_group, m_pos, m_label = [], [], [], [], []
     tail = None
     group_base = 0
-    blocks = _blocks(run_path, block_bytes)
+    blocks = _blocks(run_path, block_bytes or BLOCK_BYTES)
     pending = next(blocks, None)
     if pending is None:
         raise FastPathUnavailable("run: empty file")
