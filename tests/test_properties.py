@@ -83,7 +83,10 @@ def test_engine_equals_collapse_then_definition(questions, k, order, min_rel, ga
     ).per_question
     for qi, (ranking, gold) in enumerate(questions):
         for m in parse_measures(names):
-            docs = collapse_to_documents(ranking, DOC_OF, m.k, order=order)
+            cutoff = m.k
+            if m.name == "rprec":  # its cutoff is R, the question's number of relevant gold IDs
+                cutoff = max(1, sum(1 for label in gold.values() if label >= min_rel))
+            docs = collapse_to_documents(ranking, DOC_OF, cutoff, order=order)
             expected = m.spec.reference_value(docs, gold, m.k, min_rel=min_rel, gain=gain)
             assert _same(expected, result.loc[f"q{qi}", str(m)]), (str(m), ranking, gold, expected)
 

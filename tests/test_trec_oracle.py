@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("pytrec_eval")
 
-from rag_metrics import evaluate  # noqa: E402
+from rag_metrics import evaluate, parse_measure  # noqa: E402
 from rag_metrics.io.trec import read_qrels, read_run  # noqa: E402
 
 CUTOFFS = (1, 3, 5, 10)
@@ -26,7 +26,7 @@ PAIRS |= {f"precision@{k}": f"P_{k}" for k in CUTOFFS}
 PAIRS |= {f"hit@{k}": f"success_{k}" for k in CUTOFFS}
 PAIRS |= {f"ndcg@{k}": f"ndcg_cut_{k}" for k in CUTOFFS}
 PAIRS |= {f"map@{k}": f"map_cut_{k}" for k in CUTOFFS}
-PAIRS |= {"mrr": "recip_rank", "map": "map", "ndcg": "ndcg"}
+PAIRS |= {"mrr": "recip_rank", "map": "map", "ndcg": "ndcg", "rprec": "Rprec"}
 TREC_MEASURES = {
     "recall." + ",".join(map(str, CUTOFFS)),
     "P." + ",".join(map(str, CUTOFFS)),
@@ -36,6 +36,7 @@ TREC_MEASURES = {
     "recip_rank",
     "map",
     "ndcg",
+    "Rprec",
 }
 
 
@@ -129,7 +130,8 @@ def test_per_query_values_equal_trec_eval(tmp_path, min_rel, path):
     for qid, values in theirs.items():
         if not any(label >= min_rel for label in qrels[qid].values()):
             # trec_eval scores 0 here; this project says undefined (None), excluded and counted.
-            assert ours.loc[qid, list(PAIRS)].drop([f"precision@{k}" for k in CUTOFFS]).isna().all()
+            undefined = [m for m in PAIRS if parse_measure(m).spec.undefined_without_relevant]
+            assert ours.loc[qid, undefined].isna().all() and ours.loc[qid, [m for m in PAIRS if m not in undefined]].notna().all()
             continue
         for mine, trec in PAIRS.items():
             if min_rel != 1 and mine.startswith("ndcg"):

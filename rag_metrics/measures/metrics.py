@@ -45,6 +45,7 @@ __all__ = [
     "reciprocal_rank",
     "ndcg_at_k",
     "average_precision",
+    "r_precision",
 ]
 
 
@@ -235,3 +236,22 @@ def average_precision(ranked, gold, k=None, *, min_rel=1) -> float | None:
         return None
     positions = _first_hits(ranked, relevant, k)
     return sum((n / pos) for n, pos in enumerate(positions, start=1)) / len(relevant)
+
+
+def r_precision(ranked, gold, *, min_rel=1) -> float | None:
+    r"""R-precision (trec_eval ``Rprec``): precision at rank R, R = the number of relevant gold IDs.
+
+    .. math:: \mathrm{Rprec} = \frac{|\{d \in \mathrm{top}_R : \mathrm{rel}(d) \ge \mathrm{min\_rel}\}|}{R}
+
+    A ranking shorter than R still divides by R. ``None`` when no gold ID is relevant
+    (trec_eval gives 0 and averages it in).
+
+    Examples
+    --------
+    >>> r_precision(["a", "x", "b"], {"a", "b"})  # top 2 holds a
+    0.5
+    """
+    ranked, _, relevant, _ = _prepare(ranked, gold, "r_precision", min_rel)
+    if not relevant:
+        return None
+    return len(_first_hits(ranked, relevant, len(relevant))) / len(relevant)

@@ -129,6 +129,11 @@ def _map(j: Judged, k):
     return j.per_q(j.rq[mask], j.rord[mask] / j.rj[mask]) / j.n_rel_safe
 
 
+def _rprec(j: Judged, k):
+    rank = j.rp if j.order == "cut_then_dedup" else j.rj
+    return j.per_q(j.rq[rank <= j.n_rel[j.rq]]) / j.n_rel_safe
+
+
 _SPECS = (
     MeasureSpec("recall", ("r",), "required", True, metrics.recall_at_k, _recall,
                 "share of the relevant gold IDs found in the top k", trec_eval=(None, "recall_{k}")),
@@ -144,6 +149,8 @@ _SPECS = (
                 trec_eval=("ndcg", "ndcg_cut_{k}")),
     MeasureSpec("map", ("ap",), "allowed", True, metrics.average_precision, _map,
                 "average precision, divided by all relevant gold IDs", trec_eval=("map", "map_cut_{k}")),
+    MeasureSpec("rprec", ("r_precision",), "forbidden", True, metrics.r_precision, _rprec,
+                "precision at rank R, R = the number of relevant gold IDs", trec_eval=("Rprec", None)),
 )
 
 REGISTRY: dict[str, MeasureSpec] = {spec.name: spec for spec in _SPECS}
