@@ -4,7 +4,7 @@
     python benchmarks/run.py --sizes 1000 10000 100000 --repeat 3
 
 Each tool runs as a fresh process from the command line (whole process: start-up, imports,
-parsing, evaluation), measuring nDCG@10, Recall@100, P@10, RR and hit@5. Reported: median
+parsing, evaluation), measuring nDCG@10, Recall@100, P@10, RR, hit@5 and bpref (rag-metrics also Judged@10). Reported: median
 wall time and peak resident memory (RSS, from wait4) over --repeat runs, and the ratio of
 each peer to rag-metrics. Then a per-query agreement check against pytrec_eval: every value
 of every question with at least one relevant document must agree to 1e-9 (questions
@@ -25,7 +25,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
-PAIRS = {"ndcg@10": "ndcg_cut_10", "recall@100": "recall_100", "precision@10": "P_10", "mrr": "recip_rank", "hit@5": "success_5"}
+PAIRS = {"ndcg@10": "ndcg_cut_10", "recall@100": "recall_100", "precision@10": "P_10", "mrr": "recip_rank", "hit@5": "success_5",
+         "bpref": "bpref"}
+OURS_ONLY = ["judged@10"]  # no peer computes it here; rag-metrics pays for it in the timing
 
 
 def measure(cmd) -> tuple[float, float]:
@@ -40,7 +42,7 @@ def measure(cmd) -> tuple[float, float]:
 
 
 def tools(qrels, run):
-    ours = [str(BIN / "rag-metrics"), "evaluate", qrels, run, *sum((["-m", m] for m in PAIRS), [])]
+    ours = [str(BIN / "rag-metrics"), "evaluate", qrels, run, *sum((["-m", m] for m in [*PAIRS, *OURS_ONLY]), [])]
     return {
         "rag-metrics": ours,
         "pytrec_eval": [sys.executable, str(HERE / "peers" / "pytrec_eval_run.py"), qrels, run],

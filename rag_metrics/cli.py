@@ -30,6 +30,13 @@ example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format 
 """
 
 
+def _format_options(parser) -> None:
+    parser.add_argument("--qrels-format", choices=("auto", "trec", "beir", "json"), default="auto",
+                        help="qrels format (default: recognized from the content)")
+    parser.add_argument("--run-format", choices=("auto", "trec", "json"), default="auto",
+                        help="run format (default: recognized from the content)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -40,11 +47,12 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_epilog_evaluate(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument("qrels", help="TREC qrels file: qid iter docid rel")
-    ev.add_argument("run", help="TREC run file: qid Q0 docid rank score tag")
+    ev.add_argument("qrels", help="qrels: TREC 'qid iter docid rel', BEIR TSV or JSON dict (plain or gzip)")
+    ev.add_argument("run", help="run: TREC 'qid Q0 docid rank score tag' or JSON dict (plain or gzip)")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
-    ev.add_argument("--format", choices=("table", "json"), default="table")
+    ev.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table",
+                    help="table (default), json, trec (trec_eval's -q layout and names), csv")
     ev.add_argument("--per-query", action="store_true", help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
     ev.add_argument("--unit", choices=("chunk", "document"), default="chunk",
@@ -60,6 +68,22 @@ def _parser() -> argparse.ArgumentParser:
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
     ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
+    for p in (ev,):
+        _format_options(p)
+
+    cp = sub.add_parser("compare", help="compare runs against the first (paired CI, randomization p, Holm)",
+                        description="One row per run and measure; against the first run (the baseline): the paired "
+                                    "difference, its 95%% bootstrap CI, the randomization-test p-value and the "
+                                    "Holm-adjusted p-value across the runs, and wins/ties/losses.")
+    cp.add_argument("qrels", help="qrels: TREC, BEIR TSV or JSON dict (plain or gzip)")
+    cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
+    cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
+                    help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
+    cp.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table")
+    cp.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant")
+    cp.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain")
+    cp.add_argument("--order-by", choices=("score", "rank"), default="score")
+    _format_options(cp)
 
     hp = sub.add_parser("history", help="list, show and diff saved evaluation runs")
     hp.add_argument("--dir", default="history", help="history folder (default: history/)")
@@ -159,13 +183,20 @@ def cmd_evaluate(args) -> int:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
     ev = evaluate_trec(args.qrels, args.run, args.measures, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
-                       scheduler=args.scheduler)
+                       scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
     data = ev.to_dict(per_query=args.per_query)
     data["settings"]["unit"] = args.unit
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif args.format == "trec":
+        sys.stdout.write(ev.to_trec(per_query=args.per_query))
+    elif args.format == "csv":
+        sys.stdout.write(ev.to_csv(per_query=args.per_query))
     else:
         print(_format_table(data))
+        for m, row in data["summary"].items():
+            if "warning" in row:
+                print(f"\nwarning: {m}: {row['warning']}")
         if ev.unknown_questions:
             unknown = data["unknown_questions"]
             ids = ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")
@@ -173,6 +204,24 @@ def cmd_evaluate(args) -> int:
         if args.per_query:
             print()
             print(_format_per_query(ev))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from .analysis.compare import compare_runs
+
+    result = compare_runs(args.qrels, args.runs, args.measures, min_rel=args.min_rel, gain=args.gain,
+                          order_by=args.order_by, qrels_format=args.qrels_format, run_format=args.run_format)
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    elif args.format == "csv":
+        sys.stdout.write(result.to_csv())
+    elif args.format == "trec":
+        sys.stdout.write(result.to_trec())
+    else:
+        print(result.to_text())
+        print(f"\nbaseline: {next(iter(result.evaluations))}; delta = run - baseline, paired over the questions "
+              "both define; 95% bootstrap CI; randomization test p; Holm across the runs")
     return 0
 
 
@@ -299,7 +348,8 @@ def cmd_history(args) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "history": cmd_history, "report": cmd_report, "pages": cmd_pages, "run": cmd_run}
+COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
+            "pages": cmd_pages, "run": cmd_run}
 
 
 def main(argv=None) -> int:

@@ -120,5 +120,5 @@ def test_doc_map_errors(files, capsys):
 def test_unknown_measure(files, capsys):
     code, _, err = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "recall")
     assert code == 2 and "Measure 'recall' needs a cutoff, e.g. recall@10" in err
-    code, _, err = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "f1@3")
-    assert code == 2 and "Unknown measure 'f1@3'" in err
+    code, _, err = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "f2@3")
+    assert code == 2 and "Unknown measure 'f2@3'" in err

@@ -13,7 +13,8 @@ from rag_metrics import evaluate  # noqa: E402
 from rag_metrics.cli import main  # noqa: E402
 from rag_metrics.measures.distributed import evaluate_dask  # noqa: E402
 
-MEASURES = ["recall@3", "precision@2", "hit@1", "mrr", "ndcg@3", "map"]
+MEASURES = ["recall@3", "precision@2", "hit@1", "mrr", "ndcg@3", "map", "rprec", "bpref", "f1@2", "hits@3", "judged@3",
+            "num_rel", "num_ret"]
 
 
 @pytest.fixture(scope="module")

@@ -129,3 +129,24 @@ def test_directories_and_missing_files(tmp_path, capsys):
         for engine in ("auto", "general", "fast"):
             assert main(["evaluate", *argv, "--engine", engine]) == 2
             assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", ["small", "padded"])
+def test_gzip_files_on_every_path(tmp_path, capsys, size):
+    import gzip
+
+    q, r = tmp_path / "qrels.txt.gz", tmp_path / "run.txt.gz"
+    q.write_bytes(gzip.compress(QRELS.encode()))
+    run = RUN_OK.encode() if size == "small" else padded(RUN_OK.encode())
+    r.write_bytes(gzip.compress(run))
+    (tmp_path / "plain.txt").write_bytes(run)
+    argv = ["-m", "mrr", "-m", "recall@2", "--format", "json", "--per-query"]
+    expected = outcome(capsys, ["evaluate", str(q), str(tmp_path / "plain.txt"), *argv, "--engine", "general"])
+    for engine in ("auto", "general"):
+        assert outcome(capsys, ["evaluate", str(q), str(r), *argv, "--engine", engine]) == expected
+    assert main(["evaluate", str(q), str(r), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["engine"] == ("fast/small" if size == "small" else "fast")
+    r.write_bytes(gzip.compress(run)[:-20])  # truncated
+    for engine in ("auto", "general"):
+        assert main(["evaluate", str(q), str(r), "--engine", engine]) == 2
+        assert "not a readable gzip file" in capsys.readouterr().err

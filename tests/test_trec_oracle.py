@@ -26,7 +26,8 @@ PAIRS |= {f"precision@{k}": f"P_{k}" for k in CUTOFFS}
 PAIRS |= {f"hit@{k}": f"success_{k}" for k in CUTOFFS}
 PAIRS |= {f"ndcg@{k}": f"ndcg_cut_{k}" for k in CUTOFFS}
 PAIRS |= {f"map@{k}": f"map_cut_{k}" for k in CUTOFFS}
-PAIRS |= {"mrr": "recip_rank", "map": "map", "ndcg": "ndcg", "rprec": "Rprec"}
+PAIRS |= {"mrr": "recip_rank", "map": "map", "ndcg": "ndcg", "rprec": "Rprec", "bpref": "bpref",
+          "num_rel": "num_rel", "num_ret": "num_ret", "hits": "num_rel_ret"}
 TREC_MEASURES = {
     "recall." + ",".join(map(str, CUTOFFS)),
     "P." + ",".join(map(str, CUTOFFS)),
@@ -37,6 +38,10 @@ TREC_MEASURES = {
     "map",
     "ndcg",
     "Rprec",
+    "bpref",
+    "num_rel",
+    "num_ret",
+    "num_rel_ret",
 }
 
 

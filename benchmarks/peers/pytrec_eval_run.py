@@ -8,7 +8,7 @@ import sys
 
 import pytrec_eval
 
-MEASURES = {"ndcg_cut.10", "recall.100", "P.10", "recip_rank", "success.5"}
+MEASURES = {"ndcg_cut.10", "recall.100", "P.10", "recip_rank", "success.5", "bpref"}
 
 
 def main():

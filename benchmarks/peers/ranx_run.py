@@ -8,7 +8,7 @@ import sys
 
 from ranx import Qrels, Run, evaluate
 
-MEASURES = ["ndcg@10", "recall@100", "precision@10", "mrr", "hit_rate@5"]
+MEASURES = ["ndcg@10", "recall@100", "precision@10", "mrr", "hit_rate@5", "bpref"]
 
 
 def main():

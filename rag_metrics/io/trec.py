@@ -12,7 +12,9 @@ Formats (one judgment or result per line):
 
 Text rules:
 
-* UTF-8. A leading byte-order mark (U+FEFF) is skipped; anywhere else it is an error.
+* UTF-8, plain or gzip-compressed (``.gz``, recognized by its content; decompressed in memory or
+  in blocks, never to disk). A leading byte-order mark (U+FEFF) is skipped; anywhere else it is
+  an error.
 * Lines end with ``\\n`` (a ``\\r`` just before it is dropped: CRLF files read the same).
   Blank lines (nothing but spaces and tabs) are skipped.
 * Fields are separated by runs of spaces and tabs, and only by them. Any other control
@@ -92,10 +94,53 @@ def _forbidden_error(text: str, pos: int, path) -> InputError:
                       path=path, line=lineno)
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip(path) -> bool:
+    """Whether the file is gzip-compressed (by its first two bytes, whatever its name)."""
+    with open(path, "rb") as f:
+        return f.read(2) == GZIP_MAGIC
+
+
+def open_binary(path):
+    """The file for reading bytes, decompressed on the fly when gzip-compressed (never to disk)."""
+    import gzip
+
+    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+
+
+def content_size(path) -> int:
+    """Bytes of content: the file size, or for a gzip file its uncompressed size (from its trailer, modulo 4 GB)."""
+    import os
+
+    if not is_gzip(path):
+        return os.path.getsize(path)
+    with open(path, "rb") as f:
+        f.seek(-4, os.SEEK_END)
+        size = int.from_bytes(f.read(4), "little")
+    return max(size, os.path.getsize(path))
+
+
+def read_bytes(path, what: str, expected: str = "") -> bytes:
+    """The file's bytes (decompressed when gzip); missing file, folder or broken gzip named."""
+    import gzip
+    import zlib
+
+    check_readable(path, what, expected)
+    try:
+        with open_binary(path) as f:
+            return f.read()
+    except (OSError, EOFError, zlib.error) as e:
+        if isinstance(e, (gzip.BadGzipFile, EOFError, zlib.error)):
+            raise InputError(f"not a readable gzip file ({e}).", path=path) from None
+        raise
+
+
 def read_text(path, what: str, expected: str = "") -> list[str]:
-    """The lines of a UTF-8 text file under the rules above: BOM skipped, ``\r\n`` read as ``\n``,
-    every forbidden character an error naming line and column."""
-    data = check_readable(path, what, expected).read_bytes()
+    """The lines of a UTF-8 text file (gzip-compressed or not) under the rules above: BOM skipped,
+    ``\r\n`` read as ``\n``, every forbidden character an error naming line and column."""
+    data = read_bytes(path, what, expected)
     if data.isascii():  # the common case, checked in one vectorized pass
         data = data.replace(b"\r\n", b"\n")
         raw = np.frombuffer(data, dtype=np.uint8)
@@ -158,7 +203,7 @@ def _rows(path, what: str, expected: str, n_fields: int):
     return rows
 
 
-def _check_duplicates(df, path, id_name):
+def check_duplicates(df, path, id_name):
     dup = df.duplicated(["question_id", id_name], keep=False)
     if dup.any():
         first = df[dup].groupby(["question_id", id_name], sort=False)["line"].agg(list).iloc[0]
@@ -183,7 +228,7 @@ def read_qrels(path) -> pd.DataFrame:
         rels.append(parse_int(fields[3], "relevance label", path=path, line=lineno))
         lines.append(lineno)
     df = pd.DataFrame({"question_id": qids, "doc_id": docs, "relevance": rels, "line": lines})
-    _check_duplicates(df, path, "doc_id")
+    check_duplicates(df, path, "doc_id")
     df.attrs["path"] = str(path)
     return df
 
@@ -208,7 +253,7 @@ def read_run(path, *, order_by: str = "score") -> pd.DataFrame:
         scores.append(parse_score(fields[4], path=path, line=lineno))
         lines.append(lineno)
     df = pd.DataFrame({"question_id": qids, "doc_id": docs, "file_rank": ranks, "score": scores, "line": lines})
-    _check_duplicates(df, path, "doc_id")
+    check_duplicates(df, path, "doc_id")
     out = order_run(df, order_by=order_by, path=path)
     out.attrs["path"] = str(path)
     return out

@@ -16,7 +16,7 @@ for dedup-then-cut, all rows without a cutoff.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -101,7 +101,7 @@ def compute(
         matched = np.zeros(run_key.shape[0], dtype=bool)
     label = gold_label[sorter][pos_clipped[matched]]
     judged = Judged(n_questions, run_q[matched], p[matched], j[matched], label, gold_q, gold_label, n_retrieved,
-                    min_rel=min_rel, gain=gain, order=order)
+                    min_rel=min_rel, gain=gain, order=order, distinct_q=run_q, distinct_p=p)
     return judged.values(measures)
 
 
@@ -143,6 +143,8 @@ class Judged:
     1-based rank after de-duplication, and the gold label (any value, non-relevant ones
     included). ``gold_q, gold_label``: every judged (question, ID) pair. ``n_retrieved``:
     results per question. The ``r*`` properties are the relevant rows (label >= ``min_rel``).
+    ``distinct_q, distinct_p``: question and position of every distinct retrieved item (judged or not),
+    when the ranking may repeat items; without them every result is distinct.
     """
 
     n_questions: int
@@ -156,6 +158,8 @@ class Judged:
     min_rel: float = 1.0
     gain: str = "linear"
     order: str = "cut_then_dedup"
+    distinct_q: np.ndarray | None = None
+    distinct_p: np.ndarray | None = None
 
     def gain_of(self, labels: np.ndarray) -> np.ndarray:
         return labels if self.gain == "linear" else np.exp2(labels) - 1.0
@@ -169,6 +173,37 @@ class Judged:
         if k is None:
             return np.ones(self.rp[rows].shape[0], dtype=bool)
         return (self.rp[rows] <= k) if self.order == "cut_then_dedup" else (self.rj[rows] <= k)
+
+    def within_judged(self, k: int | None) -> np.ndarray:
+        """Which judged rows (any label) lie within cutoff ``k`` under the collapsing order."""
+        if k is None:
+            return np.ones(self.q.shape[0], dtype=bool)
+        return (self.p <= k) if self.order == "cut_then_dedup" else (self.j <= k)
+
+    @cached_property
+    def n_distinct(self) -> np.ndarray:
+        """Distinct items retrieved per question."""
+        if self.distinct_q is None:
+            return np.asarray(self.n_retrieved, dtype=np.float64)
+        return self.per_q(self.distinct_q)
+
+    def n_within(self, k: int | None) -> np.ndarray:
+        """Distinct items within cutoff ``k``: among the first ``k`` positions (cut_then_dedup), else ``min(k, n)``."""
+        if k is None:
+            return self.n_distinct
+        if self.order == "dedup_then_cut" or self.distinct_q is None:
+            return np.minimum(float(k), self.n_distinct)
+        return self.per_q(self.distinct_q[self.distinct_p <= k])
+
+    def cumulative_before(self, flags: np.ndarray) -> np.ndarray:
+        """For each judged row, how many rows of its question above it have ``flags`` set."""
+        flags = flags.astype(np.int64)
+        before = np.cumsum(flags) - flags
+        if not flags.shape[0]:
+            return before
+        start = np.r_[True, self.q[1:] != self.q[:-1]]
+        first = np.maximum.accumulate(np.where(start, np.arange(flags.shape[0]), 0))
+        return before - before[first]
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -242,13 +277,19 @@ class Judged:
         return self._ideal[2]
 
     def values(self, measures) -> dict[str, np.ndarray]:
-        """``{str(measure): per-question values}`` with NaN where undefined, plus ``n_relevant`` and ``n_retrieved``."""
+        """``{str(measure): per-question values}`` with NaN where undefined, plus ``n_relevant`` and ``n_retrieved``.
+
+        A measure with its own relevance level (``ndcg(rel=2)@10``) is computed with that ``min_rel``.
+        """
         out: dict[str, np.ndarray] = {}
+        at_level: dict[float, Judged] = {self.min_rel: self}
         for m in measures:
             spec = m.spec
-            value = np.asarray(spec.kernel(self, m.k), dtype=np.float64)
+            level = self.min_rel if m.rel is None else float(m.rel)
+            judged = at_level.setdefault(level, replace(self, min_rel=level))
+            value = np.asarray(spec.kernel(judged, m.k), dtype=np.float64)
             if spec.undefined_without_relevant:
-                value = np.where(self.undefined, np.nan, value)
+                value = np.where(judged.undefined, np.nan, value)
             out[str(m)] = value
         out["n_relevant"] = self.n_rel
         out["n_retrieved"] = np.asarray(self.n_retrieved)

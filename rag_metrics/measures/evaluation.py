@@ -59,11 +59,13 @@ from .registry import DEFAULT_MEASURES, parse_measures
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["evaluate", "evaluate_trec", "Evaluation", "summarize", "LEVELS", "ENGINES"]
+__all__ = ["evaluate", "evaluate_trec", "Evaluation", "summarize", "LEVELS", "ENGINES", "JUDGED_WARNING"]
 
 LEVELS = ("document", "chunk")
 ENGINES = ("auto", "fast", "general", "dask")
 _COUNTS = ("n_relevant", "n_retrieved")
+JUDGED_WARNING = 0.5
+"""A mean Judged@k below this is flagged: most of the top k has no label, so low scores may be missing labels."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,14 +113,75 @@ class Evaluation:
         return list(self.values)
 
     def summary_dict(self) -> dict:
-        """``{measure: {"mean", "evaluated", "excluded", "excluded_ids"}}``; mean is None when nothing is defined."""
+        """``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
+        is defined. A Judged@k mean below :data:`JUDGED_WARNING` carries a ``warning``."""
+        from .registry import parse_measure
+
         out = {}
         for m, v in self.values.items():
             defined = ~np.isnan(v)
-            out[m] = {"mean": float(v[defined].mean()) if defined.any() else None,
-                      "evaluated": int(defined.sum()), "excluded": int((~defined).sum()),
+            mean = float(v[defined].mean()) if defined.any() else None
+            out[m] = {"mean": mean, "evaluated": int(defined.sum()), "excluded": int((~defined).sum()),
                       "excluded_ids": [self.questions[i] for i in np.flatnonzero(~defined)]}
+            if parse_measure(m).name == "judged" and mean is not None and mean < JUDGED_WARNING:
+                out[m]["warning"] = (f"only {mean:.0%} of the top {parse_measure(m).k} results have a judgment: low "
+                                     "scores may be missing labels rather than bad retrieval")
         return out
+
+    def trec_names(self) -> dict:
+        """``{measure: name}``: trec_eval's name where trec_eval computes the same value, else the canonical one."""
+        from .registry import parse_measure
+
+        names = {}
+        for m in self.values:
+            measure = parse_measure(m)
+            same = measure.rel is None and self.settings.get("gain", "linear") == "linear" and not (
+                measure.name == "ndcg" and self.settings.get("min_rel", 1) != 1)
+            names[m] = (measure.spec.trec_name(measure.k) if same else None) or m
+        return names
+
+    def to_trec(self, per_query: bool = True) -> str:
+        """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
+        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
+        from .registry import parse_measure
+
+        names = self.trec_names()
+        counts = {m: parse_measure(m).spec.count for m in self.values}
+
+        def fmt(m, value):
+            return f"{int(round(value))}" if counts[m] else f"{value:6.4f}"
+
+        lines = []
+        if per_query:
+            columns = {m: v.tolist() for m, v in self.values.items()}
+            for i, q in enumerate(self.questions):
+                for m, col in columns.items():
+                    if col[i] == col[i]:
+                        lines.append(f"{names[m]:<22}\t{q}\t{fmt(m, col[i])}")
+        for m, v in self.values.items():
+            defined = v[~np.isnan(v)]
+            if defined.size:
+                lines.append(f"{names[m]:<22}\tall\t{fmt(m, defined.sum() if counts[m] else defined.mean())}")
+        lines.append(f"{'num_q':<22}\tall\t{len(self.questions)}")
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self, per_query: bool = False) -> str:
+        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        if per_query:
+            writer.writerow(["question_id", *self.values])
+            columns = [v.tolist() for v in self.values.values()]
+            for i, q in enumerate(self.questions):
+                writer.writerow([q, *("" if c[i] != c[i] else repr(float(c[i])) for c in columns)])
+        else:
+            writer.writerow(["measure", "mean", "evaluated", "excluded"])
+            for m, row in self.summary_dict().items():
+                writer.writerow([m, "" if row["mean"] is None else repr(row["mean"]), row["evaluated"], row["excluded"]])
+        return buffer.getvalue()
 
     @cached_property
     def per_question(self) -> pd.DataFrame:
@@ -339,6 +402,40 @@ def _question_attributes(golden: pd.DataFrame, qids: np.ndarray, id_col: str) ->
     return grouped.first()[keep] if keep else None
 
 
+def _ir_measures_frames(golden, run, level, doc_map):
+    """Frames in the column names of ir_measures and ranx: ``query_id`` is ``question_id``; a run with ``score`` and
+    no ``rank`` is ranked like trec_eval (score descending, ties by ID descending)."""
+    import pandas as pd
+
+    from ..io.trec import trec_order
+
+    if isinstance(golden, pd.DataFrame) and "question_id" not in golden.columns and "query_id" in golden.columns:
+        golden = golden.rename(columns={"query_id": "question_id"})
+    if not isinstance(run, pd.DataFrame):
+        return golden, run
+    if "question_id" not in run.columns and "query_id" in run.columns:
+        run = run.rename(columns={"query_id": "question_id"})
+    item_col = "chunk_id" if (level == "chunk" or doc_map is not None) else "doc_id"
+    if "rank" not in run.columns and "score" in run.columns and {"question_id", item_col} <= set(run.columns):
+        scores = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(scores)
+        if bad.any():
+            pos = int(np.flatnonzero(bad)[0])
+            raise _located(run, "run", pos, f"score {_show(run['score'].iloc[pos])} is not a finite number.", "score")
+        qids = id_strings(run, "run", "question_id")
+        items = id_strings(run, "run", item_col)
+        codes = pd.factorize(qids)[0]
+        order = trec_order(codes, scores, lambda rows: items[rows].astype(str))
+        rank = np.empty(len(run), dtype=np.int64)
+        rank[order] = np.arange(len(run))
+        starts = np.zeros(codes.max() + 1 if len(codes) else 0, dtype=np.int64)
+        sorted_codes = codes[order]
+        first = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]] if len(order) else np.zeros(0, bool)
+        starts[sorted_codes[first]] = np.flatnonzero(first)
+        run = run.assign(rank=rank - starts[codes] + 1)
+    return golden, run
+
+
 def evaluate(
     golden: pd.DataFrame,
     run: pd.DataFrame,
@@ -355,7 +452,9 @@ def evaluate(
     Parameters
     ----------
     golden, run : DataFrame
-        Tidy long form, columns described in this module's docstring.
+        Tidy long form, columns described in this module's docstring. Frames with the column names
+        of ir_measures and ranx are accepted as they are: ``query_id`` for ``question_id``, and a run
+        with ``score`` but no ``rank``, ranked like trec_eval (score descending, ties by ID descending).
     measures : iterable of str or Measure, optional
         Names such as ``"recall@5"``, ``"ndcg@10"``, ``"mrr"`` (see
         :func:`rag_metrics.parse_measure`). Default: recall@5, precision@5, hit@5,
@@ -384,6 +483,7 @@ def evaluate(
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
     if level not in LEVELS:
         raise InputError(f"The 'level' parameter of evaluate must be one of {LEVELS}. Got {level!r} instead.")
+    golden, run = _ir_measures_frames(golden, run, level, doc_map)
     check_order(order, func="evaluate")
     min_rel = check_min_rel(min_rel, func="evaluate")
     check_gain(gain, func="evaluate")
@@ -471,8 +571,10 @@ def evaluate_trec(
     order: str = "cut_then_dedup",
     engine: str = "auto",
     scheduler: str | None = None,
+    qrels_format: str = "auto",
+    run_format: str = "auto",
 ) -> Evaluation:
-    """Evaluate a TREC run file against a TREC qrels file, with trec_eval's ordering.
+    """Evaluate a run file against a qrels file (TREC, or the other formats below), with trec_eval's ordering.
 
     Parameters
     ----------
@@ -495,13 +597,17 @@ def evaluate_trec(
         problem is reported by the general reader with its file and line. ``"fast"`` requires the
         fast path (an error says why it cannot be used). ``"dask"`` evaluates on a Dask cluster
         (``scheduler`` address, default a local one).
+    qrels_format, run_format : {"auto", "trec", "beir", "json"}
+        TREC text (plain or gzip), BEIR qrels TSV, or ranx/ir_measures JSON dicts
+        (:mod:`rag_metrics.io.formats`); ``auto`` recognizes them from the content. The fast path
+        and Dask read TREC text; the other formats take the general path, with the same numbers.
 
     Returns
     -------
     Evaluation
         ``settings["engine"]`` says which path computed the numbers.
     """
-    from ..io import trec
+    from ..io import formats, trec
 
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
     min_rel = check_min_rel(min_rel, func="evaluate_trec")
@@ -514,10 +620,20 @@ def evaluate_trec(
     trec.check_readable(qrels, "TREC qrels")
     if engine != "dask":
         trec.check_readable(run, "TREC run")
+    if qrels_format not in formats.QRELS_FORMATS:
+        raise InputError(f"The 'qrels_format' parameter must be one of {formats.QRELS_FORMATS}. Got {qrels_format!r}.")
+    if run_format not in formats.RUN_FORMATS:
+        raise InputError(f"The 'run_format' parameter must be one of {formats.RUN_FORMATS}. Got {run_format!r}.")
+    qrels_format = formats.detect_format(qrels, "qrels file") if qrels_format == "auto" else qrels_format
+    if engine != "dask":
+        run_format = formats.detect_format(run, "run file") if run_format == "auto" else run_format
     settings = {"level": "chunk" if doc_map is None else "document", "order": None if doc_map is None else order,
-                "min_rel": min_rel, "gain": gain, "measures": [str(m) for m in measures], "order_by": order_by}
+                "min_rel": min_rel, "gain": gain, "measures": [str(m) for m in measures], "order_by": order_by,
+                "qrels_format": qrels_format, "run_format": run_format}
 
     if engine == "dask":
+        if qrels_format != "trec" or run_format not in ("auto", "trec"):
+            raise InputError("engine='dask' reads TREC text files; convert the qrels and runs first.")
         if doc_map is not None or order_by != "score":
             raise InputError("engine='dask' evaluates IDs as they are, ordered by score (no doc_map, order_by='score').")
         from .distributed import evaluate_trec_dask
@@ -532,6 +648,8 @@ def evaluate_trec(
         why = None
         if doc_map is not None or order_by != "score":
             why = "the fast path judges IDs as they are, ordered by score"
+        elif qrels_format != "trec" or run_format != "trec":
+            why = "the fast path reads TREC text"
         else:
             try:
                 fast = evaluate_trec_fast(qrels, run, measures, min_rel=min_rel, gain=gain)
@@ -544,8 +662,8 @@ def evaluate_trec(
         if engine == "fast":
             raise InputError(f"engine='fast' cannot evaluate these files: {why}; use engine='auto' or 'general'.")
 
-    qrels_df = trec.read_qrels(qrels)
-    run_df = trec.read_run(run, order_by=order_by)
+    qrels_df = formats.read_qrels_file(qrels, qrels_format)
+    run_df = formats.read_run_file(run, run_format, order_by=order_by)
     if doc_map is None:
         ev = evaluate(qrels_df.rename(columns={"doc_id": "chunk_id"}), run_df.rename(columns={"doc_id": "chunk_id"}),
                       measures, level="chunk", min_rel=min_rel, gain=gain)

@@ -33,14 +33,15 @@ array engine.
 
 from __future__ import annotations
 
+import gzip
 import io
-import os
 import re
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..io.trec import FORBIDDEN, INT_SYNTAX, SCORE_SYNTAX, trec_order
+from ..io.trec import FORBIDDEN, INT_SYNTAX, SCORE_SYNTAX, content_size, open_binary, trec_order
 from . import engine
 from .registry import Measure
 
@@ -101,10 +102,17 @@ def _plain(data: bytes, n_fields: int, what: str, *, first: bool = True) -> byte
     return data
 
 
+def _read_all(path, what) -> bytes:
+    try:
+        with open_binary(path) as f:
+            return f.read()
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise FastPathUnavailable(f"{what}: a broken gzip file ({e})") from None
+
+
 def _fields(path, n_fields, what):
     """Token lists (one per field) of a whole small file."""
-    with open(path, "rb") as f:
-        data = _plain(f.read(), n_fields, what)
+    data = _plain(_read_all(path, what), n_fields, what)
     tokens = data.split()
     return [tokens[i::n_fields] for i in range(n_fields)]
 
@@ -170,7 +178,14 @@ def _pl():
 
 def _blocks(path, size):
     """Blocks of whole lines of about ``size`` bytes."""
-    with open(path, "rb") as f:
+    try:
+        yield from _raw_blocks(path, size)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise FastPathUnavailable(f"run: a broken gzip file ({e})") from None
+
+
+def _raw_blocks(path, size):
+    with open_binary(path) as f:
         rest = b""
         while True:
             block = f.read(size)
@@ -198,8 +213,7 @@ def _read_csv(data: bytes, names):
 
 def _read_qrels(path):
     pl = _pl()
-    with open(path, "rb") as f:
-        data = _plain(f.read(), 4, "qrels")
+    data = _plain(_read_all(path, "qrels"), 4, "qrels")
     try:
         df = _read_csv(data, _QRELS_SCHEMA)
         if not df.select(pl.col("rel").str.contains(f"^{INT_SYNTAX}$").all()).item():
@@ -243,7 +257,7 @@ def evaluate_trec_fast(qrels_path, run_path, measures: tuple[Measure, ...], *, m
 
     Raises :class:`FastPathUnavailable` for anything the general reader must handle.
     """
-    if small and os.path.getsize(run_path) <= SMALL_FILE_BYTES and os.path.getsize(qrels_path) <= SMALL_FILE_BYTES:
+    if small and content_size(run_path) <= SMALL_FILE_BYTES and content_size(qrels_path) <= SMALL_FILE_BYTES:
         try:
             return _evaluate_small(qrels_path, run_path, measures, min_rel=min_rel, gain=gain)
         except FastPathUnavailable:

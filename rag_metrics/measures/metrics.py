@@ -23,6 +23,9 @@ Shared rules (the README has them as a table):
   ``ranked``: later repeats occupy their rank but add nothing. Recall@k <= 1 always.
 * ``k`` must be an int >= 1. A ranking shorter than ``k`` is not padded away:
   Precision@k still divides by ``k`` (trec_eval convention).
+* Counts (``hits_at_k``, ``num_relevant``, ``num_retrieved``) and ``judged_at_k`` do not
+  depend on R being positive and stay defined; ``judged_at_k`` is undefined (``None``) only
+  when nothing was retrieved.
 * Ties: the order of ``ranked`` is the order. (The TREC reader in
   :mod:`rag_metrics.trec` turns scores into an order the way trec_eval does.)
 
@@ -46,6 +49,12 @@ __all__ = [
     "ndcg_at_k",
     "average_precision",
     "r_precision",
+    "bpref",
+    "f1_at_k",
+    "hits_at_k",
+    "judged_at_k",
+    "num_relevant",
+    "num_retrieved",
 ]
 
 
@@ -255,3 +264,111 @@ def r_precision(ranked, gold, *, min_rel=1) -> float | None:
     if not relevant:
         return None
     return len(_first_hits(ranked, relevant, len(relevant))) / len(relevant)
+
+
+def _distinct(ranked):
+    return list(dict.fromkeys(ranked))
+
+
+def bpref(ranked, gold, *, min_rel=1) -> float | None:
+    r"""Binary preference (trec_eval ``bpref``; Buckley & Voorhees, SIGIR 2004), robust to missing judgments.
+
+    .. math:: \mathrm{bpref} = \frac{1}{R} \sum_{r} \left(1 - \frac{\min(n_r, R)}{\min(N, R)}\right)
+
+    over the relevant IDs ``r`` retrieved (first occurrences, whole ranking), where ``n_r`` is the
+    number of judged non-relevant IDs ranked above ``r`` and ``N`` the number of judged
+    non-relevant gold IDs (label ``>= 0`` and ``< min_rel``). A term is 1 when ``n_r = 0``.
+    Unjudged IDs are skipped, and so are IDs with a negative label (trec_eval reads those as
+    "in the pool, not judged"). ``None`` when no gold ID is relevant (trec_eval: 0).
+
+    Examples
+    --------
+    >>> bpref(["a", "n1", "b", "u"], {"a": 1, "b": 1, "c": 1, "n1": 0, "n2": 0})  # (1 + (1 - 1/2)) / 3
+    0.5
+    """
+    ranked, labels, relevant, min_rel = _prepare(ranked, gold, "bpref", min_rel)
+    if not relevant:
+        return None
+    n_nonrel = sum(1 for label in labels.values() if 0 <= label < min_rel)
+    r = len(relevant)
+    total, nonrel_above = 0.0, 0
+    for doc in _distinct(ranked):
+        if doc not in labels or labels[doc] < 0:
+            continue
+        if labels[doc] >= min_rel:
+            total += 1.0 - min(nonrel_above, r) / min(n_nonrel, r) if nonrel_above else 1.0
+        else:
+            nonrel_above += 1
+    return total / r
+
+
+def f1_at_k(ranked, gold, k, *, min_rel=1) -> float | None:
+    r"""F1@k: the harmonic mean of Precision@k and Recall@k (as ranx ``f1``).
+
+    .. math:: F_1@k = \frac{2\,P@k\,R@k}{P@k + R@k} = \frac{2\,h}{k + R}
+
+    with ``h`` the relevant IDs in the top ``k`` (0.0 when ``h = 0``). ``None`` when no gold ID
+    is relevant (recall is undefined).
+
+    Examples
+    --------
+    >>> f1_at_k(["a", "x"], {"a", "b"}, k=2)  # P = 1/2, R = 1/2
+    0.5
+    """
+    k = check_k(k, func="f1_at_k")
+    ranked, _, relevant, _ = _prepare(ranked, gold, "f1_at_k", min_rel)
+    if not relevant:
+        return None
+    return 2 * len(_first_hits(ranked, relevant, k)) / (k + len(relevant))
+
+
+def hits_at_k(ranked, gold, k=None, *, min_rel=1) -> float:
+    """Hits@k: the number of relevant IDs in the top ``k`` (ranx ``hits``); the whole ranking
+    without ``k`` (trec_eval ``num_rel_ret``). A count, defined (0) when no gold ID is relevant.
+
+    >>> hits_at_k(["a", "x", "b", "a"], {"a", "b"}, k=3), hits_at_k(["a", "x", "b"], {"a", "b"})
+    (2.0, 2.0)
+    """
+    k = check_k(k, func="hits_at_k", allow_none=True)
+    ranked, _, relevant, _ = _prepare(ranked, gold, "hits_at_k", min_rel)
+    return float(len(_first_hits(ranked, relevant, k)))
+
+
+def judged_at_k(ranked, gold, k, *, min_rel=1) -> float | None:
+    """Judged@k (ir_measures ``Judged``): the share of the distinct IDs in the top ``k`` that have any
+    judgment in the gold, whatever the label (negative and 0 included).
+
+    The denominator is the number of distinct IDs in the top ``k`` -- ``min(k, n)`` for a ranking
+    of ``n`` distinct IDs, as ir_measures. ``None`` when nothing was retrieved. A low value is the
+    warning light that a low score may be missing labels rather than bad retrieval. ``min_rel``
+    is accepted for a uniform call and has no effect.
+
+    >>> judged_at_k(["a", "x", "b"], {"a": 1, "b": 0}, k=10)
+    0.6666666666666666
+    """
+    k = check_k(k, func="judged_at_k")
+    ranked, labels, _, _ = _prepare(ranked, gold, "judged_at_k", min_rel)
+    top = _distinct(ranked[:k])
+    if not top:
+        return None
+    return sum(1 for doc in top if doc in labels) / len(top)
+
+
+def num_relevant(ranked, gold, *, min_rel=1) -> float:
+    """R, the number of relevant gold IDs (trec_eval ``num_rel``); ``ranked`` is not used.
+
+    >>> num_relevant([], {"a": 2, "b": 0, "c": 1})
+    2.0
+    """
+    _, _, relevant, _ = _prepare(ranked, gold, "num_relevant", min_rel)
+    return float(len(relevant))
+
+
+def num_retrieved(ranked, gold, *, min_rel=1) -> float:
+    """The number of distinct IDs retrieved (trec_eval ``num_ret``); ``gold`` is not used.
+
+    >>> num_retrieved(["a", "b", "a"], set())
+    2.0
+    """
+    ranked, _, _, _ = _prepare(ranked, gold, "num_retrieved", min_rel)
+    return float(len(_distinct(ranked)))

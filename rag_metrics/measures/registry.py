@@ -9,7 +9,13 @@ definition) and its array kernel (computed for all questions at once from the ju
 measure table all read :data:`REGISTRY`; adding a measure is one entry here (kernel included),
 its definition in ``metrics.py`` and its tests.
 
-Names are case-insensitive: ``recall@5``, ``P@10``, ``nDCG@10``, ``mrr``, ``RR@10``, ``map``.
+Names are case-insensitive and accept the spellings of ir_measures and trec_eval:
+``recall@5`` = ``R@5`` = ``recall_5``; ``precision@10`` = ``P@10`` = ``P_10``; ``ndcg@10`` = ``nDCG@10`` =
+``ndcg_cut_10``; ``mrr`` = ``RR`` = ``recip_rank``; ``map@100`` = ``AP@100`` = ``map_cut_100``; ``hit@5`` =
+``Success@5``; ``judged@10`` = ``Judged@10``; ``rprec`` = ``Rprec``; ``hits`` = ``NumRelRet`` = ``num_rel_ret``...
+A relevance level goes in the name, as ranx and ir_measures write it: ``ndcg@10(rel=2)`` or
+``P(rel=2)@5`` -- the same as ``min_rel=2`` for that measure alone. The canonical name printed in
+every output is ``name[(rel=N)][@k]``: ``precision(rel=2)@5``.
 """
 
 from __future__ import annotations
@@ -36,16 +42,17 @@ CUTOFFS = ("required", "allowed", "forbidden")
 
 @dataclass(frozen=True, order=True)
 class Measure:
-    """A measure and its cutoff; ``str(m)`` gives the canonical name (``"ndcg@10"``, ``"mrr"``).
-
-    Usable as a dict key; ``parse_measure(str(m)) == m``.
+    """A measure, its cutoff and its own relevance level; ``str(m)`` is the canonical name
+    (``"ndcg@10"``, ``"mrr"``, ``"precision(rel=2)@5"``). Usable as a dict key; ``parse_measure(str(m)) == m``.
     """
 
     name: str
     k: int | None = None
+    rel: int | None = None
 
     def __str__(self) -> str:
-        return self.name if self.k is None else f"{self.name}@{self.k}"
+        rel = "" if self.rel is None else f"(rel={self.rel})"
+        return f"{self.name}{rel}" + ("" if self.k is None else f"@{self.k}")
 
     @property
     def spec(self) -> MeasureSpec:
@@ -62,11 +69,15 @@ class MeasureSpec:
     aliases : other spellings accepted by :func:`parse_measure` (lower case).
     cutoff : ``"required"``, ``"allowed"`` (without it: the whole ranking) or ``"forbidden"``.
     undefined_without_relevant : the value is ``None``/NaN for a question with no relevant gold.
-    reference : the per-question definition, ``reference(ranked, gold, k, min_rel=..., [gain=...])``.
-    kernel : ``kernel(judged, k) -> float array`` over all questions (:class:`~rag_metrics.measures.engine.Judged`).
-    uses_gain : the reference and kernel depend on the ``gain`` option.
-    trec_eval : trec_eval's names without and with a cutoff (``{k}`` marks it), ``None`` where it has none.
+    reference : the per-question definition, ``reference(ranked, gold, [k,] min_rel=..., [gain=...])``.
+    kernel : ``kernel(judged, k) -> float array`` over all questions (:class:`~rag_metrics.measures.engine.Judged`);
+        it may return NaN where the measure is undefined for another reason (judged@k with nothing retrieved).
     summary : one line for the command-line help and README.
+    uses_gain : the reference and kernel depend on the ``gain`` option.
+    uses_rel : the value depends on the relevance level (``(rel=N)`` is accepted).
+    count : an integer count (trec_eval's ``all`` line sums it).
+    trec_eval : trec_eval's names without and with a cutoff (``{k}`` marks it), ``None`` where it has none.
+    ir_measures : ir_measures' name (``{k}`` for the cutoff), ``None`` where it has none.
     """
 
     name: str
@@ -77,7 +88,10 @@ class MeasureSpec:
     kernel: Callable[[Judged, int | None], np.ndarray]
     summary: str
     uses_gain: bool = False
+    uses_rel: bool = True
+    count: bool = False
     trec_eval: tuple[str | None, str | None] = (None, None)
+    ir_measures: tuple[str | None, str | None] = (None, None)
 
     def reference_value(self, ranked, gold, k: int | None, *, min_rel=1, gain: str = "linear") -> float | None:
         """The per-question reference value (``None`` where undefined)."""
@@ -98,16 +112,20 @@ class MeasureSpec:
 
 # ---- kernels: each computes one family for every question at once (see engine.Judged) ----
 
+def _found(j: Judged, k):
+    return j.per_q(j.rq[j.within(k)])
+
+
 def _recall(j: Judged, k):
-    return j.per_q(j.rq[j.within(k)]) / j.n_rel_safe
+    return _found(j, k) / j.n_rel_safe
 
 
 def _precision(j: Judged, k):
-    return j.per_q(j.rq[j.within(k)]) / k
+    return _found(j, k) / k
 
 
 def _hit(j: Judged, k):
-    return (j.per_q(j.rq[j.within(k)]) > 0).astype(np.float64)
+    return (_found(j, k) > 0).astype(np.float64)
 
 
 def _mrr(j: Judged, k):
@@ -134,29 +152,82 @@ def _rprec(j: Judged, k):
     return j.per_q(j.rq[rank <= j.n_rel[j.rq]]) / j.n_rel_safe
 
 
+def _bpref(j: Judged, k):
+    relevant = j.label >= j.min_rel
+    nonrel = (j.label >= 0) & ~relevant  # negative labels: "in the pool, not judged" (trec_eval)
+    above = j.cumulative_before(nonrel)[relevant].astype(np.float64)
+    judged_nonrel = j.per_q(j.gold_q[(j.gold_label >= 0) & (j.gold_label < j.min_rel)])
+    r = j.n_rel.astype(np.float64)
+    q = j.q[relevant]
+    cap = np.maximum(np.minimum(judged_nonrel[q], r[q]), 1.0)  # 0 only when nothing non-relevant was judged
+    term = np.where(above > 0, 1.0 - np.minimum(above, r[q]) / cap, 1.0)
+    return j.per_q(q, term) / j.n_rel_safe
+
+
+def _f1(j: Judged, k):
+    return 2.0 * _found(j, k) / (k + j.n_rel)
+
+
+def _judged(j: Judged, k):
+    n = j.n_within(k)
+    judged = j.per_q(j.q[j.within_judged(k)])
+    return np.where(n > 0, judged / np.maximum(n, 1.0), np.nan)
+
+
+def _num_rel(j: Judged, k):
+    return j.n_rel.astype(np.float64)
+
+
+def _num_ret(j: Judged, k):
+    return np.asarray(j.n_distinct, dtype=np.float64)
+
+
 _SPECS = (
     MeasureSpec("recall", ("r",), "required", True, metrics.recall_at_k, _recall,
-                "share of the relevant gold IDs found in the top k", trec_eval=(None, "recall_{k}")),
+                "share of the relevant gold IDs found in the top k", trec_eval=(None, "recall_{k}"),
+                ir_measures=(None, "R@{k}")),
     MeasureSpec("precision", ("p",), "required", False, metrics.precision_at_k, _precision,
-                "relevant IDs in the top k, divided by k (also with fewer than k results)", trec_eval=(None, "P_{k}")),
+                "relevant IDs in the top k, divided by k (also with fewer than k results)", trec_eval=(None, "P_{k}"),
+                ir_measures=(None, "P@{k}")),
     MeasureSpec("hit", ("success", "hit_rate", "hitrate"), "required", True, metrics.hit_at_k, _hit,
-                "1 if a relevant ID is in the top k, else 0", trec_eval=(None, "success_{k}")),
+                "1 if a relevant ID is in the top k, else 0", trec_eval=(None, "success_{k}"),
+                ir_measures=(None, "Success@{k}")),
     MeasureSpec("mrr", ("rr", "recip_rank"), "allowed", True, metrics.reciprocal_rank, _mrr,
                 "reciprocal rank of the first relevant ID (0 if none; within the top k with @k)",
-                trec_eval=("recip_rank", None)),
-    MeasureSpec("ndcg", (), "allowed", True, metrics.ndcg_at_k, _ndcg,
+                trec_eval=("recip_rank", None), ir_measures=("RR", "RR@{k}")),
+    MeasureSpec("ndcg", ("ndcg_cut",), "allowed", True, metrics.ndcg_at_k, _ndcg,
                 "normalized discounted cumulative gain, graded (linear gain by default)", uses_gain=True,
-                trec_eval=("ndcg", "ndcg_cut_{k}")),
-    MeasureSpec("map", ("ap",), "allowed", True, metrics.average_precision, _map,
-                "average precision, divided by all relevant gold IDs", trec_eval=("map", "map_cut_{k}")),
+                trec_eval=("ndcg", "ndcg_cut_{k}"), ir_measures=("nDCG", "nDCG@{k}")),
+    MeasureSpec("map", ("ap", "map_cut"), "allowed", True, metrics.average_precision, _map,
+                "average precision, divided by all relevant gold IDs", trec_eval=("map", "map_cut_{k}"),
+                ir_measures=("AP", "AP@{k}")),
     MeasureSpec("rprec", ("r_precision",), "forbidden", True, metrics.r_precision, _rprec,
-                "precision at rank R, R = the number of relevant gold IDs", trec_eval=("Rprec", None)),
+                "precision at rank R, R = the number of relevant gold IDs", trec_eval=("Rprec", None),
+                ir_measures=("Rprec", None)),
+    MeasureSpec("bpref", (), "forbidden", True, metrics.bpref, _bpref,
+                "binary preference: relevant IDs ranked above judged non-relevant ones (robust to missing labels)",
+                trec_eval=("bpref", None), ir_measures=("Bpref", None)),
+    MeasureSpec("f1", (), "required", True, metrics.f1_at_k, _f1,
+                "harmonic mean of precision@k and recall@k", ir_measures=(None, None)),
+    MeasureSpec("hits", ("num_rel_ret", "numrelret"), "allowed", False, metrics.hits_at_k, _found,
+                "number of relevant IDs retrieved (in the top k with @k)", count=True,
+                trec_eval=("num_rel_ret", None), ir_measures=("NumRelRet", None)),
+    MeasureSpec("judged", (), "required", False, metrics.judged_at_k, _judged,
+                "share of the top k with any judgment (None if nothing retrieved): low means missing labels",
+                uses_rel=False, ir_measures=(None, "Judged@{k}")),
+    MeasureSpec("num_rel", ("numrel",), "forbidden", False, metrics.num_relevant, _num_rel,
+                "number of relevant gold IDs (R)", count=True, trec_eval=("num_rel", None),
+                ir_measures=("NumRel", None)),
+    MeasureSpec("num_ret", ("numret",), "forbidden", False, metrics.num_retrieved, _num_ret,
+                "number of distinct IDs retrieved", count=True, uses_rel=False, trec_eval=("num_ret", None),
+                ir_measures=("NumRet", None)),
 )
 
 REGISTRY: dict[str, MeasureSpec] = {spec.name: spec for spec in _SPECS}
 _ALIASES = {alias: spec.name for spec in _SPECS for alias in (spec.name, *spec.aliases)}
 MEASURE_NAMES = tuple(REGISTRY)
-_PATTERN = re.compile(r"\s*([a-z_]+)\s*(?:@\s*([0-9]+))?\s*", re.ASCII)
+_REL = r"(?:\(\s*rel\s*=\s*([0-9]+)\s*\))?"
+_PATTERN = re.compile(rf"\s*([a-z][a-z0-9_]*?)\s*{_REL}\s*(?:[@_.]\s*([0-9]+))?\s*{_REL}\s*", re.ASCII)
 
 
 def _expected() -> str:
@@ -164,14 +235,15 @@ def _expected() -> str:
 
 
 def parse_measure(text) -> Measure:
-    """Parse one measure name (case-insensitive), e.g. ``"recall@5"``, ``"P@10"``, ``"nDCG@10"``, ``"mrr"``.
+    """Parse one measure name (case-insensitive; spellings in the module docstring).
 
-    A cutoff is required for ``recall``, ``precision``, ``hit``; optional for ``mrr``, ``ndcg``,
-    ``map`` (without it the whole ranking counts). ``k`` is written in ASCII digits.
+    A cutoff is required for ``recall``, ``precision``, ``hit``, ``f1``, ``judged``; optional for
+    ``mrr``, ``ndcg``, ``map``, ``hits`` (without it the whole ranking counts); forbidden for
+    ``rprec``, ``bpref``, ``num_rel``, ``num_ret``. ``k`` and ``rel`` are written in ASCII digits.
     An unknown name raises :class:`~rag_metrics.InputError` listing the close matches.
 
-    >>> parse_measure("nDCG@10"), str(parse_measure("success@5"))
-    (Measure(name='ndcg', k=10), 'hit@5')
+    >>> parse_measure("nDCG@10"), str(parse_measure("success@5")), str(parse_measure("P(rel=2)@5"))
+    (Measure(name='ndcg', k=10, rel=None), 'hit@5', 'precision(rel=2)@5')
     """
     if isinstance(text, Measure):
         return text
@@ -179,19 +251,28 @@ def parse_measure(text) -> Measure:
         raise InputError(f"Measure names are strings such as 'recall@5'. Got {text!r} instead.")
     match = _PATTERN.fullmatch(text.lower())
     if not match or match.group(1) not in _ALIASES:
-        word = match.group(1) if match else text.lower().split("@")[0].strip()
+        word = match.group(1) if match else re.split(r"[@(]", text.lower())[0].strip()
         close = difflib.get_close_matches(word, list(_ALIASES), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(_ALIASES[c]) for c in dict.fromkeys(close))}?" if close else ""
         raise InputError(f"Unknown measure {text!r}: {_expected()}.{hint}")
-    spec = REGISTRY[_ALIASES[match.group(1)]]
-    k = int(match.group(2)) if match.group(2) is not None else None
+    word, rel_a, cut, rel_b = match.groups()
+    spec = REGISTRY[_ALIASES[word]]
+    if rel_a is not None and rel_b is not None:
+        raise InputError(f"Measure {text!r}: give the relevance level once.")
+    rel = rel_a if rel_a is not None else rel_b
+    k = int(cut) if cut is not None else None
     if k is not None and k < 1:
         raise InputError(f"Measure {text!r}: the cutoff must be an int >= 1. Got {k} instead.")
     if k is None and spec.cutoff == "required":
         raise InputError(f"Measure {text!r} needs a cutoff, e.g. {spec.name}@10.")
     if k is not None and spec.cutoff == "forbidden":
         raise InputError(f"Measure {text!r}: {spec.name} takes no cutoff; write {spec.name}.")
-    return Measure(spec.name, k)
+    if rel is not None:
+        if not spec.uses_rel:
+            raise InputError(f"Measure {text!r}: {spec.name} does not depend on the relevance level.")
+        if int(rel) < 1:
+            raise InputError(f"Measure {text!r}: the relevance level must be an int >= 1. Got {rel} instead.")
+    return Measure(spec.name, k, None if rel is None else int(rel))
 
 
 def parse_measures(texts) -> tuple[Measure, ...]:
@@ -210,12 +291,15 @@ def parse_measures(texts) -> tuple[Measure, ...]:
 
 def measure_table() -> str:
     """README's measure table (a Markdown table), generated from the registry; a test keeps README in sync."""
-    rows = ["| measure | also accepted | no relevant gold | trec_eval | definition |", "|---|---|---|---|---|"]
+    rows = ["| measure | also accepted | no relevant gold | trec_eval | ir_measures | definition |",
+            "|---|---|---|---|---|---|"]
     for spec in _SPECS:
         aliases = ", ".join(f"`{a}`" for a in spec.aliases) or "-"
-        undefined = "`None`" if spec.undefined_without_relevant else "0.0"
+        undefined = "`None`" if spec.undefined_without_relevant else ("0" if spec.count else "defined")
         trec = ", ".join(f"`{n.replace('{k}', 'k')}`" for n in spec.trec_eval if n) or "-"
-        rows.append(f"| `{spec.display()}` | {aliases} | {undefined} | {trec} | {spec.summary} |")
+        irm = ", ".join(f"`{n.replace('{k}', 'k')}`" for n in spec.ir_measures if n) or "-"
+        rel = "" if spec.uses_rel else " (no relevance level)"
+        rows.append(f"| `{spec.display()}` | {aliases} | {undefined} | {trec} | {irm} | {spec.summary}{rel} |")
     return "\n".join(rows)
 
 

@@ -1,0 +1,113 @@
+"""Several runs on the same qrels, compared as ranx's ``compare`` does: one row per run and measure.
+
+:func:`compare_runs` evaluates each run file with :func:`rag_metrics.evaluate_trec` and, against the
+first run (the baseline), gives for every other run and measure the paired difference of the
+per-question values with its bootstrap CI, the randomization-test p-value and the Holm-adjusted
+p-value across the runs compared -- the numbers of :func:`rag_metrics.analysis.stats.compare_to_baseline`.
+Questions where a measure is undefined in either run are left out of that pair (counted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..measures.evaluation import Evaluation, evaluate_trec
+from ..serialize import jsonable
+from .stats import N_RESAMPLES, compare_to_baseline
+
+__all__ = ["compare_runs", "Comparison"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``table``: one row per (run, measure) -- mean, evaluated, and against the baseline ``delta``, ``ci_low``,
+    ``ci_high``, ``p_value``, ``p_holm``, ``wins``, ``ties``, ``losses``, ``within_noise`` (empty for the
+    baseline). ``evaluations``: each run's :class:`~rag_metrics.Evaluation`."""
+
+    table: pd.DataFrame
+    evaluations: dict
+
+    def to_dict(self) -> dict:
+        rows = {}
+        for (run, measure), row in self.table.iterrows():
+            rows.setdefault(run, {})[measure] = {k: v for k, v in row.items()}
+        return jsonable({"runs": rows, "baseline": next(iter(self.evaluations)),
+                         "settings": next(iter(self.evaluations.values())).settings})
+
+    def to_csv(self) -> str:
+        return self.table.reset_index().to_csv(index=False, lineterminator="\n")
+
+    def to_trec(self) -> str:
+        """trec_eval's layout with the run name in the question column: ``measure<TAB>run<TAB>mean``."""
+        lines = []
+        for run, ev in self.evaluations.items():
+            names = ev.trec_names()
+            for m, row in ev.summary_dict().items():
+                if row["mean"] is not None:
+                    lines.append(f"{names[m]:<22}\t{run}\t{row['mean']:6.4f}")
+        return "\n".join(lines) + "\n"
+
+    def to_text(self) -> str:
+        cols = ["mean", "delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses", "within_noise"]
+        shown = self.table[cols].copy()
+        for c in ("mean", "delta", "ci_low", "ci_high", "p_value", "p_holm"):
+            shown[c] = shown[c].map(lambda v: "" if v is None or v != v else f"{v:.4f}")
+        for c in ("wins", "ties", "losses"):
+            shown[c] = shown[c].map(lambda v: "" if v is None or v != v else str(int(v)))
+        shown["within_noise"] = shown["within_noise"].map(lambda v: "" if v is None or v != v else
+                                                          ("within noise" if v else "CI excludes 0"))
+        return shown.to_string()
+
+
+def _label(path: Path, taken: set) -> str:
+    name = Path(path).name
+    for suffix in (".gz", ".txt", ".json", ".run", ".trec"):
+        name = name.removesuffix(suffix)
+    label, n = name or "run", 1
+    while label in taken:
+        n += 1
+        label = f"{name}-{n}"
+    taken.add(label)
+    return label
+
+
+def compare_runs(qrels, runs, measures=None, *, n_resamples: int = N_RESAMPLES, seed: int = 0,
+                 **evaluate_kwargs) -> Comparison:
+    """Evaluate every run against ``qrels`` and compare each with the first (module docstring).
+
+    ``evaluate_kwargs`` go to :func:`rag_metrics.evaluate_trec` (``min_rel``, ``gain``, ``order_by``,
+    ``qrels_format``, ``run_format``...).
+    """
+    runs = list(runs)
+    if len(runs) < 2:
+        raise InputError("compare needs at least two runs: the baseline first, then the runs to compare with it.")
+    taken: set = set()
+    evaluations: dict[str, Evaluation] = {}
+    for path in runs:
+        evaluations[_label(path, taken)] = evaluate_trec(qrels, path, measures, **evaluate_kwargs)
+    names = list(evaluations)
+    base_name, base = names[0], evaluations[names[0]]
+    rows = []
+    for m in base.measures:
+        series = {name: pd.Series(ev.values[m], index=list(ev.questions)) for name, ev in evaluations.items()}
+        others = {name: s for name, s in series.items() if name != base_name}
+        stats = compare_to_baseline(series[base_name], others, n_resamples=n_resamples, seed=seed)
+        for name, ev in evaluations.items():
+            summary = ev.summary_dict()[m]
+            row = {"run": name, "measure": m, "mean": summary["mean"], "evaluated": summary["evaluated"]}
+            if name == base_name:
+                row |= {k: np.nan for k in ("delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses")}
+                row["within_noise"] = None
+            else:
+                s = stats.loc[name]
+                row |= {"delta": s["mean_diff"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "p_value": s["p_value"],
+                        "p_holm": s["p_holm"], "wins": s["wins"], "ties": s["ties"], "losses": s["losses"],
+                        "within_noise": bool(s["within_noise"])}
+            rows.append(row)
+    table = pd.DataFrame(rows).set_index(["run", "measure"])
+    return Comparison(table, evaluations)
