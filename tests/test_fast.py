@@ -118,7 +118,7 @@ def test_hash_collisions_are_filtered_on_the_exact_strings(tmp_path, monkeypatch
 
     qp, rp = write_case(tmp_path, 5)
     expected = general(qp, rp)
-    monkeypatch.setattr(fast_module, "_key_expr", lambda pl_: pl.lit(7, dtype=pl.UInt64))
+    monkeypatch.setattr(fast_module, "_key_expr", lambda pl_, doc_hash=None: pl.lit(7, dtype=pl.UInt64))
     got = evaluate_trec_fast(qp, rp, MEASURES, small=False)
     assert got.path == "fast"
     for m in MEASURES:

@@ -34,6 +34,11 @@ CASES = [
     ("lone CR", QRELS.encode(), b"q1 Q0 d1 1 5.0 t\rq1 Q0 d2 2 4.0 t\n"),
     ("tabs", QRELS.replace(" ", "\t").encode(), RUN_OK.replace(" ", "\t").encode()),
     ("blank and indented lines", QRELS.encode(), b"\n  q1 Q0 d1 1 5.0 t  \n\n\tq1 Q0 d2 2 4.0 t\n"),
+    ("double space for a missing field", QRELS.encode(), b"q1  d1 1 5.0 t\nq1 Q0 d2 2 4.0 t\n"),
+    ("double spaces between fields", QRELS.encode(), b"q1 Q0  d1 1 5.0 t\nq1  Q0 d2 2 4.0  t\n"),
+    ("trailing space", QRELS.encode(), b"q1 Q0 d1 1 5.0 t \nq1 Q0 d2 2 4.0 t\n"),
+    ("blank lines only between", QRELS.encode(), b"q1 Q0 d1 1 5.0 t\n\n\nq1 Q0 d2 2 4.0 t\n"),
+    ("empty qrels field", b"q1 0  1\n", RUN_OK.encode()),
     ("no final newline", QRELS.encode(), RUN_OK.rstrip("\n").encode()),
     ("underscore score", QRELS.encode(), b"q1 Q0 d1 1 1_0 t\nq1 Q0 d2 2 4.0 t\n"),
     ("underscore label", b"q1 0 d1 1_0\n", RUN_OK.encode()),
@@ -150,3 +155,46 @@ def test_gzip_files_on_every_path(tmp_path, capsys, size):
     for engine in ("auto", "general"):
         assert main(["evaluate", str(q), str(r), "--engine", engine]) == 2
         assert "not a readable gzip file" in capsys.readouterr().err
+
+
+NUMBERISH = "0123456789+-.eE_xXinfaINFAd ,\u0661\uff11"
+
+
+@pytest.mark.parametrize("kind", ["score", "rank", "label"])
+def test_polars_parses_numbers_exactly_as_the_trec_syntax(kind):
+    """The block reader lets polars parse numbers; it must accept exactly the TREC syntax (plus inf/nan for
+    scores, refused afterwards as not finite) -- otherwise the block and general paths would read differently."""
+    import io
+    import math
+    import re
+
+    import polars as pl
+    from hypothesis import example, given, settings
+    from hypothesis import strategies as st
+
+    from rag_metrics.io.trec import INT_SYNTAX, SCORE_SYNTAX
+
+    syntax = re.compile(SCORE_SYNTAX if kind == "score" else INT_SYNTAX, re.ASCII)
+    dtype = pl.Float64 if kind == "score" else pl.Int64
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(NUMBERISH, min_size=1, max_size=8).filter(lambda t: " " not in t and "," not in t))
+    @example("1_0")
+    @example("+.5")
+    @example("5.")
+    @example("0x10")
+    def check(token):
+        try:
+            df = pl.read_csv(io.BytesIO(f"{token}\n".encode()), has_header=False, schema={"v": dtype}, quote_char=None)
+            value = df["v"][0]
+        except pl.exceptions.PolarsError:
+            value = None
+        accepted = value is not None and (kind != "score" or math.isfinite(value))
+        wanted = syntax.fullmatch(token) is not None and (kind != "score" or math.isfinite(float(token)))
+        assert accepted == wanted, (token, value)
+        if accepted and kind == "score":
+            assert value == float(token)  # the same double, to the last bit
+        if accepted and kind != "score":
+            assert value == int(token)
+
+    check()

@@ -263,9 +263,9 @@ def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.nd
     """The permutation that puts rows in trec_eval's order: question code ascending, score descending,
     equal scores by document ID descending (byte / code point order).
 
-    ``doc_ids(rows)`` returns the IDs (str or bytes) of the given row positions; it is called only
-    for rows whose (question, score) is tied, so a reader that holds IDs in a columnar store does
-    not materialize them all. Rows already in order are not sorted.
+    ``doc_ids(rows)`` returns, for the given row positions, the IDs (str or bytes) -- or integer codes
+    that sort as the IDs do (a columnar reader ranks its strings itself); it is called only for rows
+    whose (question, score) is tied. Rows already in order are not sorted.
     """
     question = np.asarray(question)
     score = np.asarray(score, dtype=np.float64)
@@ -284,7 +284,9 @@ def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.nd
     member[:-1] |= tie
     run_id = np.cumsum(np.r_[True, ~tie]) - 1  # one id per run of equal (question, score)
     slots = np.flatnonzero(member)
-    _, keys = np.unique(np.asarray(doc_ids(order[slots])), return_inverse=True)
+    keys = np.asarray(doc_ids(order[slots]))
+    if keys.dtype.kind not in "iu":
+        _, keys = np.unique(keys, return_inverse=True)
     within = np.lexsort((-keys, run_id[slots]))  # each tie run keeps its slots, IDs descending
     order[slots] = order[slots][within]
     return order

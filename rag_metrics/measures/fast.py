@@ -34,7 +34,6 @@ array engine.
 from __future__ import annotations
 
 import gzip
-import io
 import re
 import zlib
 from dataclasses import dataclass
@@ -48,8 +47,6 @@ from .registry import Measure
 __all__ = ["FastPathUnavailable", "FastResult", "evaluate_trec_fast", "SMALL_FILE_BYTES", "BLOCK_BYTES"]
 
 _K = 0x9E3779B97F4A7C15
-_RUN_SCHEMA = ("qid", "q0", "doc", "rank", "score", "tag")
-_QRELS_SCHEMA = ("qid", "it", "doc", "rel")
 _BOM = b"\xef\xbb\xbf"
 _INT_LINES = re.compile(rb"(?:" + INT_SYNTAX.encode() + rb"\n)*", re.ASCII)
 _SCORE_LINES = re.compile(rb"(?:" + SCORE_SYNTAX.encode() + rb"\n)*", re.ASCII)
@@ -69,36 +66,43 @@ class FastResult:
     path: str = "fast"
 
 
-def _plain(data: bytes, n_fields: int, what: str, *, first: bool = True) -> bytes:
+_PRINTABLE = bytes(range(32, 127)) + b"\n"
+_HIGH = bytes(range(128, 256))
+
+
+def _plain(data: bytes, n_fields: int, what: str, *, first: bool = True, count_fields: bool = True) -> bytes:
     """``data`` with a leading BOM skipped (``first`` block only), CRLF read as LF and a final newline,
-    provided every line holds exactly ``n_fields`` fields separated by single spaces and nothing the
-    general reader would read differently; otherwise :class:`FastPathUnavailable`."""
+    provided nothing in it reads differently under the general reader's rules: no control character or
+    tab, no Unicode space or invisible character, valid UTF-8, single spaces between fields, no blank or
+    indented line. With ``count_fields`` every line is also checked to hold ``n_fields`` fields (the block
+    reader leaves that to polars, which refuses or leaves null any other count). Otherwise
+    :class:`FastPathUnavailable`."""
     if first and data.startswith(_BOM):
         data = data[3:]
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
         if b"\r" in data:
             raise FastPathUnavailable(f"{what}: a carriage return inside a line")
-    if not data.strip():
-        raise FastPathUnavailable(f"{what}: empty")
     if not data.endswith(b"\n"):
         data += b"\n"
-    if not data.isascii():
+    rest = data.translate(None, _PRINTABLE)  # what is neither printable ASCII nor a newline
+    if rest:
+        if not rest.translate(None, _HIGH) == b"":
+            raise FastPathUnavailable(f"{what}: a tab or control character")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise FastPathUnavailable(f"{what}: not valid UTF-8") from None
         if FORBIDDEN.search(text):
             raise FastPathUnavailable(f"{what}: a character the TREC format forbids")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if ((raw < 32) & (raw != 10)).any() or (raw == 127).any():
-        raise FastPathUnavailable(f"{what}: a tab or control character")
-    if b"  " in data or b"\n\n" in data or b" \n" in data or b"\n " in data or data[:1] in (b" ", b"\n"):
-        raise FastPathUnavailable(f"{what}: not single-space separated")
-    ends = np.flatnonzero(raw == 10)
-    spaces_before_end = np.searchsorted(np.flatnonzero(raw == 32), ends)
-    if (np.diff(np.r_[0, spaces_before_end]) != n_fields - 1).any():
-        raise FastPathUnavailable(f"{what}: a line without {n_fields} fields")
+    if count_fields:  # the block reader leaves layout to polars: an empty field is null, an extra one an error
+        if data[:1] in (b" ", b"\n") or b"  " in data or b"\n\n" in data or b" \n" in data or b"\n " in data:
+            raise FastPathUnavailable(f"{what}: not single-space separated, or a blank line")
+        raw = np.frombuffer(data, dtype=np.uint8)
+        ends = np.flatnonzero(raw == 10)
+        spaces_before_end = np.searchsorted(np.flatnonzero(raw == 32), ends)
+        if (np.diff(np.r_[0, spaces_before_end]) != n_fields - 1).any():
+            raise FastPathUnavailable(f"{what}: a line without {n_fields} fields")
     return data
 
 
@@ -186,41 +190,36 @@ def _blocks(path, size):
 
 def _raw_blocks(path, size):
     with open_binary(path) as f:
-        rest = b""
         while True:
             block = f.read(size)
             if not block:
-                if rest:
-                    yield rest
                 return
-            block = rest + block
-            cut = block.rfind(b"\n") + 1
-            rest = block[cut:]
-            if cut:
-                yield block[:cut]
+            if not block.endswith(b"\n"):
+                block += f.readline()  # complete the last line (one copy of the block, none of the rest)
+            yield block
 
 
-def _key_expr(pl):
+def _key_expr(pl, doc_hash=None):
     """64-bit hash of (question, document), the join key; matches are verified on the strings."""
-    return pl.col("qid").hash(1) * _K ^ pl.col("doc").hash(2)
+    return pl.col("qid").hash(1) * _K ^ (pl.col("doc").hash(2) if doc_hash is None else doc_hash)
 
 
-def _read_csv(data: bytes, names):
+def _read_csv(data: bytes, schema: dict):
     pl = _pl()
-    return pl.read_csv(io.BytesIO(data), separator=" ", has_header=False, schema={n: pl.String for n in names},
-                       quote_char=None)
+    return pl.read_csv(data, separator=" ", has_header=False, schema=schema, quote_char=None)
 
 
 def _read_qrels(path):
     pl = _pl()
-    data = _plain(_read_all(path, "qrels"), 4, "qrels")
+    data = _plain(_read_all(path, "qrels"), 4, "qrels", count_fields=False)
     try:
-        df = _read_csv(data, _QRELS_SCHEMA)
-        if not df.select(pl.col("rel").str.contains(f"^{INT_SYNTAX}$").all()).item():
-            raise FastPathUnavailable("qrels: a label is not an integer")
-        df = df.select("qid", "doc", pl.col("rel").cast(pl.Int64))
+        # polars parses integers exactly as INT_SYNTAX (a test checks it); anything else is an error or null
+        df = _read_csv(data, {"qid": pl.String, "it": pl.String, "doc": pl.String, "rel": pl.Int64})
     except pl.exceptions.PolarsError as e:
         raise FastPathUnavailable(f"qrels: {type(e).__name__}") from None
+    if df.null_count().sum_horizontal().item():
+        raise FastPathUnavailable("qrels: a line without 4 fields, or a label that is not an integer")
+    df = df.select("qid", "doc", "rel")
     if df.select(pl.struct("qid", "doc").is_duplicated().any()).item():
         raise FastPathUnavailable("qrels: duplicate document")
     return df.with_columns(_key_expr(pl).alias("key"))
@@ -228,19 +227,19 @@ def _read_qrels(path):
 
 def _parse_block(data, first):
     pl = _pl()
-    data = _plain(data, 6, "run", first=first)
+    data = _plain(data, 6, "run", first=first, count_fields=False)
+    schema = {"qid": pl.String, "q0": pl.String, "doc": pl.String, "rank": pl.Int64, "score": pl.Float64,
+              "tag": pl.String}
     try:
-        df = _read_csv(data, _RUN_SCHEMA)
-        ok = df.select(pl.col("rank").str.contains(f"^{INT_SYNTAX}$").all()
-                       & pl.col("score").str.contains(f"^{SCORE_SYNTAX}$").all()).item()
-        if not ok:
-            raise FastPathUnavailable("run: a rank or score is not a number")
-        df = df.select("qid", "doc", pl.col("score").cast(pl.Float64))
+        # polars parses numbers as SCORE_SYNTAX / INT_SYNTAX, plus inf and nan, refused below (a test checks it)
+        df = _read_csv(data, schema)
     except pl.exceptions.PolarsError as e:
         raise FastPathUnavailable(f"run: {type(e).__name__}") from None
+    if df.null_count().sum_horizontal().item():
+        raise FastPathUnavailable("run: a line without 6 fields, or a rank or score that is not a number")
     if not df.select(pl.col("score").is_finite().all()).item():
         raise FastPathUnavailable("run: non-finite score")
-    return df
+    return df.select("qid", "doc", "score")
 
 
 def _duplicates(doc_hash, g, lengths):
@@ -289,17 +288,20 @@ def evaluate_trec_fast(qrels_path, run_path, measures: tuple[Measure, ...], *, m
             tail, df, g = df.slice(cut), df.slice(0, cut), g[:cut]
         else:
             tail = None
-        order = trec_order(g, df["score"].to_numpy(), lambda rows: df["doc"].gather(rows).to_numpy())
+        order = trec_order(g, df["score"].to_numpy(),  # ties: polars ranks the IDs (byte order, as the others)
+                           lambda rows: df["doc"].gather(rows).rank("dense").to_numpy().astype(np.int64))
         pos = np.empty(df.height, dtype=np.int64)
         pos[order] = np.arange(df.height)  # position of each row after ordering (questions stay in place)
         starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
         lengths = np.diff(np.r_[starts, df.height])
-        doc_hash = df.select(pl.col("doc").hash(2)).to_series().to_numpy()
+        doc_hash_series = df.select(pl.col("doc").hash(2)).to_series()
+        doc_hash = doc_hash_series.to_numpy()
         if _duplicates(doc_hash, g, lengths):
             raise FastPathUnavailable("run: duplicate document candidate")
         heads += df["qid"].gather(starts).to_list()
         lengths_all.append(lengths)
-        keyed = df.select("qid", "doc", _key_expr(pl).alias("key"), pl.int_range(pl.len(), dtype=pl.Int64).alias("row"))
+        keyed = df.select("qid", "doc", _key_expr(pl, pl.lit(doc_hash_series)).alias("key"),
+                          pl.int_range(pl.len(), dtype=pl.Int64).alias("row"))
         joined = keyed.join(qrels, on="key", how="inner", suffix="_g")
         exact = (pl.col("qid") == pl.col("qid_g")) & (pl.col("doc") == pl.col("doc_g"))
         if joined.height and not joined.select(exact.all()).item():
