@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 EXPERIMENT ?= default
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: report test notebooks lab bench clean
+.PHONY: report test notebooks lab bench clean clean-reports
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,16 +28,12 @@ report: $(VENV)/.stamp-report
 	  --answers data/answers.jsonl --generator gen_a
 
 test: $(VENV)/.stamp-dev
-	$(BIN)/python -m pytest tests notebooks rag_metrics/report/experiment.ipynb $(NBVAL)
+	$(BIN)/python -m pytest -n auto tests
+	$(BIN)/python -m pytest -n auto --dist loadfile notebooks rag_metrics/report/experiment.ipynb $(NBVAL)
 
-# Re-execute the committed notebooks in place (deterministic: no timings, fixed seeds).
+# Re-execute the committed notebooks in place, byte-for-byte reproducibly (tools/run_notebooks.py says how).
 notebooks: $(VENV)/.stamp-report
-	cd notebooks && ../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.kernel_name=python3 \
-	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True *.ipynb
-	cd rag_metrics/report && ../../$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.kernel_name=python3 \
-	  --ExecutePreprocessor.record_timing=False --CoalesceStreamsPreprocessor.enabled=True experiment.ipynb
+	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb rag_metrics/report/experiment.ipynb
 
 # Speed benchmark against pytrec_eval and ranx (~10 minutes with 100k questions).
 bench: $(VENV)/.stamp-bench
@@ -46,5 +42,11 @@ bench: $(VENV)/.stamp-bench
 lab: $(VENV)/.stamp-lab
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# Remove what the build and the tests leave behind: the virtual environment, caches, egg-info, notebook
+# checkpoints. Reports, run logs (runs/) and run history (history/) are kept: `make clean-reports` removes those.
 clean:
-	rm -rf $(VENV) reports/*/ reports/index.html
+	rm -rf $(VENV) rag_metrics.egg-info .pytest_cache .hypothesis build
+	find . -name __pycache__ -type d -prune -exec rm -rf {} + -o -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
+
+clean-reports:
+	rm -rf reports/*/ reports/index.html reports/.index.lock runs/ history/

@@ -152,12 +152,28 @@ def test_bad_input_is_named():
         join_answers(golden, answers.drop(columns="generated_answer"))
 
 
+def test_diagnosis_follows_the_status_whatever_the_rule():
+    """A passed question is never sent to retrieval, a retrieval failure never to the expected answer."""
+    table = SEED.assign(faithfulness=[0.9, 0.95, 0.95], gold_ids=[["expense", "faq"], ["faq"], ["travel"]])
+    for rule in ("all", "any"):
+        att = attribute(table, k=2, rule=rule)
+        d = diagnose(att)
+        for q, row in d.iterrows():
+            if row["status"] == "passed":
+                assert row["look_at"] == "ok", (rule, q)
+            if row["status"] in ("retrieval_failure", "correct_without_evidence"):
+                assert row["look_at"].startswith("retrieval"), (rule, q)
+            if row["status"] == "generation_failure":
+                assert not row["look_at"].startswith("retrieval"), (rule, q)
+
+
 def test_diagnosis_table():
     table = SEED.assign(faithfulness=[0.9, 0.2, 0.95])
     d = diagnose(attribute(table, k=2))
     assert d["look_at"].to_dict() == {
         "q1": "ok",
-        "q2": "retrieval: chunking, embeddings, hybrid search",
+        "q2": "retrieval: the answer came without the gold in the context (the model knew it, or the context was "
+              "found elsewhere)",
         "q3": "check the expected answer and document freshness",
     }
     low_faith = diagnose(attribute(SEED.assign(faithfulness=[0.9, 0.2, 0.3]), k=2))

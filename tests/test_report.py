@@ -182,7 +182,7 @@ def test_concurrent_reports_all_reach_the_index(tmp_path):
     cli = str(Path(sys.executable).parent / "rag-metrics")
     procs = [subprocess.Popen([cli, "report", "--experiment", f"exp{i}", "--notebook", str(nb), "--reports-dir",
                                str(tmp_path / "r")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for i in range(4)]
+             for i in range(3)]
     written = []
     for p in procs:
         out, err = p.communicate(timeout=300)

@@ -122,6 +122,9 @@ def test_minimum_detectable_difference_and_questions_needed():
     assert minimum_detectable_difference(n, 0.19) <= 0.05 < minimum_detectable_difference(n - 1, 0.19)
     with pytest.raises(ValueError, match="'delta' parameter must be > 0"):
         questions_needed(0, 1.0)
+    assert questions_needed(0.5, 0.01) == 2  # never fewer than a paired test can use
+    with pytest.raises(ValueError, match="no question changed"):
+        questions_needed(0.05, 0.0)
 
 
 def test_mdd_has_the_promised_power_by_simulation():

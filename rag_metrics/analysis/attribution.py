@@ -308,13 +308,29 @@ def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
     return table.merge(answers, on="question_id", how="left")
 
 
-def diagnose(attribution: Attribution, *, recall_threshold: float = 1.0, faithfulness_threshold: float = 0.7) -> pd.DataFrame:
-    """Where to look, per question, from recall and a user-supplied faithfulness score.
+LOOK_AT = {
+    "ok": "ok",
+    "retrieval": "retrieval: chunking, embeddings, hybrid search",
+    "evidence": "retrieval: the answer came without the gold in the context (the model knew it, or the context was "
+                "found elsewhere)",
+    "generation": "generation: prompt, model, context noise",
+    "answer": "check the expected answer and document freshness",
+}
 
-    * recall < ``recall_threshold`` -> retrieval (chunking, embeddings, hybrid search);
-    * recall high, faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, context noise);
-    * recall high, faithfulness high, answer wrong -> check the expected answer and document freshness;
-    * otherwise -> ok.
+
+def diagnose(attribution: Attribution, *, faithfulness_threshold: float = 0.7) -> pd.DataFrame:
+    """Where to look, per question, from its status and a user-supplied faithfulness score.
+
+    Retrieval is judged by the attribution's own rule (``rule="all"``: every gold document in the
+    top k; ``"any"``: one), so the diagnosis never contradicts the status:
+
+    * ``passed`` -> ok;
+    * ``retrieval_failure`` -> retrieval (chunking, embeddings, hybrid search);
+    * ``correct_without_evidence`` -> retrieval too: the answer is right but its gold was not in the context;
+    * ``generation_failure`` with faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, noise);
+    * ``generation_failure`` with a faithful answer -> check the expected answer and document freshness.
+
+    To look only at questions that lost every gold document, attribute with ``rule="any"``.
     """
     rec = attribution.records
     if "faithfulness" not in rec.columns or rec["faithfulness"].isna().any():
@@ -324,16 +340,16 @@ def diagnose(attribution: Attribution, *, recall_threshold: float = 1.0, faithfu
     bad = ~rec["faithfulness"].between(0, 1)
     if bad.any():
         raise InputError(f"question {rec.index[bad][0]!r}: faithfulness {float(rec['faithfulness'][bad].iloc[0])!r} is not in [0, 1].")
-    recall = rec[f"recall@{attribution.k}"]
+    status = rec["status"]
     look = np.select(
-        [recall < recall_threshold, rec["faithfulness"] < faithfulness_threshold, ~rec["answer_ok"]],
-        ["retrieval: chunking, embeddings, hybrid search",
-         "generation: prompt, model, context noise",
-         "check the expected answer and document freshness"],
-        default="ok",
+        [status == "passed", status == "retrieval_failure", status == "correct_without_evidence",
+         rec["faithfulness"] < faithfulness_threshold],
+        [LOOK_AT["ok"], LOOK_AT["retrieval"], LOOK_AT["evidence"], LOOK_AT["generation"]],
+        default=LOOK_AT["answer"],
     )
-    return pd.DataFrame({"type": rec["type"], "recall": recall, "faithfulness": rec["faithfulness"],
-                         "answer_ok": rec["answer_ok"], "status": rec["status"], "look_at": look}, index=rec.index)
+    return pd.DataFrame({"type": rec["type"], f"recall@{attribution.k}": rec[f"recall@{attribution.k}"],
+                         "faithfulness": rec["faithfulness"], "answer_ok": rec["answer_ok"], "status": status,
+                         "look_at": look}, index=rec.index)
 
 
 def compare_attributions(a: Attribution, b: Attribution, *, force: bool = False) -> pd.DataFrame:

@@ -215,10 +215,15 @@ def minimum_detectable_difference(n: int, sd_diff: float, *, alpha: float = 0.05
 
 
 def questions_needed(delta: float, sd_diff: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
-    """Questions needed to detect a mean difference ``delta`` (same approximation as the MDD)."""
+    """Questions needed to detect a mean difference ``delta`` (same approximation as the MDD); at least 2, the
+    smallest golden set a paired test can use. ``sd_diff`` must be > 0: with no spread at all (no question
+    changed) the approximation says nothing."""
     if delta <= 0:
         raise InputError(f"The 'delta' parameter must be > 0. Got {delta!r} instead.")
-    return int(math.ceil((_z(alpha, power) * sd_diff / delta) ** 2))
+    if not sd_diff > 0:
+        raise InputError(f"The 'sd_diff' parameter must be > 0 (the spread of per-question differences). Got {sd_diff!r}: "
+                         "no question changed, so the sample size cannot be estimated from it.")
+    return max(2, int(math.ceil((_z(alpha, power) * sd_diff / delta) ** 2)))
 
 
 def ci_width_by_size(values, sizes, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95, seed: int = 0) -> pd.Series:

@@ -5,6 +5,6 @@ and ``reports/index.html``, rendered from Jinja2 templates.
 """
 
 from .index import write_index
-from .runner import ReportError, build_report, record
+from .runner import ReportError, banner, build_report, record
 
-__all__ = ["build_report", "record", "write_index", "ReportError"]
+__all__ = ["build_report", "record", "banner", "write_index", "ReportError"]

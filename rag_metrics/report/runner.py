@@ -32,8 +32,8 @@ from ..errors import InputError, check_name
 from ..serialize import jsonable
 from .index import write_index
 
-__all__ = ["ReportError", "build_report", "build_experiment_report", "parse_parameters", "export_html", "record",
-           "headlines", "HEADLINE_MIME", "EXPERIMENT_NOTEBOOK"]
+__all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html", "record",
+           "banner", "headlines", "HEADLINE_MIME", "EXPERIMENT_NOTEBOOK"]
 
 HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
 
@@ -87,6 +87,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
                  "ci_high": None if ci is None else float(ci[1]), "n": None}
     else:
         raise InputError("record: give per-question 'values' or a 'mean'.")
+    data = _lab_stable(data)
     ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
     n_text = f" (n={data['n']})" if data.get("n") is not None else ""
     text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
@@ -96,6 +97,26 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
         display({HEADLINE_MIME: data, "text/plain": text}, raw=True)
     except ImportError:  # pragma: no cover - outside IPython
         print(text)
+
+
+def _lab_stable(value):
+    """JSON that JupyterLab saves back unchanged: JavaScript writes the float 1.0 as 1, so integral floats are ints."""
+    if isinstance(value, dict):
+        return {k: _lab_stable(v) for k, v in value.items()}
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def banner(message: str) -> None:
+    """Show a visible notice in a notebook -- e.g. that a parameter moved it out of the regime where its lesson
+    shows. Markdown in JupyterLab and the HTML report (a quoted, bold line), plain text elsewhere."""
+    try:
+        from IPython.display import display
+
+        display({"text/markdown": f"> **Note.** {message}", "text/plain": f"NOTE: {message}"}, raw=True)
+    except ImportError:  # pragma: no cover - outside IPython
+        print(f"NOTE: {message}")
 
 
 def headlines(notebook_path) -> dict:
@@ -146,7 +167,13 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
     # No external references: these loaders are blanked (figures are inline PNG already).
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")
-    body, _ = exporter.from_notebook_node(nbformat.read(str(notebook_path), as_version=4))
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    title = Path(notebook_path).stem
+    for cell in nb.cells:  # the page's <title> is the notebook's first heading
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
+            title = cell.source.lstrip()[2:].split("\n", 1)[0].strip()
+            break
+    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     html_path.write_text(body, encoding="utf-8")
 
 
@@ -181,6 +208,44 @@ def _publish(staging: Path, folder: Path, stamp: str) -> Path:
             suffix += 1
 
 
+def execute_notebook(path, output, parameters: dict | None = None, *, progress=False, attempts: int = 3):
+    """Run a notebook through papermill in its own folder with a ``python3`` kernel, quietly.
+
+    A kernel that dies while starting (it happens when several start at once) is started again, up
+    to ``attempts`` times; an error in a cell is raised at once (``PapermillExecutionError``).
+    """
+    import papermill
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return papermill.execute_notebook(str(path), str(output), parameters=parameters or {},
+                                              kernel_name="python3", cwd=str(Path(path).parent), progress_bar=progress,
+                                              extra_arguments=["--IPKernelApp.log_level=ERROR"])  # no kernel chatter
+        except RuntimeError as e:
+            if "before replying to kernel_info" not in str(e) or attempt == attempts:
+                raise
+
+
+def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, progress) -> tuple[NotebookRun, dict]:
+    """Execute one notebook into the staging folder and export its page; a failing cell is recorded, not raised."""
+    from papermill.exceptions import PapermillExecutionError
+
+    executed = staging / path.name
+    item = NotebookRun(path.name, "ok", executed.name)
+    try:
+        execute_notebook(path, executed, parameters, progress=progress)
+    except PapermillExecutionError as e:
+        item.status = "failed"
+        item.error = f"cell {e.cell_index} (execution count {e.exec_count}): {e.ename}: {e.evalue}"
+    found = {}
+    if executed.exists():
+        html_path = executed.with_suffix(".html")
+        export_html(executed, html_path, hide_input=hide_input)
+        item.html = html_path.name
+        found = headlines(executed)
+    return item, found
+
+
 def build_report(
     experiment: str = "default",
     parameters: dict | None = None,
@@ -191,18 +256,22 @@ def build_report(
     now=None,
     progress_bar: bool = True,
     hide_input: bool = False,
+    jobs: int | None = None,
 ) -> Path:
     """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
 
     Returns the run folder ``reports_dir/experiment/<UTC timestamp>``. Bad arguments (experiment
     name, undeclared parameter, missing notebook) raise :class:`~rag_metrics.InputError` before
-    anything runs or is written. The run is assembled in a hidden staging folder and appears
-    under its timestamp only when complete, so concurrent runs and the index never see half a
-    run. A failing notebook raises :class:`ReportError` after the others ran (its partial
-    executed notebook and HTML are kept, and the run is listed as failed).
+    anything runs or is written. Notebooks run ``jobs`` at a time (default: one per CPU core, at most
+    the number of notebooks), each in its own kernel; with ``progress_bar`` one line per notebook says
+    ``[i/n] name: ok (seconds)``. The run is assembled in a hidden staging folder and appears under its
+    timestamp only when complete, so concurrent runs and the index never see half a run. A failing
+    notebook raises :class:`ReportError` after the others ran (its partial executed notebook and HTML
+    are kept, and the run is listed as failed).
     """
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
+    import sys
+    import time
+    from concurrent.futures import ThreadPoolExecutor
 
     parameters = dict(parameters or {})
     check_name(experiment, what="experiment name")
@@ -211,6 +280,7 @@ def build_report(
     if not paths:
         raise InputError(f"no notebook to run in {notebooks_dir}/.")
     _check_notebooks(paths, parameters, chosen=bool(notebooks))
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
 
     root = Path(reports_dir)
     stamp = _timestamp(now)
@@ -219,26 +289,28 @@ def build_report(
     staging = Path(tempfile.mkdtemp(prefix=f".{stamp}-", suffix=".partial", dir=folder))
     try:
         run_record = RunRecord(experiment, stamp, parameters)
+
+        def task(numbered):
+            i, path = numbered
+            start = time.perf_counter()
+            bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
+            item, found = _run_one(path, staging, parameters, hide_input, bar)
+            if progress_bar and jobs > 1:
+                status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
+                print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
+                      file=sys.stderr, flush=True)
+            return path, item, found
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            done = list(pool.map(task, enumerate(paths, start=1)))
         summary: dict = {}
         failures = []
-        for path in paths:
-            executed = staging / path.name
-            item = NotebookRun(path.name, "ok", executed.name)
-            try:
-                papermill.execute_notebook(str(path), str(executed), parameters=parameters, kernel_name="python3",
-                                           cwd=str(path.parent), progress_bar=progress_bar)
-            except PapermillExecutionError as e:
-                item.status = "failed"
-                item.error = f"cell {e.cell_index} (execution count {e.exec_count}): {e.ename}: {e.evalue}"
-                failures.append(f"{path}: {item.error}")
-            if executed.exists():
-                html_path = executed.with_suffix(".html")
-                export_html(executed, html_path, hide_input=hide_input)
-                item.html = html_path.name
-                found = headlines(executed)
-                if found:
-                    summary[path.stem] = found
+        for path, item, found in done:  # in notebook order, whatever order they finished in
             run_record.notebooks.append(item)
+            if found:
+                summary[path.stem] = found
+            if item.status != "ok":
+                failures.append(f"{path}: {item.error}")
         (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
         (staging / "run.json").write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
         run_dir = _publish(staging, folder, stamp)
