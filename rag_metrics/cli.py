@@ -1,7 +1,8 @@
 """The ``rag-metrics`` command line: a thin shell over the package.
 
-``evaluate`` (TREC files, :func:`rag_metrics.evaluate_trec`), ``history`` (saved runs) and ``report``
-(notebooks -> HTML). Bad input (:class:`~rag_metrics.InputError`) exits with status 2 and one line
+``evaluate`` / ``compare`` (TREC files, :func:`rag_metrics.evaluate_trec`), ``pages`` (documents ->
+pages.jsonl), ``run`` (a retriever -> a log), ``report`` (logs or notebooks -> HTML), ``history`` (saved
+runs) and ``golden`` (pages -> a reviewed golden set). Bad input (:class:`~rag_metrics.InputError`) exits with status 2 and one line
 naming the file, line and what was expected; any other exception is a bug and shows its traceback.
 """
 
@@ -10,10 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from .errors import ORDERS, InputError
+
+GOLDEN_WORK = "golden-work"
+"""Default folder of `rag-metrics golden`: outside data/, listed in .gitignore (a golden set quotes the documents)."""
+
 
 def _epilog_evaluate() -> str:
     from .measures.registry import REGISTRY
@@ -123,6 +129,66 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("--backoff", type=float, default=0.5, help="first retry delay in seconds, doubled each time")
     rn.add_argument("--no-resume", dest="resume", action="store_false", help="refuse to resume a partial log")
     rn.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+
+    gp = sub.add_parser("golden", help="build a golden set: sample pages, generate questions, review, accept",
+                        description="sample -> generate -> review -> accept. Files go to golden-work/ by default: "
+                                    "outside data/ (the project's own sample) because a golden set quotes your "
+                                    "documents; keep it out of the repository.")
+    gsub = gp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    gs = gsub.add_parser("sample", help="draw text-rich pages from every document (seeded)",
+                         description="Body text weighed in characters (a kana/kanji counts 3); pages below "
+                                     "--min-chars are never drawn; per document, drawn without replacement with "
+                                     "probability proportional to size. help(rag_metrics.golden.sampler)")
+    gs.add_argument("--pages", metavar="PATH", help="pages.jsonl, a folder of documents or a document "
+                                                    "(default: the sample corpus)")
+    gs.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
+                    help=f"where to write the sample (default {GOLDEN_WORK}/sample.jsonl)")
+    gs.add_argument("--per-document", type=int, default=3, help="pages per document (default 3)")
+    gs.add_argument("--min-chars", type=int, default=200, help="eligibility threshold, weighted characters "
+                                                               "(default 200)")
+    gs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    gg = gsub.add_parser("generate", help="ask a generator for questions on every sampled page",
+                         description="Generators: extractive (offline), openai (any OpenAI-compatible endpoint: "
+                                     "--option model=NAME --option base_url=URL), bedrock (--option model=ID "
+                                     "--option region=REGION), or MODULE:CALLABLE. A page that fails is recorded in "
+                                     "DRAFT.errors.jsonl and the run goes on. help(rag_metrics.golden.llm)")
+    gg.add_argument("--sample", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
+                    help=f"the page sample (default {GOLDEN_WORK}/sample.jsonl)")
+    gg.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/draft.jsonl", metavar="FILE",
+                    help=f"where to write the draft (default {GOLDEN_WORK}/draft.jsonl)")
+    gg.add_argument("--generator", default="extractive", metavar="NAME|MODULE:CALLABLE",
+                    help="extractive (default), openai, bedrock, or MODULE:CALLABLE")
+    gg.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="generator option (repeatable): model, base_url, region, n, language, temperature, "
+                         "max_tokens, retries, backoff, json_mode")
+    gg.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR",
+                    help=f"LLM response cache (default {GOLDEN_WORK}/cache); a re-run costs nothing")
+    gg.add_argument("--workers", type=int, default=4, help="pages at once (default 4): the concurrency limit")
+    gg.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    gg.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    gg.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    gg.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    gr = gsub.add_parser("review", help="flag context-dependent and near-duplicate questions; write the review file",
+                         description="Writes REVIEW (CSV, or JSON lines by extension) with a decision column "
+                                     "pre-filled drop for flagged questions, and an HTML page of each question "
+                                     "beside its page. help(rag_metrics.golden.review)")
+    gr.add_argument("draft", nargs="?", default=f"{GOLDEN_WORK}/draft.jsonl", help="the draft "
+                                                                                   f"(default {GOLDEN_WORK}/draft.jsonl)")
+    gr.add_argument("--sample", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
+                    help="the page sample the draft was made from (page text, titles)")
+    gr.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/review.csv", metavar="FILE",
+                    help=f"the review file (default {GOLDEN_WORK}/review.csv)")
+    gr.add_argument("--html", default=f"{GOLDEN_WORK}/review.html", metavar="FILE",
+                    help=f"the review page (default {GOLDEN_WORK}/review.html)")
+    gr.add_argument("--duplicate-threshold", type=float, default=0.7,
+                    help="trigram similarity from which a question is a near-duplicate (default 0.7)")
+    ga = gsub.add_parser("accept", help="write the golden set from the draft and the reviewed decisions")
+    ga.add_argument("draft", nargs="?", default=f"{GOLDEN_WORK}/draft.jsonl", help="the draft")
+    ga.add_argument("--decisions", default=f"{GOLDEN_WORK}/review.csv", metavar="FILE",
+                    help="the reviewed file (decision keep/drop per question)")
+    ga.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/golden.jsonl", metavar="FILE",
+                    help=f"the golden set (default {GOLDEN_WORK}/golden.jsonl)")
+    ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
 
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "
@@ -274,9 +340,96 @@ def _options(items) -> dict:
         if not sep or not key.strip().isidentifier():
             raise InputError(f"option {item!r}: expected KEY=VALUE.")
         value = value.strip()
-        out[key.strip()] = int(value) if value.isascii() and value.isdigit() else \
-            {"true": True, "false": False}.get(value.lower(), value)
+        if value.isascii() and value.isdigit():
+            out[key.strip()] = int(value)
+        elif value.isascii() and _FLOAT.fullmatch(value):
+            out[key.strip()] = float(value)
+        else:
+            out[key.strip()] = {"true": True, "false": False, "none": None}.get(value.lower(), value)
     return out
+
+
+_FLOAT = re.compile(r"[0-9]*\.[0-9]+|[0-9]+\.[0-9]*")
+
+
+def cmd_golden(args) -> int:
+    if args.action == "sample":
+        from .golden.sampler import sample_pages, write_sample
+        from .io.corpus import load_corpus
+
+        sample = sample_pages(load_corpus(args.pages), args.per_document, min_chars=args.min_chars, seed=args.seed)
+        write_sample(sample, args.output)
+        docs = sample.pages["doc_id"].nunique()
+        print(f"wrote {args.output}: {len(sample)} pages from {docs} documents (seed {args.seed})")
+        for row in sample.shortfalls.to_dict("records"):
+            print(f"  {row['doc_id']}: {row['eligible']} of {row['pages']} pages have {args.min_chars}+ weighted "
+                  f"characters; drew {row['drawn']} of {row['wanted']}")
+        return 0
+    if args.action == "generate":
+        from .golden.generate import errors_path, estimate_cost, generate_questions, write_draft
+        from .golden.generators import load_generator
+        from .golden.sampler import read_sample
+
+        sample = read_sample(args.sample)
+        options = _options(args.option)
+        if args.generator in ("openai", "bedrock"):
+            options.setdefault("cache_dir", args.cache)
+        generator = load_generator(args.generator, **options)
+        estimate = estimate_cost(sample, generator, price_in=args.price_in, price_out=args.price_out)
+        cost = "unknown (give --price-in and --price-out, USD per million tokens)" if estimate["cost"] is None \
+            else f"${estimate['cost']:.4f}"
+        line = (f"{len(sample)} pages: {estimate['calls']} call(s) to make, {estimate['cached']} cached; estimated "
+                f"{estimate['input_tokens']} input + {estimate['output_tokens']} output tokens; cost {cost}")
+        if estimate.get("offline"):
+            line = f"{len(sample)} pages: the {estimate['generator']} generator makes no call and costs nothing"
+        print(line)
+        if args.dry_run:
+            return 0
+        draft = generate_questions(sample, generator, workers=args.workers, progress=args.progress)
+        write_draft(draft, args.output)
+        info = draft.info
+        print(f"wrote {args.output}: {info['questions']} questions from {info['pages'] - info['failed_pages']} pages "
+              f"in {info['seconds']:.1f} s")
+        if "usage" in info:
+            u = info["usage"]
+            print(f"calls {u['calls']}, cached {u['cached']}, retries {u['retries']}; tokens reported by the "
+                  f"service: {u['input_tokens']} input + {u['output_tokens']} output")
+        if info["pages_without_question"]:
+            print(f"{info['pages_without_question']} page(s) gave no question")
+        if len(draft.failures):
+            print(f"{len(draft.failures)} page(s) failed, recorded in {errors_path(args.output)}:", file=sys.stderr)
+            for row in draft.failures.head(10).to_dict("records"):
+                print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
+            return 1 if not info["questions"] else 0
+        return 0
+    if args.action == "review":
+        from .golden.generate import read_draft
+        from .golden.review import review_draft, review_html, write_review
+        from .golden.sampler import read_sample
+
+        draft = read_draft(args.draft)
+        sample = read_sample(args.sample)
+        review = review_draft(draft, sample, duplicate_threshold=args.duplicate_threshold)
+        write_review(review, args.output)
+        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.html).write_text(review_html(review, draft, sample), encoding="utf-8")
+        flagged = int((review["decision"] == "drop").sum())
+        print(f"wrote {args.output} and {args.html}: {len(review)} questions, {flagged} flagged (pre-filled drop)")
+        for row in review[review["decision"] == "drop"].head(20).to_dict("records"):
+            print(f"  {row['question_id']}: {row['reasons']}")
+        return 0
+    from .golden.generate import read_draft
+    from .golden.review import accept, read_decisions
+    from .io.corpus import load_corpus
+
+    draft = read_draft(args.draft)
+    decisions = read_decisions(args.decisions)
+    corpus = load_corpus(args.pages) if args.pages else None
+    golden, path = accept(draft, decisions, args.output, decisions_source=args.decisions, corpus=corpus)
+    dropped = int((decisions["decision"] == "drop").sum())
+    print(f"wrote {path}: {len(golden.questions)} questions kept, {dropped} dropped; fingerprint "
+          f"{golden.fingerprint()}")
+    return 0
 
 
 def cmd_run(args) -> int:
@@ -349,7 +502,7 @@ def cmd_history(args) -> int:
 
 
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden}
 
 
 def main(argv=None) -> int:
