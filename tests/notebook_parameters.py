@@ -30,6 +30,12 @@ NOTEBOOK_RUNS = {
         {"measure": "recall@3", "retriever_b": "dense", "overlap_b": 0, "n_resamples": 2000},
         {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.1, "n_resamples": 1000},
     ],
+    "notebooks/08_building_a_golden_set.ipynb": [
+        {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
+         "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0, "retrievers": ["bm25"], "size": 300,
+         "overlap": 50, "k": 5, "elsewhere_share": 0.5},
+        {"per_document": 1, "retrievers": ["dense", "hybrid"], "elsewhere_share": 1.0, "k": 1},
+    ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
