@@ -14,7 +14,6 @@ finish in. A page whose generator raises or returns something malformed is recor
 
 from __future__ import annotations
 
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import pandas as pd
 
 from ..errors import InputError, check_int
 from ..io.jsonl import iter_jsonl, write_jsonl
+from ..progress import progress_bar
 from .generators import Page, check_questions, generator_info
 from .sampler import PageSample
 
@@ -85,9 +85,7 @@ def generate_questions(sample: PageSample, generator, *, workers: int = 4, progr
 
     bar = None
     if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(pages), desc=f"generating ({info['generator']})", unit="page", file=sys.stderr)
+        bar = progress_bar(total=len(pages), desc=f"generating ({info['generator']})", unit="page")
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for future in as_completed([pool.submit(one, i, p) for i, p in enumerate(pages)]):
             i, questions, error = future.result()

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..errors import InputError, check_int
 from ..io.logs import log_records
+from ..progress import progress_bar
 
 __all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary"]
 
@@ -180,10 +181,8 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
 
     bar = None
     if progress and pending:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(pending), desc=f"retrieving ({out.name})", unit="q", file=sys.stderr,
-                   initial=0, leave=True)
+        bar = progress_bar(total=len(pending), desc=f"retrieving ({out.name})", unit="q", initial=0,
+                            leave=True)
     with open(partial, "a", encoding="utf-8") as sink, ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(one, qid, question) for qid, question in pending]
         for future in as_completed(futures):
@@ -243,3 +242,4 @@ def _records(path):
                     yield lineno, json.loads(line)
                 except json.JSONDecodeError:
                     continue  # a line cut off by the interruption: that question runs again
+
