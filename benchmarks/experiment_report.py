@@ -164,10 +164,10 @@ def main(argv=None):
         f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} with {__import__('os').cpu_count()} cores, "
         f"Python {platform.python_version()} (synthetic data described in the script's docstring).",
         "",
-        "| questions | retrieved texts | pages | load s | judging s (4 judges) | us per item |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| questions | retrieved texts | pages | load s | judging s | judges | us per item |",
+        "|---:|---:|---:|---:|---:|---|---:|",
         *[f"| {r['questions']:,} | {r['items']:,} | {r['pages']:,} | {r['load_s']:.1f} | {r['judge_s']:.1f} | "
-          f"{1e6 * r['judge_s'] / r['items']:.0f} |" for r in rows],
+          f"{', '.join(r['judges'])} | {1e6 * r['judge_s'] / r['items']:.0f} |" for r in rows],
         "",
         f"Whole report (`rag-metrics report --run`, {args.report_size:,} questions x 20 texts, 5,000 pages): "
         f"**{wall:.1f} s**, peak memory of the process tree **{peak:.0f} MB**, HTML {size_mb:.1f} MB (exit {code}).",

@@ -416,7 +416,7 @@ def review_html(review: pd.DataFrame, draft: Draft, sample: PageSample | None = 
         items.append({**{k: ("" if v is None or (isinstance(v, float) and v != v) else v) for k, v in row.items()},
                       "reasons_list": [r for r in str(row.get("reasons") or "").split("; ") if r],
                       "segments": segments, "marked": marked, "title": "" if page is None else page.get("title", "")})
-    items.sort(key=lambda it: (it["decision"] != "drop", 0))
+    items.sort(key=lambda it: it["decision"] != "drop")  # flagged first, stable otherwise
     counts = {"questions": len(items), "flagged": sum(1 for it in items if it["reasons_list"]),
               "pages": len({(it["doc_id"], it["page"]) for it in items})}
     return render("golden_review.html.j2", title=title, items=items, counts=counts)

@@ -51,7 +51,9 @@ _BOM = b"\xef\xbb\xbf"
 _INT_LINES = re.compile(rb"(?:" + INT_SYNTAX.encode() + rb"\n)*", re.ASCII)
 _SCORE_LINES = re.compile(rb"(?:" + SCORE_SYNTAX.encode() + rb"\n)*", re.ASCII)
 SMALL_FILE_BYTES = 16 << 20
-BLOCK_BYTES = 64 << 20
+BLOCK_BYTES = 16 << 20
+"""Run-file block size. Measured at 100k questions (324 MB run, 7 measures): 64 MB blocks 3.8 s / 988 MB peak,
+16 MB 2.9-3.1 s / 680 MB, 8 MB 3.0-3.4 s / 570 MB -- smaller blocks keep polars' buffers small at no cost in time."""
 
 
 class FastPathUnavailable(Exception):
