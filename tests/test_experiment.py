@@ -257,6 +257,17 @@ def test_experiment_report_end_to_end(tmp_path):
     page = (second / "experiment.html").read_text()
     assert "<strong>bm25_c400o100</strong> against <strong>bm25_c300o50</strong>" in page
     assert "within noise" in page and "q064" in page  # the one miss, drilled down
+    # Judged@k of the newest log, and its warning: the sample labels 1-2 documents per question
+    from rag_metrics import evaluate
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.logs import load_log
+    from rag_metrics.measures.evaluation import JUDGED_WARNING
+
+    log = load_log(EXAMPLES / "bm25_c400o100.jsonl")
+    judged = evaluate(load_golden().gold, log.run[["question_id", "rank", "doc_id"]], ["judged@5"]).summary
+    mean = judged.at["judged@5", "mean"]
+    assert f"judged@5 = <strong>{mean:.3f}</strong>" in page
+    assert ("is below 0.5" in page) == (mean < JUDGED_WARNING)
     history = sorted((reports / "exp" / "history").glob("*.json"))
     assert [p.stem.split("_", 1)[1] for p in history] == ["bm25_c300o50", "bm25_c400o100"]  # saved once each
     index = (reports / "index.html").read_text()
