@@ -35,6 +35,7 @@ import pandas as pd
 from ..errors import InputError, check_int
 from ..fingerprint import digest
 from ..io.jsonl import iter_jsonl, write_jsonl
+from ..io.pages import check_page_row
 from ..text import normalize
 
 __all__ = ["PageSample", "sample_pages", "page_size", "body_text", "read_sample", "write_sample", "CJK_WEIGHT",
@@ -172,30 +173,15 @@ def read_sample(path) -> PageSample:
     """Read ``sample.jsonl`` back; every problem names the line and the field."""
     rows, seen, settings = [], {}, None
     for line, row in iter_jsonl(path, "a page sample (JSON lines from `rag-metrics golden sample`)"):
-        for key in ("doc_id", "page", "text"):
-            if key not in row:
-                raise InputError(f"missing field {key!r}; expected the fields of `rag-metrics golden sample`.",
-                                 path=path, line=line, field=key)
-        doc, page, text = row["doc_id"], row["page"], row["text"]
-        if not isinstance(doc, str) or not doc.strip():
-            raise InputError(f"doc_id {doc!r} is not a non-empty string.", path=path, line=line, field="doc_id")
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            raise InputError(f"page {page!r} is not an integer >= 1.", path=path, line=line, field="page")
-        if not isinstance(text, str) or not text.strip():
-            raise InputError(f"page {page} of {doc!r} has no text; a question needs a page with text.", path=path,
-                             line=line, field="text")
-        if (doc, page) in seen:
-            raise InputError(f"page {page} of {doc!r} is listed twice (also at line {seen[doc, page]}).", path=path,
-                             line=line, field="page")
-        seen[doc, page] = line
-        for key in ("title", "genre", "language"):
-            if not isinstance(row.get(key) or "", str):
-                raise InputError(f"{key} {row[key]!r} is not a string.", path=path, line=line, field=key)
+        page = check_page_row(row, path, line, seen)
+        if not page["text"].strip():
+            raise InputError(f"page {page['page']} of {page['doc_id']!r} has no text; a question needs a page with "
+                             "text.", path=path, line=line, field="text")
         these = {k: row.get(k) for k in ("seed", "per_document", "min_chars")}
         settings = these if settings is None else settings
-        rows.append({"doc_id": doc, "page": page, "text": text,
-                     **{k: row.get(k) or "" for k in ("title", "genre", "language")},
-                     "size": row.get("size") if isinstance(row.get("size"), int) else page_size(text)})
+        size = row.get("size")
+        rows.append({**page, "size": size if isinstance(size, int) and not isinstance(size, bool)
+                     else page_size(page["text"])})
     if not rows:
         raise InputError("the sample holds no page.", path=path)
     columns = ["doc_id", "page", "text", "title", "genre", "language", "size"]

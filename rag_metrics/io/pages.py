@@ -38,7 +38,7 @@ from ..text import PAGE_MARKER
 from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
 __all__ = ["read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
-           "write_pages", "DOCUMENT_SUFFIXES", "PAGE_FIELDS"]
+           "write_pages", "check_page_row", "DOCUMENT_SUFFIXES", "PAGE_FIELDS"]
 
 DOCUMENT_SUFFIXES = (".pdf", ".md", ".markdown", ".txt")
 PAGE_FIELDS = ("doc_id", "page", "text", "title", "genre", "language")
@@ -168,31 +168,40 @@ def read_documents(folder) -> list[dict]:
     return pages
 
 
+def check_page_row(row: dict, path, line: int, seen: dict) -> dict:
+    """One page line validated: ``doc_id`` a non-empty string, ``page`` an integer >= 1, ``text`` a string, the
+    optional fields strings, and ``(doc_id, page)`` not in ``seen`` (which records it, with the line)."""
+    for field in ("doc_id", "page", "text"):
+        if field not in row:
+            raise InputError(f"missing field {field!r}; expected doc_id, page, text.", path=path, line=line, field=field)
+    doc, page, text = row["doc_id"], row["page"], row["text"]
+    if not isinstance(doc, str) or not doc.strip():
+        raise InputError(f"doc_id {doc!r} is not a non-empty string.", path=path, line=line, field="doc_id")
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        raise InputError(f"page {page!r} of {doc!r} is not an integer >= 1 (pages are numbered from 1).", path=path,
+                         line=line, field="page")
+    if not isinstance(text, str):
+        raise InputError(f"text of {doc!r} page {page} is not a string (got {type(text).__name__}).", path=path,
+                         line=line, field="text")
+    if (doc, page) in seen:
+        raise InputError(f"page {page} of {doc!r} is listed twice (also at line {seen[doc, page]}).", path=path,
+                         line=line, field="page")
+    seen[doc, page] = line
+    info = {k: row.get(k) or "" for k in ("title", "genre", "language")}
+    for k, v in info.items():
+        if not isinstance(v, str):
+            raise InputError(f"{k} {v!r} is not a string.", path=path, line=line, field=k)
+    return {"doc_id": doc, "page": page, "text": text, **info}
+
+
 def read_pages_jsonl(path) -> list[dict]:
     """Validated pages of a ``pages.jsonl`` file; errors name the line and the field."""
     pages, where, meta = [], {}, {}
     for line, row in iter_jsonl(path, "pages (JSON lines: doc_id, page, text)"):
-        for field in ("doc_id", "page", "text"):
-            if field not in row:
-                raise InputError(f"missing field {field!r}; expected doc_id, page, text.", path=path, line=line,
-                                 field=field)
-        doc, page, text = row["doc_id"], row["page"], row["text"]
-        if not isinstance(doc, str) or not doc.strip():
-            raise InputError(f"doc_id {doc!r} is not a non-empty string.", path=path, line=line, field="doc_id")
-        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-            raise InputError(f"page {page!r} of {doc!r} is not an integer >= 1 (pages are numbered from 1).", path=path,
-                             line=line, field="page")
-        if not isinstance(text, str):
-            raise InputError(f"text of {doc!r} page {page} is not a string (got {type(text).__name__}).", path=path,
-                             line=line, field="text")
-        if (doc, page) in where:
-            raise InputError(f"page {page} of {doc!r} is listed twice (also at line {where[doc, page]}).", path=path,
-                             line=line, field="page")
-        where[doc, page] = line
-        info = {k: row.get(k) or "" for k in ("title", "genre", "language")}
+        page_row = check_page_row(row, path, line, where)
+        doc, page, text = page_row["doc_id"], page_row["page"], page_row["text"]
+        info = {k: page_row[k] for k in ("title", "genre", "language")}
         for k, v in info.items():
-            if not isinstance(v, str):
-                raise InputError(f"{k} {v!r} is not a string.", path=path, line=line, field=k)
             if v and meta.setdefault((doc, k), v) != v:
                 raise InputError(f"{k} {v!r} of {doc!r} differs from its earlier pages ({meta[doc, k]!r}).", path=path,
                                  line=line, field=k)
