@@ -2,6 +2,7 @@
 result shape, dependencies by use."""
 
 import ast
+import importlib
 import json
 import re
 import subprocess
@@ -269,3 +270,10 @@ def test_the_package_is_typed():
         if inspect.isfunction(obj):
             hints = obj.__annotations__
             assert "return" in hints, name
+
+
+@pytest.mark.parametrize("step", [s for s in STEPS if s not in ("base", "cli")])
+def test_each_subpackage_says_what_it_takes_in_and_hands_on(step):
+    doc = (importlib.import_module(f"rag_metrics.{step}").__doc__ or "").strip()
+    first = doc.splitlines()[0] if doc else ""
+    assert "->" in first, f"rag_metrics/{step}/__init__.py: the first docstring line should read 'input -> output'"
