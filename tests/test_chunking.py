@@ -7,11 +7,6 @@ from rag_metrics.io.corpus import load_corpus
 from rag_metrics.text import token_spans, tokenize
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
-
-
 def _check_offsets_and_pages(corpus, chunks):
     for row in chunks.itertuples():
         text = corpus.text(row.doc_id)

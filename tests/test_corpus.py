@@ -11,16 +11,6 @@ from rag_metrics.io.golden import load_golden
 from rag_metrics.text import normalize
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
-
-
-@pytest.fixture(scope="module")
-def golden(corpus):
-    return load_golden(corpus=corpus)
-
-
 def test_corpus_shape(corpus):
     docs = corpus.documents
     assert len(docs) >= 8 and docs["n_pages"].sum() >= 80

@@ -26,16 +26,6 @@ from rag_metrics.text import normalize
 EXAMPLES = data_dir() / "examples"
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus()
-
-
-@pytest.fixture(scope="module")
-def golden(corpus):
-    return load_golden(corpus=corpus)
-
-
 # ---- the overlap judge on hashes equals the definition ------------------------------------------
 
 def naive_overlap(text, doc, gold, pages, f, window):
