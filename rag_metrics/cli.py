@@ -217,6 +217,7 @@ def _parser() -> argparse.ArgumentParser:
                     help="notebook to run (repeatable); default: every notebooks/*.ipynb")
     rp.add_argument("--notebooks-dir", default="notebooks")
     rp.add_argument("--reports-dir", default="reports")
+    rp.add_argument("--jobs", type=int, metavar="N", help="notebooks run at once (default: one per CPU core)")
     return parser
 
 
@@ -308,7 +309,7 @@ def cmd_report(args) -> int:
                                      "with --run LOG.")
             run = build_report(experiment=args.experiment, parameters=parse_parameters(args.parameter),
                                notebooks=args.notebook or None, notebooks_dir=args.notebooks_dir,
-                               reports_dir=args.reports_dir)
+                               reports_dir=args.reports_dir, jobs=args.jobs)
     except ReportError as e:
         print(f"rag-metrics report: error: {e}", file=sys.stderr)
         return 1

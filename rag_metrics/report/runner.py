@@ -211,15 +211,22 @@ def _publish(staging: Path, folder: Path, stamp: str) -> Path:
 def execute_notebook(path, output, parameters: dict | None = None, *, progress=False, attempts: int = 3):
     """Run a notebook through papermill in its own folder with a ``python3`` kernel, quietly.
 
+    Safe from threads: the kernel is started in the notebook's folder (nbclient's ``resources`` path, the
+    kernel process's own working directory) and both paths are made absolute, so nothing changes the
+    working directory of this process. (papermill's own ``cwd=`` calls ``os.chdir`` for the whole process:
+    two notebooks run from two threads would move each other's relative paths.)
+
     A kernel that dies while starting (it happens when several start at once) is started again, up
     to ``attempts`` times; an error in a cell is raised at once (``PapermillExecutionError``).
     """
     import papermill
 
+    path, output = Path(path).resolve(), Path(output).resolve()
     for attempt in range(1, attempts + 1):
         try:
             return papermill.execute_notebook(str(path), str(output), parameters=parameters or {},
-                                              kernel_name="python3", cwd=str(Path(path).parent), progress_bar=progress,
+                                              kernel_name="python3", progress_bar=progress,
+                                              resources={"metadata": {"path": str(path.parent)}},
                                               extra_arguments=["--IPKernelApp.log_level=ERROR"])  # no kernel chatter
         except RuntimeError as e:
             if "before replying to kernel_info" not in str(e) or attempt == attempts:
@@ -275,14 +282,14 @@ def build_report(
 
     parameters = dict(parameters or {})
     check_name(experiment, what="experiment name")
-    notebooks_dir = Path(notebooks_dir)
-    paths = [Path(p) for p in notebooks] if notebooks else sorted(notebooks_dir.glob("*.ipynb"))
+    notebooks_dir = Path(notebooks_dir).resolve()  # absolute: the notebooks run from threads
+    paths = [Path(p).resolve() for p in notebooks] if notebooks else sorted(notebooks_dir.glob("*.ipynb"))
     if not paths:
         raise InputError(f"no notebook to run in {notebooks_dir}/.")
     _check_notebooks(paths, parameters, chosen=bool(notebooks))
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
 
-    root = Path(reports_dir)
+    root = Path(reports_dir).resolve()
     stamp = _timestamp(now)
     folder = root / experiment
     folder.mkdir(parents=True, exist_ok=True)
