@@ -7,9 +7,13 @@ with :func:`href` (each path segment percent-encoded).
 
 from __future__ import annotations
 
+import html
+import re
 from urllib.parse import quote
 
-__all__ = ["render", "href"]
+__all__ = ["render", "href", "md_escape", "table", "summary"]
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
 
 _ENV = None
 
@@ -28,6 +32,35 @@ def _env():
 def render(template: str, **context) -> str:
     """Render ``templates/<template>`` with autoescaping."""
     return _env().get_template(template).render(**context)
+
+
+def table(frame, **to_html):
+    """A DataFrame as an HTML table for a template: every cell, label and name escaped by pandas
+    (``escape=True`` is forced), marked safe here so that templates need no ``|safe``."""
+    from markupsafe import Markup
+
+    to_html["escape"] = True
+    return Markup(frame.to_html(**to_html))
+
+
+def summary(lead: str, *tables) -> str:
+    """The ``_repr_html_`` of an input or result object: one sentence, then ``(caption, DataFrame)`` tables (a
+    ``None`` frame is left out); everything escaped (file names, IDs and types come from users' files)."""
+    return render("summary.html.j2", lead=lead,
+                  tables=[(caption, table(frame, **opts)) for caption, frame, *rest in tables if frame is not None
+                          for opts in [rest[0] if rest else {}]])
+
+
+def md_escape(value) -> str:
+    """A value from a user's file made inert inside Markdown that a notebook displays.
+
+    nbconvert renders Markdown outputs and passes raw HTML through, so an ID like ``q<img onerror=...>`` or a
+    ``[x](javascript:...)`` link in a displayed sentence would become live markup in the report. Markdown
+    punctuation is backslash-escaped (no emphasis, links, headings or lists), then ``< > & " '`` become
+    entities; line breaks become spaces (a value cannot start a block of its own).
+    """
+    text = " ".join(str(value).splitlines())
+    return html.escape(_MARKDOWN_PUNCTUATION.sub(r"\\\1", text), quote=True)
 
 
 def href(*parts: str) -> str:

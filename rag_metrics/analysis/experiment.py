@@ -218,12 +218,12 @@ class ExperimentResult:
         return _Html("explain.html.j2", {"q": self.explain_data(question_id, k)})
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        from ..html import render
+        from ..html import render, table
 
         return render("experiment_summary.html.j2", name=self.name, n_questions=len(self.golden.labelled),
-                      headline=self.headline(n_resamples=2000).to_html(float_format=lambda v: f"{v:.3f}"),
-                      judges=self.judges_table().to_html(float_format=lambda v: f"{v:.3f}"),
-                      failures=self.failure_counts().to_html(), settings=self.settings,
+                      headline=table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
+                      judges=table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
+                      failures=table(self.failure_counts()), settings=self.settings,
                       unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
 
 

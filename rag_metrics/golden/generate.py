@@ -47,11 +47,13 @@ class Draft:
     def __len__(self) -> int:
         return len(self.questions)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        fail = "" if self.failures.empty else "<p>Failed pages:</p>" + self.failures.to_html(index=False)
-        return (f"<p>{len(self.questions)} questions from {self.info.get('pages', '?')} pages "
-                f"({len(self.failures)} failed).</p>"
-                + self.questions[["question_id", "type", "question", "answer"]].to_html(index=False) + fail)
+    def _repr_html_(self) -> str:
+        from ..html import summary
+
+        return summary(f"{len(self.questions)} questions from {self.info.get('pages', '?')} pages "
+                       f"({len(self.failures)} failed).",
+                       (None, self.questions[["question_id", "type", "question", "answer"]], {"index": False}),
+                       ("Failed pages:", None if self.failures.empty else self.failures, {"index": False}))
 
 
 def _pages(sample: PageSample) -> list[Page]:

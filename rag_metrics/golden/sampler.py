@@ -84,11 +84,13 @@ class PageSample:
         return [{**{k: row[k] for k in ("doc_id", "page", "text", "title", "genre", "language")},
                  "size": int(row["size"]), **extra} for row in self.pages.to_dict("records")]
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        short = ("" if self.shortfalls.empty else "<p>Documents with too few eligible pages:</p>"
-                 + self.shortfalls.to_html(index=False))
-        return (f"<p>{len(self.pages)} pages from {self.pages['doc_id'].nunique()} documents "
-                f"(seed {self.settings['seed']}).</p>" + self.pages.drop(columns="text").to_html(index=False) + short)
+    def _repr_html_(self) -> str:
+        from ..html import summary
+
+        return summary(f"{len(self.pages)} pages from {self.pages['doc_id'].nunique()} documents "
+                       f"(seed {self.settings['seed']}).", (None, self.pages.drop(columns="text"), {"index": False}),
+                       ("Documents with too few eligible pages:", None if self.shortfalls.empty else self.shortfalls,
+                        {"index": False}))
 
 
 def _page_table(pages) -> pd.DataFrame:

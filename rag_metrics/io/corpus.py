@@ -76,10 +76,12 @@ class Corpus:
         empty = self.pages[self.pages["text"].str.strip() == ""]
         return list(zip(empty["doc_id"], empty["page"]))
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+    def _repr_html_(self) -> str:
+        from ..html import summary
+
         docs = self.documents.drop(columns="text")
-        return (f"<p>Corpus: {len(docs)} documents, {len(self.pages)} pages ({len(self.empty_pages)} without text)"
-                f"{', from ' + self.source if self.source else ''}.</p>" + docs.to_html())
+        return summary(f"Corpus: {len(docs)} documents, {len(self.pages)} pages ({len(self.empty_pages)} without "
+                       f"text){', from ' + str(self.source) if self.source else ''}.", (None, docs))
 
 
 def corpus_from_pages(pages: list[dict], source=None) -> Corpus:

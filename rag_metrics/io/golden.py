@@ -94,12 +94,13 @@ class GoldenSet:
                        "gold": self.gold[["question_id", "doc_id", "relevance"]],
                        "pages": self.gold_pages, "chunks": self.gold_chunks})
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+    def _repr_html_(self) -> str:
+        from ..html import summary
+
         counts = self.questions[self.questions["labelled"]]["type"].value_counts()
-        head = (f"<p>Golden set: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
-                f"{len(self.gold_pages)} gold pages. Types: "
-                + ", ".join(f"{t} {n}" for t, n in counts.items()) + "</p>")
-        return head + self.questions.head(10).to_html()
+        return summary(f"Golden set: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
+                       f"{len(self.gold_pages)} gold pages. Types: " + ", ".join(f"{t} {n}" for t, n in counts.items()),
+                       (None, self.questions.head(10)))
 
 
 def _error(path, line, qid, message, field=None):

@@ -139,12 +139,13 @@ class RunLog:
         """Digest of what was retrieved (the same log read twice has the same fingerprint)."""
         return digest(self.run[["question_id", "rank", "doc_id", "chunk_id", "pages", "text"]].astype(str))
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        n_q = len(self.questions)
-        head = (f"<p>Retrieval log <code>{self.name}</code>: {n_q} questions, {len(self.run)} retrieved items"
-                f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}"
-                f"{f', {len(self.failed)} failed' if self.failed else ''}.</p>")
-        return head + self.run.drop(columns=["line"]).head(10).to_html()
+    def _repr_html_(self) -> str:
+        from ..html import summary
+
+        return summary(f"Retrieval log {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"
+                       f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}"
+                       f"{f', {len(self.failed)} failed' if self.failed else ''}.",
+                       (None, self.run.drop(columns=["line"]).head(10)))
 
 
 def parse_field_mapping(items) -> dict:

@@ -229,7 +229,7 @@ class Evaluation:
         return jsonable(out)
 
     def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
-        return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}")
+        return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
 
 
 def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
