@@ -272,3 +272,51 @@ def test_sample_examples_are_what_the_runner_writes(golden, corpus):
         assert search(rec["question"], 5) == rec["retrieved"]
     settings = json.loads((EXAMPLES / "bm25_c400o100.jsonl.settings.json").read_text())
     assert settings["golden"] == golden.fingerprint() and settings["options"]["size"] == 400
+
+
+def _numpy_search(question, k):
+    """What FAISS-backed retrievers return: numpy scores and pages."""
+    import numpy as np
+
+    return [{"doc_id": "expense_policy", "page": np.int64(3), "score": np.float32(0.75), "chunk_id": "c1"},
+            {"doc_id": "faq_ja", "pages": np.array([1, 2]), "score": np.float64(0.5), "rank_hint": np.int32(2)}][:k]
+
+
+def test_numpy_values_are_written_as_json_numbers(golden, tmp_path):
+    from rag_metrics.io.logs import load_log
+
+    out = tmp_path / "numpy.jsonl"
+    summary = run_retriever(_numpy_search, golden, 2, out, settings={"retriever": "faiss-like"}, retries=0,
+                            progress=False, questions=["q001", "q002"])
+    assert summary["failed"] == []
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["retrieved"][0]["page"] == 3 and type(rows[0]["retrieved"][0]["page"]) is int
+    assert rows[0]["retrieved"][0]["score"] == 0.75 and rows[0]["retrieved"][1]["pages"] == [1, 2]
+    log = load_log(out)
+    assert log.run["pages"].tolist()[:2] == [(3,), (1, 2)]
+
+
+@pytest.mark.parametrize("bad, error", [
+    ({"tags": {"a", "b"}}, "set is not JSON serializable"),
+    ({"text": "lone \ud800 surrogate"}, "surrogate"),
+    ({"score": float("nan")}, "NaN"),
+])
+def test_a_value_that_cannot_be_written_is_that_questions_error(golden, tmp_path, bad, error):
+    """Never a crash of the run: the question is logged with its error (once: retrying cannot help), the others go on."""
+    from rag_metrics.io.logs import load_log
+
+    calls = []
+
+    def search(question, k):
+        calls.append(question)
+        item = {"doc_id": "expense_policy", "page": 3, "score": 1.0}
+        return [{**item, **bad}] if question == golden.questions.at["q002", "question"] else [item]
+
+    out = tmp_path / "bad.jsonl"
+    summary = run_retriever(search, golden, 2, out, settings={}, retries=2, backoff=0, progress=False,
+                            questions=["q001", "q002", "q003"])
+    assert summary["failed"] == ["q002"] and len(calls) == 3
+    rows = {r["question_id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
+    assert error in rows["q002"]["error"] and rows["q002"]["retrieved"] == []
+    assert rows["q001"]["retrieved"] and rows["q003"]["retrieved"]
+    assert load_log(out).failed == ["q002"]

@@ -11,8 +11,11 @@ returning the top ``k`` items, best first, each in the log's item shape (:mod:`r
 ``hybrid`` over any corpus).
 
 :func:`run_retriever` calls it for every labelled question of the golden set, in a thread pool,
-with retries and exponential backoff on exceptions; a question that still fails is logged with
-its error (``"error": "TimeoutError: ..."``) and reported, never dropped. The log is written as it
+with retries and exponential backoff on exceptions the retriever raises; a question that still fails
+is logged with its error (``"error": "TimeoutError: ..."``) and reported, never dropped. numpy
+scalars and arrays in the items (FAISS scores, page numbers) are written as JSON numbers and lists;
+items that cannot be logged -- a wrong shape, a value JSON cannot hold (a set, NaN, a lone surrogate)
+-- are that question's error at once (``OutputError``: calling again would return the same). The log is written as it
 goes to ``<out>.partial``; a run that stops (Ctrl-C, a crash) resumes where it stopped when started
 again with the same settings, and the finished log is renamed to ``<out>`` -- sorted in golden-set
 order -- next to ``<out>.settings.json`` (retriever, k, options, golden-set fingerprint, wall time,
@@ -109,16 +112,48 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _validate(items, qid, k):
+class OutputError(ValueError):
+    """What the retriever returned cannot be logged (wrong shape, a value JSON cannot hold). Calling it again
+    would return the same: logged as the question's error at once, never retried."""
+
+
+def _plain(value):
+    """``json.dumps`` default: numpy scalars and arrays (what FAISS and most vector stores return) as JSON
+    numbers and lists; anything else JSON cannot hold is an error."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _json_line(record: dict) -> str:
+    """One log line, exactly as it will be written: strict JSON (no NaN), encodable as UTF-8."""
+    try:
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False, default=_plain)
+        line.encode("utf-8")
+    except (TypeError, ValueError) as e:  # UnicodeEncodeError (a lone surrogate) is a ValueError
+        reason = "NaN or infinity is not JSON" if "Out of range float" in str(e) else str(e)
+        raise OutputError(f"cannot be written as JSON: {reason}") from None
+    return line
+
+
+def _validate(items, qid, k) -> list:
+    """The retriever's items as plain JSON values, read back exactly as the log reader will read them."""
     if not isinstance(items, list):
-        raise TypeError(f"the retriever returned {type(items).__name__}, expected a list of dicts")
+        raise OutputError(f"the retriever returned {type(items).__name__}, expected a list of dicts")
     if len(items) > k:
         items = items[:k]
     for rank, item in enumerate(items, start=1):
         if not isinstance(item, dict):
-            raise TypeError(f"item {rank} is {type(item).__name__}, expected a dict")
-    # Read back exactly as the log reader will: a bad item fails here, naming the question.
-    log_records([(0, {"question_id": qid, "retrieved": items})], preset="native")
+            raise OutputError(f"item {rank} is {type(item).__name__}, expected a dict")
+    items = json.loads(_json_line(items))
+    try:  # a bad item fails here, naming the question
+        log_records([(0, {"question_id": qid, "retrieved": items})], preset="native")
+    except InputError as e:
+        raise OutputError(str(e)) from None
     return items
 
 
@@ -162,35 +197,43 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
     lock = threading.Lock()
     t0 = time.perf_counter()
 
-    def one(qid, question):
-        attempt, error = 0, None
+    def failure(qid, question, error, attempt) -> str:
+        rec = {"question_id": qid, "question": question, "retrieved": [], "error": error, "attempts": attempt}
+        return json.dumps(rec, ensure_ascii=True)  # ASCII: a lone surrogate in the message is escaped, not fatal
+
+    def one(qid, question) -> tuple[str, bool]:
+        """The question's log line and whether it failed."""
+        attempt = 0
         while True:
             attempt += 1
             start = time.perf_counter()
             try:
-                items = _validate(search(question, k), qid, k)
-                latency = (time.perf_counter() - start) * 1000
-                return {"question_id": qid, "question": question, "retrieved": items,
-                        "latency_ms": round(latency, 3), "attempts": attempt}
-            except Exception as e:  # the user's retriever: any exception is retried, then logged
-                error = f"{type(e).__name__}: {e}"
+                found = search(question, k)
+            except Exception as e:  # the user's retriever raised: retried with backoff, then logged
                 if attempt > retries:
-                    return {"question_id": qid, "question": question, "retrieved": [], "error": error,
-                            "attempts": attempt}
+                    return failure(qid, question, f"{type(e).__name__}: {e}", attempt), True
                 time.sleep(backoff * 2 ** (attempt - 1))
+                continue
+            latency = (time.perf_counter() - start) * 1000
+            try:
+                items = _validate(found, qid, k)
+                return _json_line({"question_id": qid, "question": question, "retrieved": items,
+                                   "latency_ms": round(latency, 3), "attempts": attempt}), False
+            except OutputError as e:
+                return failure(qid, question, f"OutputError: {e}", attempt), True
 
     bar = None
     if progress and pending:
         bar = progress_bar(total=len(pending), desc=f"retrieving ({out.name})", unit="q", initial=0,
                             leave=True)
     with open(partial, "a", encoding="utf-8") as sink, ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(one, qid, question) for qid, question in pending]
+        futures = {pool.submit(one, qid, question): qid for qid, question in pending}
         for future in as_completed(futures):
-            rec = future.result()
+            line, _ = future.result()
             with lock:
-                sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                sink.write(line + "\n")
                 sink.flush()
-                done[rec["question_id"]] = rec
+                done[futures[future]] = json.loads(line)
             if bar is not None:
                 bar.update(1)
     if bar is not None:
@@ -200,7 +243,8 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
     failed = [r["question_id"] for r in records if r.get("error")]
     with open(partial, "w", encoding="utf-8") as sink:
         for rec in records:
-            sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            sink.write(_json_line(rec) if not rec.get("error") else json.dumps(rec, ensure_ascii=True))
+            sink.write("\n")
     final = {**run_settings, "started_at": started, "finished_at": _now(),
              "wall_time_s": round(time.perf_counter() - t0, 3), "workers": workers, "retries": retries,
              "failed": failed, "resumed_questions": resumed}
