@@ -192,3 +192,27 @@ def test_concurrent_reports_all_reach_the_index(tmp_path):
     for run_dir in written:
         assert f"{run_dir.parent.name}/{run_dir.name}/n.html" in index
     assert not list((tmp_path / "r").glob("*/.*partial"))  # no staging folder left behind
+
+
+def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
+    body = (
+        "from rag_metrics.report import claim\n"
+        "a, b = 0.5, 0.7\n"
+        "claim(b > a, f'b ({b}) beats a ({a})', f'b ({b}) does not beat a ({a})', name='b>a')\n"
+        "claim(a > b, 'a beats b', headline=True, name='lesson')\n"
+        "claim(a > b, 'a beats b (silent when false)')\n"
+    )
+    nb = small_notebook(tmp_path / "c.ipynb", body)
+    run_dir = build_report("c", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    from rag_metrics.report.kernel import claims
+
+    found = claims(run_dir / "c.ipynb")
+    assert [(c["name"], c["holds"], c["shown"]) for c in found] == [
+        ("b>a", True, "b (0.7) beats a (0.5)"), ("lesson", False, None), (None, False, None)]
+    assert all(c["cell"] == 2 for c in found)
+    executed = nbformat.read(str(run_dir / "c.ipynb"), as_version=4)
+    page = "\n".join(o["data"].get("text/markdown", "") for c in executed.cells if c.cell_type == "code"
+                     for o in c.outputs if "data" in o)
+    assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" in page  # in the banner
+    assert "lesson's main point does not show" in page
+    assert "silent when false" not in page

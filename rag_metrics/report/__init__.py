@@ -5,6 +5,7 @@ and ``reports/index.html``, rendered from Jinja2 templates.
 """
 
 from .index import write_index
-from .runner import ReportError, banner, build_report, record
+from .kernel import banner, claim, record
+from .runner import ReportError, build_report
 
-__all__ = ["build_report", "record", "banner", "write_index", "ReportError"]
+__all__ = ["build_report", "record", "banner", "claim", "write_index", "ReportError"]

@@ -29,13 +29,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..errors import InputError, check_name
-from ..serialize import jsonable
 from .index import write_index
+from .kernel import headlines
 
-__all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html", "record",
-           "banner", "headlines", "HEADLINE_MIME", "EXPERIMENT_NOTEBOOK"]
-
-HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
+__all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
+           "EXPERIMENT_NOTEBOOK"]
 
 
 class ReportError(RuntimeError):
@@ -61,76 +59,6 @@ class RunRecord:
     timestamp: str
     parameters: dict
     notebooks: list[NotebookRun] = field(default_factory=list)
-
-
-def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
-           n_resamples: int = 10_000) -> None:
-    """Record a headline figure from a notebook (collected into the run's ``summary.json``).
-
-    Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
-    excluded) to get the mean with a bootstrap CI and paired deltas between runs, or a
-    plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
-    and a machine-readable output that :func:`headlines` reads back.
-    """
-    import pandas as pd
-
-    from ..analysis.stats import bootstrap_ci
-
-    data: dict = {"name": str(name)}
-    if values is not None:
-        series = pd.Series(values, dtype=float)
-        m, low, high, n = bootstrap_ci(series, seed=seed, n_resamples=n_resamples)
-        data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
-                 "per_question": jsonable({str(k): v for k, v in series.items()})}
-    elif mean is not None:
-        data |= {"mean": float(mean), "ci_low": None if ci is None else float(ci[0]),
-                 "ci_high": None if ci is None else float(ci[1]), "n": None}
-    else:
-        raise InputError("record: give per-question 'values' or a 'mean'.")
-    data = _lab_stable(data)
-    ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
-    n_text = f" (n={data['n']})" if data.get("n") is not None else ""
-    text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
-    try:
-        from IPython.display import display
-
-        display({HEADLINE_MIME: data, "text/plain": text}, raw=True)
-    except ImportError:  # pragma: no cover - outside IPython
-        print(text)
-
-
-def _lab_stable(value):
-    """JSON that JupyterLab saves back unchanged: JavaScript writes the float 1.0 as 1, so integral floats are ints."""
-    if isinstance(value, dict):
-        return {k: _lab_stable(v) for k, v in value.items()}
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def banner(message: str) -> None:
-    """Show a visible notice in a notebook -- e.g. that a parameter moved it out of the regime where its lesson
-    shows. Markdown in JupyterLab and the HTML report (a quoted, bold line), plain text elsewhere."""
-    try:
-        from IPython.display import display
-
-        display({"text/markdown": f"> **Note.** {message}", "text/plain": f"NOTE: {message}"}, raw=True)
-    except ImportError:  # pragma: no cover - outside IPython
-        print(f"NOTE: {message}")
-
-
-def headlines(notebook_path) -> dict:
-    """The figures recorded with :func:`record` in an executed notebook: ``{name: data}``."""
-    import nbformat
-
-    nb = nbformat.read(str(notebook_path), as_version=4)
-    found = {}
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            data = output.get("data", {}).get(HEADLINE_MIME)
-            if data:
-                found[data["name"]] = dict(data)
-    return found
 
 
 def parse_parameters(items) -> dict:

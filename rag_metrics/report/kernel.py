@@ -1,0 +1,126 @@
+"""What a notebook calls while it runs (the kernel side of a report): figures, notices and claims.
+
+* :func:`record` -- a headline figure, collected into the run's ``summary.json`` and the index;
+* :func:`banner` -- a visible notice (a parameter moved the notebook out of its lesson's regime);
+* :func:`claim` -- a conclusion printed only when the numbers beside it support it, recorded with its truth.
+
+:func:`headlines` and :func:`claims` read them back from an executed notebook. Orchestration (papermill, HTML,
+the index) is :mod:`rag_metrics.report.runner`; this module needs only IPython (and pandas for :func:`record`).
+"""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..serialize import jsonable
+
+__all__ = ["record", "banner", "claim", "headlines", "claims", "HEADLINE_MIME", "CLAIM_MIME"]
+
+HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
+CLAIM_MIME = "application/vnd.rag-metrics.claim+json"
+
+
+def _display(bundle: dict, fallback: str) -> None:
+    try:
+        from IPython.display import display
+
+        display(bundle, raw=True)
+    except ImportError:  # pragma: no cover - outside IPython
+        if fallback:
+            print(fallback)
+
+
+def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
+           n_resamples: int = 10_000) -> None:
+    """Record a headline figure from a notebook (collected into the run's ``summary.json``).
+
+    Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
+    excluded) to get the mean with a bootstrap CI and paired deltas between runs, or a
+    plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
+    and a machine-readable output that :func:`headlines` reads back.
+    """
+    import pandas as pd
+
+    from ..analysis.stats import bootstrap_ci
+
+    data: dict = {"name": str(name)}
+    if values is not None:
+        series = pd.Series(values, dtype=float)
+        m, low, high, n = bootstrap_ci(series, seed=seed, n_resamples=n_resamples)
+        data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
+                 "per_question": jsonable({str(k): v for k, v in series.items()})}
+    elif mean is not None:
+        data |= {"mean": float(mean), "ci_low": None if ci is None else float(ci[0]),
+                 "ci_high": None if ci is None else float(ci[1]), "n": None}
+    else:
+        raise InputError("record: give per-question 'values' or a 'mean'.")
+    data = _lab_stable(data)
+    ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
+    n_text = f" (n={data['n']})" if data.get("n") is not None else ""
+    text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
+    _display({HEADLINE_MIME: data, "text/plain": text}, text)
+
+
+def _lab_stable(value):
+    """JSON that JupyterLab saves back unchanged: JavaScript writes the float 1.0 as 1, so integral floats are ints."""
+    if isinstance(value, dict):
+        return {k: _lab_stable(v) for k, v in value.items()}
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def banner(message: str) -> None:
+    """Show a visible notice in a notebook -- e.g. that a parameter moved it out of the regime where its lesson
+    shows. Markdown in JupyterLab and the HTML report (a quoted, bold line), plain text elsewhere."""
+    _display({"text/markdown": f"> **Note.** {message}", "text/plain": f"NOTE: {message}"}, f"NOTE: {message}")
+
+
+def claim(condition, text_if_true: str, text_if_false: str | None = None, *, headline: bool = False,
+          name: str | None = None) -> None:
+    """Print a conclusion only when the numbers beside it support it; record every claim with its truth.
+
+    ``condition`` is computed from the notebook's variables (``bool(condition)`` is taken). When it holds,
+    ``text_if_true`` is shown (Markdown); when it does not, ``text_if_false`` if given (a sentence true of the
+    other case), else nothing. With ``headline=True`` (the lesson's main claim) a false condition also shows a
+    :func:`banner` saying that the lesson does not show under these parameters. Either way the claim -- both
+    texts, the condition's value and what was shown -- is recorded in the output (``CLAIM_MIME``), so a test can
+    check every run of every notebook: no shown text may belong to a condition that does not hold.
+
+    Values interpolated into the texts that come from a user's file must go through
+    :func:`rag_metrics.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
+    """
+    holds = bool(condition)
+    shown = text_if_true if holds else text_if_false
+    data = _lab_stable({"name": name, "holds": holds, "headline": bool(headline), "text_if_true": text_if_true,
+                        "text_if_false": text_if_false, "shown": shown})
+    bundle = {CLAIM_MIME: data}
+    if shown:
+        bundle |= {"text/markdown": shown, "text/plain": shown}
+    _display(bundle, shown or "")
+    if headline and not holds:
+        banner("Under these parameters the lesson's main point does not show: "
+               + (f"“{text_if_true}” does not hold." if len(text_if_true) < 300 else "its headline claim does not hold."))
+
+
+def headlines(notebook_path) -> dict:
+    """The figures recorded with :func:`record` in an executed notebook: ``{name: data}``."""
+    found = {}
+    for data in _outputs(notebook_path, HEADLINE_MIME):
+        found[data["name"]] = dict(data)
+    return found
+
+
+def claims(notebook_path) -> list[dict]:
+    """Every :func:`claim` an executed notebook made, in order, each with its ``cell`` index."""
+    return [dict(data) for data in _outputs(notebook_path, CLAIM_MIME, with_cell=True)]
+
+
+def _outputs(notebook_path, mime: str, *, with_cell: bool = False):
+    import nbformat
+
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get(mime)
+            if data:
+                yield {**data, "cell": i} if with_cell else data
