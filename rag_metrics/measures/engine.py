@@ -9,9 +9,14 @@ judged ID can add to any measure. Each judged row carries its original position 
 (in the chunk ranking), its de-duplicated rank ``j`` and its label; relevant rows also
 their ordinal among the relevant rows of their question. These rows, with the gold
 labels and the number of results per question, are a :class:`Judged`, and every measure
-is a kernel over it (:mod:`rag_metrics.measures.registry`): at cutoff ``k`` a masked sum
-per question (``np.bincount``) over rows with ``p <= k`` for cut-then-dedup, ``j <= k``
-for dedup-then-cut, all rows without a cutoff.
+is a kernel over it (:mod:`rag_metrics.measures.registry`).
+
+One rank per collapsing order, used by every measure (cutoffs, reciprocal ranks, discounts
+and precisions alike): under cut-then-dedup a document's rank is ``p``, the position of its
+first chunk (what the reader sees); under dedup-then-cut it is ``j``, the de-duplicated rank
+(:func:`rag_metrics.measures.collapse.document_ranking`). At cutoff ``k`` a measure is a
+masked sum per question (``np.bincount``) over rows whose rank is ``<= k``; without a cutoff,
+over all rows. Without repeats (chunk level, TREC runs) ``p == j``.
 """
 
 from __future__ import annotations
@@ -169,10 +174,10 @@ class Judged:
         return np.bincount(qs, weights=weights, minlength=self.n_questions).astype(np.float64)
 
     def within(self, k: int | None, rows=slice(None)) -> np.ndarray:
-        """Which relevant rows (of ``rows``) lie within cutoff ``k`` under the collapsing order."""
+        """Which relevant rows (of ``rows``) lie within cutoff ``k``: rank (:attr:`rrank`) ``<= k``."""
         if k is None:
-            return np.ones(self.rp[rows].shape[0], dtype=bool)
-        return (self.rp[rows] <= k) if self.order == "cut_then_dedup" else (self.rj[rows] <= k)
+            return np.ones(self.rrank[rows].shape[0], dtype=bool)
+        return self.rrank[rows] <= k
 
     def within_judged(self, k: int | None) -> np.ndarray:
         """Which judged rows (any label) lie within cutoff ``k`` under the collapsing order."""
@@ -214,12 +219,10 @@ class Judged:
         return self.q[self.relevant]
 
     @cached_property
-    def rp(self) -> np.ndarray:
-        return self.p[self.relevant]
-
-    @cached_property
-    def rj(self) -> np.ndarray:
-        return self.j[self.relevant].astype(np.float64)
+    def rrank(self) -> np.ndarray:
+        """The rank of each relevant row, as every measure reads it: its position in the ranking as handed
+        over (``p``) under cut-then-dedup, its de-duplicated rank (``j``) under dedup-then-cut."""
+        return (self.p if self.order == "cut_then_dedup" else self.j)[self.relevant].astype(np.float64)
 
     @cached_property
     def rgain(self) -> np.ndarray:

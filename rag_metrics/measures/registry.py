@@ -131,12 +131,12 @@ def _hit(j: Judged, k):
 def _mrr(j: Judged, k):
     first = j.first_relevant
     mask = j.within(k, first)
-    return j.per_q(j.rq[first][mask], 1.0 / j.rj[first][mask])
+    return j.per_q(j.rq[first][mask], 1.0 / j.rrank[first][mask])
 
 
 def _ndcg(j: Judged, k):
     mask = j.within(k)
-    dcg = j.per_q(j.rq[mask], j.rgain[mask] / np.log2(j.rj[mask] + 1.0))
+    dcg = j.per_q(j.rq[mask], j.rgain[mask] / np.log2(j.rrank[mask] + 1.0))
     imask = slice(None) if k is None else j.ideal_rank <= k
     idcg = j.per_q(j.ideal_q[imask], j.ideal_discounted[imask])
     return dcg / np.where(idcg > 0, idcg, 1.0)
@@ -144,12 +144,11 @@ def _ndcg(j: Judged, k):
 
 def _map(j: Judged, k):
     mask = j.within(k)
-    return j.per_q(j.rq[mask], j.rord[mask] / j.rj[mask]) / j.n_rel_safe
+    return j.per_q(j.rq[mask], j.rord[mask] / j.rrank[mask]) / j.n_rel_safe
 
 
 def _rprec(j: Judged, k):
-    rank = j.rp if j.order == "cut_then_dedup" else j.rj
-    return j.per_q(j.rq[rank <= j.n_rel[j.rq]]) / j.n_rel_safe
+    return j.per_q(j.rq[j.rrank <= j.n_rel[j.rq]]) / j.n_rel_safe
 
 
 def _bpref(j: Judged, k):
