@@ -61,9 +61,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
     ev.add_argument("--per-query", action="store_true", help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
-    ev.add_argument("--unit", choices=("chunk", "document"), default="chunk",
-                    help="chunk: the run's IDs are judged as they are (default); "
-                         "document: map them with --doc-map and collapse with --order")
+    ev.add_argument("--unit", choices=("chunk", "document"), default="document",
+                    help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
+                         "documents and collapsed with --order) or chunk (the run's chunk IDs judged as they are)")
     ev.add_argument("--order", choices=ORDERS, default="cut_then_dedup", help="collapsing order at document level")
     ev.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant (default 1)")
     ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
@@ -244,15 +244,12 @@ def cmd_evaluate(args) -> int:
     from .errors import InputError
     from .measures.evaluation import evaluate_trec
 
-    if args.unit == "document" and not args.doc_map:
-        raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
     if args.unit == "chunk" and args.doc_map:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
-    ev = evaluate_trec(args.qrels, args.run, args.measures, min_rel=args.min_rel, gain=args.gain,
+    ev = evaluate_trec(args.qrels, args.run, args.measures, level=args.unit, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
                        scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
     data = ev.to_dict(per_query=args.per_query)
-    data["settings"]["unit"] = args.unit
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "trec":

@@ -42,23 +42,12 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import InputError, check_int
+from .page import Page
 
 __all__ = ["Page", "QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
            "GeneratorOutputError", "BUILTIN_GENERATORS", "generator_info"]
 
 BUILTIN_GENERATORS = ("extractive", "openai", "bedrock")
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page handed to a generator."""
-
-    doc_id: str
-    page: int
-    text: str
-    title: str = ""
-    genre: str = ""
-    language: str = ""
 
 
 @runtime_checkable

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from ..errors import InputError, check_int
-from .generators import Page
+from .page import Page
 from .prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
 __all__ = ["ChatGenerator", "OpenAIGenerator", "BedrockGenerator", "estimate_tokens", "RateLimited", "ServiceError",

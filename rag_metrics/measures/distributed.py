@@ -1,14 +1,16 @@
 """Evaluation on Dask, for runs larger than one machine's memory (months of production logs).
 
 Every measure of a question depends only on that question's rows, so a run partitioned by
-question is evaluated partition by partition with the same in-memory engine, and the
+question is evaluated partition by partition with the same prepared judgments and engine, and the
 results are concatenated: the numbers are identical to :func:`rag_metrics.evaluate` on the
 whole run (a test checks it on a ``dask.distributed`` LocalCluster).
 
 :func:`evaluate_dask` takes a ``dask.dataframe`` with the run columns of
 :func:`rag_metrics.evaluate`. If a question's rows sit in several partitions, the frame is
 first shuffled on ``question_id`` (``shuffle="auto"``; pass ``shuffle=False`` to get an
-error instead). The golden set is an ordinary pandas DataFrame, sent to every worker.
+error instead). The golden set (a DataFrame or :class:`~rag_metrics.io.judgments.Qrels`) is
+prepared once and sent to every worker. A prepared :func:`rag_metrics.evaluator` sends a
+``dask.dataframe`` run here too.
 
 On a real cluster, create the client first and everything runs there::
 
@@ -18,57 +20,53 @@ On a real cluster, create the client first and everything runs there::
     result = evaluate_dask(golden, run, ["recall@5", "ndcg@10"])
 
 From the command line, ``rag-metrics evaluate QRELS 'logs/run-*.txt' --engine dask
-[--scheduler tcp://host:8786]`` reads each run file as one partition (validated with the
-line-numbered TREC reader, :mod:`rag_metrics.io.trec`), shuffles by question and evaluates on the
-cluster. A bad line stops the evaluation with the same one-line ``FILE:LINE:`` message as the
-in-memory path (the local cluster's worker logs are silenced; the error travels back intact).
+[--scheduler tcp://host:8786]`` reads each run file as one partition
+(:mod:`rag_metrics.io.partitions`, validated with the line-numbered TREC reader), shuffles by
+question and evaluates on the cluster. A bad line stops the evaluation with the same one-line
+``FILE:LINE:`` message as the in-memory path (the local cluster's worker logs are silenced; the
+error travels back intact).
 """
 
 from __future__ import annotations
 
-import glob as _glob
 import logging
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from .evaluation import Evaluation, evaluate
-from .registry import DEFAULT_MEASURES, parse_measures
+from ..io.judgments import Qrels
+from ..io.rankings import Run
+from .prepared import Prepared
+from .result import Evaluation
 
-__all__ = ["evaluate_dask", "evaluate_trec_dask"]
-
-
-def _check_trec_duplicates(part: pd.DataFrame, files: list) -> None:
-    """A document listed twice for one question across files: the error names both places."""
-    dup = part.duplicated(["question_id", "doc_id"], keep=False)
-    if dup.any():
-        rows = part[dup].sort_values(["file", "line"])
-        first, second = rows.iloc[0], rows[(rows["question_id"] == rows.iloc[0]["question_id"])
-                                            & (rows["doc_id"] == rows.iloc[0]["doc_id"])].iloc[1]
-        raise InputError(f"duplicate document {first['doc_id']!r} for question {first['question_id']!r} (also at "
-                         f"{files[first['file']]}:{first['line']}); each document may appear once per question.",
-                         path=files[second["file"]], line=int(second["line"]))
+__all__ = ["evaluate_dask", "evaluate_partitioned", "evaluate_files", "dask_client"]
 
 
-def _partition_values(part: pd.DataFrame, golden: pd.DataFrame, measures, kwargs, files) -> pd.DataFrame:
+def _partition_values(part: pd.DataFrame, prepared: Prepared, files) -> pd.DataFrame:
     if part.empty:
         return pd.DataFrame()
     if files is not None:  # TREC files: order each question like trec_eval once its rows are together
-        from ..io.trec import order_run
+        from ..io.partitions import ordered_partition
 
-        _check_trec_duplicates(part, files)
-        part = order_run(part.sort_values(["file", "line"]), order_by="score").rename(columns={"doc_id": "chunk_id"})
-    qids = part["question_id"].astype(str)
-    gold = golden[golden["question_id"].astype(str).isin(set(qids))]
-    known = qids.isin(set(gold["question_id"].astype(str)))
-    out = evaluate(gold, part[known.to_numpy()], measures, **kwargs).per_question.reset_index() if len(gold) \
-        else pd.DataFrame()
-    unknown = part.loc[~known.to_numpy()].drop_duplicates("question_id")
-    where = (unknown[["file", "line"]] if files is not None else pd.DataFrame({"file": 0, "line": 0}, index=unknown.index))
-    unknown_rows = pd.DataFrame({"unknown": unknown["question_id"].astype(str).to_numpy(),
-                                 "u_file": where["file"].to_numpy(), "u_line": where["line"].to_numpy()})
-    return pd.concat([out, unknown_rows], ignore_index=True)
+        run = Run(ordered_partition(part, files), format="trec")
+    else:
+        run = Run.from_df(part)
+    qids = pd.Series(run.frame["question_id"]).astype(str)
+    asked = set(qids)
+    local = prepared.qrels.subset([q for q in prepared.qrels.questions if q in asked])
+    frames = []
+    if len(local.questions):
+        sub = Prepared(local, prepared.measures, level=prepared.level, doc_map=prepared.doc_map,
+                       order=prepared.order, min_rel=prepared.min_rel, gain=prepared.gain)
+        frames.append(sub.evaluate_table(run).per_question.reset_index())
+    unknown = part.loc[~qids.isin(set(local.questions)).to_numpy()] if files is None else \
+        run.frame.loc[~qids.isin(set(local.questions)).to_numpy()]
+    unknown = unknown.drop_duplicates("question_id")
+    where = (unknown[["file", "line"]] if files is not None else
+             pd.DataFrame({"file": 0, "line": 0}, index=unknown.index))
+    frames.append(pd.DataFrame({"unknown": unknown["question_id"].astype(str).to_numpy(),
+                                "u_file": where["file"].to_numpy(), "u_line": where["line"].to_numpy()}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def _split_by_question(run) -> bool:
@@ -78,15 +76,18 @@ def _split_by_question(run) -> bool:
     return bool(per_part.duplicated().any())
 
 
-def evaluate_dask(golden: pd.DataFrame, run, measures=None, *, shuffle="auto", _files=None, **kwargs) -> Evaluation:
-    """:func:`rag_metrics.evaluate` on a ``dask.dataframe`` run; same arguments, same result."""
-    measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
+def evaluate_partitioned(prepared: Prepared, run, *, shuffle="auto", files: list | None = None,
+                         scheduler: str | None = None) -> Evaluation:
+    """A ``dask.dataframe`` run evaluated partition by partition against prepared judgments (module docstring)."""
+    if scheduler and files is None:
+        with dask_client(scheduler):
+            return evaluate_partitioned(prepared, run, shuffle=shuffle, files=files)
     if _split_by_question(run):
         if not shuffle:
             raise InputError("evaluate_dask: some question's rows are in several partitions; partition the run by "
                              "question_id (run.shuffle(on='question_id')) or pass shuffle='auto'.")
         run = run.shuffle(on="question_id")
-    parts = run.map_partitions(_partition_values, golden, measures, kwargs, _files, meta=pd.DataFrame(),
+    parts = run.map_partitions(_partition_values, prepared, files, meta=pd.DataFrame(),
                                enforce_metadata=False, align_dataframes=False).compute()
     if "unknown" in parts:
         u = parts.dropna(subset=["unknown"]).sort_values(["u_file", "u_line"], kind="stable")
@@ -96,54 +97,59 @@ def evaluate_dask(golden: pd.DataFrame, run, measures=None, *, shuffle="auto", _
     values = parts.dropna(subset=["question_id"]) if "question_id" in parts else pd.DataFrame(columns=["question_id"])
     values = values.drop(columns=[c for c in ("unknown", "u_file", "u_line") if c in values]).set_index("question_id")
     # Questions of the golden set with no row anywhere in the run: empty rankings, evaluated in memory.
-    id_col = "doc_id" if kwargs.get("level", "document") == "document" else "chunk_id"
-    run_cols = ["question_id", "rank", "chunk_id" if (id_col == "chunk_id" or kwargs.get("doc_map") is not None) else "doc_id"]
-    missing = golden[~golden["question_id"].astype(str).isin(values.index.astype(str))]
-    template = evaluate(golden, pd.DataFrame({c: pd.Series(dtype=object) for c in run_cols}), measures, **kwargs)
-    if len(missing):
-        empty = evaluate(missing, pd.DataFrame({c: pd.Series(dtype=object) for c in run_cols}), measures, **kwargs)
-        values = pd.concat([values, empty.per_question])
-    per_question = values.reindex(pd.Index(template.questions, name="question_id"))
+    seen = set(values.index.astype(str))
+    missing = prepared.qrels.subset([q for q in prepared.qrels.questions if q not in seen])
+    if len(missing.questions):
+        empty = Prepared(missing, prepared.measures, level=prepared.level, doc_map=prepared.doc_map,
+                         order=prepared.order, min_rel=prepared.min_rel, gain=prepared.gain)
+        values = pd.concat([values, empty.evaluate_table(Run.from_df(_empty_run())).per_question])
+    per_question = values.reindex(pd.Index(list(prepared.qrels.questions), name="question_id"))
     for col in ("n_relevant", "n_retrieved"):
         per_question[col] = per_question[col].astype("int64")
-    return Evaluation.from_frame(per_question, measures, unknown_questions=unknown,
-                                 settings={**template.settings, "engine": "dask"})
+    depth = int(per_question["n_retrieved"].max()) if len(per_question) else 0
+    settings = prepared.settings(engine="dask", search_depth=depth, **prepared.read_settings(files=files is not None))
+    return Evaluation.from_frame(per_question, prepared.measures, unknown_questions=unknown, settings=settings)
 
 
-def _read_one(path, index):
-    from ..io.trec import read_run
-
-    frame = read_run(path, order_by="score")
-    frame["file"] = np.int64(index)
-    frame.attrs = {}
-    return frame
+def _empty_run() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in ("question_id", "rank", "doc_id", "chunk_id")})
 
 
-def evaluate_trec_dask(qrels_path, run_paths, measures, *, min_rel=1, gain="linear", scheduler=None) -> Evaluation:
-    """TREC files on Dask: one partition per run file (a glob or a list), shuffled by question."""
-    import dask
-    import dask.dataframe as dd
-    from dask.distributed import Client, LocalCluster
+def evaluate_dask(golden, run, measures=None, *, shuffle="auto", **kwargs) -> Evaluation:
+    """:func:`rag_metrics.evaluate` on a ``dask.dataframe`` run; same arguments, same result."""
+    level = kwargs.get("level", "document")
+    qrels = golden if isinstance(golden, Qrels) else Qrels.from_df(golden, level=level)
+    return evaluate_partitioned(Prepared(qrels, measures, func="evaluate_dask", **kwargs), run, shuffle=shuffle)
 
-    from ..io.trec import read_qrels
 
-    files = sorted(_glob.glob(run_paths)) if isinstance(run_paths, str) else [str(p) for p in run_paths]
-    if not files:
-        raise InputError(f"no run file matches {run_paths!r}.")
-    qrels = read_qrels(qrels_path).rename(columns={"doc_id": "chunk_id"}).drop(columns="line")
-    qrels.attrs = {}
-    meta = pd.DataFrame({"question_id": pd.Series(dtype=object), "doc_id": pd.Series(dtype=object),
-                         "file_rank": pd.Series(dtype="int64"), "score": pd.Series(dtype="float64"),
-                         "line": pd.Series(dtype="int64"), "rank": pd.Series(dtype="int64"),
-                         "file": pd.Series(dtype="int64")})
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                     silence_logs=logging.CRITICAL))
-    try:
-        with dask.config.set({"dataframe.convert-string": False}):
-            run = dd.from_map(_read_one, files, list(range(len(files))), meta=meta)
-            return evaluate_dask(qrels, run, measures, _files=files, level="chunk", min_rel=min_rel, gain=gain)
-    finally:
-        client.close()
+class dask_client:
+    """A Dask client for the duration of a ``with`` block: the scheduler at ``address``, or a local cluster of
+    two single-threaded worker processes whose logs are silenced (errors travel back intact)."""
+
+    def __init__(self, address: str | None = None):
+        self.address = address
+
+    def __enter__(self):
+        from dask.distributed import Client, LocalCluster
+
+        if self.address:
+            self.client = Client(self.address)
+        else:
+            self.client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
+                                              silence_logs=logging.CRITICAL))
+        return self.client
+
+    def __exit__(self, *exc):
+        cluster = getattr(self.client, "cluster", None) if not self.address else None
+        self.client.close()
+        if cluster is not None:
+            cluster.close()
+        return False
+
+
+def evaluate_files(prepared: Prepared, run: Run, *, scheduler: str | None = None) -> Evaluation:
+    """TREC run files on Dask: one partition per file, shuffled by question (module docstring)."""
+    from ..io.partitions import trec_run_frame
+
+    with dask_client(scheduler):
+        return evaluate_partitioned(prepared, trec_run_frame(run.paths), files=run.paths)

@@ -26,8 +26,6 @@ from functools import cached_property
 
 import numpy as np
 
-from .registry import Measure
-
 __all__ = ["compute", "compute_from_judged", "Judged"]
 
 
@@ -52,7 +50,7 @@ def compute(
     gold_q: np.ndarray,
     gold_item: np.ndarray,
     gold_label: np.ndarray,
-    measures: tuple[Measure, ...],
+    measures: tuple,
     *,
     min_rel: float = 1.0,
     gain: str = "linear",
@@ -64,6 +62,8 @@ def compute(
     Parameters
     ----------
     n_questions : number of questions; question codes are ``0 .. n_questions-1``.
+    measures : parsed measures (:class:`~rag_metrics.measures.registry.Measure`; the engine reads each one's
+        ``spec.kernel``, so it needs no import of the registry, which imports the engine's types).
     run_q, run_item : int arrays, one row per retrieved item, **sorted by question and
         then by rank** (the caller orders them). Item codes are shared with ``gold_item``.
     gold_q, gold_item, gold_label : the judged pairs, unique per (question, item).
@@ -118,7 +118,7 @@ def compute_from_judged(
     gold_q: np.ndarray,
     gold_label: np.ndarray,
     n_retrieved: np.ndarray,
-    measures: tuple[Measure, ...],
+    measures: tuple,
     *,
     min_rel: float = 1.0,
     gain: str = "linear",
