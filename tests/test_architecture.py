@@ -139,6 +139,16 @@ def _is_gathering(module: str) -> bool:
     return module == "rag_metrics" or (ROOT.parent / (module.replace(".", "/") + "/__init__.py")).exists()
 
 
+def test_the_measures_read_no_file():
+    """measures/ takes the typed inputs of io/ (judgments, rankings, a coded run) and never a reader: files are read by
+    the types' constructors and methods."""
+    allowed = {"rag_metrics.io.judgments", "rag_metrics.io.rankings", "rag_metrics.io.coded"}
+    readers = [f"{module}:{line} imports {target}" for path, module in _modules() if module.startswith("rag_metrics.measures")
+               for line, target in _imports(path, module)
+               if target.startswith("rag_metrics.io") and target not in allowed]
+    assert not readers, "\n".join(readers)
+
+
 def test_the_circle_check_sees_circles():
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []

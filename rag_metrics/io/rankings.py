@@ -102,6 +102,22 @@ class Run:
             raise InputError(f"no run file matches {paths!r}.")
         return cls(source=str(paths) if isinstance(paths, (str, os.PathLike)) else None, format="files", paths=files)
 
+    def partitions(self):
+        """A :meth:`from_files` run as a Dask DataFrame, one partition per file (:mod:`rag_metrics.io.partitions`)."""
+        from .partitions import trec_run_frame
+
+        if not self.paths:
+            raise InputError("only a run read with Run.from_files has partitions.")
+        return trec_run_frame(self.paths)
+
+    @classmethod
+    def from_partition(cls, part: pd.DataFrame, files: list) -> Run:
+        """The whole questions of one shuffled partition of :meth:`partitions`, checked across files and ordered
+        like trec_eval."""
+        from .partitions import ordered_partition
+
+        return cls(ordered_partition(part, files), format="trec")
+
     @classmethod
     def from_dict(cls, run: Mapping) -> Run:
         """``{question_id: {doc_id: score}}`` with finite scores, ordered like trec_eval."""
@@ -220,6 +236,36 @@ class Run:
         if self.format not in ("dataframe", "dict"):
             return "doc_id"
         return "chunk_id" if (level == "chunk" or doc_map is not None) else "doc_id"
+
+    def code(self, qrels: Qrels, *, level: str = "document", doc_map: dict | None = None,
+             reader: str = "auto") -> CodedRun:
+        """This run joined with ``qrels`` (:class:`CodedRun`), read by ``reader``:
+
+        ``"auto"``: a TREC file ordered by score by the columnar readers (:mod:`rag_metrics.io.trec_fast`) when
+        they can take it, else (and any other run) as :func:`code_run` reads it; ``"fast"``: the columnar readers
+        or an :class:`~rag_metrics.errors.InputError` saying why not; ``"general"``: :func:`code_run`, a file read
+        whole by the line-validating reader. ``CodedRun.reader`` names the reader that read it.
+        """
+        if reader not in ("auto", "fast", "general"):
+            raise InputError(f"The 'reader' parameter of Run.code must be one of ('auto', 'fast', 'general'). "
+                             f"Got {reader!r} instead.")
+        if reader == "fast" and not self.is_file:
+            raise InputError("engine='fast' reads TREC files; this run is already in memory (use engine='auto').")
+        if reader != "general" and self.is_file:
+            from .trec_fast import FastPathUnavailable, code_run_fast
+
+            if self.format != "trec":
+                why = "the fast path reads TREC text"
+            elif self.order_by != "score":
+                why = "the fast path orders by score"
+            else:
+                try:
+                    return code_run_fast(qrels, self.source, doc_map=doc_map)
+                except FastPathUnavailable as e:
+                    why = str(e)
+            if reader == "fast":
+                raise InputError(f"engine='fast' cannot evaluate these files: {why}; use engine='auto' or 'general'.")
+        return code_run(qrels, self, level=level, doc_map=doc_map)
 
     def to_dataframe(self) -> pd.DataFrame:
         """``question_id``, ``rank`` and the ID (and score) columns, sorted by question and rank."""

@@ -46,9 +46,7 @@ def _partition_values(part: pd.DataFrame, prepared: Prepared, files) -> pd.DataF
     if part.empty:
         return pd.DataFrame()
     if files is not None:  # TREC files: order each question like trec_eval once its rows are together
-        from ..io.partitions import ordered_partition
-
-        run = Run(ordered_partition(part, files), format="trec")
+        run = Run.from_partition(part, files)
     else:
         run = Run.from_df(part)
     qids = pd.Series(run.frame["question_id"]).astype(str)
@@ -149,7 +147,5 @@ class dask_client:
 
 def evaluate_files(prepared: Prepared, run: Run, *, scheduler: str | None = None) -> Evaluation:
     """TREC run files on Dask: one partition per file, shuffled by question (module docstring)."""
-    from ..io.partitions import trec_run_frame
-
     with dask_client(scheduler):
-        return evaluate_partitioned(prepared, trec_run_frame(run.paths), files=run.paths)
+        return evaluate_partitioned(prepared, run.partitions(), files=run.paths)

@@ -176,26 +176,19 @@ def evaluate_trec(
     Evaluation
         ``settings["engine"]`` says which path computed the numbers.
     """
-    from ..io import formats, trec
-
     func = "evaluate_trec"
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
     check_level(level, func)
     check_min_rel(min_rel, func=func)
     check_gain(gain, func=func)
     check_order(order, func=func)
-    if order_by not in trec.ORDER_BY:
-        raise InputError(f"The 'order_by' parameter of {func} must be one of {trec.ORDER_BY}. Got {order_by!r} instead.")
     if engine not in ENGINES:
         raise InputError(f"The 'engine' parameter of {func} must be one of {ENGINES}. Got {engine!r} instead.")
-    if qrels_format not in formats.QRELS_FORMATS:
-        raise InputError(f"The 'qrels_format' parameter must be one of {formats.QRELS_FORMATS}. Got {qrels_format!r}.")
-    if run_format not in formats.RUN_FORMATS:
-        raise InputError(f"The 'run_format' parameter must be one of {formats.RUN_FORMATS}. Got {run_format!r}.")
+    if engine != "dask" and isinstance(run, (str, os.PathLike)):
+        run = Run.from_file(run, run_format, order_by=order_by)  # checked now, read when evaluated
     if not isinstance(qrels, Qrels):
-        trec.check_readable(qrels, "TREC qrels")
-        if engine != "dask" and isinstance(run, (str, os.PathLike)):
-            trec.check_readable(run, "TREC run")
+        if not isinstance(qrels, (str, os.PathLike)):
+            raise TypeError(f"{func}: 'qrels' must be a path or Qrels, got {type(qrels).__name__}.")
         qrels = Qrels.from_file(qrels, qrels_format)
     prepared = Evaluator(qrels, measures, level=level, doc_map=doc_map, order=order, min_rel=min_rel, gain=gain,
                          engine=engine, scheduler=scheduler, func=func)

@@ -107,26 +107,8 @@ class Evaluator(Prepared):
         run = Run.coerce(run, format=run_format, order_by=order_by, func=self.func)
         if run.paths:
             raise InputError(f"{self.func}: a run split across files is evaluated with engine='dask'.")
-        extra = self.read_settings(run)
-        if not run.is_file:
-            if self.engine == "fast":
-                raise InputError("engine='fast' reads TREC files; this run is already in memory (use engine='auto').")
-            return self.evaluate_table(run, **extra)
-        if self.engine in ("auto", "fast"):
-            from ..io.trec_fast import FastPathUnavailable, code_run_fast
-
-            if run.format != "trec":
-                why = "the fast path reads TREC text"
-            elif run.order_by != "score":
-                why = "the fast path orders by score"
-            else:
-                try:
-                    return self.evaluation(code_run_fast(self.qrels, run.source, doc_map=self.doc_map), **extra)
-                except FastPathUnavailable as e:
-                    why = str(e)
-            if self.engine == "fast":
-                raise InputError(f"engine='fast' cannot evaluate these files: {why}; use engine='auto' or 'general'.")
-        return self.evaluate_table(run, **extra)
+        coded = run.code(self.qrels, level=self.level, doc_map=self.doc_map, reader=self.engine)
+        return self.evaluation(coded, **self.read_settings(run))
 
 
 def evaluator(golden, measures=None, *, level: str = "document", doc_map=None, order: str = "cut_then_dedup",
