@@ -122,3 +122,27 @@ def test_a_bad_line_on_dask_is_one_clean_message(tmp_path, capfd):
     err = capfd.readouterr().err.strip().splitlines()
     assert err == [f"rag-metrics evaluate: error: {tmp_path / 'run.txt'}:2: score 'abc' is not a finite number "
                    "(expected e.g. 12, -0.5, 1.5e-3)."], err
+
+
+@pytest.mark.parametrize("order", ["cut_then_dedup", "dedup_then_cut"])
+def test_dask_collapses_chunks_with_the_rank_of_its_order(client, order):
+    """Document level from chunks on Dask: the same document rank as in memory (test_document_rank.py)."""
+    golden, run = frames(2)
+    doc_map = dict(zip(run["chunk_id"], run["doc_id"]))
+    chunks = run.drop(columns="doc_id")
+    expected = evaluate(golden, chunks, MEASURES, doc_map=doc_map, order=order)
+    got = evaluate_dask(golden, dd.from_pandas(chunks, npartitions=3), MEASURES, doc_map=doc_map, order=order)
+    pd.testing.assert_frame_equal(got.per_question[expected.per_question.columns], expected.per_question,
+                                  check_exact=True)
+
+
+def test_a_prepared_evaluator_sends_dask_frames_to_the_cluster(client):
+    from rag_metrics import evaluator
+
+    golden, run = frames(3)
+    prepared = evaluator(golden, MEASURES)
+    expected = prepared.evaluate(run)
+    got = prepared.evaluate(dd.from_pandas(run, npartitions=2))
+    assert got.settings["engine"] == "dask" and expected.settings["engine"] == "dataframe"
+    pd.testing.assert_frame_equal(got.per_question[expected.per_question.columns], expected.per_question,
+                                  check_exact=True)
