@@ -133,18 +133,36 @@ def test_hash_collisions_are_filtered_on_the_exact_strings(tmp_path, monkeypatch
         np.testing.assert_array_equal(got.values[str(m)], expected.per_question[str(m)].to_numpy())
 
 
-def test_small_route_hashes_documents_and_steps_aside_on_any_collision(tmp_path, monkeypatch):
-    """The small route finds repeated documents by hashing them; a collision (here every hash equal) is a
+def test_small_route_keys_documents_and_steps_aside_on_any_collision(tmp_path, monkeypatch):
+    """The small route finds repeated documents by their 64-bit keys; a collision (here every key equal) is a
     candidate only: the run goes to another reader, which gives the same numbers."""
     qp, rp = write_case(tmp_path, 6)
     expected = general(qp, rp)
-    monkeypatch.setattr(trec_fast, "hash", lambda token: 7, raising=False)
+    qrels = Qrels.from_file(qp)
+    monkeypatch.setattr(trec_fast, "_id_keys", lambda matrix, words=None: (np.zeros(len(matrix), np.uint64), False))
     with pytest.raises(FastPathUnavailable, match="duplicate document candidate"):
-        trec_fast._code_small(Qrels.from_file(qp), rp, None)
+        trec_fast._code_small(qrels, rp, None)
     got = evaluate_trec(qp, rp, MEASURES, level="chunk")
     assert got.settings["engine"] == "fast"  # the block reader took it
     for m in MEASURES:
         np.testing.assert_array_equal(got.values[str(m)], expected.per_question[str(m)].to_numpy())
+
+
+@pytest.mark.parametrize("prefix", ["", "document-of-the-corpus/", "x" * 30])
+def test_long_ids_are_matched_exactly(tmp_path, prefix):
+    """IDs longer than 8 bytes are keyed by a hash of their words; equal keys are checked on the bytes. IDs that
+    share long prefixes, or differ only at the end, must still be told apart."""
+    rng = random.Random(7)
+    ids = [f"{prefix}{i}" for i in range(50)] + [f"{prefix}{i}x" for i in range(10)]
+    qrels = "".join(f"q{q} 0 {d} {rng.choice([0, 1, 2])}\n" for q in range(20) for d in rng.sample(ids, 6))
+    run = "".join(f"q{q} Q0 {d} {r} {rng.choice([1.0, 2.0, 3.5])} t\n" for q in range(20)
+                  for r, d in enumerate(rng.sample(ids, 15), 1))
+    (tmp_path / "q").write_text(qrels)
+    (tmp_path / "r").write_text(run)
+    fast = evaluate_trec(tmp_path / "q", tmp_path / "r", MEASURES)
+    slow = evaluate_trec(tmp_path / "q", tmp_path / "r", MEASURES, engine="general")
+    assert fast.settings["engine"] == "fast/small"
+    assert fast.to_dict(per_query=True)["per_query"] == slow.to_dict(per_query=True)["per_query"]
 
 
 def test_a_doc_map_on_the_small_route_equals_the_general_reader(tmp_path):
@@ -170,10 +188,21 @@ def test_a_doc_map_on_the_small_route_equals_the_general_reader(tmp_path):
 
 
 NUMBERISH = "0123456789+-.eE_xXinfaINFAd\u0661\uff11"
+DECIMALS = st.builds(lambda sign, whole, frac, point: f"{sign}{whole}{'.' if point else ''}{frac}",
+                     st.sampled_from(["", "-", "+"]), st.text("0123456789", max_size=12),
+                     st.text("0123456789", max_size=12), st.booleans())
+TOKENS = st.one_of(st.text(NUMBERISH, min_size=1, max_size=7), DECIMALS.filter(bool),
+                   st.floats(allow_nan=False, allow_infinity=False).map(repr))
+
+
+def _column_of(tokens):
+    """The tokens as the small route sees them: one field per line, a zero-padded byte matrix."""
+    layout = trec_fast._layout(b"\n".join(tokens) + b"\n", 1, "x")
+    return trec_fast._column(layout, 0)[0]
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.text(NUMBERISH, min_size=1, max_size=7), min_size=1, max_size=3))
+@given(st.lists(TOKENS, min_size=1, max_size=4))
 @example(["+"])
 @example(["+-5"])
 @example(["-+5"])
@@ -181,20 +210,32 @@ NUMBERISH = "0123456789+-.eE_xXinfaINFAd\u0661\uff11"
 @example(["1_0"])
 @example(["1e400"])
 @example([".e1"])
+@example(["-0", "-0.000", "+0."])
+@example(["123456789012345", "1234567890123456", "0.000000000000001", "9007199254740993"])
+@example(["5.", ".5", "."])
 def test_the_number_checks_read_exactly_the_trec_syntax(tokens):
-    """The small route checks numbers with character classes and int()/float() instead of regular expressions:
-    it must accept exactly the tokens the TREC syntax accepts (scores also finite)."""
+    """The small route reads numbers without regular expressions -- ranks and labels by character classes, scores
+    by Clinger's fast path (at most 15 digits) else float() -- and must accept exactly the tokens the TREC syntax
+    accepts (scores also finite), each read as the very double float() reads."""
+    tokens = [t for t in tokens if " " not in t and t]
+    if not tokens:
+        return
     raw = [t.encode() for t in tokens]
     want_int = all(re.fullmatch(INT_SYNTAX, t, re.ASCII) for t in tokens)
     assert trec_fast.integer_tokens(raw) == want_int, tokens
+    assert bool(trec_fast._integers_ok(_column_of(raw)).all()) == want_int, tokens
     want_score = all(re.fullmatch(SCORE_SYNTAX, t, re.ASCII) and np.isfinite(float(t)) for t in tokens)
-    try:
-        values = trec_fast.score_values(raw)
-    except FastPathUnavailable:
-        assert not want_score, tokens
-    else:
-        assert want_score, tokens
-        assert values.tolist() == [float(t) for t in tokens]
+    for read in (trec_fast.score_values, lambda r: trec_fast.score_column(_column_of(r))):
+        try:
+            values = read(raw)
+        except FastPathUnavailable:
+            assert not want_score, tokens
+        else:
+            assert want_score, tokens
+            expected = np.array([float(t) for t in tokens])
+            assert values.tobytes() == expected.tobytes(), (tokens, values, expected)  # the same bits, -0.0 included
+    if want_int and all(len(t.lstrip("+-")) <= 15 for t in tokens):
+        assert trec_fast.integer_column(_column_of(raw), "x").tolist() == [int(t) for t in tokens]
 
 
 @pytest.mark.parametrize("data, ok", [
@@ -208,5 +249,5 @@ def test_every_line_must_hold_the_fields_not_just_the_total(data, ok):
     if ok:
         assert trec_fast._plain(data, 3, "run") == data
     else:
-        with pytest.raises(FastPathUnavailable, match="a line without 3 fields"):
+        with pytest.raises(FastPathUnavailable, match="not 3 single-space separated fields on every line"):
             trec_fast._plain(data, 3, "run")

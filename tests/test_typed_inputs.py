@@ -144,7 +144,12 @@ def test_run_code_counts_every_row_or_only_the_judged(files):
     general = Run.from_file(files[1]).code(qrels, level="chunk", reader="general")
     blocks = trec_fast.code_run_fast(qrels, files[1], small=False)
     assert (small.reader, general.reader, blocks.reader) == ("fast/small", "general", "fast")
-    assert small.judged is None and blocks.judged is not None
-    assert blocks.n_retrieved.tolist() == [3, 1, 1] and len(small.run_q) == len(general.run_q) == 5
+    assert general.judged is None and len(general.run_q) == 5  # every row
+    for coded in (small, blocks):  # only the judged rows: (question, position, label)
+        assert coded.n_retrieved.tolist() == [3, 1, 1]
+        q, p, label = coded.judged
+        assert sorted(zip(q.tolist(), p.tolist(), label.tolist())) == [(0, 1, 0.0), (0, 2, 1.0), (0, 3, 2.0),
+                                                                        (1, 1, 0.0)]
     assert small.unknown_questions == general.unknown_questions == blocks.unknown_questions == ("q7",)
-    np.testing.assert_array_equal(small.run_q, general.run_q)
+    with_map = Run.from_file(files[1]).code(qrels, doc_map={f"d{i}": f"d{i}" for i in range(10)})
+    assert with_map.judged is None and with_map.dedup and len(with_map.run_q) == 5

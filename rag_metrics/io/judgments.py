@@ -104,6 +104,7 @@ class Qrels:
                 qrels.__dict__["questions"] = data["questions"]
                 qrels.__dict__["question_codes"] = data["question_codes"]
                 qrels.__dict__["judged_rows"] = (data["question_codes"], qrels.arrays[1], qrels.arrays[2])
+                qrels.__dict__["_id_bytes"] = data["id_bytes"]
                 return qrels
         return cls._from_table(formats.read_qrels_file(path, fmt), fmt)
 

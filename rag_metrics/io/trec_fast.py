@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from itertools import repeat
 
 import numpy as np
 
@@ -63,9 +62,9 @@ _DIGITS = b"0123456789"
 def _plain(data: bytes, n_fields: int, what: str, *, first: bool = True, count_fields: bool = True) -> bytes:
     """``data`` with a leading BOM skipped (``first`` block only), CRLF read as LF and a final newline,
     provided nothing in it reads differently under the general reader's rules: no control character or
-    tab, no Unicode space or invisible character, valid UTF-8, single spaces between fields, no blank or
-    indented line. With ``count_fields`` every line is also checked to hold ``n_fields`` fields (the block
-    reader leaves that to polars, which refuses or leaves null any other count). Otherwise
+    tab, no Unicode space or invisible character, valid UTF-8. With ``count_fields`` the layout too (single
+    spaces between fields, no blank or indented line, ``n_fields`` fields on every line: :func:`_layout`); the
+    block reader leaves layout to polars, which refuses or leaves null any other count. Otherwise
     :class:`FastPathUnavailable`."""
     if first and data.startswith(_BOM):
         data = data[3:]
@@ -85,17 +84,138 @@ def _plain(data: bytes, n_fields: int, what: str, *, first: bool = True, count_f
             raise FastPathUnavailable(f"{what}: not valid UTF-8") from None
         if FORBIDDEN.search(text):
             raise FastPathUnavailable(f"{what}: a character the TREC format forbids")
-    if count_fields:  # the block reader leaves layout to polars: an empty field is null, an extra one an error
-        if data[:1] in (b" ", b"\n") or b"  " in data or b"\n\n" in data or b" \n" in data or b"\n " in data:
-            raise FastPathUnavailable(f"{what}: not single-space separated, or a blank line")
-        # Separators are spaces and newlines only (checked above). Every line has n_fields - 1 spaces exactly
-        # when the separators number n_fields per line and every n_fields-th of them is a newline.
-        raw = np.frombuffer(data, dtype=np.uint8)
-        seps = np.flatnonzero(raw <= 32)
-        n_lines = data.count(b"\n")
-        if seps.size != n_fields * n_lines or not (raw[seps[n_fields - 1::n_fields]] == 10).all():
-            raise FastPathUnavailable(f"{what}: a line without {n_fields} fields")
+    if count_fields:
+        _layout(data, n_fields, what)
     return data
+
+
+def _layout(data: bytes, n_fields: int, what: str) -> tuple:
+    """``(raw bytes as uint8, field starts, field ends)`` -- ``(lines, n_fields)`` arrays -- of
+    text that :func:`_plain` accepted, provided every line holds exactly ``n_fields`` fields separated by single
+    spaces (no blank, indented or space-ended line). Otherwise :class:`FastPathUnavailable`.
+
+    The separators are spaces and newlines only (every other byte <= 32 was refused), found in one pass: the
+    layout is right exactly when none is first or next to another, they number ``n_fields`` per line, and every
+    ``n_fields``-th of them is a newline."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    seps = np.flatnonzero(raw <= 32)
+    n_lines = data.count(b"\n")
+    if (seps.size != n_fields * n_lines or not n_lines or seps[0] == 0 or (np.diff(seps) == 1).any()
+            or not (raw[seps[n_fields - 1::n_fields]] == 10).all()):
+        raise FastPathUnavailable(f"{what}: not {n_fields} single-space separated fields on every line")
+    ends = seps.reshape(n_lines, n_fields)
+    starts = np.empty_like(ends)
+    starts[:, 1:] = ends[:, :-1] + 1
+    starts[1:, 0] = ends[:-1, -1] + 1
+    starts[0, 0] = 0
+    return raw, starts, ends
+
+
+def _column(layout: tuple, field: int) -> tuple:
+    """One field of every line as a zero-padded ``(lines, width)`` uint8 matrix, with the field lengths."""
+    raw, starts, ends = layout
+    start, end = starts[:, field], ends[:, field]
+    width = int((end - start).max())
+    matrix = raw[np.minimum(start[:, None] + np.arange(width), end[:, None])]  # padded with the separator ...
+    matrix *= matrix > 32  # ... made 0 (a separator is a space or a newline; no other byte <= 32 is left)
+    return matrix, end - start
+
+
+def _ids(matrix: np.ndarray) -> np.ndarray:
+    """A zero-padded matrix as a numpy bytes array (``S<width>``): IDs compare byte by byte, as strcmp does."""
+    return np.ascontiguousarray(matrix).view(f"S{matrix.shape[1]}").ravel()
+
+
+def _words(width: int) -> int:
+    return max(1, -(-width // 8))
+
+
+def _id_keys(matrix: np.ndarray, words: int | None = None) -> tuple[np.ndarray, bool]:
+    """64-bit keys of zero-padded IDs, over ``words`` 8-byte words (enough for the widest ID; give the same number to
+    compare keys of two matrices), and whether they are exact: with one word the key is the ID's bytes themselves;
+    with more it is a hash of the words, and equal keys are only candidates."""
+    width = matrix.shape[1]
+    words = _words(width) if words is None else words
+    padded = np.zeros((matrix.shape[0], 8 * words), dtype=np.uint8)
+    padded[:, :width] = matrix
+    w = padded.view("<u8")
+    key = w[:, 0].copy()
+    for i in range(1, words):
+        key = (key * np.uint64(_K)) ^ w[:, i]
+    return key, words == 1
+
+
+def _is_digit(matrix: np.ndarray) -> np.ndarray:
+    return (matrix >= 48) & (matrix <= 57)
+
+
+def _signed(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each row starts with a sign, and the mask of the other (non-padding) positions."""
+    sign = (matrix[:, 0] == 43) | (matrix[:, 0] == 45)
+    body = matrix != 0
+    body[:, 0] &= ~sign
+    return sign, body
+
+
+def _integers_ok(matrix: np.ndarray) -> np.ndarray:
+    """Per row: the token is ``[+-]?[0-9]+`` (the TREC integer syntax)."""
+    sign, body = _signed(matrix)
+    digits = _is_digit(matrix)
+    return (digits | ~body).all(axis=1) & (digits.sum(axis=1) >= 1)
+
+
+def _decimals(matrix: np.ndarray) -> tuple:
+    """Per row: ``(ok, mantissa, digits after the point)`` for a token in the plain decimal form
+    ``[+-]?[0-9]*(\\.[0-9]*)?`` with 1 to 15 digits (``ok`` False for any other token; its numbers are then
+    meaningless). Horner's scheme, one column at a time."""
+    sign, body = _signed(matrix)
+    digits = _is_digit(matrix)
+    point = matrix == 46
+    n_digits = digits.sum(axis=1)
+    ok = (digits | point | ~body).all(axis=1) & (point.sum(axis=1) <= 1) & (n_digits >= 1) & (n_digits <= 15)
+    mantissa = np.zeros(matrix.shape[0], dtype=np.int64)
+    fraction = np.zeros(matrix.shape[0], dtype=np.int64)
+    seen_point = np.zeros(matrix.shape[0], dtype=bool)
+    for j in range(matrix.shape[1]):
+        d = digits[:, j]
+        mantissa = np.where(d, mantissa * 10 + (matrix[:, j].astype(np.int64) - 48), mantissa)
+        seen_point |= point[:, j]
+        fraction += d & seen_point
+    return ok, np.where(matrix[:, 0] == 45, -mantissa, mantissa), fraction
+
+
+_POW10 = 10.0 ** np.arange(23)
+
+
+def integer_column(matrix: np.ndarray, what: str, *, values: bool = True) -> np.ndarray | None:
+    """Integers in the TREC syntax ``[+-]?[0-9]+`` as int64 (at most 15 digits when ``values`` are wanted); else
+    :class:`FastPathUnavailable`."""
+    if not _integers_ok(matrix).all():
+        raise FastPathUnavailable(f"{what} is not an integer")
+    if not values:
+        return None
+    ok, mantissa, _ = _decimals(matrix)
+    if not ok.all():
+        raise FastPathUnavailable(f"{what} has more than 15 digits")
+    return mantissa
+
+
+def score_column(matrix: np.ndarray) -> np.ndarray:
+    """Scores in the TREC syntax as doubles, each the value ``float()`` gives; else :class:`FastPathUnavailable`.
+
+    A plain decimal of at most 15 digits (``-12.375``) is ``mantissa / 10**k`` with both exactly representable,
+    so one IEEE division gives the correctly rounded double, as ``float()`` does (Clinger's fast path); the sign
+    is applied to the mantissa (``-0`` stays ``-0.0``). Any other token (an exponent, more digits) goes through
+    :func:`score_values`."""
+    ok, mantissa, fraction = _decimals(matrix)
+    value = mantissa.astype(np.float64) / _POW10[np.minimum(fraction, 22)]
+    negative_zero = (mantissa == 0) & (matrix[:, 0] == 45)
+    if negative_zero.any():
+        value[negative_zero] = -0.0
+    if not ok.all():
+        rows = np.flatnonzero(~ok)
+        value[rows] = score_values([bytes(row).rstrip(b"\0") for row in matrix[rows]])
+    return value
 
 
 def _read_all(path, what) -> bytes:
@@ -104,13 +224,6 @@ def _read_all(path, what) -> bytes:
             return f.read()
     except (EOFError, zlib.error, gzip.BadGzipFile) as e:
         raise FastPathUnavailable(f"{what}: a broken gzip file ({e})") from None
-
-
-def _fields(path, n_fields, what):
-    """Token lists (one per field) of a whole small file."""
-    data = _plain(_read_all(path, what), n_fields, what)
-    tokens = data.split()
-    return [tokens[i::n_fields] for i in range(n_fields)]
 
 
 def integer_tokens(tokens: list) -> bool:
@@ -158,18 +271,22 @@ def read_qrels_fast(path) -> dict:
     question as its position there). :meth:`Qrels.from_file <rag_metrics.io.judgments.Qrels.from_file>` wraps it."""
     if content_size(path) > SMALL_FILE_BYTES:
         return _read_qrels_polars(path)
-    g_qid, _, g_doc, g_rel = _fields(path, 4, "qrels")
-    if not integer_tokens(g_rel):
-        raise FastPathUnavailable("qrels: a label is not an integer")
-    label = np.fromiter(map(int, g_rel), dtype=np.float64, count=len(g_rel))
-    qids, docs = _decode(g_qid), _decode(g_doc)
-    qindex: dict = {}
-    q = np.fromiter((qindex.setdefault(x, len(qindex)) for x in qids), dtype=np.int64, count=len(qids))
-    dindex: dict = {}
-    d = np.fromiter((dindex.setdefault(x, len(dindex)) for x in docs), dtype=np.int64, count=len(docs))
-    if _has_repeats(q * max(len(dindex), 1) + d):
-        raise FastPathUnavailable("qrels: duplicate document")
-    return {"qids": qids, "docs": docs, "labels": label, "questions": tuple(qindex), "question_codes": q}
+    layout = _layout(_plain(_read_all(path, "qrels"), 4, "qrels", count_fields=False), 4, "qrels")
+    label = integer_column(_column(layout, 3)[0], "qrels: a label").astype(np.float64)
+    q_ids = _ids(_column(layout, 0)[0])
+    d_matrix = _column(layout, 2)[0]
+    d_ids = _ids(d_matrix)
+    qids, docs = _decode(q_ids.tolist()), _decode(d_ids.tolist())
+    heads, q = np.unique(q_ids, return_index=True, return_inverse=True)[1:]
+    first = np.argsort(heads, kind="stable")  # question codes in order of first appearance
+    relabel = np.empty_like(first)
+    relabel[first] = np.arange(first.size)
+    q = relabel[q.ravel()]
+    keys, _ = _id_keys(d_matrix)
+    if _has_repeats(keys ^ (q.astype(np.uint64) * np.uint64(_K))):
+        raise FastPathUnavailable("qrels: duplicate document candidate")
+    questions = tuple(qids[i] for i in np.sort(heads).tolist())
+    return {"qids": qids, "docs": docs, "labels": label, "questions": questions, "question_codes": q, "id_bytes": d_ids}
 
 
 def _pl():
@@ -207,15 +324,57 @@ def _read_qrels_polars(path) -> dict:
 # ---- runs ----------------------------------------------------------------------------------------
 
 class _SmallJudgments:
-    """What the small-file route needs of the judgments, built once per Qrels: byte IDs coded."""
+    """What the small-file route needs of the judgments, built once per Qrels: questions and judged IDs as bytes,
+    the distinct judged IDs sorted (a zero-padded matrix), each judgment's ID coded as its position there."""
 
     def __init__(self, qrels):
         gold_q, gold_ids, labels = qrels.judged_rows
         self.qindex = {q.encode(): i for i, q in enumerate(qrels.questions)}
-        self.doc_code: dict = {}
-        self.gold_item = np.fromiter((self.doc_code.setdefault(d.encode(), len(self.doc_code)) for d in gold_ids.tolist()),
-                                     dtype=np.int64, count=len(gold_ids))
+        as_bytes = qrels.__dict__.get("_id_bytes")  # the columnar reader's own bytes, when it read the judgments
+        if as_bytes is None:
+            as_bytes = np.array([d.encode() for d in gold_ids.tolist()] or [b""], dtype=bytes)[: len(gold_ids)]
+        distinct, self.gold_item = np.unique(as_bytes, return_inverse=True)
+        self.gold_item = self.gold_item.ravel().astype(np.int64)
+        self.n_ids = distinct.size
+        self.ids = distinct if distinct.size else np.array([b""], dtype="S1")
+        self.matrix = self.ids.view(np.uint8).reshape(self.ids.size, -1)
         self.gold_q, self.gold_label = gold_q, labels
+        self._keys: dict = {}
+
+    @property
+    def code_of(self) -> dict:
+        """Judged ID (a string) -> its code."""
+        return {d: i for i, d in enumerate(_decode(self.ids[: self.n_ids].tolist()))}
+
+    def pair_keys(self, words: int) -> tuple[np.ndarray, np.ndarray]:
+        """Keys of the judged (question, ID) pairs over ``words`` words, sorted, and each one's judgment row."""
+        name = ("pairs", words)
+        if name not in self._keys:
+            id_keys = _id_keys(self.matrix, words)[0][: self.n_ids]
+            keys = id_keys[self.gold_item] ^ (self.gold_q.astype(np.uint64) * np.uint64(_K))
+            order = np.argsort(keys, kind="stable")
+            if _has_repeats(keys):
+                raise FastPathUnavailable("qrels: two judgments with one key")
+            self._keys[name] = keys[order], order
+        return self._keys[name]
+
+    def judge(self, question: np.ndarray, keys: np.ndarray, words: int, ids: np.ndarray) -> tuple:
+        """For run rows of known questions (``question``: their codes; ``keys``: their IDs' keys), the rows that
+        hold a judgment and each one's judgment row -- matched on the keys, checked on the question and the bytes."""
+        sorted_keys, order = self.pair_keys(words)
+        if not sorted_keys.size:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        mixed = keys ^ (question.astype(np.uint64) * np.uint64(_K))
+        pos = np.minimum(np.searchsorted(sorted_keys, mixed), sorted_keys.size - 1)
+        rows = np.flatnonzero(sorted_keys[pos] == mixed)
+        gold = order[pos[rows]]
+        # Same key and same question: with one word the IDs' bytes are then equal (the key is the question's mix XOR
+        # the ID's bytes); with hashed words the bytes decide.
+        same = self.gold_q[gold] == question[rows]
+        if words > 1:
+            width = max(ids.dtype.itemsize, self.ids.dtype.itemsize)
+            same &= ids[rows].astype(f"S{width}") == self.ids[self.gold_item[gold]].astype(f"S{width}")
+        return rows[same], gold[same]
 
 
 def _prepared(qrels, name: str, build):
@@ -227,51 +386,66 @@ def _prepared(qrels, name: str, build):
 
 def _code_small(qrels, run_path, doc_map: dict | None) -> CodedRun:
     judgments = _prepared(qrels, "small", _SmallJudgments)
-    r_qid, _, r_doc, r_rank, r_score, _ = _fields(run_path, 6, "run")
-    if not integer_tokens(r_rank):
-        raise FastPathUnavailable("run: a rank is not an integer")
-    score = score_values(r_score)
-    qid_array = np.array(r_qid)
-    new = np.r_[True, qid_array[1:] != qid_array[:-1]]
-    heads = qid_array[new].tolist()
-    if len(set(heads)) == len(heads):  # each question's lines together: group by change points
-        run_groups = dict.fromkeys(heads)
+    layout = _layout(_plain(_read_all(run_path, "run"), 6, "run", count_fields=False), 6, "run")
+    integer_column(_column(layout, 3)[0], "run: a rank", values=False)
+    score = score_column(_column(layout, 4)[0])
+    questions = _ids(_column(layout, 0)[0])
+    new = np.r_[True, questions[1:] != questions[:-1]]
+    heads = questions[new]
+    sorted_heads = np.sort(heads)
+    if not (sorted_heads[1:] == sorted_heads[:-1]).any():  # each question's lines together: by change points
         rq_first = np.cumsum(new) - 1
     else:
-        run_groups = {}
-        rq_first = np.array([run_groups.setdefault(q, len(run_groups)) for q in r_qid], dtype=np.int64)
-    del qid_array
-    doc_hash = np.fromiter(map(hash, r_doc), dtype=np.int64, count=len(r_doc)).view(np.uint64)
-    if _has_repeats(doc_hash ^ (rq_first.astype(np.uint64) * np.uint64(_K))):
+        first, rq_first = np.unique(questions, return_index=True, return_inverse=True)[1:]
+        order = np.argsort(first, kind="stable")
+        relabel = np.empty_like(order)
+        relabel[order] = np.arange(order.size)
+        rq_first = relabel[rq_first.ravel()]
+        heads = questions[np.sort(first)]
+    run_groups = heads.tolist()
+    d_matrix = _column(layout, 2)[0]
+    ids = _ids(d_matrix)
+    words = max(_words(d_matrix.shape[1]), _words(judgments.matrix.shape[1]))
+    keys, _ = _id_keys(d_matrix, words)
+    if _has_repeats(keys ^ (rq_first.astype(np.uint64) * np.uint64(_K))):
         raise FastPathUnavailable("run: duplicate document candidate")
-    order = trec_order(rq_first, score, lambda rows: np.array([r_doc[i] for i in rows.tolist()], dtype=object))
+    order = trec_order(rq_first, score, lambda rows: ids[rows])
     run_to_question = np.array([judgments.qindex.get(q, -1) for q in run_groups], dtype=np.int64)
-    rq = run_to_question[rq_first[order]]
-    known = rq >= 0
-    if doc_map is None:
-        unjudged = len(judgments.doc_code)  # one code for every unjudged ID: it never matches a judgment
-        codes = np.fromiter(map(judgments.doc_code.get, r_doc, repeat(unjudged)), dtype=np.int64, count=len(r_doc))
-    else:
-        codes = _doc_codes(judgments, r_doc, doc_map)
-    unknown = tuple(q.decode() for q, i in zip(run_groups, run_to_question) if i < 0)
-    return CodedRun(len(qrels.questions), judgments.gold_q, judgments.gold_item, judgments.gold_label,
-                    run_q=rq[known], run_item=codes[order][known], dedup=doc_map is not None,
+    unknown = tuple(q.decode() for q, i in zip(run_groups, run_to_question.tolist()) if i < 0)
+    n_questions = len(qrels.questions)
+    if doc_map is not None:  # chunks -> documents: every row goes to the engine, which keeps each document once
+        rq = run_to_question[rq_first[order]]
+        known = rq >= 0
+        codes = _doc_codes(judgments, ids, doc_map)
+        return CodedRun(n_questions, judgments.gold_q, judgments.gold_item, judgments.gold_label,
+                        run_q=rq[known], run_item=codes[order][known], dedup=True, unknown_questions=unknown,
+                        reader="fast/small")
+    # IDs as they are: only the judged rows go on, each with its position in its question's ordered ranking
+    position = np.empty(order.size, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    group_start = np.r_[0, np.cumsum(np.bincount(rq_first))[:-1]]
+    position -= group_start[rq_first] - 1
+    row_q = run_to_question[rq_first]
+    known = np.flatnonzero(row_q >= 0)
+    rows, gold = judgments.judge(row_q[known], keys[known], words, ids[known])
+    rows = known[rows]
+    n_retrieved = np.bincount(row_q[known], minlength=n_questions)
+    return CodedRun(n_questions, judgments.gold_q, judgments.gold_item, judgments.gold_label,
+                    judged=(row_q[rows], position[rows], judgments.gold_label[gold]), n_retrieved=n_retrieved,
                     unknown_questions=unknown, reader="fast/small")
 
 
-def _doc_codes(judgments: _SmallJudgments, chunks: list, doc_map: dict) -> np.ndarray:
-    """Each chunk's document, coded like the judgments' IDs (distinct codes for distinct unjudged documents)."""
-    chunk_code: dict = {}
-    per_row = np.fromiter((chunk_code.setdefault(c, len(chunk_code)) for c in chunks), dtype=np.int64,
-                          count=len(chunks))
-    doc_code = dict(judgments.doc_code)
-    per_chunk = np.empty(len(chunk_code), dtype=np.int64)
-    for chunk, i in chunk_code.items():
-        doc = doc_map.get(chunk.decode("utf-8"))
+def _doc_codes(judgments: _SmallJudgments, chunks: np.ndarray, doc_map: dict) -> np.ndarray:
+    """Each chunk's document, coded like the judged IDs (distinct codes for distinct unjudged documents)."""
+    distinct, per_row = np.unique(chunks, return_inverse=True)
+    doc_code = dict(judgments.code_of)
+    per_chunk = np.empty(distinct.size, dtype=np.int64)
+    for i, chunk in enumerate(_decode(distinct.tolist())):
+        doc = doc_map.get(chunk)
         if doc is None:
             raise FastPathUnavailable("run: a chunk the doc map does not hold")  # the general reader names the line
-        per_chunk[i] = doc_code.setdefault(str(doc).encode(), len(doc_code))
-    return per_chunk[per_row]
+        per_chunk[i] = doc_code.setdefault(str(doc), len(doc_code))
+    return per_chunk[per_row.ravel()]
 
 
 def _blocks(path, size):
