@@ -43,10 +43,7 @@ def _format_options(parser) -> None:
                         help="run format (default: recognized from the content)")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_evaluate(sub) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
@@ -74,8 +71,17 @@ def _parser() -> argparse.ArgumentParser:
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
     ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
-    for p in (ev,):
-        _format_options(p)
+    _format_options(ev)
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a command), that command alone: building every subcommand costs
+    more than evaluating a small run (argparse looks up translations for each one)."""
+    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_evaluate(sub)
+    if only == "evaluate":
+        return parser
 
     cp = sub.add_parser("compare", help="compare runs against the first (paired CI, randomization p, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
@@ -504,7 +510,8 @@ COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_his
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    first = (sys.argv[1:] if argv is None else list(argv))[:1]
+    args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()

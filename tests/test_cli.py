@@ -131,3 +131,15 @@ def test_the_level_is_what_the_qrels_judge(files, capsys):
                             *argv)
         data = json.loads(out)
         assert data["settings"]["level"] == level and data["summary"]["mrr"]["mean"] == 0.25
+
+
+def test_the_evaluate_parser_alone_reads_what_the_whole_parser_reads(capsys):
+    """`rag-metrics evaluate` builds its own subcommand only (start-up time); the arguments read are the same."""
+    from rag_metrics.cli import _parser
+
+    for argv in (["evaluate", "q", "r"], ["evaluate", "q", "r", "-m", "mrr", "-m", "P@5", "--format", "json",
+                                           "--unit", "chunk", "--engine", "general", "--min-rel", "2"]):
+        assert vars(_parser(only="evaluate").parse_args(argv)) == vars(_parser().parse_args(argv))
+    with pytest.raises(SystemExit):
+        _parser(only="evaluate").parse_args(["evaluate", "q", "r", "--format", "xml"])
+    assert "rag-metrics evaluate: error: argument --format: invalid choice: 'xml'" in capsys.readouterr().err

@@ -43,7 +43,6 @@ number, a document listed twice for one question.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +87,8 @@ def _forbidden_error(text: str, pos: int, path) -> InputError:
     ch = text[pos]
     lineno = text.count("\n", 0, pos) + 1
     column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    import unicodedata
+
     name = unicodedata.name(ch, "control character")
     return InputError(f"character U+{ord(ch):04X} ({name}) at column {column}: fields are separated by spaces or "
                       "tabs only, and IDs cannot hold other whitespace, control or invisible characters.",
@@ -105,9 +106,11 @@ def is_gzip(path) -> bool:
 
 def open_binary(path):
     """The file for reading bytes, decompressed on the fly when gzip-compressed (never to disk)."""
+    if not is_gzip(path):
+        return open(path, "rb")
     import gzip
 
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    return gzip.open(path, "rb")
 
 
 def content_size(path) -> int:

@@ -32,9 +32,6 @@ Cost model: the time goes into parsing text and matching string IDs, not into th
 
 from __future__ import annotations
 
-import gzip
-import zlib
-
 import numpy as np
 
 from .coded import CodedRun
@@ -103,7 +100,7 @@ def _layout(data: bytes, n_fields: int, what: str) -> tuple:
     if (seps.size != n_fields * n_lines or not n_lines or seps[0] == 0 or (np.diff(seps) == 1).any()
             or not (raw[seps[n_fields - 1::n_fields]] == 10).all()):
         raise FastPathUnavailable(f"{what}: not {n_fields} single-space separated fields on every line")
-    ends = seps.reshape(n_lines, n_fields)
+    ends = seps.reshape(n_lines, n_fields).astype(np.int32 if raw.size < 2**31 else np.int64)  # int32: half the traffic
     starts = np.empty_like(ends)
     starts[:, 1:] = ends[:, :-1] + 1
     starts[1:, 0] = ends[:-1, -1] + 1
@@ -116,7 +113,7 @@ def _column(layout: tuple, field: int) -> tuple:
     raw, starts, ends = layout
     start, end = starts[:, field], ends[:, field]
     width = int((end - start).max())
-    matrix = raw[np.minimum(start[:, None] + np.arange(width), end[:, None])]  # padded with the separator ...
+    matrix = raw[np.minimum(start[:, None] + np.arange(width, dtype=start.dtype), end[:, None])]  # padded with the separator ...
     matrix *= matrix > 32  # ... made 0 (a separator is a space or a newline; no other byte <= 32 is left)
     return matrix, end - start
 
@@ -149,39 +146,44 @@ def _is_digit(matrix: np.ndarray) -> np.ndarray:
     return (matrix >= 48) & (matrix <= 57)
 
 
-def _signed(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each row starts with a sign, and the mask of the other (non-padding) positions."""
-    sign = (matrix[:, 0] == 43) | (matrix[:, 0] == 45)
-    body = matrix != 0
-    body[:, 0] &= ~sign
-    return sign, body
-
-
-def _integers_ok(matrix: np.ndarray) -> np.ndarray:
-    """Per row: the token is ``[+-]?[0-9]+`` (the TREC integer syntax)."""
-    sign, body = _signed(matrix)
-    digits = _is_digit(matrix)
-    return (digits | ~body).all(axis=1) & (digits.sum(axis=1) >= 1)
+def _integers_ok(matrix: np.ndarray) -> bool:
+    """Whether every row is ``[+-]?[0-9]+`` (the TREC integer syntax). Whole-matrix checks: after the first column
+    only digits or padding (padding follows the field, and no field holds a 0 byte); the first column a digit, or a
+    sign followed by something (then a digit, by the first check)."""
+    rest = matrix[:, 1:]
+    if not ((rest == 0) | _is_digit(rest)).all():
+        return False
+    first = matrix[:, 0]
+    signed = (first == 43) | (first == 45)
+    followed = matrix[:, 1] != 0 if matrix.shape[1] > 1 else np.zeros(matrix.shape[0], dtype=bool)
+    return bool((_is_digit(first) | (signed & followed)).all())
 
 
 def _decimals(matrix: np.ndarray) -> tuple:
     """Per row: ``(ok, mantissa, digits after the point)`` for a token in the plain decimal form
     ``[+-]?[0-9]*(\\.[0-9]*)?`` with 1 to 15 digits (``ok`` False for any other token; its numbers are then
     meaningless). Horner's scheme, one column at a time."""
-    sign, body = _signed(matrix)
-    digits = _is_digit(matrix)
+    rows, width = matrix.shape
+    digit = matrix - np.uint8(48)  # 0-9 for a digit; any other byte wraps to 10 or more
+    is_digit = digit < 10
     point = matrix == 46
-    n_digits = digits.sum(axis=1)
-    ok = (digits | point | ~body).all(axis=1) & (point.sum(axis=1) <= 1) & (n_digits >= 1) & (n_digits <= 15)
-    mantissa = np.zeros(matrix.shape[0], dtype=np.int64)
-    fraction = np.zeros(matrix.shape[0], dtype=np.int64)
-    seen_point = np.zeros(matrix.shape[0], dtype=bool)
-    for j in range(matrix.shape[1]):
-        d = digits[:, j]
-        mantissa = np.where(d, mantissa * 10 + (matrix[:, j].astype(np.int64) - 48), mantissa)
+    mantissa = np.zeros(rows, dtype=np.int64)
+    fraction = np.zeros(rows, dtype=np.int64)
+    n_digits = np.zeros(rows, dtype=np.int64)
+    n_points = np.zeros(rows, dtype=np.int64)
+    seen_point = np.zeros(rows, dtype=bool)
+    for j in range(width):
+        d = is_digit[:, j]
+        mantissa = np.where(d, mantissa * 10 + digit[:, j], mantissa)
         seen_point |= point[:, j]
         fraction += d & seen_point
-    return ok, np.where(matrix[:, 0] == 45, -mantissa, mantissa), fraction
+        n_digits += d
+        n_points += point[:, j]
+    first = matrix[:, 0]
+    other = ~(is_digit | point | (matrix == 0))
+    other[:, 0] &= ~((first == 43) | (first == 45))
+    ok = ~other.any(axis=1) & (n_points <= 1) & (n_digits >= 1) & (n_digits <= 15)
+    return ok, np.where(first == 45, -mantissa, mantissa), fraction
 
 
 _POW10 = 10.0 ** np.arange(23)
@@ -190,7 +192,7 @@ _POW10 = 10.0 ** np.arange(23)
 def integer_column(matrix: np.ndarray, what: str, *, values: bool = True) -> np.ndarray | None:
     """Integers in the TREC syntax ``[+-]?[0-9]+`` as int64 (at most 15 digits when ``values`` are wanted); else
     :class:`FastPathUnavailable`."""
-    if not _integers_ok(matrix).all():
+    if not _integers_ok(matrix):
         raise FastPathUnavailable(f"{what} is not an integer")
     if not values:
         return None
@@ -218,11 +220,20 @@ def score_column(matrix: np.ndarray) -> np.ndarray:
     return value
 
 
+def _gzip_errors() -> tuple:
+    """What a broken gzip file raises (evaluated only when an exception is being handled: gzip is imported for gzip
+    files only)."""
+    import gzip
+    import zlib
+
+    return EOFError, zlib.error, gzip.BadGzipFile
+
+
 def _read_all(path, what) -> bytes:
     try:
         with open_binary(path) as f:
             return f.read()
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+    except _gzip_errors() as e:
         raise FastPathUnavailable(f"{what}: a broken gzip file ({e})") from None
 
 
@@ -358,19 +369,21 @@ class _SmallJudgments:
             self._keys[name] = keys[order], order
         return self._keys[name]
 
-    def judge(self, question: np.ndarray, keys: np.ndarray, words: int, ids: np.ndarray) -> tuple:
-        """For run rows of known questions (``question``: their codes; ``keys``: their IDs' keys), the rows that
-        hold a judgment and each one's judgment row -- matched on the keys, checked on the question and the bytes."""
+    def judge(self, run_keys: np.ndarray, run_order: np.ndarray, row_q: np.ndarray, ids: np.ndarray,
+              words: int) -> tuple:
+        """The run rows that hold a judgment, and each one's judgment row. ``run_keys``: the run's (question, ID) keys
+        sorted (``run_order`` their rows), made like :meth:`pair_keys`; ``row_q``: each run row's question code.
+        Each judged pair is looked up among the run's keys (the smaller set searches the larger); a match is then
+        checked on the question and, for hashed keys, on the bytes."""
         sorted_keys, order = self.pair_keys(words)
-        if not sorted_keys.size:
+        if not sorted_keys.size or not run_keys.size:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        mixed = keys ^ (question.astype(np.uint64) * np.uint64(_K))
-        pos = np.minimum(np.searchsorted(sorted_keys, mixed), sorted_keys.size - 1)
-        rows = np.flatnonzero(sorted_keys[pos] == mixed)
-        gold = order[pos[rows]]
+        pos = np.minimum(np.searchsorted(run_keys, sorted_keys), run_keys.size - 1)
+        hit = np.flatnonzero(run_keys[pos] == sorted_keys)
+        rows, gold = run_order[pos[hit]], order[hit]
         # Same key and same question: with one word the IDs' bytes are then equal (the key is the question's mix XOR
         # the ID's bytes); with hashed words the bytes decide.
-        same = self.gold_q[gold] == question[rows]
+        same = self.gold_q[gold] == row_q[rows]
         if words > 1:
             width = max(ids.dtype.itemsize, self.ids.dtype.itemsize)
             same &= ids[rows].astype(f"S{width}") == self.ids[self.gold_item[gold]].astype(f"S{width}")
@@ -407,14 +420,21 @@ def _code_small(qrels, run_path, doc_map: dict | None) -> CodedRun:
     ids = _ids(d_matrix)
     words = max(_words(d_matrix.shape[1]), _words(judgments.matrix.shape[1]))
     keys, _ = _id_keys(d_matrix, words)
-    if _has_repeats(keys ^ (rq_first.astype(np.uint64) * np.uint64(_K))):
-        raise FastPathUnavailable("run: duplicate document candidate")
-    order = trec_order(rq_first, score, lambda rows: ids[rows])
     run_to_question = np.array([judgments.qindex.get(q, -1) for q in run_groups], dtype=np.int64)
     unknown = tuple(q.decode() for q, i in zip(run_groups, run_to_question.tolist()) if i < 0)
     n_questions = len(qrels.questions)
+    row_q = run_to_question[rq_first]
+    # one key per (question, ID): questions coded as in the judgments (those they lack after them), so that the
+    # keys find the judged pairs too; sorted once, for the duplicate check and the join
+    question_key = np.where(row_q >= 0, row_q, n_questions + rq_first).astype(np.uint64)
+    mixed = keys ^ (question_key * np.uint64(_K))
+    by_key = np.argsort(mixed)
+    mixed = mixed[by_key]
+    if (mixed[1:] == mixed[:-1]).any():
+        raise FastPathUnavailable("run: duplicate document candidate")
+    order = trec_order(rq_first, score, lambda rows: ids[rows])
     if doc_map is not None:  # chunks -> documents: every row goes to the engine, which keeps each document once
-        rq = run_to_question[rq_first[order]]
+        rq = row_q[order]
         known = rq >= 0
         codes = _doc_codes(judgments, ids, doc_map)
         return CodedRun(n_questions, judgments.gold_q, judgments.gold_item, judgments.gold_label,
@@ -425,11 +445,8 @@ def _code_small(qrels, run_path, doc_map: dict | None) -> CodedRun:
     position[order] = np.arange(order.size)
     group_start = np.r_[0, np.cumsum(np.bincount(rq_first))[:-1]]
     position -= group_start[rq_first] - 1
-    row_q = run_to_question[rq_first]
-    known = np.flatnonzero(row_q >= 0)
-    rows, gold = judgments.judge(row_q[known], keys[known], words, ids[known])
-    rows = known[rows]
-    n_retrieved = np.bincount(row_q[known], minlength=n_questions)
+    rows, gold = judgments.judge(mixed, by_key, row_q, ids, words)
+    n_retrieved = np.bincount(row_q[row_q >= 0], minlength=n_questions)
     return CodedRun(n_questions, judgments.gold_q, judgments.gold_item, judgments.gold_label,
                     judged=(row_q[rows], position[rows], judgments.gold_label[gold]), n_retrieved=n_retrieved,
                     unknown_questions=unknown, reader="fast/small")
@@ -452,7 +469,7 @@ def _blocks(path, size):
     """Blocks of whole lines of about ``size`` bytes."""
     try:
         yield from _raw_blocks(path, size)
-    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+    except _gzip_errors() as e:
         raise FastPathUnavailable(f"run: a broken gzip file ({e})") from None
 
 

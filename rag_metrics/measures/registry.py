@@ -20,7 +20,6 @@ every output is ``name[(rel=N)][@k]``: ``precision(rel=2)@5``.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -251,6 +250,8 @@ def parse_measure(text) -> Measure:
     match = _PATTERN.fullmatch(text.lower())
     if not match or match.group(1) not in _ALIASES:
         word = match.group(1) if match else re.split(r"[@(]", text.lower())[0].strip()
+        import difflib  # only for the message (the command line's start-up stays light)
+
         close = difflib.get_close_matches(word, list(_ALIASES), n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(_ALIASES[c]) for c in dict.fromkeys(close))}?" if close else ""
         raise InputError(f"Unknown measure {text!r}: {_expected()}.{hint}")
