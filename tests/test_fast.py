@@ -121,16 +121,29 @@ def test_bad_files_still_name_the_line(tmp_path, capsys, bad, message):
 
 
 def test_hash_collisions_are_filtered_on_the_exact_strings(tmp_path, monkeypatch):
-    """Every (question, document) key collides: the join must keep only the exact string matches."""
-    import polars as pl
-
-    qp, rp = write_case(tmp_path, 5)
-    expected = general(qp, rp)
-    monkeypatch.setattr(trec_fast, "_key_expr", lambda pl_, doc_hash=None: pl.lit(7, dtype=pl.UInt64))
-    got = evaluate_trec_fast(qp, rp, MEASURES, small=False)
+    """The block reader joins on (question, document-hash) keys. Here every document of a question gets one key: with
+    one judgment per question each run row is a candidate, and only the exact ID may match; with two, the judgments
+    collide and the file goes to another reader -- the same numbers either way."""
+    rng = random.Random(9)
+    one = "".join(f"q{q} 0 d{rng.randrange(30)} {rng.choice([0, 1, 2])}\n" for q in range(40))
+    run = "".join(f"q{q} Q0 d{d} {r} {rng.choice([1.0, 2.0, 3.0])} t\n" for q in range(40)
+                  for r, d in enumerate(rng.sample(range(30), 12), 1))
+    (tmp_path / "q1").write_text(one)
+    (tmp_path / "q2").write_text(one + "".join(f"q{q} 0 d{q % 30}x 1\n" for q in range(40)))
+    (tmp_path / "r").write_text(run)
+    expected = {name: general(tmp_path / name, tmp_path / "r") for name in ("q1", "q2")}
+    monkeypatch.setattr(trec_fast, "_mix", lambda doc_hash, question: question.astype(np.uint64) * np.uint64(3))
+    got = evaluate_trec_fast(tmp_path / "q1", tmp_path / "r", MEASURES, small=False)
     assert got.settings["engine"] == "fast"
     for m in MEASURES:
-        np.testing.assert_array_equal(got.values[str(m)], expected.per_question[str(m)].to_numpy())
+        np.testing.assert_array_equal(got.values[str(m)], expected["q1"].per_question[str(m)].to_numpy())
+    with pytest.raises(FastPathUnavailable, match="two judgments with one key"):
+        evaluate_trec_fast(tmp_path / "q2", tmp_path / "r", MEASURES, small=False)
+    monkeypatch.setattr(trec_fast, "SMALL_FILE_BYTES", 0)
+    ev = evaluate_trec(tmp_path / "q2", tmp_path / "r", MEASURES, level="chunk")
+    assert ev.settings["engine"] == "general"
+    for m in MEASURES:
+        np.testing.assert_array_equal(ev.values[str(m)], expected["q2"].per_question[str(m)].to_numpy())
 
 
 def test_small_route_keys_documents_and_steps_aside_on_any_collision(tmp_path, monkeypatch):

@@ -99,7 +99,10 @@ class Qrels:
                 pass  # the line-validating reader reads the same judgments or names the wrong line
             else:
                 if "polars" in data:
-                    return cls(source=path, format="trec", _polars=data["polars"])
+                    qrels = cls(source=path, format="trec", _polars=data["polars"])
+                    qrels.__dict__["questions"] = data["questions"]
+                    qrels.__dict__["question_codes"] = data["question_codes"]
+                    return qrels
                 qrels = cls(data["qids"], data["docs"], data["labels"], source=path, format="trec")
                 qrels.__dict__["questions"] = data["questions"]
                 qrels.__dict__["question_codes"] = data["question_codes"]

@@ -262,13 +262,16 @@ def read_run(path, *, order_by: str = "score") -> pd.DataFrame:
     return out
 
 
-def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray],
+               greater: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The permutation that puts rows in trec_eval's order: question code ascending, score descending,
     equal scores by document ID descending (byte / code point order).
 
     ``doc_ids(rows)`` returns, for the given row positions, the IDs (str or bytes) -- or integer codes
     that sort as the IDs do (a columnar reader ranks its strings itself); it is called only for rows
-    whose (question, score) is tied. Rows already in order are not sorted.
+    whose (question, score) is tied. A columnar reader may also give ``greater(a, b)``: whether the ID of
+    row ``a`` sorts after the ID of row ``b``, element-wise; ties of two rows (the common case) are then
+    settled by one comparison each instead of a sort. Rows already in order are not sorted.
     """
     question = np.asarray(question)
     score = np.asarray(score, dtype=np.float64)
@@ -276,12 +279,26 @@ def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.nd
     same_q = question[1:] == question[:-1]
     if n < 2 or ((question[1:] >= question[:-1]).all() and (~same_q | (score[1:] <= score[:-1])).all()):
         order = np.arange(n)
+        tie = same_q & (score[1:] == score[:-1])
     else:
         order = np.lexsort((-score, question))
-    sq, ss = question[order], score[order]
-    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+        sq, ss = question[order], score[order]
+        tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
     if not tie.any():
         return order
+    if greater is not None:
+        # a tie of exactly two rows: positions i, i + 1 tied, with no tie on either side
+        alone = tie.copy()
+        alone[1:] &= ~tie[:-1]
+        alone[:-1] &= ~tie[1:]
+        first = np.flatnonzero(alone)
+        if first.size:
+            a, b = order[first], order[first + 1]
+            swap = first[~np.asarray(greater(a, b), dtype=bool)]  # the larger ID goes first
+            order[swap], order[swap + 1] = order[swap + 1], order[swap].copy()
+            tie[first] = False
+            if not tie.any():
+                return order
     member = np.zeros(n, dtype=bool)
     member[1:] |= tie
     member[:-1] |= tie

@@ -306,11 +306,6 @@ def _pl():
     return pl
 
 
-def _key_expr(pl, doc_hash=None):
-    """64-bit hash of (question, document), the join key; matches are verified on the strings."""
-    return pl.col("qid").hash(1) * _K ^ (pl.col("doc").hash(2) if doc_hash is None else doc_hash)
-
-
 def _read_csv(data: bytes, schema: dict):
     pl = _pl()
     return pl.read_csv(data, separator=" ", has_header=False, schema=schema, quote_char=None)
@@ -327,9 +322,18 @@ def _read_qrels_polars(path) -> dict:
     if df.null_count().sum_horizontal().item():
         raise FastPathUnavailable("qrels: a line without 4 fields, or a label that is not an integer")
     df = df.select("qid", "doc", "rel")
-    if df.select(pl.struct("qid", "doc").is_duplicated().any()).item():
-        raise FastPathUnavailable("qrels: duplicate document")
-    return {"polars": df}
+    key = (pl.col("qid").hash(1) * _K) ^ pl.col("doc").hash(2)
+    if df.select(key.n_unique()).item() != df.height:  # a candidate: the general reader decides and names the line
+        raise FastPathUnavailable("qrels: duplicate document candidate")
+    codes = df.select(pl.col("qid").rle_id()).to_series().to_numpy().astype(np.int64)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    heads = df["qid"].gather(starts).to_list()
+    if len(set(heads)) != len(heads):  # a question's judgments not together: code them by first appearance
+        questions = df["qid"].unique(maintain_order=True)
+        codes = df.select("qid").join(pl.DataFrame({"qid": questions, "code": np.arange(questions.len())}), on="qid",
+                                      how="left", maintain_order="left")["code"].to_numpy()
+        heads = questions.to_list()
+    return {"polars": df, "questions": tuple(heads), "question_codes": codes}
 
 
 # ---- runs ----------------------------------------------------------------------------------------
@@ -432,7 +436,7 @@ def _code_small(qrels, run_path, doc_map: dict | None) -> CodedRun:
     mixed = mixed[by_key]
     if (mixed[1:] == mixed[:-1]).any():
         raise FastPathUnavailable("run: duplicate document candidate")
-    order = trec_order(rq_first, score, lambda rows: ids[rows])
+    order = trec_order(rq_first, score, lambda rows: ids[rows], lambda a, b: ids[a] > ids[b])
     if doc_map is not None:  # chunks -> documents: every row goes to the engine, which keeps each document once
         rq = row_q[order]
         known = rq >= 0
@@ -466,22 +470,43 @@ def _doc_codes(judgments: _SmallJudgments, chunks: np.ndarray, doc_map: dict) ->
 
 
 def _blocks(path, size):
-    """Blocks of whole lines of about ``size`` bytes."""
+    """Blocks of about ``size`` bytes holding whole questions (module docstring)."""
     try:
         yield from _raw_blocks(path, size)
     except _gzip_errors() as e:
         raise FastPathUnavailable(f"run: a broken gzip file ({e})") from None
 
 
+def _question_prefix(line: bytes) -> bytes | None:
+    """A line's question ID and the space after it (None without a space)."""
+    space = line.find(b" ")
+    return None if space < 0 else line[:space + 1]
+
+
 def _raw_blocks(path, size):
+    """About ``size`` bytes, then whole lines up to the end of the last line's question: each block holds whole
+    questions when questions are contiguous (the reader checks that they are). One copy of each block."""
     with open_binary(path) as f:
+        carry = b""  # the first line of the next block's first question
         while True:
-            block = f.read(size)
-            if not block:
+            chunk = f.read(size)
+            if not chunk:
+                if carry:
+                    yield carry
                 return
-            if not block.endswith(b"\n"):
-                block += f.readline()  # complete the last line (one copy of the block, none of the rest)
-            yield block
+            parts = [carry, chunk] if carry else [chunk]
+            last = chunk[chunk.rfind(b"\n", 0, len(chunk) - 1) + 1:]
+            if not chunk.endswith(b"\n"):
+                rest = f.readline()
+                parts.append(rest)
+                last += rest
+            prefix = _question_prefix(last)
+            line = f.readline()
+            while prefix is not None and line.startswith(prefix):
+                parts.append(line)
+                line = f.readline()
+            carry = line
+            yield b"".join(parts)
 
 
 def _parse_block(data, first):
@@ -509,85 +534,134 @@ def _duplicates(doc_hash, g, lengths):
     return bool((keys[1:] == keys[:-1]).any())
 
 
-def _block_judgments(qrels):
+class _BlockJudgments:
+    """What the block reader needs of the judgments, built once per Qrels: question IDs -> codes, and each question's
+    judged rows (by question code, as offsets into a sorted order) with their document hashes, labels and IDs."""
+
+    def __init__(self, qrels):
+        pl = _pl()
+        if qrels._polars is not None:
+            df = qrels._polars.select("doc", pl.col("rel").cast(pl.Float64))
+            q = qrels.question_codes
+        else:
+            q, ids, labels = qrels.judged_rows
+            df = pl.DataFrame({"doc": ids.tolist(), "rel": labels}, schema={"doc": pl.String, "rel": pl.Float64})
+        self.qindex = {name: i for i, name in enumerate(qrels.questions)}
+        if (q[1:] >= q[:-1]).all():  # judgments grouped by question, in order (the usual file)
+            self.q, self.doc, self.label = q, df["doc"], df["rel"].to_numpy()
+        else:
+            by_question = np.argsort(q, kind="stable")
+            self.q = q[by_question]
+            self.doc = df["doc"].gather(by_question)
+            self.label = df["rel"].to_numpy()[by_question]
+        self.doc_hash = self.doc.hash(2).to_numpy()
+        self.offsets = np.searchsorted(self.q, np.arange(len(qrels.questions) + 1))
+
+    def rows_of(self, codes: np.ndarray) -> np.ndarray:
+        """The judged rows (positions in this order) of the questions ``codes``."""
+        start, stop = self.offsets[codes], self.offsets[codes + 1]
+        lengths = stop - start
+        total = int(lengths.sum())
+        if not total:
+            return np.zeros(0, dtype=np.int64)
+        shift = np.repeat(start - np.r_[0, np.cumsum(lengths)[:-1]], lengths)
+        return shift + np.arange(total)
+
+
+def _mix(doc_hash: np.ndarray, question: np.ndarray) -> np.ndarray:
+    """A (question, document) key: the document's hash XOR a multiple of the question code. Equal keys of one
+    question mean equal document hashes (then the IDs themselves are compared)."""
+    return doc_hash ^ (question.astype(np.uint64) * np.uint64(_K))
+
+
+def _code_block(data: bytes, first: bool, judgments: _BlockJudgments) -> tuple:
+    """One block of whole questions, parsed and joined with the judgments: ``(question IDs, their codes (-1 for a
+    question the judgments lack), result counts, and the judged rows' question codes, positions and labels)``."""
     pl = _pl()
-    if qrels._polars is not None:
-        df = qrels._polars
-    else:
-        _, ids, labels = qrels.judged_rows
-        qids = np.asarray(qrels.questions, dtype=object)[qrels.judged_rows[0]]
-        df = pl.DataFrame({"qid": qids.tolist(), "doc": ids.tolist(), "rel": labels}, schema={
-            "qid": pl.String, "doc": pl.String, "rel": pl.Float64})
-    keyed = df.with_columns(_key_expr(pl).alias("key"))
-    qindex = {q: i for i, q in enumerate(qrels.questions)}
-    return keyed, qindex
+    df = _parse_block(data, first)
+    g = df.select(pl.col("qid").rle_id()).to_series().to_numpy().astype(np.int64)
+    doc = df["doc"]  # ties: polars compares and ranks the IDs (byte order, as the others)
+    order = trec_order(g, df["score"].to_numpy(), lambda rows: doc.gather(rows).rank("dense").to_numpy().astype(np.int64),
+                       lambda a, b: (doc.gather(a) > doc.gather(b)).to_numpy())
+    pos = np.empty(df.height, dtype=np.int64)
+    pos[order] = np.arange(df.height)  # position of each row after ordering (questions stay in place)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    lengths = np.diff(np.r_[starts, df.height])
+    doc_hash = df.select(pl.col("doc").hash(2)).to_series().to_numpy()
+    if _duplicates(doc_hash, g, lengths):
+        raise FastPathUnavailable("run: duplicate document candidate")
+    names = df["qid"].gather(starts).to_list()
+    codes = np.array([judgments.qindex.get(name, -1) for name in names], dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    # the judged rows of this block's questions, joined on (question, document) keys and checked on the IDs
+    row_q = np.repeat(codes, lengths)
+    known = np.flatnonzero(row_q >= 0)
+    present = np.sort(codes[codes >= 0])
+    gold = judgments.rows_of(present[np.r_[True, present[1:] != present[:-1]]] if present.size else present)
+    if not gold.size or not known.size:
+        return names, codes, lengths, none, none, none.astype(np.float64)
+    gold_keys = _mix(judgments.doc_hash[gold], judgments.q[gold])
+    if _has_repeats(gold_keys):  # two judged documents of a question share a hash
+        raise FastPathUnavailable("qrels: two judgments with one key")
+    run_keys = _mix(doc_hash[known], row_q[known])
+    joined = pl.DataFrame({"key": run_keys, "row": known}).join(
+        pl.DataFrame({"key": gold_keys, "gold": gold}), on="key", how="inner")  # a hash join, in polars' threads
+    hit_rows, hit_gold = joined["row"].to_numpy(), joined["gold"].to_numpy()
+    hit = judgments.q[hit_gold] == row_q[hit_rows]
+    rows, matched = hit_rows[hit], hit_gold[hit]
+    same = (doc.gather(rows) == judgments.doc.gather(matched)).to_numpy()
+    rows, matched = rows[same], matched[same]  # a hash collision is not a match
+    position = pos[rows] - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
+    by_rank = np.lexsort((position, row_q[rows]))  # sorted here, in parallel, so that the measures need not sort
+    return names, codes, lengths, row_q[rows][by_rank], position[by_rank], judgments.label[matched][by_rank]
+
+
+def _coded_blocks(path, size, judgments: _BlockJudgments, workers: int = 2):
+    """:func:`_code_block` of every block, in file order, ``workers`` blocks at a time in threads (polars and numpy
+    work outside the GIL): on two cores one block is parsed while another is joined. Errors arrive in order."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    blocks = _blocks(path, size)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque = deque()
+        first = True
+        try:
+            for data in blocks:
+                pending.append(pool.submit(_code_block, data, first, judgments))
+                first = False
+                while len(pending) > workers:
+                    yield pending.popleft().result()
+            if first:
+                raise FastPathUnavailable("run: empty file")
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 def _code_blocks(qrels, run_path, block_bytes: int | None) -> CodedRun:
-    pl = _pl()
-    keyed, qindex = _prepared(qrels, "blocks", _block_judgments)
-    heads, lengths_all, m_group, m_pos, m_label = [], [], [], [], []
-    tail = None
-    group_base = 0
-    blocks = _blocks(run_path, block_bytes or BLOCK_BYTES)
-    pending = next(blocks, None)
-    if pending is None:
-        raise FastPathUnavailable("run: empty file")
-    first = True
-    while pending is not None:
-        df = _parse_block(pending, first)
-        first = False
-        pending = next(blocks, None)
-        if tail is not None:
-            df = pl.concat([tail, df])
-        g = df.select(pl.col("qid").rle_id()).to_series().to_numpy().astype(np.int64)
-        if pending is not None:  # keep the last question for the next block: it may continue there
-            cut = int(np.searchsorted(g, g[-1]))
-            if cut == 0:
-                tail = df
-                continue
-            tail, df, g = df.slice(cut), df.slice(0, cut), g[:cut]
-        else:
-            tail = None
-        order = trec_order(g, df["score"].to_numpy(),  # ties: polars ranks the IDs (byte order, as the others)
-                           lambda rows: df["doc"].gather(rows).rank("dense").to_numpy().astype(np.int64))
-        pos = np.empty(df.height, dtype=np.int64)
-        pos[order] = np.arange(df.height)  # position of each row after ordering (questions stay in place)
-        starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        lengths = np.diff(np.r_[starts, df.height])
-        doc_hash_series = df.select(pl.col("doc").hash(2)).to_series()
-        doc_hash = doc_hash_series.to_numpy()
-        if _duplicates(doc_hash, g, lengths):
-            raise FastPathUnavailable("run: duplicate document candidate")
-        heads += df["qid"].gather(starts).to_list()
+    judgments = _prepared(qrels, "blocks", _BlockJudgments)
+    heads, head_codes, lengths_all, m_q, m_pos, m_label = [], [], [], [], [], []
+    for names, codes, lengths, q, position, label in _coded_blocks(run_path, block_bytes or BLOCK_BYTES, judgments):
+        heads += names
+        head_codes.append(codes)
         lengths_all.append(lengths)
-        matched = df.select("qid", "doc", _key_expr(pl, pl.lit(doc_hash_series)).alias("key"),
-                            pl.int_range(pl.len(), dtype=pl.Int64).alias("row"))
-        joined = matched.join(keyed, on="key", how="inner", suffix="_g")
-        exact = (pl.col("qid") == pl.col("qid_g")) & (pl.col("doc") == pl.col("doc_g"))
-        if joined.height and not joined.select(exact.all()).item():
-            joined = joined.filter(exact)  # hash collisions: keep only the exact matches
-        rows = joined["row"].to_numpy()
-        m_group.append(g[rows] - g[0] + group_base)
-        m_pos.append(pos[rows] - starts[np.searchsorted(starts, rows, side="right") - 1] + 1)
-        m_label.append(joined["rel"].to_numpy())
-        group_base += len(starts)
+        m_q.append(q)
+        m_pos.append(position)
+        m_label.append(label)
     if len(set(heads)) != len(heads):
         raise FastPathUnavailable("run: a question's lines are not contiguous")
-    head_q = np.array([qindex.get(h, -1) for h in heads], dtype=np.int64)
+    head_q = np.concatenate(head_codes)
     lengths = np.concatenate(lengths_all)
     known = head_q >= 0
     n_questions = len(qrels.questions)
     n_retrieved = np.zeros(n_questions, dtype=np.int64)
     n_retrieved[head_q[known]] = lengths[known]
-    mg = np.concatenate(m_group) if m_group else np.zeros(0, dtype=np.int64)
-    mq = head_q[mg] if mg.size else mg
-    mp = np.concatenate(m_pos) if m_pos else mq
-    ml = np.concatenate(m_label).astype(np.float64) if m_label else mq.astype(np.float64)
-    gold_q, _, gold_label = qrels.judged_rows if qrels._polars is None else (qrels.question_codes, None,
-                                                                             qrels._polars["rel"].to_numpy())
-    unknown = tuple(h for h, k in zip(heads, known) if not k)
-    return CodedRun(n_questions, gold_q, np.zeros(0, dtype=np.int64), np.asarray(gold_label, dtype=np.float64),
+    mq, mp, ml = np.concatenate(m_q), np.concatenate(m_pos), np.concatenate(m_label)
+    unknown = tuple(h for h, k in zip(heads, known.tolist()) if not k)
+    return CodedRun(n_questions, judgments.q, np.zeros(0, dtype=np.int64), judgments.label,
                     judged=(mq, mp, ml), n_retrieved=n_retrieved, unknown_questions=unknown, reader="fast")
 
 

@@ -132,8 +132,9 @@ def compute_from_judged(
     q = np.asarray(q, dtype=np.int64)
     p = np.asarray(p, dtype=np.int64)
     label = np.asarray(label, dtype=np.float64)
-    order = np.lexsort((p, q))
-    q, p, label = q[order], p[order], label[order]
+    if q.size > 1 and not ((q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (p[1:] > p[:-1]))).all():  # not yet in order
+        order = np.lexsort((p, q))
+        q, p, label = q[order], p[order], label[order]
     judged = Judged(n_questions, q, p, p, label, np.asarray(gold_q, dtype=np.int64),
                     np.asarray(gold_label, dtype=np.float64), np.asarray(n_retrieved), min_rel=min_rel, gain=gain)
     return judged.values(measures)
