@@ -153,3 +153,19 @@ def test_run_code_counts_every_row_or_only_the_judged(files):
     assert small.unknown_questions == general.unknown_questions == blocks.unknown_questions == ("q7",)
     with_map = Run.from_file(files[1]).code(qrels, doc_map={f"d{i}": f"d{i}" for i in range(10)})
     assert with_map.judged is None and with_map.dedup and len(with_map.run_q) == 5
+
+
+def test_large_qrels_whose_questions_are_not_together(tmp_path, monkeypatch):
+    """The polars reader of large qrels codes questions by first appearance, grouped or not, like the others."""
+    text = "q2 0 d1 1\nq1 0 d1 2\nq2 0 d2 0\nq3 0 d5 1\nq1 0 d9 1\n"
+    (tmp_path / "q").write_text(text)
+    small = Qrels.from_file(tmp_path / "q")
+    monkeypatch.setattr(trec_fast, "SMALL_FILE_BYTES", 0)
+    large = Qrels.from_file(tmp_path / "q")
+    assert large._polars is not None and small._polars is None
+    assert large.questions == small.questions == ("q2", "q1", "q3")
+    assert large.question_codes.tolist() == small.question_codes.tolist() == [0, 1, 0, 2, 1]
+    (tmp_path / "r").write_text("q1 Q0 d9 1 3 t\nq1 Q0 d1 2 2 t\nq2 Q0 d2 1 5 t\nq2 Q0 d1 2 4 t\nq3 Q0 d5 1 1 t\n")
+    for qrels in (small, large):
+        ev = evaluator(qrels, ["mrr", "ndcg", "recall@1"]).evaluate(tmp_path / "r")
+        assert ev.settings["engine"] == "fast" and ev.values["mrr"].tolist() == [0.5, 1.0, 1.0]

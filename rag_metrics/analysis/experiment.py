@@ -275,7 +275,7 @@ def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -
 
 
 def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
-                 primary: str | None = None) -> ExperimentResult:
+                 primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
     """Judge and evaluate a retrieval log (module docstring).
 
     Parameters
@@ -287,7 +287,13 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     ks : cutoffs for hit@k (Recall@k at the largest).
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
     primary : judge of the headline; default the first that applies of overlap, page, marker, document.
+    engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
+        Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
+        numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
     """
+    if engine not in ("local", "dask"):
+        raise InputError(f"The 'engine' parameter of evaluate_log must be one of ('local', 'dask'). Got {engine!r} "
+                         "instead.")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
     if not ks:
         raise InputError("give at least one cutoff k.")
@@ -324,14 +330,22 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
     index = PageIndex(corpus) if corpus is not None else None
-    for name, judge in judges.items():
-        judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
-        pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
-    chunk = None
-    if golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any():
-        gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+    chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
+    if engine == "dask":
+        from ..measures.distributed import judge_and_evaluate_log
+
+        judged, pages, document, chunk = judge_and_evaluate_log(golden, run, judges, index, measures,
+                                                                chunk_level=chunk_level, scheduler=scheduler)
+    else:
+        for name, judge in judges.items():
+            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
+            pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
+        document = evaluate(golden.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
+        chunk = None
+        if chunk_level:
+            gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(),
+                                                   on="question_id")
+            chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]], measures, level="chunk")
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
     failed = [qmap[q if q is not None else f"text:{t}"] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])

@@ -39,7 +39,7 @@ from ..io.rankings import Run
 from .prepared import Prepared
 from .result import Evaluation
 
-__all__ = ["evaluate_dask", "evaluate_partitioned", "evaluate_files", "dask_client"]
+__all__ = ["evaluate_dask", "evaluate_partitioned", "evaluate_files", "dask_client", "judge_and_evaluate_log"]
 
 
 def _partition_values(part: pd.DataFrame, prepared: Prepared, files) -> pd.DataFrame:
@@ -121,23 +121,35 @@ def evaluate_dask(golden, run, measures=None, *, shuffle="auto", **kwargs) -> Ev
 
 
 class dask_client:
-    """A Dask client for the duration of a ``with`` block: the scheduler at ``address``, or a local cluster of
-    two single-threaded worker processes whose logs are silenced (errors travel back intact)."""
+    """A Dask client for the duration of a ``with`` block: the scheduler at ``address``; else the client already
+    running in this process (left open), or a local cluster of two single-threaded worker processes whose logs
+    are silenced (errors travel back intact)."""
 
-    def __init__(self, address: str | None = None):
+    def __init__(self, address: str | None = None, *, reuse: bool = False):
         self.address = address
+        self.reuse = reuse
+        self.owned = True
 
     def __enter__(self):
-        from dask.distributed import Client, LocalCluster
+        from dask.distributed import Client, LocalCluster, default_client
 
         if self.address:
             self.client = Client(self.address)
-        else:
-            self.client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                                              silence_logs=logging.CRITICAL))
+            return self.client
+        if self.reuse:
+            try:
+                self.client = default_client()
+                self.owned = False
+                return self.client
+            except ValueError:
+                pass
+        self.client = Client(LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
+                                          silence_logs=logging.CRITICAL))
         return self.client
 
     def __exit__(self, *exc):
+        if not self.owned:
+            return False
         cluster = getattr(self.client, "cluster", None) if not self.address else None
         self.client.close()
         if cluster is not None:
@@ -149,3 +161,95 @@ def evaluate_files(prepared: Prepared, run: Run, *, scheduler: str | None = None
     """TREC run files on Dask: one partition per file, shuffled by question (module docstring)."""
     with dask_client(scheduler):
         return evaluate_partitioned(prepared, run.partitions(), files=run.paths)
+
+
+# ---- a retrieval log: judging and per-question values, partitioned by question ------------------------------------
+
+def _golden_subset(golden, questions: set):
+    """The golden set restricted to ``questions`` (what the per-question evaluations of a partition read)."""
+    from dataclasses import replace
+
+    keep = lambda table: None if table is None else table[table["question_id"].isin(questions)]  # noqa: E731
+    return replace(golden, questions=golden.questions[golden.questions.index.isin(questions)], gold=keep(golden.gold),
+                   gold_pages=keep(golden.gold_pages), gold_chunks=keep(golden.gold_chunks))
+
+
+def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, chunk_level: bool) -> dict:
+    """Judge one partition's rows with every judge and evaluate its questions (page, document, chunk level)."""
+    from ..judging.judges import judge_run
+    from .pages import evaluate_judged
+
+    sub = _golden_subset(golden, set(part["question_id"]))
+    out: dict = {"judged": {}, "pages": {}}
+    with_doc = part[part["doc_id"].notna()]
+    for name, judge in judges.items():
+        out["judged"][name] = judge_run(with_doc, None, sub.gold_pages, judge, index)
+        out["pages"][name] = evaluate_judged(sub, out["judged"][name], measures, judge.params())
+    out["document"] = _evaluate(sub.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
+    if chunk_level:
+        gold_chunks = sub.gold_chunks.merge(sub.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
+        out["chunk"] = _evaluate(gold_chunks, part[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+    return out
+
+
+def _evaluate(golden: pd.DataFrame, run: pd.DataFrame, measures, level: str = "document") -> Evaluation:
+    """:func:`rag_metrics.evaluate` of two frames (without the engine choice, which would import this module)."""
+    return Prepared(Qrels.from_df(golden, level=level), measures, level=level).evaluate_table(Run.from_df(run))
+
+
+def _combined(parts: list, whole: Evaluation, run_order: dict) -> Evaluation:
+    """Per-question values of partitions (and of ``whole``, the questions no partition holds), in ``whole``'s order,
+    the run's questions the golden set lacks in the run's order (``run_order``: question -> position): the
+    evaluation the whole set would give."""
+    tables = [p.per_question for p in parts]
+    seen = set().union(*(set(t.index) for t in tables)) if tables else set()
+    rest = whole.per_question[~whole.per_question.index.isin(seen)]
+    per_question = pd.concat([*tables, rest]).reindex(whole.per_question.index)
+    for col in ("n_relevant", "n_retrieved"):
+        per_question[col] = per_question[col].astype("int64")
+    unknown = tuple(sorted(dict.fromkeys(q for p in (*parts, whole) for q in p.unknown_questions),
+                           key=lambda q: run_order.get(q, len(run_order))))
+    depth = int(per_question["n_retrieved"].max()) if len(per_question) else 0
+    settings = {**whole.settings, "search_depth": depth} if "search_depth" in whole.settings else dict(whole.settings)
+    return Evaluation.from_frame(per_question, whole.measures, unknown_questions=unknown, settings=settings)
+
+
+def judge_and_evaluate_log(golden, run: pd.DataFrame, judges: dict, index, measures, *, chunk_level: bool = False,
+                           scheduler: str | None = None, partitions: int | None = None) -> tuple:
+    """The judging and per-question evaluation of :func:`rag_metrics.analysis.experiment.evaluate_log`, on Dask.
+
+    ``run`` (the log's rows matched to the golden set) is split by question into ``partitions`` parts (default:
+    two per worker), each judged by every judge and evaluated on a worker; the judged rows come back in the
+    log's row order and the per-question values in the golden set's order -- the same tables and numbers as one
+    process computes. Returns ``(judged, pages, document, chunk)`` as :func:`evaluate_log` uses them.
+    """
+    from ..judging.judges import judge_run
+    from .pages import evaluate_judged
+
+    with dask_client(scheduler, reuse=True) as client:
+        n_parts = partitions or max(1, 2 * len(client.scheduler_info().get("workers", {})))
+        questions = pd.unique(run["question_id"])
+        groups = {q: i % n_parts for i, q in enumerate(questions)}
+        part_of = run["question_id"].map(groups)
+        pieces = [run[part_of == i] for i in range(n_parts) if (part_of == i).any()]
+        futures = client.map(_log_partition, pieces, golden=golden, judges=judges, index=index, measures=measures,
+                             chunk_level=chunk_level, pure=False)
+        results = client.gather(futures)
+    # the questions no partition holds (labelled but not in the log): empty rankings, evaluated here
+    empty = run.iloc[:0]
+    order = {q: i for i, q in enumerate(questions)}
+    judged = {name: pd.concat([r["judged"][name] for r in results]).loc[run.index[run["doc_id"].notna()]]
+              for name in judges}
+    pages = {name: _combined([r["pages"][name] for r in results],
+                             evaluate_judged(golden, judge_run(empty, None, golden.gold_pages, judge, index), measures,
+                                             judge.params()), order)
+             for name, judge in judges.items()}
+    document = _combined([r["document"] for r in results],
+                         _evaluate(golden.gold, empty[["question_id", "rank", "doc_id"]], measures), order)
+    chunk = None
+    if chunk_level:
+        gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
+        chunk = _combined([r["chunk"] for r in results],
+                          _evaluate(gold_chunks, empty[["question_id", "rank", "chunk_id"]], measures, level="chunk"),
+                          order)
+    return judged, pages, document, chunk

@@ -18,8 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..io.judgments import Qrels
+from ..io.rankings import Run
 from ..judging.judges import judge_run
-from .evaluation import evaluate
+from .prepared import Prepared
 from .registry import DEFAULT_MEASURES, parse_measures
 from .result import Evaluation
 
@@ -69,8 +71,8 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     answerable = set(page_gold["question_id"])
     no_gold = attrs[~attrs["question_id"].isin(answerable)].assign(chunk_id=None)
     gold_table = pd.concat([page_gold.merge(attrs, on="question_id"), no_gold], ignore_index=True)
-    ev = evaluate(gold_table, judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"}),
-                  measures, level="chunk")
+    ev = Prepared(Qrels.from_df(gold_table, level="chunk"), measures, level="chunk").evaluate_table(
+        Run.from_df(judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"})))
     per_question = ev.per_question.copy()
     # Recall@k counts every gold page a top-k chunk satisfies, even two by one chunk.
     for m in measures:
