@@ -145,6 +145,9 @@ class Judged:
     results per question. The ``r*`` properties are the relevant rows (label >= ``min_rel``).
     ``distinct_q, distinct_p``: question and position of every distinct retrieved item (judged or not),
     when the ranking may repeat items; without them every result is distinct.
+    ``item``: the item code of each judged row; ``group_q, group_item, group_id, group_label``: one row per
+    (evidence group, gold member) with the group's code (unique over all questions) and the member's label --
+    given only when the gold has evidence groups (``sufficiency@k``); ``n_items``: item codes are below it.
     """
 
     n_questions: int
@@ -160,6 +163,12 @@ class Judged:
     order: str = "cut_then_dedup"
     distinct_q: np.ndarray | None = None
     distinct_p: np.ndarray | None = None
+    item: np.ndarray | None = None
+    group_q: np.ndarray | None = None
+    group_item: np.ndarray | None = None
+    group_id: np.ndarray | None = None
+    group_label: np.ndarray | None = None
+    n_items: int = 0
 
     def gain_of(self, labels: np.ndarray) -> np.ndarray:
         return labels if self.gain == "linear" else np.exp2(labels) - 1.0
