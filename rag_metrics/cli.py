@@ -190,6 +190,36 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"the golden set (default {GOLDEN_WORK}/golden.jsonl)")
     ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
 
+    lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
+                        description="audit -> review -> accept. help(rag_metrics.golden.labels)")
+    lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    la = lsub.add_parser("audit", help="candidate answer pages, near-duplicate questions, answers on no gold page, "
+                                       "gold pages without text",
+                         description="For every answerable question: the retrieved pages that are not gold but hold "
+                                     "the expected answer (or a long fragment of the gold evidence), ranked and "
+                                     "highlighted. Writes DIR/review.csv (decision pending -> accept/reject), "
+                                     "DIR/findings.csv, DIR/audit.html and DIR/audit.json.")
+    la.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    la.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    la.add_argument("--run", action="append", required=True, metavar="LOG", help="retrieval log (repeatable)")
+    la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
+                    help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
+    la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
+    la.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
+    la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
+    la.add_argument("--min-evidence-chars", type=int, default=48,
+                    help="shared fragment with the gold evidence that makes a candidate (default 48)")
+    la.add_argument("--duplicate-threshold", type=float, default=0.7,
+                    help="trigram similarity from which questions are near-duplicates (default 0.7)")
+    lc = lsub.add_parser("accept", help="write a new golden set with the accepted pages as gold (who, when, why)")
+    lc.add_argument("--golden", required=True, metavar="FILE", help="the golden set that was audited")
+    lc.add_argument("--decisions", default=f"{GOLDEN_WORK}/audit/review.csv", metavar="FILE",
+                    help=f"the reviewed file (default {GOLDEN_WORK}/audit/review.csv)")
+    lc.add_argument("-o", "--output", required=True, metavar="FILE", help="the new golden set (JSON lines)")
+    lc.add_argument("--by", required=True, metavar="NAME", help="who reviewed (recorded with every accepted page)")
+    lc.add_argument("--pages", metavar="PATH", help="check the pages against these documents")
+
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "
                                     "Without: run the notebooks through papermill.")
@@ -433,6 +463,46 @@ def cmd_golden(args) -> int:
     return 0
 
 
+def cmd_labels(args) -> int:
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+
+    if args.action == "audit":
+        from .golden.labels import audit_labels
+        from .io.logs import load_log, parse_field_mapping
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        fields = parse_field_mapping(args.field)
+        logs = [load_log(path, preset=args.preset, fields=fields, page_base=args.page_base) for path in args.run]
+        audit = audit_labels(golden, corpus, logs, k=args.k, min_evidence_chars=args.min_evidence_chars,
+                             duplicate_threshold=args.duplicate_threshold)
+        paths = audit.write(args.output)
+        c = audit.counts()
+        share = "-" if c["judged_share"] is None else f"{c['judged_share']:.3f}"
+        print(f"wrote {paths['review']} and {paths['html']}: {c['candidates']} candidate page(s) for "
+              f"{c['questions_with_candidates']} question(s) ({c['candidates_with_answer']} hold the expected answer); "
+              f"judged share of the retrieved pages {share}")
+        print(f"{c['near_duplicates']} near-duplicate pair(s), {c['answer_not_on_gold_page']} answer(s) on no gold "
+              f"page, {c['no_expected_answer']} question(s) without an expected answer, {c['gold_pages_without_text']} "
+              f"gold page(s) without text: {paths['findings']}")
+        for row in audit.candidates.head(10).to_dict("records"):
+            print(f"  {row['candidate_id']}: {row['reasons']}")
+        return 0
+    from .golden.labels import accept_labels, read_audit_decisions
+
+    corpus = load_corpus(args.pages) if args.pages else None
+    decisions = read_audit_decisions(args.decisions)
+    golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,
+                                        decisions_source=args.decisions)
+    meta = json.loads(Path(str(path) + ".meta.json").read_text(encoding="utf-8"))
+    print(f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, {meta['pending']} "
+          f"pending; human judgments in {jpath}")
+    print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
+          "not compared with runs judged against the new one")
+    return 0
+
+
 def cmd_run(args) -> int:
     import datetime as dt
 
@@ -503,7 +573,7 @@ def cmd_history(args) -> int:
 
 
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels}
 
 
 def main(argv=None) -> int:
