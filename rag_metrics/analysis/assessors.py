@@ -43,15 +43,17 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_int
-from ..judging.judges import shared_spans
-from ..text import normalize, tokenize
+from ..judging.judges import PageIndex, shared_spans
+from ..text import gram_hashes, normalize, tokenize
 from .attribution import normalize_answer
 
 __all__ = ["Assessor", "OfflineAssessor", "GRADES", "RELEVANT_GRADE", "find_answer", "assess_items", "check_grade",
-           "assessor_info", "ASSESSED_COLUMNS"]
+           "assessor_info", "ASSESSED_COLUMNS", "retrieved_pages", "answer_sentences",
+           "assessment_items"]
 
 GRADES = {3: "dedicated to the question, contains the exact answer",
           2: "contains an answer, partly or mixed with other material",
@@ -137,6 +139,66 @@ def find_answer(text: str, answer: str | None) -> list[tuple[int, int]]:
         start = i + 1
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？]\s|[。！？]|\n")
+
+
+def answer_sentences(text: str, answer: str | None) -> list[str]:
+    """The sentence(s) of ``text`` holding the expected answer (:func:`find_answer`), once each: the evidence that
+    a page answering the same question would share. A sentence ends at ``. ! ?`` + space, ``。！？`` or a line end.
+
+    >>> answer_sentences("Scope. Claims are due within 30 days. Late claims are refused.", "30 days")
+    ['Claims are due within 30 days.']
+    """
+    out = []
+    for a, b in find_answer(text, answer):
+        start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, a)), default=0)
+        m = _SENTENCE_END.search(text, b)
+        end = m.start() + 1 if m else len(text)
+        out.append(text[start:end].strip())
+    return list(dict.fromkeys(s for s in out if s))
+
+
+# --- where retrieved items lie ----------------------------------------------------------------------------
+
+def _locate(text: str, doc: str, index: PageIndex, n_pages: dict, f: int) -> list[int]:
+    """The page(s) of ``doc`` sharing the most ``f``-character fragments with ``text`` ([] when none shares one)."""
+    grams = np.unique(gram_hashes(normalize(text), f))
+    if not grams.shape[0]:
+        return []
+    counts = {p: int(np.isin(index.grams((doc, p), f), grams, assume_unique=True).sum())
+              for p in range(1, n_pages.get(doc, 0) + 1)}
+    best = max(counts.values(), default=0)
+    return [p for p, c in counts.items() if c == best] if best > 0 else []
+
+
+def retrieved_pages(results, corpus, *, k: int | None = None, locate_chars: int = 24) -> tuple[pd.DataFrame, int]:
+    """``results``: ``[(name, ExperimentResult)]``. One row per (run, question, retrieved page): run, question_id, doc_id, page, rank (the best rank at which the
+    run retrieved the page), located (``metadata`` or ``text``); and the number of items that could not be placed."""
+    index = PageIndex(corpus)
+    n_pages = corpus.documents["n_pages"].to_dict()
+    rows, unplaced = [], 0
+    for name, result in results:
+        run = result.run if k is None else result.run[result.run["rank"] <= k]
+        for q, doc, rank, pages, text in zip(run["question_id"], run["doc_id"], run["rank"], run["pages"], run["text"]):
+            if doc not in n_pages:
+                unplaced += 1
+                continue
+            pages = [p for p in (pages or ()) if 1 <= p <= n_pages[doc]]
+            how = "metadata"
+            if not pages and isinstance(text, str):
+                pages, how = _locate(text, doc, index, n_pages, locate_chars), "text"
+            if not pages:
+                unplaced += 1
+            for p in pages:
+                rows.append({"run": name, "question_id": q, "doc_id": doc, "page": int(p), "rank": int(rank),
+                             "located": how})
+    table = pd.DataFrame(rows, columns=["run", "question_id", "doc_id", "page", "rank", "located"])
+    if len(table):
+        table = (table.sort_values(["run", "question_id", "rank"], kind="stable")
+                 .drop_duplicates(["run", "question_id", "doc_id", "page"]).reset_index(drop=True))
+    return table, unplaced
+
+
 # --- the offline assessor -----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -215,3 +277,32 @@ def assess_items(items: pd.DataFrame, assessor, *, human=None, progress=None) ->
         if progress is not None:
             progress(n, len(todo))
     return pd.DataFrame(rows, columns=ASSESSED_COLUMNS)
+
+
+def assessment_items(result, corpus=None, *, k: int | None = None, locate_chars: int = 24) -> pd.DataFrame:
+    """The retrieved top-``k`` pages of every answerable question of an experiment result, ready for
+    :func:`assess_items`: question_id, doc_id, page, question, answer (expected), text (the page's), evidence (the
+    sentences of the question's gold pages that hold its answer, joined; None when the answer is on none), gold (the
+    page is a gold page of the question). Gold pages are included: graded, they measure the assessor.
+    """
+    corpus = corpus if corpus is not None else result.corpus
+    if corpus is None:
+        raise InputError("assessment_items needs the pages (a corpus): assessors read their text.")
+    k = max(result.ks) if k is None else check_int(k, "k", func="assessment_items")
+    pages, _ = retrieved_pages([(result.name, result)], corpus, k=k, locate_chars=locate_chars)
+    golden = result.golden
+    answerable = set(golden.answerable)
+    pages = pages[pages["question_id"].isin(answerable)].drop_duplicates(["question_id", "doc_id", "page"])
+    texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
+    gold = {q: set(zip(g["doc_id"], g["page"].astype(int))) for q, g in golden.gold_pages.groupby("question_id")}
+    q = golden.questions
+    evidence = {}
+    for qid in answerable:
+        found = [s for d, p in sorted(gold.get(qid, ())) for s in answer_sentences(texts.get((d, p), ""),
+                                                                                  q.at[qid, "answer"])]
+        evidence[qid] = " ".join(dict.fromkeys(found)) or None
+    rows = [{"question_id": qid, "doc_id": d, "page": int(p), "question": q.at[qid, "question"],
+             "answer": q.at[qid, "answer"], "text": texts.get((d, int(p)), ""), "evidence": evidence[qid],
+             "gold": (d, int(p)) in gold.get(qid, ())}
+            for qid, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])]
+    return pd.DataFrame(rows, columns=["question_id", "doc_id", "page", "question", "answer", "text", "evidence", "gold"])

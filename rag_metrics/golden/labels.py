@@ -44,25 +44,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_int
 from ..io.golden import _csv_rows, golden_from_records
 from ..io.jsonl import iter_jsonl, read_lines, write_jsonl
-from ..judging.judges import PageIndex, shared_spans
-from ..text import gram_hashes, normalize
-from ..analysis.assessors import find_answer
+from ..judging.judges import shared_spans
+from ..text import normalize
+from ..analysis.assessors import answer_sentences, find_answer, retrieved_pages
 from .review import near_duplicates, write_review
 
 __all__ = ["audit_labels", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
-           "retrieved_pages", "human_labels", "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
+           "human_labels", "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
                  "why", "answer_found", "shared_chars", "best_rank", "runs"]
 AUDIT_DECISIONS = ("pending", "accept", "reject")
 JUDGMENT_COLUMNS = ["question_id", "doc_id", "page", "relevant", "by", "at", "why", "source"]
-_SENTENCE_END = re.compile(r"[.!?。！？]\s|[。！？]|\n")
 
 
 # --- where retrieved items lie ---------------------------------------------------------------------------------
@@ -88,57 +86,7 @@ def _as_results(golden, corpus, runs) -> list:
     return out
 
 
-def _locate(text: str, doc: str, index: PageIndex, n_pages: dict, f: int) -> list[int]:
-    """The page(s) of ``doc`` sharing the most ``f``-character fragments with ``text`` ([] when none shares one)."""
-    grams = np.unique(gram_hashes(normalize(text), f))
-    if not grams.shape[0]:
-        return []
-    counts = {p: int(np.isin(index.grams((doc, p), f), grams, assume_unique=True).sum())
-              for p in range(1, n_pages.get(doc, 0) + 1)}
-    best = max(counts.values(), default=0)
-    return [p for p, c in counts.items() if c == best] if best > 0 else []
-
-
-def retrieved_pages(results, corpus, *, k: int | None = None, locate_chars: int = 24) -> tuple[pd.DataFrame, int]:
-    """``results``: ``[(name, ExperimentResult)]``. One row per (run, question, retrieved page): run, question_id, doc_id, page, rank (the best rank at which the
-    run retrieved the page), located (``metadata`` or ``text``); and the number of items that could not be placed."""
-    index = PageIndex(corpus)
-    n_pages = corpus.documents["n_pages"].to_dict()
-    rows, unplaced = [], 0
-    for name, result in results:
-        run = result.run if k is None else result.run[result.run["rank"] <= k]
-        for q, doc, rank, pages, text in zip(run["question_id"], run["doc_id"], run["rank"], run["pages"], run["text"]):
-            if doc not in n_pages:
-                unplaced += 1
-                continue
-            pages = [p for p in (pages or ()) if 1 <= p <= n_pages[doc]]
-            how = "metadata"
-            if not pages and isinstance(text, str):
-                pages, how = _locate(text, doc, index, n_pages, locate_chars), "text"
-            if not pages:
-                unplaced += 1
-            for p in pages:
-                rows.append({"run": name, "question_id": q, "doc_id": doc, "page": int(p), "rank": int(rank),
-                             "located": how})
-    table = pd.DataFrame(rows, columns=["run", "question_id", "doc_id", "page", "rank", "located"])
-    if len(table):
-        table = (table.sort_values(["run", "question_id", "rank"], kind="stable")
-                 .drop_duplicates(["run", "question_id", "doc_id", "page"]).reset_index(drop=True))
-    return table, unplaced
-
-
 # --- the audit -------------------------------------------------------------------------------------------------
-
-def _evidence(text: str, spans) -> list[str]:
-    """The sentence(s) of ``text`` around each answer span."""
-    out = []
-    for a, b in spans:
-        start = max((m.end() for m in _SENTENCE_END.finditer(text, 0, a)), default=0)
-        m = _SENTENCE_END.search(text, b)
-        end = m.start() + 1 if m else len(text)
-        out.append(text[start:end].strip())
-    return list(dict.fromkeys(s for s in out if s))
-
 
 def _segments(text: str, marks: list[tuple[int, int, str]]) -> list[tuple[str, str | None]]:
     """``text`` cut into (piece, mark kind or None); overlapping marks: the answer wins over evidence."""
@@ -282,7 +230,7 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         found = []
         for d, p in gold[qid]:
             text = texts.get((d, p), "")
-            found += _evidence(text, find_answer(text, answer))
+            found += answer_sentences(text, answer)
         if found:
             evidence[qid] = found
         else:
