@@ -442,7 +442,7 @@ def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreemen
     human = human[keys + ["relevant"]].astype({"page": int})
     grades = grades[keys + ["grade"]].astype({"page": int}).drop_duplicates(keys)
     pages, _ = retrieved_pages([(result.name, result)], result.corpus, k=k)
-    pages = pages.drop_duplicates(keys)[keys]
+    pages = pages[pages["question_id"].isin(set(result.golden.answerable))].drop_duplicates(keys)[keys]
     gold = set(map(tuple, result.golden.gold_pages[keys].astype({"page": int}).itertuples(index=False)))
     human_pos = human[human["relevant"].astype(bool)]
     human_pos = human_pos[[t not in gold for t in map(tuple, human_pos[keys].itertuples(index=False))]]
