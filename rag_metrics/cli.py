@@ -212,6 +212,31 @@ def _parser() -> argparse.ArgumentParser:
                     help="shared fragment with the gold evidence that makes a candidate (default 48)")
     la.add_argument("--duplicate-threshold", type=float, default=0.7,
                     help="trigram similarity from which questions are near-duplicates (default 0.7)")
+    ls = lsub.add_parser("assess", help="grade the retrieved pages nobody labelled; measure the assessor against people "
+                                        "first; hit@k with assessed labels and prediction-powered",
+                         description="An assessor (offline: answer and evidence matching; openai / bedrock: an LLM "
+                                     "with a versioned graded-relevance prompt) grades every retrieved top-k page. On "
+                                     "the pages people labelled (gold pages, judgments) it is measured: confusion "
+                                     "matrix, Cohen's kappa with its interval. Only then, when kappa reaches 0.6 on 20+ "
+                                     "items (or --force), hit@k with assessed labels added and its prediction-powered "
+                                     "estimate are printed. Writes DIR/assessed.jsonl (assessed labels only, apart from "
+                                     "human ones) and DIR/agreement.json. help(rag_metrics.analysis.agreement)")
+    ls.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    ls.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    ls.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    ls.add_argument("--judgments", metavar="FILE", help="human judgments (default: GOLDEN.judgments.jsonl if present)")
+    ls.add_argument("--assessor", default="offline", help="offline (default), openai or bedrock")
+    ls.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="assessor option (repeatable): model, base_url, region, retries, backoff, max_tokens, "
+                         "min_evidence_chars")
+    ls.add_argument("-k", type=int, default=5, help="the top k graded and evaluated (default 5)")
+    ls.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/assess", metavar="DIR",
+                    help=f"folder of the assessed labels (default {GOLDEN_WORK}/assess)")
+    ls.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM response cache")
+    ls.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    ls.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    ls.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    ls.add_argument("--force", action="store_true", help="use an assessor below the stated agreement anyway")
     lc = lsub.add_parser("accept", help="write a new golden set with the accepted pages as gold (who, when, why)")
     lc.add_argument("--golden", required=True, metavar="FILE", help="the golden set that was audited")
     lc.add_argument("--decisions", default=f"{GOLDEN_WORK}/audit/review.csv", metavar="FILE",
@@ -489,6 +514,8 @@ def cmd_labels(args) -> int:
         for row in audit.candidates.head(10).to_dict("records"):
             print(f"  {row['candidate_id']}: {row['reasons']}")
         return 0
+    if args.action == "assess":
+        return _labels_assess(args)
     from .golden.labels import accept_labels, read_audit_decisions
 
     corpus = load_corpus(args.pages) if args.pages else None
@@ -500,6 +527,71 @@ def cmd_labels(args) -> int:
           f"pending; human judgments in {jpath}")
     print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
           "not compared with runs judged against the new one")
+    return 0
+
+
+def _labels_assess(args) -> int:
+    import pandas as pd
+
+    from .analysis.agreement import agreement, assessed_figures
+    from .analysis.assessors import assess_items, assessment_items
+    from .analysis.experiment import evaluate_log
+    from .golden.assessors import load_assessor
+    from .golden.labels import human_labels, load_judgments
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+    from .io.jsonl import write_jsonl
+    from .io.logs import load_log
+
+    options = _options(args.option)
+    if args.assessor in ("openai", "bedrock"):
+        options.setdefault("cache_dir", args.cache)
+    assessor = load_assessor(args.assessor, **options)
+    corpus = load_corpus(args.pages)
+    golden = load_golden(args.golden, corpus=corpus)
+    judgments_path = args.judgments or (str(args.golden) + ".judgments.jsonl")
+    judgments = load_judgments(judgments_path) if args.judgments or Path(judgments_path).is_file() else None
+    human = human_labels(golden, judgments)
+    result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
+    items = assessment_items(result, corpus, k=args.k)
+    keys = ["question_id", "doc_id", "page"]
+    labelled_keys = set(map(tuple, human[keys].itertuples(index=False)))
+    is_labelled = [t in labelled_keys for t in map(tuple, items[keys].itertuples(index=False))]
+    if hasattr(assessor, "estimate"):
+        est = assessor.estimate(items, price_in=args.price_in, price_out=args.price_out)
+        cost = "unknown (give --price-in and --price-out, USD per million tokens)" if est["cost"] is None \
+            else f"${est['cost']:.4f}"
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people, graded to measure the "
+              f"assessor): {est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} "
+              f"input + {est['output_tokens']} output tokens; cost {cost}")
+    else:
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people); the "
+              f"{args.assessor} assessor makes no call and costs nothing")
+    if args.dry_run:
+        return 0
+    measured = assess_items(items[is_labelled], assessor)
+    labels = assess_items(items, assessor, human=human)
+    agr = agreement(measured, human, assessor=args.assessor)
+    out = Path(args.output)
+    write_jsonl(labels.to_dict("records"), out / "assessed.jsonl")
+    (out / "agreement.json").write_text(json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
+                                        encoding="utf-8")
+    k = agr.kappa
+    kappa = "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
+    print(f"agreement with people on {agr.n} labelled pages: kappa {kappa}, accuracy {agr.accuracy:.3f}")
+    print(agr.confusion.to_string())
+    print(agr.verdict)
+    print(f"wrote {out / 'assessed.jsonl'}: {len(labels)} assessed label(s) of unlabelled pages "
+          f"({int(labels['relevant'].sum()) if len(labels) else 0} relevant), kept apart from the human labels")
+    if not agr.usable and not args.force:
+        print("figures with assessed labels are not shown: the assessor is refused for headline figures (--force to "
+              "see them anyway)")
+        return 0
+    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
+                               force=args.force)
+    print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
+    if args.force and not agr.usable:
+        print("(forced: the assessor is below the stated agreement)")
     return 0
 
 

@@ -291,3 +291,51 @@ def test_a_refused_assessor_does_not_reach_the_figures(golden, corpus):
     assert not agr.usable
     with pytest.raises(InputError, match="refused: only 5 labelled items"):
         assessed_figures(result, measured, human, agr)
+
+
+# ---- the command line ------------------------------------------------------------------------------------------
+
+def test_the_command_line_measures_first_then_shows_the_figures(golden, corpus, tmp_path, capsys):
+    from rag_metrics.cli import main
+    from rag_metrics.io.jsonl import write_jsonl
+
+    log = data_dir() / "examples" / "bm25_c300o50.jsonl"
+    base = ["labels", "assess", "--golden", str(data_dir() / "golden.jsonl"), "--pages", str(data_dir() / "corpus"),
+            "--run", str(log), "-k", "3", "-o", str(tmp_path / "a")]
+    assert main(base) == 0
+    out = capsys.readouterr().out
+    assert "no compared item is labelled 'not relevant'" in out and "figures with assessed labels are not shown" in out
+    assessed = [json.loads(line) for line in (tmp_path / "a" / "assessed.jsonl").read_text().splitlines()]
+    assert assessed and {r["source"] for r in assessed} == {"assessed"}
+    gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]))
+    assert not {(r["question_id"], r["doc_id"], r["page"]) for r in assessed} & gold
+    # people judge the non-gold pages of 30 questions: now the assessor can be measured, and it passes
+    result = evaluate_log(golden, load_log(log), corpus, ks=(3,))
+    items = assessment_items(result)
+    first = list(golden.answerable)[:30]
+    judged = items[items["question_id"].isin(first) & ~items["gold"]]
+    judgments = tmp_path / "judgments.jsonl"
+    write_jsonl([{"question_id": r.question_id, "doc_id": r.doc_id, "page": int(r.page), "relevant": False,
+                  "by": "Aiko", "at": "2026-12-01T00:00:00Z", "why": None, "source": "review"}
+                 for r in judged.itertuples()], judgments)
+    assert main(base + ["--judgments", str(judgments)]) == 0
+    out = capsys.readouterr().out
+    agreement_line = next(line for line in out.splitlines() if line.startswith("agreement with people"))
+    assert out.index(agreement_line) < out.index("prediction-powered (PPI)"), "the agreement is shown first"
+    assert "usable: kappa" in out and "human labels only" in out
+    saved = json.loads((tmp_path / "a" / "agreement.json").read_text())
+    assert saved["usable"] and saved["n"] == len(judged) + len(items[items["gold"]])
+
+
+def test_the_command_line_estimates_an_llm_run_before_any_call(tmp_path, capsys):
+    from rag_metrics.cli import main
+
+    args = ["labels", "assess", "--golden", str(data_dir() / "golden.jsonl"), "--pages", str(data_dir() / "corpus"),
+            "--run", str(data_dir() / "examples" / "bm25_c300o50.jsonl"), "-k", "2", "--assessor", "openai",
+            "--option", "model=llama3.1:8b", "--option", "base_url=http://127.0.0.1:9/v1", "--cache",
+            str(tmp_path / "cache"), "--dry-run", "--price-in", "0.15", "--price-out", "0.6"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "call(s) to make, 0 cached" in out and "cost $" in out and not (tmp_path / "a").exists()
+    assert main(args[:-5] + ["--assessor", "nope"]) == 2
+    assert "unknown assessor 'nope'" in capsys.readouterr().err

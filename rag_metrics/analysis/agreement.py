@@ -208,11 +208,19 @@ class Agreement:
 
     @property
     def usable(self) -> bool:
-        """Whether the assessor's labels may enter headline figures (enough items, kappa >= ``min_kappa``)."""
-        return self.n >= self.min_items and self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa
+        """Whether the assessor's labels may enter headline figures (enough items of both kinds, kappa >=
+        ``min_kappa``)."""
+        return self.n >= self.min_items and self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa and \
+            self.specificity is not None and self.sensitivity is not None
 
     @property
     def verdict(self) -> str:
+        if self.specificity is None:
+            return ("refused: no compared item is labelled 'not relevant' by people (a golden set labels only what "
+                    "answers): judge some retrieved pages -- reject the audit's candidates that do not answer -- to "
+                    "measure the assessor")
+        if self.sensitivity is None:
+            return "refused: no compared item is labelled relevant by people"
         if self.n < self.min_items:
             return f"refused: only {self.n} labelled items compared (at least {self.min_items} needed)"
         if self.kappa.kappa is None:
