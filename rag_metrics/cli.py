@@ -237,6 +237,22 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
     ls.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
     ls.add_argument("--force", action="store_true", help="use an assessor below the stated agreement anyway")
+    ls.add_argument("--sample", metavar="SHEET", help="a filled judging sheet (`labels sample`): a random sample of "
+                                                      "questions people judged completely; gives the prediction-"
+                                                      "powered figure")
+    lm = lsub.add_parser("sample", help="draw questions at random and list their retrieved pages for people to judge",
+                         description="Writes a judging sheet (CSV): n answerable questions drawn at random (seeded) "
+                                     "and every page the run retrieved for them in the top k; gold pages pre-marked "
+                                     "yes. Mark every other page relevant yes or no, then give the sheet to "
+                                     "`labels assess --sample`.")
+    lm.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    lm.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    lm.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    lm.add_argument("-n", type=int, default=30, help="questions drawn (default 30)")
+    lm.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    lm.add_argument("-k", type=int, default=5, help="the top k listed (default 5)")
+    lm.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/judging_sheet.csv", metavar="FILE",
+                    help=f"the sheet (default {GOLDEN_WORK}/judging_sheet.csv)")
     lc = lsub.add_parser("accept", help="write a new golden set with the accepted pages as gold (who, when, why)")
     lc.add_argument("--golden", required=True, metavar="FILE", help="the golden set that was audited")
     lc.add_argument("--decisions", default=f"{GOLDEN_WORK}/audit/review.csv", metavar="FILE",
@@ -516,6 +532,22 @@ def cmd_labels(args) -> int:
         return 0
     if args.action == "assess":
         return _labels_assess(args)
+    if args.action == "sample":
+        from .analysis.experiment import evaluate_log
+        from .golden.labels import judging_sample
+        from .golden.review import write_review
+        from .io.logs import load_log
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,
+                               k=args.k)
+        write_review(sheet, args.output)
+        todo = int(sheet["relevant"].isna().sum() - sheet["doc_id"].isna().sum())
+        print(f"wrote {args.output}: {sheet['question_id'].nunique()} questions drawn at random (seed {args.seed}), "
+              f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
+              "yes or no; gold pages are marked yes)")
+        return 0
     from .golden.labels import accept_labels, read_audit_decisions
 
     corpus = load_corpus(args.pages) if args.pages else None
@@ -551,6 +583,13 @@ def _labels_assess(args) -> int:
     golden = load_golden(args.golden, corpus=corpus)
     judgments_path = args.judgments or (str(args.golden) + ".judgments.jsonl")
     judgments = load_judgments(judgments_path) if args.judgments or Path(judgments_path).is_file() else None
+    sample = None
+    if args.sample:
+        from .golden.labels import read_judging_sheet
+
+        sheet, sample = read_judging_sheet(args.sample)
+        judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
+            ["question_id", "doc_id", "page"], keep="last")
     human = human_labels(golden, judgments)
     result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
     items = assessment_items(result, corpus, k=args.k)
@@ -588,10 +627,13 @@ def _labels_assess(args) -> int:
               "see them anyway)")
         return 0
     figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
-                               force=args.force)
+                               force=args.force, sample=sample)
     print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
     if args.force and not agr.usable:
         print("(forced: the assessor is below the stated agreement)")
+    if sample is None:
+        print("no prediction-powered figure: give --sample, a random sample of questions people judged completely "
+              "(`rag-metrics labels sample`)")
     return 0
 
 

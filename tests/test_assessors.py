@@ -251,14 +251,16 @@ def test_the_offline_assessor_grades_by_answer_evidence_and_tokens():
 def test_the_protocol_runs_offline_end_to_end(golden, corpus):
     """A run of the sample's retriever, its retrieved pages graded by the offline assessor: unjudged items labelled,
     labelled items measuring it, the agreement shown, then the figures with assessed labels and PPI."""
+    from rag_metrics.golden.labels import judging_sample
+
     result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), corpus, ks=(1, 3))
     items = assessment_items(result, k=3)
-    human = human_labels(golden)  # gold pages: relevant
-    # the closed-world reading of the hand-written set, for a measurable agreement: every retrieved top-3 page of the
-    # first 30 questions that is not gold is judged not relevant by the set's authors
-    first = list(golden.answerable)[:30]
-    negatives = items[items["question_id"].isin(first) & ~items["gold"]][["question_id", "doc_id", "page"]]
-    human = pd.concat([human, negatives.assign(relevant=False, source="judgment")], ignore_index=True)
+    # people judge a random sample of 30 questions completely; here the closed-world reading of the hand-written set
+    # stands in for them: every retrieved page that is not gold is marked "no"
+    sheet = judging_sample(result, 30, seed=0, k=3)
+    sample = list(dict.fromkeys(sheet["question_id"]))
+    judgments = sheet[sheet["doc_id"].notna()].assign(relevant=lambda t: t["gold"].astype(bool))
+    human = human_labels(golden, judgments[["question_id", "doc_id", "page", "relevant"]].assign(source="sheet"))
     assessor = OfflineAssessor()
     labelled = items.merge(human[["question_id", "doc_id", "page"]], on=["question_id", "doc_id", "page"])
     measured = assess_items(labelled, assessor)  # to measure it: never used as labels
@@ -268,18 +270,25 @@ def test_the_protocol_runs_offline_end_to_end(golden, corpus):
     agr = agreement(measured, human, assessor="offline")
     assert agr.n == len(labelled) and agr.kappa.low <= agr.kappa.kappa <= agr.kappa.high
     grades = pd.concat([measured, labels], ignore_index=True)
-    figures = assessed_figures(result, grades, human, agr, k=3, force=not agr.usable)
+    figures = assessed_figures(result, grades, human, agr, k=3, force=not agr.usable, sample=sample)
     table = figures.table()
-    assert list(table.index) == ["human labels only", "human-complete questions only", "assessed labels added",
+    assert list(table.index) == ["human labels only", "human-judged sample only", "assessed labels added",
                                  "prediction-powered (PPI)"]
     pq = figures.per_question
     assert pq["human"].equals(hit_with_pages(result, None, 3)), "no positive judgment: the report's own figure"
     assert (pq["human"] == result.evaluation.per_question.loc[pq.index, "hit@3"]).all()
     assert (pq["assessed_added"] >= pq["human"]).all(), "labels only added"
-    assert int(pq["complete"].sum()) == figures.ppi.n >= 30
-    assert table.loc["human-complete questions only", "questions"] == figures.ppi.n
+    assert int(pq["sampled"].sum()) == figures.ppi.n == 30
+    assert table.loc["human-judged sample only", "questions"] == 30
     assert table.loc["prediction-powered (PPI)", "low"] <= figures.ppi.estimate <= table.loc["prediction-powered (PPI)",
                                                                                               "high"]
+    without = assessed_figures(result, grades, human, agr, k=3, force=True)
+    assert without.ppi is None and "prediction-powered (PPI)" not in without.table().index
+    with pytest.raises(InputError, match="no prediction-powered figure"):
+        without.headline(force=True)
+    incomplete = [q for q in golden.answerable if q not in sample][:1]
+    with pytest.raises(InputError, match=f"sampled question '{incomplete[0]}' is not judged completely"):
+        assessed_figures(result, grades, human, agr, k=3, force=True, sample=sample + incomplete)
 
 
 def test_a_refused_assessor_does_not_reach_the_figures(golden, corpus):
@@ -287,7 +296,8 @@ def test_a_refused_assessor_does_not_reach_the_figures(golden, corpus):
     items = assessment_items(result)
     human = human_labels(golden)
     measured = assess_items(items[items["gold"]].head(5), OfflineAssessor())
-    agr = agreement(measured.assign(grade=[3, 0, 3, 0, 3]), human.assign(relevant=True))
+    human = human.assign(relevant=[i % 2 == 0 for i in range(len(human))])
+    agr = agreement(measured.assign(grade=[3, 0, 3, 0, 3]), human)
     assert not agr.usable
     with pytest.raises(InputError, match="refused: only 5 labelled items"):
         assessed_figures(result, measured, human, agr)
@@ -295,13 +305,12 @@ def test_a_refused_assessor_does_not_reach_the_figures(golden, corpus):
 
 # ---- the command line ------------------------------------------------------------------------------------------
 
-def test_the_command_line_measures_first_then_shows_the_figures(golden, corpus, tmp_path, capsys):
+def test_the_command_line_measures_first_then_shows_the_figures(golden, tmp_path, capsys):
     from rag_metrics.cli import main
-    from rag_metrics.io.jsonl import write_jsonl
 
     log = data_dir() / "examples" / "bm25_c300o50.jsonl"
-    base = ["labels", "assess", "--golden", str(data_dir() / "golden.jsonl"), "--pages", str(data_dir() / "corpus"),
-            "--run", str(log), "-k", "3", "-o", str(tmp_path / "a")]
+    inputs = ["--golden", str(data_dir() / "golden.jsonl"), "--pages", str(data_dir() / "corpus"), "--run", str(log)]
+    base = ["labels", "assess", *inputs, "-k", "3", "-o", str(tmp_path / "a")]
     assert main(base) == 0
     out = capsys.readouterr().out
     assert "no compared item is labelled 'not relevant'" in out and "figures with assessed labels are not shown" in out
@@ -309,22 +318,24 @@ def test_the_command_line_measures_first_then_shows_the_figures(golden, corpus, 
     assert assessed and {r["source"] for r in assessed} == {"assessed"}
     gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]))
     assert not {(r["question_id"], r["doc_id"], r["page"]) for r in assessed} & gold
-    # people judge the non-gold pages of 30 questions: now the assessor can be measured, and it passes
-    result = evaluate_log(golden, load_log(log), corpus, ks=(3,))
-    items = assessment_items(result)
-    first = list(golden.answerable)[:30]
-    judged = items[items["question_id"].isin(first) & ~items["gold"]]
-    judgments = tmp_path / "judgments.jsonl"
-    write_jsonl([{"question_id": r.question_id, "doc_id": r.doc_id, "page": int(r.page), "relevant": False,
-                  "by": "Aiko", "at": "2026-12-01T00:00:00Z", "why": None, "source": "review"}
-                 for r in judged.itertuples()], judgments)
-    assert main(base + ["--judgments", str(judgments)]) == 0
+    # people judge a random sample of questions completely (here: every page that is not gold is marked no)
+    sheet = tmp_path / "sheet.csv"
+    assert main(["labels", "sample", *inputs, "-n", "30", "-k", "3", "-o", str(sheet)]) == 0
+    assert "30 questions drawn at random (seed 0)" in capsys.readouterr().out
+    table = pd.read_csv(sheet, encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    blank = table[(table["doc_id"] != "") & (table["relevant"] == "")].index[0]
+    table.to_csv(sheet, index=False, encoding="utf-8-sig")
+    assert main(base + ["--sample", str(sheet)]) == 2, "an unjudged page in the sheet is an error"
+    assert f"sheet.csv:{blank + 2}: question" in capsys.readouterr().err
+    table.loc[(table["doc_id"] != "") & (table["relevant"] == ""), "relevant"] = "no"
+    table.to_csv(sheet, index=False, encoding="utf-8-sig")
+    assert main(base + ["--sample", str(sheet)]) == 0
     out = capsys.readouterr().out
     agreement_line = next(line for line in out.splitlines() if line.startswith("agreement with people"))
     assert out.index(agreement_line) < out.index("prediction-powered (PPI)"), "the agreement is shown first"
-    assert "usable: kappa" in out and "human labels only" in out
+    assert "usable: kappa" in out and "human labels only" in out and "human-judged sample only" in out
     saved = json.loads((tmp_path / "a" / "agreement.json").read_text())
-    assert saved["usable"] and saved["n"] == len(judged) + len(items[items["gold"]])
+    assert saved["usable"] and saved["n"] >= 30
 
 
 def test_the_command_line_estimates_an_llm_run_before_any_call(tmp_path, capsys):

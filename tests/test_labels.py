@@ -368,3 +368,49 @@ def test_labels_summary_for_the_experiment_report(golden, corpus):
     assert summary["candidates"] >= 1 and summary["unjudged_pages"] <= summary["retrieved_pages"]
     assert set(summary) >= {"candidates", "near_duplicates", "answer_not_on_gold_page", "gold_pages_without_text",
                             "judged_share", "unjudged_pages"}
+
+
+# ---- golden sets rewritten in memory, judging sheets --------------------------------------------------------------
+
+def test_rewritten_golden_sets(golden):
+    from rag_metrics.golden.labels import _records_of, first_gold_page_only, with_evidence_groups
+
+    assert golden_from_records(_records_of(golden)).fingerprint() == golden.fingerprint(), "a faithful round trip"
+    grouped = with_evidence_groups(golden)
+    multi = golden.questions.index[golden.questions["type"] == "multi_hop"]
+    assert set(grouped.gold_groups["question_id"]) == set(multi)
+    assert grouped.groups()["q061"] == [frozenset({("expense_policy", 9)}), frozenset({("travel_policy", 7)})]
+    assert grouped.groups()["q001"] == golden.groups()["q001"] and grouped.fingerprint() != golden.fingerprint()
+    thin = first_gold_page_only(golden)
+    assert (thin.gold_pages.groupby("question_id").size() == 1).all()
+    assert thin.gold_pages.set_index("question_id").loc["q001"].tolist() == ["expense_policy", 3]
+    assert thin.gold.set_index("question_id").loc["q001", "relevance"] == 2.0
+    assert list(thin.questions.index) == list(golden.questions.index) and thin.backlog == golden.backlog
+
+
+def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
+    from rag_metrics.golden.labels import closed_world_judgments, judging_sample, read_judging_sheet
+
+    result = evaluate_log(world["golden"], load_log(world["logs"]["text_only"]), world["corpus"], ks=(5,))
+    cw = closed_world_judgments(result, ["q1"])
+    assert sorted(zip(cw["doc_id"], cw["page"])) == [("faq", 1), ("faq", 3), ("hr_handbook", 3), ("hr_handbook", 4)]
+    assert not cw["relevant"].any()
+    sheet = judging_sample(result, 3, seed=1)
+    assert sheet["question_id"].nunique() == 3 and set(sheet.loc[sheet["gold"], "relevant"]) <= {"yes"}
+    assert judging_sample(result, 3, seed=1).equals(sheet), "seeded"
+    path = tmp_path / "sheet.csv"
+    sheet["relevant"] = sheet["relevant"].fillna("no")
+    from rag_metrics.golden.review import write_review
+
+    write_review(sheet, path)
+    judgments, sample = read_judging_sheet(path, by="Aiko")
+    assert sample == list(dict.fromkeys(sheet["question_id"])) and set(judgments["by"]) == {"Aiko"}
+    assert len(judgments) == int(sheet["doc_id"].notna().sum())
+    bad = pd.read_csv(path, encoding="utf-8-sig", dtype=str, keep_default_na=False)
+    row = bad[bad["doc_id"] != ""].index[0]
+    bad.loc[row, "relevant"] = "maybe"
+    bad.to_csv(path, index=False, encoding="utf-8-sig")
+    with pytest.raises(InputError, match=f"sheet.csv:{row + 2}: .*relevant 'maybe'; write yes or no"):
+        read_judging_sheet(path)
+    with pytest.raises(InputError, match="7 questions asked, the golden set has 6 answerable"):
+        judging_sample(result, 7)

@@ -19,13 +19,13 @@ items, shares of relevant items 0.1-0.5 and kappa 0.2-0.9; the plain asymptotic 
 
 * *human labels only*: every question, judged with the gold pages and the human judgments (unlabelled pages count
   as misses: biased low when answer pages were never labelled);
-* *human-complete questions*: only the questions whose every retrieved top-k page has a human label (unbiased when
-  those questions are a random sample; few, so wide);
+* *human-judged sample*: only a random sample of questions whose every retrieved top-k page people judged
+  (unbiased; few, so wide);
 * *assessed labels added*: every question, the assessor's "relevant" on pages without a human label added (biased by
   the assessor's errors, in either direction);
 * *prediction-powered* (PPI, Angelopoulos et al., Science 2023): the assessor-based figure over all N questions,
-  corrected by the mean residual (human minus assessor) on the n human-complete questions -- unbiased when those are
-  a random sample, whatever the assessor's quality; :func:`ppi_mean`.
+  corrected by the mean residual (human minus assessor) on the n questions of the judged sample -- unbiased because
+  they are a random sample, whatever the assessor's quality; :func:`ppi_mean`.
 
 PPI for a mean of 0/1 values: :math:`\\hat\\theta = \\bar f_N + \\overline{(Y - f)}_n`, with variance
 :math:`\\mathrm{Var}(\\tfrac{n}{N} f + Y - f) / n + (N - n)\\,\\mathrm{Var}(f) / N^2` (the labelled questions are among
@@ -403,11 +403,11 @@ def hit_with_pages(result, extra: pd.DataFrame | None = None, k: int | None = No
 
 @dataclass(frozen=True)
 class LabelFigures:
-    """:func:`assessed_figures`: ``per_question`` (human, human_complete, assessor_based, assessed_added, complete),
-    the :class:`PPIEstimate`, the :class:`Agreement` it was allowed by, and ``k``."""
+    """:func:`assessed_figures`: ``per_question`` (human, human_complete, assessor_based, assessed_added, sampled),
+    the :class:`PPIEstimate` (None without a sample), the :class:`Agreement` it was allowed by, and ``k``."""
 
     per_question: pd.DataFrame
-    ppi: PPIEstimate
+    ppi: PPIEstimate | None
     agreement: Agreement
     k: int
     forced: bool = False
@@ -416,31 +416,41 @@ class LabelFigures:
         """The figures side by side: mean, 95% interval and questions, one row per way of counting (module docstring)."""
         pq = self.per_question
         rows = {}
-        for label, column in (("human labels only", "human"), ("human-complete questions only", "human_complete"),
+        for label, column in (("human labels only", "human"), ("human-judged sample only", "human_complete"),
                               ("assessed labels added", "assessed_added")):
+            if column == "human_complete" and self.ppi is None:
+                continue
             mean, low, high, n = wilson(pq[column])
             rows[label] = {"mean": mean, "low": low, "high": high, "questions": n}
         p = self.ppi
-        rows["prediction-powered (PPI)"] = {"mean": p.estimate, "low": p.low, "high": p.high, "questions": p.N}
+        if p is not None:
+            rows["prediction-powered (PPI)"] = {"mean": p.estimate, "low": p.low, "high": p.high, "questions": p.N}
         table = pd.DataFrame.from_dict(rows, orient="index")
         table.index.name = f"hit@{self.k}"
         return table
 
     def headline(self, *, force: bool = False) -> PPIEstimate:
-        """The PPI figure for a headline; refused when the assessor's agreement is below the stated level."""
+        """The PPI figure for a headline; refused when the assessor's agreement is below the stated level, or when
+        no human-judged random sample was given."""
         self.agreement.require(force=force or self.forced)
+        if self.ppi is None:
+            raise InputError("no prediction-powered figure: give the random sample of questions people judged "
+                             "completely (sample=...).")
         return self.ppi
 
 
-def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreement_: Agreement, *, k: int | None = None,
-                     force: bool = False, confidence: float = 0.95) -> LabelFigures:
+def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreement_: Agreement, *, sample=None,
+                     k: int | None = None, force: bool = False, confidence: float = 0.95) -> LabelFigures:
     """hit@k of one run with human labels only, with assessed labels added, and prediction-powered (module docstring).
 
     ``result``: an experiment result (:func:`~rag_metrics.analysis.experiment.evaluate_log`). ``grades``: the
     assessor's grades on the run's retrieved top-k pages (question_id, doc_id, page, grade), the human-labelled ones
     included (they measure it; they never replace a human label). ``human``: the human labels (question_id, doc_id,
     page, relevant). ``agreement_``: the assessor's :class:`Agreement`, measured first: a refused assessor raises
-    here unless ``force``.
+    here unless ``force``. ``sample``: the IDs of the questions people judged completely -- every retrieved top-k
+    page has a human label (an error names the first that has none) --, drawn at random from the answerable ones
+    (:func:`rag_metrics.golden.labels.judging_sample`); without it there is no prediction-powered figure. Questions
+    that happen to be complete because their top pages are gold are *not* a random sample and are never taken as one.
     """
     from .assessors import retrieved_pages
 
@@ -468,10 +478,21 @@ def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreemen
     human_hit = hit_with_pages(result, human_pos, k)
     f = hit_with_pages(result, assessed_pos, k)  # assessor on every non-gold page: the same function everywhere
     added = hit_with_pages(result, pd.concat([human_pos[keys], unjudged_pos[keys]]), k)
-    incomplete = set(missing["question_id"])
-    complete = pd.Series([q not in incomplete for q in human_hit.index], index=human_hit.index)
-    y = human_hit.where(complete)
-    ppi = ppi_mean(y, f, confidence=confidence)
-    per_question = pd.DataFrame({"human": human_hit, "human_complete": y, "assessor_based": f,
-                                 "assessed_added": added, "complete": complete})
+    sampled = pd.Series(False, index=human_hit.index)
+    ppi = None
+    if sample is not None:
+        sample = list(dict.fromkeys(sample))
+        unknown = [q for q in sample if q not in sampled.index]
+        if unknown:
+            raise InputError(f"assessed_figures: sampled question {unknown[0]!r} is not an answerable question of the "
+                             "golden set.", question=unknown[0])
+        gap = missing[missing["question_id"].isin(sample)]
+        if len(gap):
+            q, d, p = gap.iloc[0]
+            raise InputError(f"assessed_figures: sampled question {q!r} is not judged completely: retrieved page {d!r} "
+                             f"p.{p} has no human label ({len(gap)} such page(s)).", question=q)
+        sampled[sample] = True
+        ppi = ppi_mean(human_hit.where(sampled), f, confidence=confidence)
+    per_question = pd.DataFrame({"human": human_hit, "human_complete": human_hit.where(sampled),
+                                 "assessor_based": f, "assessed_added": added, "sampled": sampled})
     return LabelFigures(per_question, ppi, agreement_, k, force)

@@ -55,7 +55,9 @@ from ..analysis.assessors import answer_sentences, find_answer, retrieved_pages
 from .review import near_duplicates, write_review
 
 __all__ = ["audit_labels", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
-           "human_labels", "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
+           "human_labels", "with_evidence_groups", "first_gold_page_only",
+           "closed_world_judgments", "judging_sample", "read_judging_sheet", "SHEET_COLUMNS",
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
                  "why", "answer_found", "shared_chars", "best_rank", "runs"]
@@ -358,10 +360,10 @@ def read_audit_decisions(path) -> pd.DataFrame:
         for name, value in (("question_id", qid), ("doc_id", doc)):
             if not isinstance(value, str) or not value.strip():
                 raise InputError(f"candidate {cid!r}: {name} {value!r} is empty.", path=path, line=line, field=name)
-        page = _positive(row.get("page"), path, line, "page", cid)
+        page = _positive(row.get("page"), path, line, "page", f"candidate {cid!r}")
         group = row.get("group")
         group = None if group is None or (isinstance(group, str) and not group.strip()) else \
-            _positive(group, path, line, "group", cid)
+            _positive(group, path, line, "group", f"candidate {cid!r}")
         why = row.get("why")
         out.append({"candidate_id": cid, "question_id": qid.strip(), "doc_id": doc.strip(), "page": page,
                     "decision": decision, "why": why.strip() if isinstance(why, str) and why.strip() else None,
@@ -371,14 +373,13 @@ def read_audit_decisions(path) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def _positive(value, path, line, name, cid) -> int:
+def _positive(value, path, line, name, who) -> int:
     if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         value = int(value.strip())
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"candidate {cid!r}: {name} {value!r} is not an integer >= 1.", path=path, line=line,
-                         field=name)
+        raise InputError(f"{who}: {name} {value!r} is not an integer >= 1.", path=path, line=line, field=name)
     return value
 
 
@@ -541,3 +542,166 @@ def _add_page(record: dict, doc: str, page: int, group, loc) -> None:
     docs = record.get("gold_docs")
     if docs and doc not in docs:
         docs.append(doc)
+
+
+# --- golden sets rewritten in memory (notebooks, experiments) ---------------------------------------------------
+
+def _records_of(golden) -> list[tuple[int, dict]]:
+    """The golden set's questions in the JSON-lines schema (what :func:`golden_from_records` reads back)."""
+    pages = {q: [[d, int(p)] for d, p in zip(g["doc_id"], g["page"])] for q, g in golden.gold_pages.groupby("question_id")}
+    docs = {q: list(dict.fromkeys(g["doc_id"])) for q, g in golden.gold.dropna(subset=["doc_id"]).groupby("question_id")}
+    rel = {q: {d: float(r) for d, r in zip(g["doc_id"], g["relevance"]) if r != 1}
+           for q, g in golden.gold.dropna(subset=["doc_id"]).groupby("question_id")}
+    chunks = {} if golden.gold_chunks is None else {q: list(g["chunk_id"]) for q, g in
+                                                    golden.gold_chunks.groupby("question_id")}
+    groups = {}
+    if golden.has_groups:
+        for q, g in golden.gold_groups.groupby("question_id", sort=False):
+            groups[q] = [[[d, int(p)] for d, p in zip(m["doc_id"], m["page"])] for _, m in g.groupby("group")]
+    out = []
+    for i, (qid, row) in enumerate(golden.questions.iterrows(), start=1):
+        rec = {"question_id": qid, "question": row["question"], "type": row["type"], "answer": row["answer"],
+               "labelled": bool(row["labelled"])}
+        for key, table in (("gold_docs", docs), ("gold_pages", pages), ("gold_chunks", chunks), ("relevance", rel),
+                           ("gold_groups", groups)):
+            if table.get(qid):
+                rec[key] = table[qid]
+        out.append((i, rec))
+    return out
+
+
+def with_evidence_groups(golden, *, types=("multi_hop",)):
+    """The golden set with every question of ``types`` written as evidence groups of one page each -- all its gold
+    pages needed together (a multi-hop question) -- and the other questions as they are (any gold page)."""
+    records = []
+    for line, rec in _records_of(golden):
+        if rec["type"] in types and rec.get("gold_pages") and not rec.get("gold_groups"):
+            rec = {**rec, "gold_groups": [[p] for p in rec["gold_pages"]]}
+        records.append((line, rec))
+    return golden_from_records(records, path=golden.source)
+
+
+def first_gold_page_only(golden):
+    """The golden set with only the first gold page of each question (and its document) kept: the labels a set
+    built from one sampled page per question would have. For measuring what missing labels do to a figure."""
+    records = []
+    for line, rec in _records_of(golden):
+        if rec.get("gold_pages") and not rec.get("gold_groups"):
+            doc, page = rec["gold_pages"][0]
+            rec = {**rec, "gold_pages": [[doc, page]], "gold_docs": [doc],
+                   "relevance": {d: v for d, v in rec.get("relevance", {}).items() if d == doc}}
+            rec.pop("gold_chunks", None)
+        records.append((line, rec))
+    return golden_from_records(records, path=golden.source)
+
+
+def closed_world_judgments(result, questions, *, k: int | None = None, by: str = "closed world") -> pd.DataFrame:
+    """Judgments (:data:`JUDGMENT_COLUMNS`) that read a golden set as complete for ``questions``: every retrieved
+    top-``k`` page of theirs that is not a gold page is judged not relevant -- what pooled evaluations such as TREC
+    assume of unjudged documents. A stand-in for people who judged those pages; the label audit shows where it is
+    wrong (a page that holds the answer but was never labelled)."""
+    k = max(result.ks) if k is None else check_int(k, "k", func="closed_world_judgments")
+    pages, _ = retrieved_pages([(result.name, result)], result.corpus, k=k)
+    wanted = set(questions)
+    gold = set(zip(result.golden.gold_pages["question_id"], result.golden.gold_pages["doc_id"],
+                   result.golden.gold_pages["page"].astype(int)))
+    rows = [{"question_id": q, "doc_id": d, "page": int(p), "relevant": False, "by": by, "at": None,
+             "why": "not a gold page of a golden set read as complete", "source": "closed world"}
+            for q, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])
+            if q in wanted and (q, d, int(p)) not in gold]
+    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS).drop_duplicates(["question_id", "doc_id", "page"])
+
+
+# --- a random sample of questions for people to judge completely (the prediction-powered figure needs it) --------
+
+SHEET_COLUMNS = ["question_id", "question", "answer", "doc_id", "page", "gold", "relevant", "why", "text"]
+_YES, _NO = {"yes", "y", "true", "1", "relevant", "gold"}, {"no", "n", "false", "0", "not relevant"}
+
+
+def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd.DataFrame:
+    """A judging sheet (:data:`SHEET_COLUMNS`): ``n`` answerable questions drawn at random (seeded) and every page
+    the run retrieved for them in the top ``k``, for people to mark ``relevant`` yes or no. Gold pages come
+    pre-marked ``yes``; a question with nothing retrieved has one row without a page. Judged completely, the sample
+    is what the prediction-powered figure (:func:`rag_metrics.analysis.agreement.assessed_figures`) corrects with."""
+    import numpy as np
+
+    n = check_int(n, "n", low=2, func="judging_sample")
+    k = max(result.ks) if k is None else check_int(k, "k", func="judging_sample")
+    golden = result.golden
+    answerable = [q for q in golden.answerable if q in set(golden.gold_pages["question_id"])]
+    if n > len(answerable):
+        raise InputError(f"judging_sample: {n} questions asked, the golden set has {len(answerable)} answerable ones.")
+    chosen = set(np.random.default_rng(seed).choice(len(answerable), size=n, replace=False).tolist())
+    sample = [q for i, q in enumerate(answerable) if i in chosen]
+    pages, _ = retrieved_pages([(result.name, result)], result.corpus, k=k)
+    texts = {(d, int(p)): t for d, p, t in zip(result.corpus.pages["doc_id"], result.corpus.pages["page"],
+                                                result.corpus.pages["text"])}
+    gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
+    rows = []
+    for q in sample:
+        mine = pages[pages["question_id"] == q].drop_duplicates(["doc_id", "page"])
+        base = {"question_id": q, "question": golden.questions.at[q, "question"], "answer": golden.questions.at[q, "answer"]}
+        if not len(mine):
+            rows.append({**base, "doc_id": None, "page": None, "gold": False, "relevant": None, "why": None, "text": None})
+        for d, p in zip(mine["doc_id"], mine["page"]):
+            is_gold = (q, d, int(p)) in gold
+            rows.append({**base, "doc_id": d, "page": int(p), "gold": is_gold, "relevant": "yes" if is_gold else None,
+                         "why": None, "text": normalize(texts.get((d, int(p)), ""))})
+    sheet = pd.DataFrame(rows, columns=SHEET_COLUMNS)
+    sheet["page"] = pd.Series([r["page"] for r in rows], dtype=object, index=sheet.index)  # ints, None: no "2.0"
+    return sheet
+
+
+def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, list]:
+    """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
+    needs ``relevant`` yes or no; errors name the line."""
+    path = Path(path)
+    if path.suffix.lower() == ".jsonl":
+        rows = list(iter_jsonl(path, "a judging sheet (JSON lines)"))
+        columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
+    else:
+        text = "\n".join(read_lines(path, "a judging sheet (CSV from `rag-metrics labels sample`)"))
+        reader = csv.DictReader(io.StringIO(text))
+        columns = set(reader.fieldnames or [])
+        try:
+            rows = [(reader.line_num, dict(r)) for r in reader]
+        except csv.Error as e:
+            raise InputError(f"not readable as CSV: {e}.", path=path, line=reader.line_num) from None
+    missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
+    if missing:
+        raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics labels sample` (found "
+                         f"{sorted(columns)}).", path=path, line=1)
+    judgments, sample, seen = [], [], {}
+    for line, row in rows:
+        qid = row.get("question_id")
+        if not isinstance(qid, str) or not qid.strip():
+            raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
+        qid = qid.strip()
+        if qid not in sample:
+            sample.append(qid)
+        doc = row.get("doc_id")
+        if doc is None or (isinstance(doc, str) and not doc.strip()):
+            continue  # nothing retrieved for the question
+        page = _positive(row.get("page"), path, line, "page", f"question {qid!r}")
+        value = row.get("relevant")
+        word = str(value).strip().lower() if value is not None and not isinstance(value, bool) else value
+        if word is True or word in _YES:
+            relevant = True
+        elif word is False or word in _NO:
+            relevant = False
+        else:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page}: relevant {value!r}; write yes or no.", path=path,
+                             line=line, field="relevant")
+        key = (qid, doc.strip(), page)
+        if key in seen:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page} is listed twice (also at line {seen[key]}).",
+                             path=path, line=line, field="page")
+        seen[key] = line
+        why = row.get("why")
+        judgments.append({"question_id": qid, "doc_id": doc.strip(), "page": page, "relevant": relevant,
+                          "by": by or row.get("by") or None, "at": row.get("at") or None,
+                          "why": why.strip() if isinstance(why, str) and why.strip() else None,
+                          "source": "judging sample"})
+    if not sample:
+        raise InputError("no question found.", path=path)
+    return pd.DataFrame(judgments, columns=JUDGMENT_COLUMNS), sample
