@@ -32,11 +32,11 @@ import threading
 
 from ..analysis.assessors import GRADES
 from ..errors import InputError
-from .llm import BedrockGenerator, OpenAIGenerator, estimate_tokens
+from .llm import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
 from .prompts import MalformedResponse, prompt_language
 
 __all__ = ["ASSESS_PROMPT_VERSION", "ASSESS_PROMPTS", "render_assessment", "parse_grade", "ChatAssessor",
-           "OpenAIAssessor", "BedrockAssessor", "load_assessor", "OUTPUT_TOKENS_PER_ASSESSMENT", "BUILTIN_ASSESSORS"]
+           "OpenAIAssessor", "BedrockAssessor", "PromptAssessor", "load_assessor", "OUTPUT_TOKENS_PER_ASSESSMENT", "BUILTIN_ASSESSORS"]
 
 ASSESS_PROMPT_VERSION = "assess-v1"
 OUTPUT_TOKENS_PER_ASSESSMENT = 40
@@ -218,6 +218,23 @@ class BedrockAssessor(ChatAssessor, BedrockGenerator):
 
     def __init__(self, model: str, **options):
         super().__init__(model, n=1, **options)
+
+
+class PromptAssessor(ChatAssessor, ChatGenerator):
+    """An LLM assessor without a client: renders the versioned prompt and estimates what a run would cost
+    (:meth:`estimate`), with no vendor package installed and no network. It cannot grade."""
+
+    name = "prompt-only"
+
+    def __init__(self, model: str, **options):
+        super().__init__(model, n=1, **options)
+
+    def _complete(self, system, user):
+        raise InputError("this assessor has no client: it renders the prompt and estimates the cost; use "
+                         "OpenAIAssessor or BedrockAssessor to grade.")
+
+    def _retryable(self, error):
+        return None, None
 
 
 def load_assessor(spec, **options):
