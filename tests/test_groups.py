@@ -224,3 +224,97 @@ def test_no_groups_no_change_in_the_report_tables(golden, corpus):
     result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), corpus)
     assert not any(m.startswith("sufficiency") for m in result.headline_measures)
     assert list(result.failure_counts().index) == ["not_retrieved", "other_document_first", "wrong_page"]
+
+
+# ---- every path gives the same sufficiency@k: DataFrames, TREC files with a group column, logs --------------------
+
+def test_dataframes_trec_files_and_logs_agree(multi_hop, tmp_path):
+    from rag_metrics import evaluate_trec
+
+    golden, log, corpus = multi_hop
+    ks = (1, 2, 3, 4, 5)
+    measures = [f"sufficiency@{k}" for k in ks] + [f"hit@{k}" for k in ks]
+    pages = evaluate_log(golden, log, corpus, ks=ks, window=0, primary="page").evaluation.per_question[measures]
+    # the same gold and run with each page as an ID of its own ("doc#pN"), groups in a column
+    rows = []
+    for q, groups in golden.groups().items():
+        members = {}
+        for i, group in enumerate(groups, start=1):
+            for d, p in group:
+                members.setdefault(f"{d}#p{p}", []).append(str(i))
+        rows += [{"question_id": q, "doc_id": m, "group": ",".join(g)} for m, g in members.items()]
+    gold = pd.DataFrame(rows)
+    run = pd.DataFrame([{"question_id": q, "rank": r, "doc_id": f"{d}#p{p}"} for q, items in LOG.items()
+                        for r, (d, p) in enumerate(items, start=1)])
+    frames = evaluate(gold, run, measures).per_question[measures]
+    pd.testing.assert_frame_equal(frames, pages, check_names=False)
+    (tmp_path / "qrels").write_text("".join(f"{r.question_id} 0 {r.doc_id} 1 {r.group}\n" for r in gold.itertuples()))
+    (tmp_path / "run").write_text("".join(f"{r.question_id} Q0 {r.doc_id} {r.rank} {100 - r.rank} t\n"
+                                          for r in run.itertuples()))
+    trec = evaluate_trec(tmp_path / "qrels", tmp_path / "run", measures)
+    assert trec.settings["engine"] == "general", "a group column takes the general reader"
+    pd.testing.assert_frame_equal(trec.per_question[measures].sort_index(), pages.sort_index(), check_names=False)
+
+
+def test_document_level_sufficiency_from_page_groups(multi_hop):
+    golden, log, corpus = multi_hop
+    doc = evaluate_log(golden, log, corpus, ks=(1, 2, 3), window=0, primary="page").document.per_question
+    # q1: (policy or faq) and travel -- faq at 1, travel at 4 -> 0 at every k <= 3
+    # q2: hr 1 and hr 5 are one document at document level: hr (groups 1, 2) at rank 1, policy (group 3) at rank 5
+    # q4: (travel) and (faq or hr): travel at 1, hr at 2
+    assert doc.loc[["q1", "q2", "q4"], "sufficiency@1"].tolist() == [0.0, 0.0, 0.0]
+    assert doc.loc[["q1", "q2", "q4"], "sufficiency@2"].tolist() == [0.0, 0.0, 1.0]
+    assert golden.document_gold().set_index(["question_id", "doc_id"]).at[("q2", "hr"), "group"] == ["1", "2"]
+
+
+def test_group_column_errors_name_the_row(tmp_path):
+    gold = pd.DataFrame({"question_id": ["q", "q"], "doc_id": ["a", "b"], "group": ["1", None]})
+    run = pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["a"]})
+    with pytest.raises(InputError, match="golden: row 1: question 'q': some gold rows have a group and others not"):
+        evaluate(gold, run, ["sufficiency@1"])
+    with pytest.raises(InputError, match="group True is not a group label"):
+        evaluate(gold.assign(group=[True, True]), run, ["sufficiency@1"])
+    # a judged non-relevant ID needs no group
+    ok = evaluate(pd.DataFrame({"question_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 0],
+                                "group": ["1", None]}), run, ["sufficiency@1"])
+    assert ok.per_question.at["q", "sufficiency@1"] == 1.0
+    (tmp_path / "q").write_text("q 0 a 1 x\nq 0 b 1\n")
+    (tmp_path / "r").write_text("q Q0 a 1 1.0 t\n")
+    from rag_metrics import evaluate_trec
+
+    with pytest.raises(InputError, match=r"/q:2: question 'q': some gold rows have a group"):
+        evaluate_trec(tmp_path / "q", tmp_path / "r", ["sufficiency@1"])
+    (tmp_path / "q").write_text("q 0 a 1 x y\n")
+    with pytest.raises(InputError, match=r"/q:1: expected 4 fields 'qid iter docid rel' or 'qid iter docid rel group'"):
+        evaluate_trec(tmp_path / "q", tmp_path / "r", ["sufficiency@1"])
+
+
+CHUNKS = [f"c{i}" for i in range(10)]
+
+
+@given(st.lists(st.tuples(st.lists(st.sampled_from(CHUNKS), unique=True, max_size=8),
+                          st.dictionaries(st.sampled_from(CHUNKS), st.sampled_from([0, 1, 2]), max_size=5),
+                          st.lists(st.integers(0, 2), min_size=5, max_size=5)), min_size=1, max_size=4),
+       st.integers(1, 9), st.sampled_from([1, 2]))
+def test_the_engine_equals_the_definition_with_groups(questions, k, min_rel):
+    """Groups through the array kernel equal sufficiency_at_k on every question (labels 0-2, min_rel 1-2, a gold ID in
+    one or two groups)."""
+    gold_rows, run_rows, expected = [], [], {}
+    for qi, (ranking, gold, assign) in enumerate(questions):
+        q = f"q{qi}"
+        groups: dict = {}
+        for (doc, label), g in zip(sorted(gold.items()), assign):
+            labels = [str(g)] if label > 0 else []
+            if label > 0 and g == 2:
+                labels = ["0", "1"]  # in two groups
+            for lab in labels:
+                groups.setdefault(lab, set()).add(doc)
+            gold_rows.append({"question_id": q, "chunk_id": doc, "relevance": label, "group": ",".join(labels) or None})
+        if not gold:
+            gold_rows.append({"question_id": q, "chunk_id": None, "relevance": None, "group": None})
+        run_rows += [{"question_id": q, "rank": r, "chunk_id": c} for r, c in enumerate(ranking, start=1)]
+        expected[q] = sufficiency_at_k(ranking, gold, k, min_rel=min_rel, groups=list(groups.values()) or None)
+    got = evaluate(pd.DataFrame(gold_rows), pd.DataFrame(run_rows, columns=["question_id", "rank", "chunk_id"]),
+                   [f"sufficiency@{k}"], level="chunk", min_rel=min_rel).per_question[f"sufficiency@{k}"]
+    for q, value in expected.items():
+        assert (value is None and pd.isna(got[q])) or value == got[q], (q, questions, k, min_rel)

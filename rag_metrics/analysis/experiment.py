@@ -332,12 +332,12 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     for name, judge in judges.items():
         judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
         pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.gold, with_doc[["question_id", "rank", "doc_id"]],
-                        [m for m in measures if not m.startswith("sufficiency")])
+    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
     chunk = None
     if golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any():
         gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
+                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
     failed = [qmap[q if q is not None else f"text:{t}"] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])

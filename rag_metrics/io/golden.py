@@ -119,6 +119,18 @@ class GoldenSet:
         with_gold = set(self.gold.loc[self.gold["doc_id"].notna(), "question_id"])
         return [q for q in self.questions.index if q in with_gold]
 
+    def document_gold(self) -> pd.DataFrame:
+        """:attr:`gold` with, when the set has evidence groups, a ``group`` column for document-level
+        ``sufficiency@k``: the groups (numbers as strings) a gold document has a page in, None for the questions
+        without groups (:func:`rag_metrics.evaluate` reads it)."""
+        if not self.has_groups:
+            return self.gold
+        member = {}
+        for q, g, d in zip(self.gold_groups["question_id"], self.gold_groups["group"], self.gold_groups["doc_id"]):
+            member.setdefault((q, d), []).append(str(g))
+        return self.gold.assign(group=[sorted(set(member[q, d])) if (q, d) in member else None
+                                       for q, d in zip(self.gold["question_id"], self.gold["doc_id"])])
+
     def fingerprint(self) -> str:
         """Digest of the questions and their gold: two runs are comparable only on the same golden set."""
         parts = {"questions": self.questions[["question", "type", "labelled"]],
