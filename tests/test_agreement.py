@@ -116,7 +116,7 @@ def test_agreement_reports_and_refuses_below_the_stated_level():
     with pytest.raises(InputError, match="refused: kappa .* below 0.6.*force=True"):
         b.require()
     b.require(force=True)
-    few = agreement(*_frames(human[:10], good[:10]))
+    few = agreement(*_frames(human[6:16], good[6:16]))
     assert not few.usable and "only 10 labelled items" in few.verdict
     table = agreement_table([a, b])
     assert list(table.index) == ["offline", "offline"] and table["items"].tolist() == [30, 30]
