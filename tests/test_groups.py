@@ -254,6 +254,11 @@ def test_dataframes_trec_files_and_logs_agree(multi_hop, tmp_path):
     trec = evaluate_trec(tmp_path / "qrels", tmp_path / "run", measures)
     assert trec.settings["engine"] == "general", "a group column takes the general reader"
     pd.testing.assert_frame_equal(trec.per_question[measures].sort_index(), pages.sort_index(), check_names=False)
+    dd = pytest.importorskip("dask.dataframe")
+    from rag_metrics.measures.distributed import evaluate_dask
+
+    on_dask = evaluate_dask(gold, dd.from_pandas(run.sample(frac=1.0, random_state=0), npartitions=2), measures)
+    pd.testing.assert_frame_equal(on_dask.per_question[measures], pages, check_names=False)
 
 
 def test_document_level_sufficiency_from_page_groups(multi_hop):
