@@ -224,6 +224,7 @@ def test_no_groups_no_change_in_the_report_tables(golden, corpus):
     result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), corpus)
     assert not any(m.startswith("sufficiency") for m in result.headline_measures)
     assert list(result.failure_counts().index) == ["not_retrieved", "other_document_first", "wrong_page"]
+    assert list(result.failures.columns) == ["question_id", "type", "failure", "first_document", "gold_documents"]
 
 
 # ---- every path gives the same sufficiency@k: DataFrames, TREC files with a group column, logs --------------------

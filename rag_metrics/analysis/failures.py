@@ -6,8 +6,9 @@ checked in this order: ``not_retrieved`` (no gold document in the top k),
 first), ``wrong_page`` (a gold document is ranked first, but no chunk satisfies a gold page).
 A question written with evidence groups (``gold_groups``) that has a judged hit but not every
 group satisfied in the top k is listed too, as ``group_missing`` (:data:`GROUP_MISSING`): the
-evidence is incomplete, not absent. ``groups`` and ``groups_missing`` count its groups (a question
-without groups has one) and those with no satisfied page; ``missing`` names the pages of the missing groups.
+evidence is incomplete, not absent. For a golden set with groups, three more columns: ``groups`` and
+``groups_missing`` count a question's groups (a question without groups has one) and those with no satisfied page;
+``missing`` names the pages of the missing groups.
 
 :func:`upper_bounds` runs a retriever with no filter, restricted to the gold genre and to the
 gold document (oracle filters, :mod:`rag_metrics.retrieval.retrievers`): the ceiling of an idea
@@ -27,7 +28,8 @@ __all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAI
 FAILURE_KINDS = ("not_retrieved", "other_document_first", "wrong_page")
 GROUP_MISSING = "group_missing"
 """The kind of a question with evidence groups that has a hit at k but not every group satisfied."""
-_COLUMNS = ["question_id", "type", "failure", "first_document", "gold_documents", "groups", "groups_missing", "missing"]
+_COLUMNS = ["question_id", "type", "failure", "first_document", "gold_documents"]
+_GROUP_COLUMNS = ["groups", "groups_missing", "missing"]
 
 
 def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, k: int) -> pd.DataFrame:
@@ -64,7 +66,8 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
                      "first_document": top["doc_id"].iloc[0] if len(top) else None,
                      "gold_documents": ", ".join(sorted(docs)), "groups": len(own), "groups_missing": len(missing),
                      "missing": "; ".join(" or ".join(f"{d} p.{p}" for d, p in sorted(g)) for g in missing)})
-    return pd.DataFrame(rows, columns=_COLUMNS)
+    with_groups = bool(getattr(golden, "has_groups", False))
+    return pd.DataFrame(rows, columns=_COLUMNS + _GROUP_COLUMNS)[_COLUMNS + (_GROUP_COLUMNS if with_groups else [])]
 
 
 def upper_bounds(golden, corpus, chunks, retriever, *, judge=None, ks=(1, 3, 5)) -> pd.DataFrame:
