@@ -35,7 +35,9 @@ disagreement, or with every value 1, still gets an interval of positive width. I
 [0, 1]. Measured coverage (``tests/test_agreement.py``, 2,000 simulated golden sets per case): at least 93% for
 n = 30, 65, 200 judged questions, N = n, 2n, 5n, true rates 0.5, 0.8, 0.95, 0.99 and assessors of sensitivity /
 specificity 0.99 / 0.95, 0.9 / 0.8 and 0.7 / 0.6; the uncorrected assessor-based figure covers under 50% in the
-worst of these cases.
+worst of these cases (``benchmarks/label_intervals.md`` has the whole grid). The correction is the plain one (no
+power tuning, PPI++): with a poor assessor the interval can be wider than the judged sample's alone -- at n = 200, a
+true rate of 0.99 and a 0.7 / 0.6 assessor, 0.067 against 0.032 -- and :meth:`LabelFigures.table` shows both.
 """
 
 from __future__ import annotations
