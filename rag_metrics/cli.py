@@ -191,7 +191,8 @@ def _parser() -> argparse.ArgumentParser:
     ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
 
     lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
-                        description="audit -> review -> accept. help(rag_metrics.golden.labels)")
+                        description="audit -> review -> accept; sample -> judge -> assess. "
+                                    "help(rag_metrics.golden.labels), help(rag_metrics.analysis.agreement)")
     lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
     la = lsub.add_parser("audit", help="candidate answer pages, near-duplicate questions, answers on no gold page, "
                                        "gold pages without text",
