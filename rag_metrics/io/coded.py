@@ -24,6 +24,8 @@ class CodedRun:
     ``n_retrieved`` per question. ``dedup``: an item may repeat within a question (chunks mapped to
     documents); then the measures count it once, at its first position. ``unknown_questions``: questions of
     the run the judgments do not hold (not used), in order of first appearance. ``reader``: which path read it.
+    ``groups``: the judgments' evidence groups, ``(group_q, group_item, group_id, group_label)`` (``sufficiency@k``),
+    when they have any (the columnar readers step aside for such judgments).
     """
 
     n_questions: int
@@ -37,3 +39,4 @@ class CodedRun:
     dedup: bool = False
     unknown_questions: tuple = ()
     reader: str = "dataframe"
+    groups: tuple | None = None

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 __all__ = ["located", "show", "require_columns", "id_strings", "ranks", "relevance", "first_duplicate",
-           "question_attributes", "ranks_from_scores", "INT64_MAX"]
+           "question_attributes", "ranks_from_scores", "group_labels", "groups", "INT64_MAX"]
 
 INT64_MAX = 2**63 - 1
 
@@ -169,7 +169,7 @@ def first_duplicate(*columns: np.ndarray) -> int | None:
 
 def question_attributes(golden: pd.DataFrame, qids: np.ndarray, id_col: str) -> pd.DataFrame | None:
     """Columns whose value is the same on every row of each question (e.g. ``type``), indexed by question ID."""
-    skip = {"question_id", id_col, "relevance", "line", "doc_id", "chunk_id"}
+    skip = {"question_id", id_col, "relevance", "line", "doc_id", "chunk_id", "group"}
     candidates = [c for c in golden.columns if c not in skip]
     if not candidates:
         return None
@@ -203,3 +203,51 @@ def ranks_from_scores(run: pd.DataFrame, item_col: str, name: str = "run") -> np
     first = np.r_[True, sorted_codes[1:] != sorted_codes[:-1]] if len(order) else np.zeros(0, bool)
     starts[sorted_codes[first]] = np.flatnonzero(first)
     return rank - starts[codes] + 1
+
+
+def group_labels(value) -> list[str] | None:
+    """The evidence-group labels of one gold row (``sufficiency@k``): [] when null; None when the value is not a
+    group label (a label, labels separated by commas, or a list of labels)."""
+    import pandas as pd
+
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return [str(int(value))]
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return [str(int(value))]
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        out = [group_labels(v) for v in value]
+        if any(o is None or len(o) != 1 for o in out):
+            return None
+        return sorted({o[0] for o in out})
+    return None
+
+
+def groups(golden: pd.DataFrame, judged: np.ndarray, qids: np.ndarray, labels: np.ndarray,
+           name: str = "golden") -> list | None:
+    """The ``group`` column as one list of labels per row ([] where none; None when no row has a group). A judged
+    non-relevant ID needs no group; a question with a group on some gold rows but not on others is an error naming
+    the row, and so is a value that is not a group label."""
+    if "group" not in golden.columns:
+        return None
+    raw = golden["group"].to_numpy(dtype=object)
+    out: list = [[] for _ in range(len(raw))]
+    grouped: dict = {}
+    for pos in np.flatnonzero(judged):
+        found = group_labels(raw[pos])
+        if found == [] and labels[pos] <= 0:
+            continue
+        if found is None:
+            raise located(golden, name, int(pos), f"question {qids[pos]!r}: group {show(raw[pos])} is not a group "
+                          "label; expected a label, labels separated by commas, or a list of labels.", "group")
+        first = grouped.setdefault(qids[pos], (bool(found), int(pos)))
+        if first[0] != bool(found):
+            raise located(golden, name, int(pos), f"question {qids[pos]!r}: some gold rows have a group and others "
+                          f"not (see row {first[1]}); give every gold row of a question a group, or none.", "group")
+        out[pos] = found
+    return out if any(out) else None

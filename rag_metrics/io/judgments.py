@@ -67,7 +67,8 @@ class Qrels:
     """
 
     def __init__(self, question_ids=None, doc_ids=None, relevance=None, *, lines=None, source=None,
-                 format: str = "arrays", attributes=None, id_column: str = "doc_id", frame=None, _polars=None):
+                 format: str = "arrays", attributes=None, id_column: str = "doc_id", frame=None, groups=None,
+                 _polars=None):
         self._arrays = None if question_ids is None else (
             np.asarray(question_ids, dtype=object), np.asarray(doc_ids, dtype=object),
             np.asarray(relevance, dtype=np.float64), None if lines is None else np.asarray(lines, dtype=np.int64))
@@ -77,6 +78,7 @@ class Qrels:
         self.attributes = attributes
         self.id_column = id_column
         self.frame = frame  # the validated frame a DataFrame constructor read (rows named in later errors)
+        self.groups = groups  # per row, its evidence groups' labels ([] for none); None when no row has one
 
     # ---- constructors -------------------------------------------------------------------------
 
@@ -125,10 +127,13 @@ class Qrels:
 
     @classmethod
     def _from_table(cls, table, fmt: str) -> Qrels:
-        """From the readers' table (question_id, doc_id, relevance, line), already validated."""
-        return cls(table["question_id"].to_numpy(dtype=object), table["doc_id"].to_numpy(dtype=object),
-                   table["relevance"].to_numpy(dtype=np.float64), lines=table["line"].to_numpy(dtype=np.int64),
-                   source=table.attrs.get("path"), format=fmt, frame=table)
+        """From the readers' table (question_id, doc_id, relevance, line[, group]), already validated."""
+        from . import frames
+
+        qids, labels = table["question_id"].to_numpy(dtype=object), table["relevance"].to_numpy(dtype=np.float64)
+        return cls(qids, table["doc_id"].to_numpy(dtype=object), labels, lines=table["line"].to_numpy(dtype=np.int64),
+                   source=table.attrs.get("path"), format=fmt, frame=table,
+                   groups=frames.groups(table, np.ones(len(table), dtype=bool), qids, labels, "qrels"))
 
     @classmethod
     def from_dict(cls, qrels: Mapping) -> Qrels:
@@ -191,7 +196,8 @@ class Qrels:
         g_rel = np.where(judged, g_rel, np.nan)
         lines = df["line"].to_numpy(dtype=np.int64) if "line" in df.columns else None
         return cls(g_q, g_id, g_rel, lines=lines, source=df.attrs.get("path"), format="dataframe",
-                   attributes=frames.question_attributes(df, g_q, id_col), id_column=id_col, frame=df)
+                   attributes=frames.question_attributes(df, g_q, id_col), id_column=id_col, frame=df,
+                   groups=frames.groups(df, judged, g_q, g_rel))
 
     @classmethod
     def from_golden(cls, golden, *, level: str = "document") -> Qrels:
@@ -199,7 +205,7 @@ class Qrels:
         its ``relevance``) or its chunk IDs (``level="chunk"``); question types kept as attributes."""
         check_level(level, "Qrels.from_golden")
         if level == "document":
-            qrels = cls.from_df(golden.gold)
+            qrels = cls.from_df(golden.document_gold() if hasattr(golden, "document_gold") else golden.gold)
         else:
             if golden.gold_chunks is None or not len(golden.gold_chunks):
                 raise InputError("the golden set has no gold chunk IDs (gold_chunks); evaluate at document level.",
@@ -272,8 +278,35 @@ class Qrels:
     def judged_rows(self) -> tuple:
         """``(question codes, IDs, labels)`` of the rows that judge an ID (not the questions declared without gold)."""
         qids, ids, labels, _ = self.arrays
-        judged = np.array([i is not None for i in ids.tolist()], dtype=bool)
+        judged = self._judged_mask
         return self.question_codes[judged], ids[judged], labels[judged]
+
+    @cached_property
+    def _judged_mask(self) -> np.ndarray:
+        return np.array([i is not None for i in self.arrays[1].tolist()], dtype=bool)
+
+    @property
+    def has_groups(self) -> bool:
+        """Whether some judgment names evidence groups (``sufficiency@k``)."""
+        return self.groups is not None
+
+    def group_rows(self, item_codes: np.ndarray):
+        """``(group_q, group_item, group_id, group_label)`` for the engine: one row per (evidence group, judged
+        member), group codes unique over all questions; ``item_codes`` codes the :attr:`judged_rows`' IDs. None
+        without groups."""
+        if self.groups is None:
+            return None
+        gold_q, _, labels = self.judged_rows
+        qids = self.arrays[0]
+        rows, codes = [], {}
+        for j, pos in enumerate(np.flatnonzero(self._judged_mask).tolist()):
+            for label in self.groups[pos]:
+                rows.append((gold_q[j], item_codes[j], codes.setdefault((qids[pos], label), len(codes)), labels[j]))
+        if not rows:
+            return None
+        gq, gi, gid, gl = zip(*rows)
+        return (np.asarray(gq, dtype=np.int64), np.asarray(gi, dtype=np.int64), np.asarray(gid, dtype=np.int64),
+                np.asarray(gl, dtype=np.float64))
 
     def subset(self, questions) -> Qrels:
         """The judgments of ``questions`` only (in this order of first appearance), attributes kept."""
@@ -283,8 +316,10 @@ class Qrels:
         attributes = None
         if self.attributes is not None:
             attributes = self.attributes.loc[[q for q in self.questions if q in keep]]
+        groups = None if self.groups is None else [g for g, keep_row in zip(self.groups, mask.tolist()) if keep_row]
         return Qrels(qids[mask], ids[mask], labels[mask], lines=None if lines is None else lines[mask],
-                     source=self.source, format=self.format, attributes=attributes, id_column=self.id_column)
+                     source=self.source, format=self.format, attributes=attributes, id_column=self.id_column,
+                     groups=groups if groups is not None and any(groups) else None)
 
     def __len__(self) -> int:
         return self._polars.height if self._arrays is None else len(self._arrays[0])
@@ -299,6 +334,8 @@ class Qrels:
 
         qids, ids, labels, _ = self.arrays
         df = pd.DataFrame({"question_id": qids, self.id_column: ids, "relevance": labels})
+        if self.groups is not None:
+            df["group"] = [",".join(g) if g else None for g in self.groups]
         if self.attributes is not None:
             df = df.join(self.attributes, on="question_id")
         return df

@@ -258,6 +258,8 @@ class Run:
                 why = "the fast path reads TREC text"
             elif self.order_by != "score":
                 why = "the fast path orders by score"
+            elif qrels.has_groups:
+                why = "the fast path does not carry evidence groups"
             else:
                 try:
                     return code_run_fast(qrels, self.source, doc_map=doc_map)
@@ -346,4 +348,5 @@ def code_run(qrels: Qrels, run: Run, *, level: str = "document", doc_map: dict |
     n_gold = len(gold_ids)
     return CodedRun(len(qrels.questions), gold_q, codes[:n_gold], gold_label, run_q=q_code[sort],
                     run_item=codes[n_gold:][sort], dedup=(level == "document"), unknown_questions=unknown,
-                    reader="dataframe" if run.format in ("dataframe", "dict") else "general")
+                    reader="dataframe" if run.format in ("dataframe", "dict") else "general",
+                    groups=qrels.group_rows(codes[:n_gold]))

@@ -170,8 +170,9 @@ def _golden_subset(golden, questions: set):
     from dataclasses import replace
 
     keep = lambda table: None if table is None else table[table["question_id"].isin(questions)]  # noqa: E731
+    extra = {"gold_groups": keep(golden.gold_groups)} if hasattr(golden, "gold_groups") else {}
     return replace(golden, questions=golden.questions[golden.questions.index.isin(questions)], gold=keep(golden.gold),
-                   gold_pages=keep(golden.gold_pages), gold_chunks=keep(golden.gold_chunks))
+                   gold_pages=keep(golden.gold_pages), gold_chunks=keep(golden.gold_chunks), **extra)
 
 
 def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, chunk_level: bool) -> dict:
@@ -185,11 +186,22 @@ def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, ch
     for name, judge in judges.items():
         out["judged"][name] = judge_run(with_doc, None, sub.gold_pages, judge, index)
         out["pages"][name] = evaluate_judged(sub, out["judged"][name], measures, judge.params())
-    out["document"] = _evaluate(sub.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
+    out["document"] = _evaluate(_document_gold(sub), with_doc[["question_id", "rank", "doc_id"]], measures)
     if chunk_level:
         gold_chunks = sub.gold_chunks.merge(sub.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        out["chunk"] = _evaluate(gold_chunks, part[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+        out["chunk"] = _evaluate(gold_chunks, part[["question_id", "rank", "chunk_id"]], _chunk_measures(measures),
+                                 level="chunk")
     return out
+
+
+def _document_gold(golden) -> pd.DataFrame:
+    """The golden set's document-level gold (with evidence groups when it has them)."""
+    return golden.document_gold() if hasattr(golden, "document_gold") else golden.gold
+
+
+def _chunk_measures(measures) -> list:
+    """The measures of the chunk level: no sufficiency (chunk IDs carry no evidence groups)."""
+    return [m for m in measures if not str(m).startswith("sufficiency")]
 
 
 def _evaluate(golden: pd.DataFrame, run: pd.DataFrame, measures, level: str = "document") -> Evaluation:
@@ -245,11 +257,11 @@ def judge_and_evaluate_log(golden, run: pd.DataFrame, judges: dict, index, measu
                                              judge.params()), order)
              for name, judge in judges.items()}
     document = _combined([r["document"] for r in results],
-                         _evaluate(golden.gold, empty[["question_id", "rank", "doc_id"]], measures), order)
+                         _evaluate(_document_gold(golden), empty[["question_id", "rank", "doc_id"]], measures), order)
     chunk = None
     if chunk_level:
         gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
         chunk = _combined([r["chunk"] for r in results],
-                          _evaluate(gold_chunks, empty[["question_id", "rank", "chunk_id"]], measures, level="chunk"),
-                          order)
+                          _evaluate(gold_chunks, empty[["question_id", "rank", "chunk_id"]], _chunk_measures(measures),
+                                    level="chunk"), order)
     return judged, pages, document, chunk

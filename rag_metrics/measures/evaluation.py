@@ -15,6 +15,8 @@ doc_id          gold document ID (``level="document"``) -- or ``chunk_id`` at ch
                 A null ID declares a question without gold (e.g. ``no_answer``): it is
                 evaluated, and its undefined measures are excluded and counted.
 relevance       optional graded label (default 1 for every row); finite numbers
+group           optional evidence group(s) of the gold ID (``sufficiency@k``): a label, several
+                separated by commas or as a list; every gold row of a question has one or none
 other columns   question attributes such as ``type``; a column whose value is the same
                 on every row of each question becomes a per-question column, usable
                 in :meth:`Evaluation.by`.

@@ -65,7 +65,8 @@ class Prepared:
         options = {"min_rel": self.min_rel, "gain": self.gain}
         if coded.judged is None:
             return engine.compute(coded.n_questions, coded.run_q, coded.run_item, coded.gold_q, coded.gold_item,
-                                  coded.gold_label, self.measures, order=self.order, dedup=coded.dedup, **options)
+                                  coded.gold_label, self.measures, order=self.order, dedup=coded.dedup,
+                                  groups=coded.groups, **options)
         q, p, label = coded.judged
         return engine.compute_from_judged(coded.n_questions, q, p, label, coded.gold_q, coded.gold_label,
                                           coded.n_retrieved, self.measures, **options)
