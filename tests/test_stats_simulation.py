@@ -76,10 +76,10 @@ def test_the_former_percentile_interval_fails_the_bound_where_it_was_seen_to_fai
 def test_continuous_intervals_cover_the_true_mean(n, measure):
     rng = np.random.default_rng(2000 + n)
     if measure == "ndcg":
-        sets, truth = draw_ndcg(rng, (2000, n)), NDCG_MEAN
+        sets, truth = draw_ndcg(rng, (3000, n)), NDCG_MEAN
     else:
         population = MRR_MID if measure == "mrr_mid" else MRR_HIGH
-        sets, truth = draw_mrr(rng, population, (2000, n)), float(population[0] @ population[1])
+        sets, truth = draw_mrr(rng, population, (3000, n)), float(population[0] @ population[1])
     r = mean_interval_rows(sets, n_resamples=B, seed=n)
     assert "BCa bootstrap" in set(r["method"])
     assert coverage(r["low"], r["high"], truth) >= 0.93
@@ -102,7 +102,7 @@ def test_the_sign_test_rarely_calls_a_change_where_nothing_changed(n, rate):
 @pytest.mark.parametrize("measure", ["mrr_mid", "ndcg"])
 def test_the_randomization_test_rarely_calls_a_change_where_nothing_changed(n, measure):
     rng = np.random.default_rng(4000 + n)
-    size = (2000, n)
+    size = (4000, n)
     draw = (lambda s: draw_ndcg(rng, s)) if measure == "ndcg" else (lambda s: draw_mrr(rng, MRR_MID, s))
     a = draw(size)
     b = np.where(rng.random(size) < 0.6, a, draw(size))  # same questions, exchangeable runs

@@ -27,8 +27,8 @@ looks at the values and says which method it used (``method``):
   and the interval is the ``alpha_1``, ``alpha_2`` quantiles of the ``m*_b`` (linear interpolation). Equal to
   ``scipy.stats.bootstrap(..., method="BCa")`` given the same resamples (a test checks it), but computed in
   bounded memory: resamples are drawn 500 at a time (fewer for very large n) as index counts, and the result does
-  not depend on the chunk size. Its coverage, measured on MRR- and nDCG-like values at n = 30-200, is 0.93-0.97
-  (``benchmarks/statistics.md``); the percentile bootstrap's is 0.87-0.94 on the same values.
+  not depend on the chunk size. Its coverage, measured on MRR- and nDCG-like values at n = 30-200, is 0.94-0.97
+  (``benchmarks/statistics.md``); the percentile bootstrap's is 0.88-0.95 on the same values.
 * **no spread** (every value equal): a bootstrap has nothing to resample. Values in [0, 1] get the
   Clopper--Pearson interval of the mean read as a share (``x = n * mean``): a variable in [0, 1] with mean ``mu``
   has variance at most ``mu (1 - mu)``, that of 0/1 values with the same mean, so this is the cautious choice
