@@ -310,6 +310,9 @@ def test_four_wins_and_61_ties_can_never_be_significant():
     assert six.p_value == pytest.approx(2 / 64) and six.verdict == "better" and six.ci_low > 0 and six.can_reach_alpha
     worse = paired_test([1.0] * 65, [0.0] * 6 + [1.0] * 59)
     assert worse.verdict == "worse" and worse.ci_high < 0
+    # p exactly at alpha is not below it: within noise, and the interval holds 0
+    edge = paired_test([0.0] * 4 + [1.0] * 61, [1.0] * 65, alpha=0.125)
+    assert edge.p_value == 0.125 and edge.verdict == "within noise" and edge.ci_low <= 0 < edge.ci_high
 
 
 def test_min_p_and_min_discordant():
@@ -331,7 +334,7 @@ def _consistent(r):
 
 
 @settings(max_examples=150, deadline=None)
-@given(pairs, st.sampled_from([0.01, 0.05, 0.1]))
+@given(pairs, st.sampled_from([0.01, 0.05, 0.1, 0.125, 0.25]))
 def test_interval_excludes_zero_exactly_when_p_is_below_alpha_binary(data, alpha):
     r = paired_test([x for x, _ in data], [y for _, y in data], alpha=alpha)
     _consistent(r)
