@@ -186,10 +186,12 @@ def experiment_history(history_dir) -> list[dict]:
 
 
 def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per saved run: run time, n, each measure's mean and 95% CI, and whether it is comparable with
-    the newest run (same golden set and judge); the newest comparable pair also gets the paired delta of
-    each measure with its CI and a ``within noise`` flag."""
-    from .stats import bootstrap_ci, paired_comparison
+    """One row per saved run: run time, n, each measure's mean and 95% interval
+    (:func:`~rag_metrics.analysis.stats.mean_interval`), and whether it is comparable with the newest run (same
+    golden set and judge); the newest comparable pair also gets each measure's paired change with the interval,
+    p-value and verdict of the exact paired test (:func:`~rag_metrics.analysis.stats.paired_test`) and a
+    ``within noise`` flag (p >= 0.05, the same event as the interval holding 0)."""
+    from .stats import mean_interval, paired_test
 
     if not records:
         return pd.DataFrame()
@@ -203,8 +205,8 @@ def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -
         row["n"] = int(per_q[present[0]].notna().sum()) if present else 0
         for m in measures:
             if m in per_q:
-                mean, low, high, _ = bootstrap_ci(per_q[m].astype(float), n_resamples=n_resamples)
-                row |= {m: mean, f"{m} low": low, f"{m} high": high}
+                iv = mean_interval(per_q[m].astype(float), n_resamples=n_resamples)
+                row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
         rows.append(row)
     table = pd.DataFrame(rows)
     comparable = [r for r in records if all(r["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)]
@@ -213,12 +215,13 @@ def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -
         for m in measures:
             a = pd.Series({q: v.get(m) for q, v in prev["per_query"].items()}, dtype=float)
             b = pd.Series({q: v.get(m) for q, v in last["per_query"].items()}, dtype=float)
-            if set(a.index) != set(b.index) or a.dropna().empty:
+            if set(a.index) != set(b.index) or (a.notna() & b.notna()).sum() == 0:
                 continue
-            c = paired_comparison(a, b, n_resamples=n_resamples)
+            c = paired_test(a, b, measure=m, n_resamples=n_resamples)
             i = table.index[-1]
-            table.loc[i, f"{m} delta"] = c.mean_diff
+            table.loc[i, f"{m} delta"] = c.delta
             table.loc[i, f"{m} delta low"] = c.ci_low
             table.loc[i, f"{m} delta high"] = c.ci_high
+            table.loc[i, f"{m} p"] = c.p_value
             table.loc[i, f"{m} within noise"] = c.within_noise
     return table
