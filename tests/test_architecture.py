@@ -20,7 +20,7 @@ REPO = ROOT.parent
 
 # The data flow, bottom to top: a module may import only from its own step or an earlier one.
 STEPS = ["base", "io", "retrieval", "judging", "measures", "analysis", "report", "golden", "cli"]
-BASE = {"errors", "text", "fingerprint", "serialize", "html", "progress", "__init__"}
+BASE = {"errors", "text", "fingerprint", "serialize", "html", "progress", "files", "options", "__init__"}
 
 
 def _step(module: str) -> str:
