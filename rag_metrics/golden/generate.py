@@ -134,7 +134,12 @@ def errors_path(path) -> Path:
 
 
 def write_draft(draft: Draft, path) -> Path:
-    """Write the questions to ``path`` and the failed pages to :func:`errors_path` (removed when none failed)."""
+    """Write the questions to ``path`` and the failed pages to :func:`errors_path` (removed when none failed), each
+    file atomically. A draft without a question is refused (nothing is written, a previous draft is kept): a run
+    where every page failed must not replace the last good draft."""
+    if not len(draft.questions):
+        raise InputError(f"the draft holds no question ({len(draft.failures)} page(s) failed); nothing written"
+                         + ("; the previous draft is kept" if Path(path).exists() else "") + ".", path=path)
     rows = [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
             for row in draft.questions.to_dict("records")]
     for row in rows:

@@ -378,7 +378,7 @@ def accept(draft: Draft, decisions: pd.DataFrame, out, *, decisions_source=None,
             "edited": sum(r["provenance"]["edited"] for r in records), "draft": draft.info.get("source"),
             "decisions": None if decisions_source is None else str(decisions_source),
             "generators": sorted({str(r["provenance"]["generator"]) for r in records})}
-    Path(str(path) + ".meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(str(path) + ".meta.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return golden, path
 
 
