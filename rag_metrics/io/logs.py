@@ -402,7 +402,7 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
     unused = {k: v for k, v in fields.items() if k != "error" and (k in RECORD_FIELDS or not parallel)}
     unused_lists = {k: v for k, v in fields.items() if parallel and k in ITEM_FIELDS}
     items, questions, seen = [], [], {}
-    any_item = False
+    any_item = checked_text_only = False
     for line, rec in records:
         if unused:
             for k in [k for k in unused if k in RECORD_FIELDS and _get(rec, unused[k]) is not _MISSING]:
@@ -463,12 +463,13 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
                 raise InputError(f"{where}: text is not a string.", path=path, line=line, field="text")
             if text is _MISSING:
                 text = None
-            if doc is None and chunk is None and (text is None or pages):
-                field_name = "doc_id"
-                raise InputError(f"{where} has no document (field {_show(item_paths.get('doc_id'))})"
-                                 f"{'' if pages else ' and no text'}; {hints['doc_id']}."
-                                 + (_suggest_preset(rec, preset) if context == "log" else ""),
-                                 path=path, line=line, field=field_name)
+            if doc is None and chunk is None:
+                other = _suggest_preset(rec, preset) if context == "log" and not checked_text_only else ""
+                if text is None or pages or other:  # text alone is a text-only item, unless another preset reads it
+                    raise InputError(f"{where} has no document (field {_show(item_paths.get('doc_id'))})"
+                                     f"{'' if pages or text is not None else ' and no text'}; {hints['doc_id']}."
+                                     + other, path=path, line=line, field="doc_id")
+                checked_text_only = True
             score = _get(item, item_paths.get("score"))
             if score is _MISSING or score is None:
                 score = np.nan
