@@ -57,9 +57,11 @@ carry none. A file whose name itself looks like a spec is read as that file when
 **Matching to documents and questions, when the log is read.** Given the golden set and/or the
 corpus, :func:`load_log` (or :func:`match_log` on a log read without them) matches each logged
 document ID to a known one (the corpus's documents, else the golden set's gold documents): exactly,
-else by the longest unique path suffix after Unicode NFC normalization -- ``/srv/docs/hr/policy.pdf``
-is ``hr/policy`` when the corpus has ``hr/policy`` and ``it/policy``; a name that fits several
-equally well (``policy.pdf``) is an error listing them; with a corpus, a log none of whose items
+else by the longest unique path suffix after Unicode NFC normalization (the file name compared with
+or without its extension; URIs decoded) -- ``/srv/docs/hr/policy.pdf`` is ``hr/policy`` when the
+corpus has ``hr/policy`` and ``it/policy``; at equal length a known ID matched whole wins
+(``policy.pdf`` is ``policy`` rather than ``hr/policy``); a name that fits several equally well
+(``policy.pdf`` against ``hr/policy`` and ``it/policy``) is an error listing them; with a corpus, a log none of whose items
 names a document of it is an error. Questions are matched by ID, else by their whitespace-normalized
 text; the same question logged twice -- by ID and by text too -- is an error naming both lines. A
 record's key is :func:`log_key`. How many items stayed unmatched is in :attr:`RunLog.documents`.
@@ -631,7 +633,7 @@ def resolve_documents(raw_ids, known_ids) -> tuple[dict, dict]:
             report["exact"] += 1
             continue
         parts = _parts(raw)
-        best, chosen = 0, []
+        best, chosen = (0, False), []
         if parts:
             seen = set()
             for k, kparts in by_last.get(parts[-1], []) + by_last.get(_stem(parts[-1]), []):
@@ -639,9 +641,10 @@ def resolve_documents(raw_ids, known_ids) -> tuple[dict, dict]:
                     continue
                 seen.add(k)
                 n = _suffix_length(parts, kparts)
-                if n > best:
-                    best, chosen = n, [k]
-                elif n == best and n:
+                score = (n, n == len(kparts))  # longer suffix first; then a known ID matched whole
+                if n and score > best:
+                    best, chosen = score, [k]
+                elif n and score == best:
                     chosen.append(k)
         if len(chosen) > 1:
             shown = ", ".join(sorted(chosen)[:10]) + (" ..." if len(chosen) > 10 else "")
