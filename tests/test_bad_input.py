@@ -101,6 +101,16 @@ def test_deep_nesting(tmp_path, capsys):
     refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", very], r"very.jsonl:1: nested deeper than 64 levels")
 
 
+def test_the_depth_limit_is_exact(tmp_path):
+    def line(depth):  # the deepest value sits `depth` keys down: "x", then depth - 1 list indexes
+        return '{"question_id": "q1", "retrieved": [{"doc_id": "d"}], "x": ' + "[" * (depth - 1) + "1" + \
+            "]" * (depth - 1) + "}"
+
+    assert len(load_log(log_file(tmp_path, line(MAX_DEPTH))).questions) == 1
+    with pytest.raises(InputError, match=r"log.jsonl:1: nested deeper than 64 levels"):
+        load_log(log_file(tmp_path, line(MAX_DEPTH + 1)))
+
+
 def test_a_lone_surrogate(tmp_path, capsys):
     log = log_file(tmp_path, '{"question_id": "q001", "retrieved": [{"doc_id": "faq\\ud800ja"}]}')
     refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
