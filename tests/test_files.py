@@ -69,7 +69,8 @@ def test_atomic_writes_follow_the_umask_and_keep_a_replaced_files_mode(tmp_path)
 
 def test_a_lock_names_its_holder_and_is_released(tmp_path):
     path = tmp_path / "x.lock"
-    with FileLock(path):
+    with FileLock(path, timeout=10):  # a bounded wait: a broken lock fails the test instead of hanging it
+        assert path.read_text().split() == [str(os.getpid()), HOST]
         with pytest.raises(LockHeld) as held:
             FileLock(path, blocking=False).acquire()
         assert held.value.pid == os.getpid() and held.value.host == HOST
