@@ -203,12 +203,13 @@ def test_the_longest_unique_path_suffix(two_policies, tmp_path):
     assert nfd != unicodedata.normalize("NFC", nfd)
     log = log_file(tmp_path, {"question_id": "q1", "retrieved": [
         {"doc_id": "/srv/docs/hr/policy.pdf", "page": 2}, {"doc_id": "file:///srv/docs/it/policy.pdf", "page": 1},
-        {"doc_id": nfd, "page": 1}, {"doc_id": "s3://b/elsewhere.pdf", "page": 1}]})
+        {"doc_id": nfd, "page": 1}, {"doc_id": "s3://b/elsewhere.pdf", "page": 1},
+        {"doc_id": "s3://flat-bucket/%E3%82%AC%E3%82%A4%E3%83%89.pdf", "page": 1}]})  # a flattened upload
     read = load_log(log, golden=golden, corpus=corpus)
-    assert read.run["doc_id"].tolist() == ["hr/policy", "it/policy", "hr/ガイド", "s3://b/elsewhere.pdf"]
+    assert read.run["doc_id"].tolist() == ["hr/policy", "it/policy", "hr/ガイド", "s3://b/elsewhere.pdf", "hr/ガイド"]
     assert read.run["logged_doc_id"].tolist()[0] == "/srv/docs/hr/policy.pdf"
     assert (read.documents["by_path_suffix"], read.documents["unmatched"], read.documents["unmatched_items"],
-            read.documents["items"]) == (3, 1, 1, 4)  # a partly matched log says how many items matched nothing
+            read.documents["items"]) == (4, 1, 1, 5)  # a partly matched log says how many items matched nothing
     assert load_log(log).fingerprint() == read.fingerprint()  # the log as logged, matched or not
 
 
@@ -219,7 +220,7 @@ def test_an_ambiguous_name_lists_the_candidates(two_policies, tmp_path, capsys):
     refused(capsys, tmp_path, ["--golden", str(golden_path), "--pages", str(docs), "--run", log],
             r"log.jsonl:2: document 'policy.pdf' fits 2 documents equally well: hr/policy, it/policy")
     with pytest.raises(InputError, match="fits 2 documents equally well"):  # against the gold documents alone too
-        resolve_documents(["policy.pdf"], ["hr/policy", "it/policy"])
+        resolve_documents(["/srv/docs/policy.pdf"], ["hr/policy", "it/policy"])
     mapping, _ = resolve_documents(["policy.pdf", "x/hr/policy.md"], ["hr/policy", "policy"])
     assert mapping == {"policy.pdf": "policy", "x/hr/policy.md": "hr/policy"}  # the longest suffix wins
 

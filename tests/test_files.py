@@ -96,8 +96,9 @@ from rag_metrics.io.logs import load_log
 
 golden = load_golden(data_dir() / "golden.jsonl")
 result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), None)
-open(sys.argv[2], "a").close()
-while len(open(sys.argv[2]).read()) < int(sys.argv[3]):  # start together
+with open(sys.argv[2], "a") as gate:  # ready: one mark each
+    gate.write("x")
+while len(open(sys.argv[2]).read()) < int(sys.argv[3]):  # all six ready: go together
     pass
 path, status = save_experiment(result, sys.argv[1])
 print(status)
@@ -111,15 +112,33 @@ def test_concurrent_reports_save_a_run_once(tmp_path):
     gate.write_text("")
     procs = [subprocess.Popen([sys.executable, "-c", _SAVE, str(history), str(gate), "6"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, cwd=REPO) for _ in range(6)]
-    time.sleep(0.5)
-    for _ in procs:  # let them go as close together as possible
-        with open(gate, "a") as f:
-            f.write("x")
     outputs = [p.communicate(timeout=300) for p in procs]
     statuses = sorted(out.strip() for out, _ in outputs)
     assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
     assert statuses.count("saved") == 1 and sum(s.startswith("already in the history") for s in statuses) == 5
     assert len(list(history.glob("*.json"))) == 1
+
+
+def test_the_check_and_the_save_wait_for_the_history_lock(tmp_path, golden):
+    """While another process holds the history folder's lock, save_experiment neither checks nor saves."""
+    import threading
+
+    from rag_metrics.analysis.experiment import evaluate_log
+    from rag_metrics.analysis.history import LOCK_NAME, save_experiment
+    from rag_metrics.io.corpus import data_dir
+    from rag_metrics.io.logs import load_log
+
+    result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), None)
+    history = tmp_path / "history"
+    history.mkdir()
+    done = []
+    with FileLock(history / LOCK_NAME, timeout=10):
+        saver = threading.Thread(target=lambda: done.append(save_experiment(result, history)))
+        saver.start()
+        saver.join(1.0)
+        assert saver.is_alive() and not list(history.glob("*.json"))  # waiting for the lock
+    saver.join(30)
+    assert done[0][1] == "saved" and len(list(history.glob("*.json"))) == 1
 
 
 # ---- broken history files ---------------------------------------------------------------------------------------

@@ -57,11 +57,13 @@ carry none. A file whose name itself looks like a spec is read as that file when
 **Matching to documents and questions, when the log is read.** Given the golden set and/or the
 corpus, :func:`load_log` (or :func:`match_log` on a log read without them) matches each logged
 document ID to a known one (the corpus's documents, else the golden set's gold documents): exactly,
-else by the longest unique path suffix after Unicode NFC normalization (the file name compared with
-or without its extension; URIs decoded) -- ``/srv/docs/hr/policy.pdf`` is ``hr/policy`` when the
-corpus has ``hr/policy`` and ``it/policy``; at equal length a known ID matched whole wins
-(``policy.pdf`` is ``policy`` rather than ``hr/policy``); a name that fits several equally well
-(``policy.pdf`` against ``hr/policy`` and ``it/policy``) is an error listing them; with a corpus, a log none of whose items
+else by the longest unique path suffix after Unicode NFC normalization (the trailing path components
+both share, the file name compared with or without its extension; URIs decoded) --
+``/srv/docs/hr/policy.pdf`` is ``hr/policy`` when the corpus has ``hr/policy`` and ``it/policy``, and
+``s3://bucket/manual.pdf`` is ``guides/manual`` when no other document is named ``manual``; at equal
+length a known ID matched whole wins (``policy.pdf`` is ``policy`` rather than ``hr/policy``); a name
+that fits several equally well (``/srv/docs/policy.pdf`` against ``hr/policy`` and ``it/policy``) is an
+error listing them; with a corpus, a log none of whose items
 names a document of it is an error. Questions are matched by ID, else by their whitespace-normalized
 text; the same question logged twice -- by ID and by text too -- is an error naming both lines. A
 record's key is :func:`log_key`. How many items stayed unmatched is in :attr:`RunLog.documents`.
@@ -591,15 +593,14 @@ def doc_key(raw: str) -> str:
 
 
 def _suffix_length(raw: tuple, known: tuple) -> int:
-    """How many trailing components match (the last by name or by name without extension); 0 unless the shorter
-    path matches entirely."""
+    """How many trailing components two paths share (the file name compared with or without its extension)."""
     a, b = raw[-1], known[-1]
     if not (a == b or _stem(a) == b or a == _stem(b) or _stem(a) == _stem(b)):
         return 0
     n = 1
     while n < len(raw) and n < len(known) and raw[-1 - n] == known[-1 - n]:
         n += 1
-    return n if n == min(len(raw), len(known)) else 0
+    return n
 
 
 class AmbiguousDocument(InputError):
