@@ -140,9 +140,10 @@ def test_a_second_run_refuses_naming_the_first(golden, tmp_path):
 def test_two_cli_runs_of_one_experiment_at_once(tmp_path, monkeypatch):
     """The second finds the first's partial log (same settings) and refuses instead of appending to it."""
     module(tmp_path, "slowpoke", """
-        import time
-        def search(question, k):
-            time.sleep(0.05)
+        import pathlib, time
+        def search(question, k):  # holds the run until the test lets it go
+            while not pathlib.Path("go").exists():
+                time.sleep(0.05)
             return [{"doc_id": "faq_ja", "page": 2}]
     """)
     cmd = [sys.executable, "-m", "rag_metrics.cli", "run", "--retriever", "slowpoke:search", "--golden", GOLDEN,
@@ -154,11 +155,12 @@ def test_two_cli_runs_of_one_experiment_at_once(tmp_path, monkeypatch):
         deadline = time.time() + 60
         while not list((tmp_path / "runs" / "e").glob("*.partial.lock")) and time.time() < deadline:
             time.sleep(0.05)
-        second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
-        assert second.returncode == 2
+        second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 2, second.stderr
         assert f"another run (process {first.pid}) is writing this log" in second.stderr
     finally:
-        out, err = first.communicate(timeout=120)
+        (tmp_path / "go").write_text("")
+        out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
     (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
     assert len(log.read_text().splitlines()) == 71  # one line per question, nobody appended
