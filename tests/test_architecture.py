@@ -112,7 +112,7 @@ def test_every_name_and_alias_round_trips(spec):
 def test_unknown_names_fail_with_close_matches():
     with pytest.raises(InputError, match=r"Unknown measure 'ndgc@10'.*Did you mean 'ndcg@10'"):
         parse_measure("ndgc@10")
-    with pytest.raises(InputError, match="Unknown measure"):
+    with pytest.raises(InputError, match=r"Measure 'ndcg@.*': expected ndcg\[\(rel=N\)\]\[@k\] with N and k ints"):
         parse_measure("ndcg@\u0661\u0660")  # Arabic-Indic digits are not a cutoff
     with pytest.raises(InputError, match="Unknown measure 'bleu'"):
         parse_measure("bleu")
