@@ -376,7 +376,7 @@ def cmd_golden(args) -> int:
                   f"characters; drew {row['drawn']} of {row['wanted']}")
         return 0
     if args.action == "generate":
-        from .golden.generate import errors_path, estimate_cost, generate_questions, write_draft
+        from .golden.generate import errors_path, estimate_cost, generate_questions, sampled_pages, write_draft
         from .golden.generators import load_generator
         from .golden.sampler import read_sample
 
@@ -393,7 +393,7 @@ def cmd_golden(args) -> int:
         if estimate.get("offline"):
             line = f"{len(sample)} pages: the {estimate['generator']} generator makes no call and costs nothing"
         print(line)
-        broken = estimate.get("broken_cache") or []
+        broken = generator.broken_entries(sampled_pages(sample)) if hasattr(generator, "broken_entries") else []
         if broken:
             print(f"{len(broken)} broken cache entr{'y' if len(broken) == 1 else 'ies'} (counted as calls; "
                   f"{'removed and asked again' if not args.dry_run else 'would be removed and asked again'}): "

@@ -51,7 +51,7 @@ def test_a_broken_cache_entry_is_named_discarded_and_asked_again(tmp_path, damag
     entry.write_text(damage, encoding="utf-8")  # cut off by a kill, or edited
     again = OpenAIGenerator("m", client=_client(calls.append), cache_dir=tmp_path)
     estimate = again.estimate([PAGE])
-    assert (estimate["calls"], estimate["cached"], estimate["broken_cache"]) == (1, 0, [str(entry)])  # not "cached"
+    assert (estimate["calls"], estimate["cached"]) == (1, 0) and again.broken_entries([PAGE]) == [str(entry)]
     assert entry.read_text() == damage  # an estimate changes nothing
     with pytest.warns(UserWarning, match=rf"{re.escape(str(entry))}: broken cache entry .*removed, the page is asked"):
         assert again(PAGE) == first
@@ -63,10 +63,10 @@ def test_a_broken_cache_entry_is_named_discarded_and_asked_again(tmp_path, damag
 def test_dry_run_does_not_count_a_broken_entry_as_cached(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["golden", "sample", "--per-document", "1"]) == 0
+    from rag_metrics.golden.generate import sampled_pages
     from rag_metrics.golden.sampler import read_sample
-    from rag_metrics.golden.generate import _pages
 
-    page = _pages(read_sample(tmp_path / "golden-work" / "sample.jsonl"))[0]
+    page = sampled_pages(read_sample(tmp_path / "golden-work" / "sample.jsonl"))[0]
     gen = OpenAIGenerator("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
     cache = tmp_path / "golden-work" / "cache"
     cache.mkdir(parents=True)

@@ -28,7 +28,7 @@ from .generators import Page, check_questions, generator_info
 from .sampler import PageSample
 
 __all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "DRAFT_COLUMNS",
-           "errors_path"]
+           "errors_path", "sampled_pages"]
 
 DRAFT_COLUMNS = ["question_id", "question", "type", "answer", "evidence", "evidence_start", "evidence_end", "doc_id",
                  "page", "title", "language", "generator", "model", "prompt_version", "extractive", "seed"]
@@ -54,6 +54,11 @@ class Draft:
                        f"({len(self.failures)} failed).",
                        (None, self.questions[["question_id", "type", "question", "answer"]], {"index": False}),
                        ("Failed pages:", None if self.failures.empty else self.failures, {"index": False}))
+
+
+def sampled_pages(sample: PageSample) -> list[Page]:
+    """The sampled pages as the generators receive them (:class:`~rag_metrics.golden.generators.Page`)."""
+    return _pages(sample)
 
 
 def _pages(sample: PageSample) -> list[Page]:

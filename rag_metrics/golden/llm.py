@@ -206,14 +206,10 @@ class ChatGenerator:
         price is given.
         """
         calls = cached = tokens_in = 0
-        broken = []
         for page in pages:
-            path = self._cache_path(self.cache_key(page))
-            if path is not None and path.is_file():
-                if _cache_problem(path, self.n) is None:
-                    cached += 1
-                    continue
-                broken.append(str(path))
+            if self.cached(page):  # a broken entry is not cached: it costs a call (broken_entries names them)
+                cached += 1
+                continue
             calls += 1
             tokens_in += sum(estimate_tokens(m) for m in self.messages(page))
         tokens_out = calls * self.n * OUTPUT_TOKENS_PER_QUESTION
@@ -221,8 +217,17 @@ class ChatGenerator:
         if price_in is not None or price_out is not None:
             cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
         return {"generator": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
-                "cached": cached, "broken_cache": broken, "input_tokens": tokens_in, "output_tokens": tokens_out,
-                "price_in": price_in, "price_out": price_out, "cost": cost}
+                "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
+                "price_out": price_out, "cost": cost}
+
+    def broken_entries(self, pages) -> list[str]:
+        """The cache files of ``pages`` that exist but cannot be used (they will be removed and asked again)."""
+        out = []
+        for page in pages:
+            path = self._cache_path(self.cache_key(page))
+            if path is not None and path.is_file() and _cache_problem(path, self.n) is not None:
+                out.append(str(path))
+        return out
 
 
 def _cache_problem(path: Path, n: int) -> str | None:
