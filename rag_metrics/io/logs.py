@@ -186,6 +186,10 @@ class RunLog:
     unknown_questions: list | None = None
     matched_against: tuple | None = None
 
+    def __post_init__(self):  # a run table built by hand: its document IDs are the logged ones
+        if "logged_doc_id" not in self.run.columns and "doc_id" in self.run.columns:
+            object.__setattr__(self, "run", self.run.assign(logged_doc_id=self.run["doc_id"]))
+
     @property
     def name(self) -> str:
         return Path(self.source).stem if self.source else "log"
