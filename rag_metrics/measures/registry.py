@@ -269,11 +269,20 @@ def parse_measure(text) -> Measure:
         raise InputError(f"Measure names are strings such as 'recall@5'. Got {text!r} instead.")
     match = _PATTERN.fullmatch(text.lower())
     if not match or match.group(1) not in _ALIASES:
-        word = match.group(1) if match else re.split(r"[@(]", text.lower())[0].strip()
+        word = match.group(1) if match else re.split(r"[@(]", text.lower().strip())[0].strip()
+        if word in _ALIASES:  # a known measure with a malformed cutoff or relevance level
+            bad = re.search(r"\(\s*rel\s*=\s*([^)]*)\)", text, re.I)
+            if bad is not None and not re.fullmatch(r"\s*[0-9]+\s*", bad.group(1)):
+                raise InputError(f"Measure {text!r}: the relevance level {bad.group(1).strip()!r} must be an int >= 1, "
+                                 f"e.g. {_ALIASES[word]}(rel=2).")
+            raise InputError(f"Measure {text!r}: expected {_ALIASES[word]}[(rel=N)][@k] with N and k ints >= 1.")
         import difflib  # only for the message (the command line's start-up stays light)
 
-        close = difflib.get_close_matches(word, list(_ALIASES), n=3, cutoff=0.6)
-        hint = f" Did you mean {', '.join(repr(_ALIASES[c]) for c in dict.fromkeys(close))}?" if close else ""
+        close = difflib.get_close_matches(word, list(_ALIASES), n=6, cutoff=0.6)
+        rest = text.strip()[len(word):] if text.strip().lower().startswith(word) else ""
+        names = [n + rest for n in dict.fromkeys(_ALIASES[c] for c in close)]  # one per measure, cutoff kept
+        names = [n for n in names if _parses(n)][:3]
+        hint = f" Did you mean {', '.join(map(repr, names))}?" if names else ""
         raise InputError(f"Unknown measure {text!r}: {_expected()}.{hint}")
     word, rel_a, cut, rel_b = match.groups()
     spec = REGISTRY[_ALIASES[word]]
@@ -293,6 +302,14 @@ def parse_measure(text) -> Measure:
         if int(rel) < 1:
             raise InputError(f"Measure {text!r}: the relevance level must be an int >= 1. Got {rel} instead.")
     return Measure(spec.name, k, None if rel is None else int(rel))
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_measure(text)
+    except InputError:
+        return False
+    return True
 
 
 def parse_measures(texts) -> tuple[Measure, ...]:
