@@ -20,7 +20,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "gram_hashes", "PAGE_MARKER"]
+__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "gram_hashes", "PAGE_MARKER", "Concat",
+           "fold_digits"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -42,7 +43,10 @@ def normalize(text: str) -> str:
     >>> normalize("[p.3]\\n翌月５日に　振り込み")
     '翌月5日に 振り込み'
     """
-    return _SPACE.sub(" ", strip_page_markers(unicodedata.normalize("NFKC", text))).strip()
+    text = unicodedata.normalize("NFKC", text)
+    if "[p." in text:
+        text = PAGE_MARKER.sub(" ", text)
+    return " ".join(text.split())  # str.split() splits on exactly the characters regex \s matches
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -108,3 +112,73 @@ def gram_hashes(text: str, n: int) -> np.ndarray:
     prefix = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(codes * up[:length], out=prefix[1:])
     return (prefix[n:] - prefix[:-n]) * down[: length - n + 1]
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+_ZERO, _NINE = ord("0"), ord("9")
+
+
+def fold_digits(codes: np.ndarray) -> np.ndarray:
+    """Code points with every ASCII digit replaced by ``0`` (the same length): ``Policy 13`` -> ``Policy 00``."""
+    return np.where((codes >= _ZERO) & (codes <= _NINE), np.uint32(_ZERO), codes)
+
+
+class Concat:
+    """Many texts as one array of code points, with the hash of any ``n``-character fragment at hand.
+
+    ``offsets[i]:offsets[i + 1]`` are text ``i``'s positions. :meth:`hashes` gives, for global positions ``x``
+    (each with ``x + n`` inside its own text), the same 64-bit polynomial hash :func:`gram_hashes` gives: equal
+    fragments have equal hashes in any text; different ones may collide, so a match is verified on the code
+    points. Prefix sums restart at every block of about ``block`` characters (a text is never split), so the
+    power tables stay short. ``folded=True`` hashes the texts with digits folded (:func:`fold_digits`).
+    ``codes`` is stored in the smallest unsigned type that holds the texts' code points.
+    """
+
+    def __init__(self, texts, *, folded: bool = False, block: int = 1 << 20):
+        texts = list(texts)
+        lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        self.offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.offsets[1:])
+        total = int(self.offsets[-1])
+        # blocks: runs of whole texts of about `block` characters
+        starts = [0]
+        for i in range(1, len(texts)):
+            if self.offsets[i + 1] - starts[-1] > block and self.offsets[i] > starts[-1]:
+                starts.append(int(self.offsets[i]))
+        self.blocks = np.array(starts, dtype=np.int64)
+        bounds = np.r_[self.blocks, total]
+        longest = int(np.diff(bounds).max(initial=0))
+        up, self._down = _powers(longest + 1)
+        self.prefix = np.zeros(total + 1, dtype=np.uint64)
+        parts = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            chunk = _codes("".join(texts[np.searchsorted(self.offsets, lo):np.searchsorted(self.offsets, hi)]))
+            parts.append(chunk)
+            values = (fold_digits(chunk) if folded else chunk).astype(np.uint64)
+            values *= up[: hi - lo]
+            np.cumsum(values, out=self.prefix[lo + 1: hi + 1])
+        codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint32)
+        top = int(codes.max(initial=0))
+        self.codes = codes.astype(np.uint8 if top < 256 else np.uint16 if top < 65536 else np.uint32)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def hashes(self, positions: np.ndarray, n: int) -> np.ndarray:
+        """Hashes of the ``n``-character fragments starting at ``positions`` (each inside one text)."""
+        base = self.blocks[np.searchsorted(self.blocks, positions, side="right") - 1]
+        before = np.where(positions == base, np.uint64(0), self.prefix[positions])
+        return (self.prefix[positions + n] - before) * self._down[positions - base]
+
+    def starts(self, n: int, step: int = 1) -> np.ndarray:
+        """Global positions where an ``n``-character fragment starts inside its text, every ``step`` characters
+        from each text's start."""
+        lengths = np.diff(self.offsets)
+        counts = np.where(lengths >= n, (lengths - n) // step + 1, 0)
+        total = int(counts.sum())
+        first = np.repeat(self.offsets[:-1], counts)
+        rank = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        return first + rank * step
