@@ -59,9 +59,57 @@ def _question_map(golden, log) -> tuple[dict, list]:
     return mapping, unknown
 
 
+def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
+    """Pages checked against the documents, and placed by text where the log gives none that is physical.
+
+    * a logged page beyond its document's last page is an error naming the item;
+    * items with text and no document (a text-only log, e.g. ragas rows) get document and pages from where the
+      text lies (:func:`rag_metrics.judging.locate.place_text_only`); without the documents that is an error;
+    * items whose only page is a printed label (``page_label``) get the pages their text lies on in their document.
+
+    Adds ``pages_from`` (``logged``, ``located``, or ``""`` when the item has no page) and ``placed_by`` (how the
+    item was placed: ``logged`` or one of :data:`rag_metrics.judging.locate.PLACED_BY`).
+    """
+    from ..judging.audit import check_pages_in_documents
+    from ..judging.locate import locate_items, place_text_only
+
+    run = run.copy()
+    text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))
+    if "page_label" not in run.columns:
+        run["page_label"] = None
+    if index is not None:
+        check_pages_in_documents(run, index.n_pages, source=source)
+    elif text_only.any():
+        row = run[text_only].iloc[0]
+        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: text without a document; "
+                         "text-only items are placed by finding their text on the pages: give the documents "
+                         "(--pages).", path=source, line=int(row["line"]), field="doc_id")
+    run["pages_from"] = ["logged" if len(p) else "" for p in run["pages"]]
+    run["placed_by"] = "logged"
+    if index is None:
+        return run
+    if text_only.any():
+        gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in golden.gold_pages.groupby("question_id")}
+        placed = place_text_only(run[text_only], index, min_chars=min_chars, gold=gold)
+        run.loc[text_only, "doc_id"] = placed["doc_id"]
+        run.loc[text_only, "pages"] = placed["pages"]
+        run.loc[text_only, "placed_by"] = placed["placed_by"]
+        run.loc[text_only, "pages_from"] = ["located" if len(p) else "" for p in placed["pages"]]
+    labelled = run["page_label"].notna() & run["pages"].map(len).eq(0) & run["text"].map(
+        lambda t: isinstance(t, str)) & run["doc_id"].map(lambda d: d in index.docs)
+    if labelled.any():
+        where = locate_items(run.loc[labelled, "text"].tolist(), index, min_chars=min_chars,
+                             docs=run.loc[labelled, "doc_id"].tolist())
+        where.index = run.index[labelled]
+        run.loc[labelled, "pages"] = where["pages"]
+        run.loc[labelled, "placed_by"] = where["placed_by"]
+        run.loc[labelled, "pages_from"] = ["located" if len(p) else "" for p in where["pages"]]
+    return run
+
+
 def _applicable(log, corpus, run) -> list[str]:
     names = ["document"]
-    if log.has_pages:
+    if run["pages"].map(len).gt(0).any():
         names.append("page")
     texts = run["text"].dropna()
     if len(texts) and texts.map(lambda t: PAGE_MARKER.search(t) is not None).any():
@@ -304,6 +352,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     run["doc_id"] = [mapping.get(d) or d if d is not None else None for d in run["doc_id"]]
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
+    index = PageIndex(corpus) if corpus is not None else None
+    run = _place_pages(run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
@@ -323,7 +373,6 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
-    index = PageIndex(corpus) if corpus is not None else None
     for name, judge in judges.items():
         judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
         pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())

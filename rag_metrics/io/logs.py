@@ -17,14 +17,25 @@ failed on, written by ``rag-metrics run``) too. Pages are numbered from 1 unless
 Other shapes are read through a field mapping: dotted paths into each record and each retrieved
 item, e.g. ``{"doc_id": "metadata.source", "page": "metadata.page"}`` with ``page_base=0``
 (command line: ``--field doc_id=metadata.source --field page=metadata.page --page-base 0``).
+A mapping of ``page`` or ``pages`` states its base: ``--page-base 0|1`` beside it, or in the mapping
+itself, ``--field page@0=metadata.page`` (0-based) / ``--field page@1=...`` (1-based). It never
+inherits the preset's base: a page number means nothing until one knows where counting starts, and
+the ±1 page window of the judges would hide the mistake. (``page_label`` maps a printed label, kept
+for display and never read as a page.)
+
+Items that carry text but neither a document nor a chunk ID (ragas rows keep contexts as text only)
+are read as they are, ``doc_id`` None: the experiment evaluation places them on the pages by their
+text (:func:`rag_metrics.judging.locate.place_text_only`; it needs the documents).
 Presets (:data:`PRESETS`) hold the mappings of common dumps:
 
 ===========  ==================================================================================
 native       the format above
 langchain    ``Document`` dumps: ``page_content``, ``metadata.source``, ``metadata.page`` (0-based,
              as PyPDFLoader writes it), items under ``source_documents``/``documents``/``context``
-llamaindex   ``NodeWithScore`` dumps: ``node.text``, ``node.metadata.file_name``,
-             ``node.metadata.page_label`` (1-based), ``node.id_``, ``score``, under ``source_nodes``
+llamaindex   ``NodeWithScore`` dumps: ``node.text``, ``node.metadata.file_name``, ``node.id_``, ``score``, under
+             ``source_nodes``; ``node.metadata.page_label`` is read as a *printed label* (``page_label``), never
+             as a page: LlamaIndex's PDF reader logs the label printed on the page (``i``, ``ii``, ``1``...)
+             and no physical page index, so the pages are located from the text (needs the documents)
 ragas        a ragas dataset row: ``user_input``, ``retrieved_contexts`` with ``retrieved_context_ids``
              (parallel lists), ``response``
 bedrock      a knowledge-base Retrieve response: ``retrievalResults[]`` with ``content.text``,
@@ -58,7 +69,7 @@ from .jsonl import iter_jsonl
 __all__ = ["RunLog", "load_log", "PRESETS", "ITEM_FIELDS", "RECORD_FIELDS", "parse_field_mapping", "doc_key",
            "resolve_documents", "log_records"]
 
-ITEM_FIELDS = ("doc_id", "page", "pages", "chunk_id", "text", "score")
+ITEM_FIELDS = ("doc_id", "page", "pages", "page_label", "chunk_id", "text", "score")
 RECORD_FIELDS = ("question_id", "question", "items", "answer", "latency_ms", "error")
 
 # Each field: a dotted path, or a tuple of alternatives (the first present wins).
@@ -76,7 +87,7 @@ PRESETS: dict[str, dict] = {
                               "items": ("source_nodes", "nodes"), "answer": "response", "latency_ms": "latency_ms",
                               "error": "error"},
                    "item": {"doc_id": ("node.metadata.file_name", "node.metadata.file_path", "node.ref_doc_id"),
-                            "page": "node.metadata.page_label", "chunk_id": "node.id_", "text": "node.text",
+                            "page_label": "node.metadata.page_label", "chunk_id": "node.id_", "text": "node.text",
                             "score": "score"},
                    "page_base": 1},
     "ragas": {"record": {"question_id": ("question_id", "id"), "question": "user_input",
@@ -98,8 +109,9 @@ PRESETS: dict[str, dict] = {
 class RunLog:
     """A retrieval log read into tables.
 
-    ``run``: one row per retrieved item -- question_id, rank (1 = best), doc_id (as logged), chunk_id
-    (as logged, or ``<question_id>#<rank>``), pages (tuple of 1-based pages, empty if not logged),
+    ``run``: one row per retrieved item -- question_id, rank (1 = best), doc_id (as logged; None for a
+    text-only item), chunk_id (as logged, or ``<question_id>#<rank>``), pages (tuple of 1-based
+    physical pages, empty if not logged), page_label (a printed label as logged, never a page; None),
     text (None if not logged), score (NaN if not logged), line.
     ``questions``: one row per logged question -- question_id, question, answer, latency_ms, error, line.
     ``settings``: the run's settings (from ``<log>.settings.json`` when ``rag-metrics run`` wrote it)
@@ -148,16 +160,27 @@ class RunLog:
                        (None, self.run.drop(columns=["line"]).head(10)))
 
 
+_PAGE_AT = re.compile(r"(pages?)@([01])")
+
+
 def parse_field_mapping(items) -> dict:
-    """``["doc_id=metadata.source", "page=metadata.page"]`` -> ``{"doc_id": "metadata.source", ...}``."""
+    """``["doc_id=metadata.source", "page@0=metadata.page"]`` -> ``{"doc_id": "metadata.source", "page":
+    "metadata.page", "page_base": 0}`` (``page@B`` / ``pages@B`` state the base of the mapped page numbers)."""
     out = {}
     for item in items or []:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
+        at = _PAGE_AT.fullmatch(key)
+        if at:
+            key = at.group(1)
+            if out.get("page_base", int(at.group(2))) != int(at.group(2)):
+                raise InputError(f"field mapping {item!r}: page and pages mappings state different bases.",
+                                 field=key)
+            out["page_base"] = int(at.group(2))
         if not sep or not value or key not in (*ITEM_FIELDS, *RECORD_FIELDS):
             raise InputError(f"field mapping {item!r}: expected NAME=PATH with NAME one of "
-                             f"{', '.join((*RECORD_FIELDS, *ITEM_FIELDS))} and PATH a dotted path such as metadata.source.",
-                             field=key or None)
+                             f"{', '.join((*RECORD_FIELDS, *ITEM_FIELDS))} (page@0 / page@1 state the base of page "
+                             "numbers) and PATH a dotted path such as metadata.source.", field=key or None)
         out[key] = value
     return out
 
@@ -218,8 +241,19 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
     spec = PRESETS[preset]
     rec_paths = dict(spec["record"])
     item_paths = dict(spec["item"])
-    for key, value in (fields or {}).items():
+    fields = dict(fields or {})
+    stated = fields.pop("page_base", None)
+    if stated is not None and page_base is not None and stated != page_base:
+        raise InputError(f"the page mapping states base {stated} and --page-base says {page_base}: keep one.",
+                         field="page_base")
+    page_base = page_base if page_base is not None else stated
+    for key, value in fields.items():
         (rec_paths if key in RECORD_FIELDS else item_paths)[key] = value
+    mapped = sorted(k for k in ("page", "pages") if k in fields)
+    if mapped and page_base is None:
+        raise InputError(f"the mapping of {mapped[0]} ({fields[mapped[0]]}) must state where its page numbers start: "
+                         f"add --page-base 0 or --page-base 1, or write --field {mapped[0]}@0={fields[mapped[0]]} "
+                         f"(0-based, as PyPDFLoader) or {mapped[0]}@1=... (1-based, as printed).", field="page_base")
     base = spec["page_base"] if page_base is None else page_base
     if base not in (0, 1):
         raise InputError(f"page base {base!r}: expected 0 or 1.", field="page_base")
@@ -257,7 +291,9 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
                 raise InputError(f"{where}: expected an object, got {type(item).__name__}.", path=path, line=line)
             doc = _text_or_none(_get(item, item_paths.get("doc_id")), where, path, line, "doc_id")
             chunk = _text_or_none(_get(item, item_paths.get("chunk_id")), where, path, line, "chunk_id")
-            if doc is None and chunk is None:
+            text = _get(item, item_paths.get("text"))
+            paged = any(_get(item, item_paths.get(k)) not in (_MISSING, None) for k in ("page", "pages"))
+            if doc is None and chunk is None and (paged or not isinstance(text, str)):
                 raise InputError(f"{where} has no document (field {_show(item_paths.get('doc_id'))}); map it with "
                                  "--field doc_id=PATH or choose a --preset.", path=path, line=line, field="doc_id")
             pages = []
@@ -270,7 +306,8 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
                     raise InputError(f"{where}: pages {many!r} is not a list of page numbers.", path=path, line=line,
                                      field="pages")
                 pages += [_page_number(p, base, path, line, where, item_paths.get("pages")) for p in many]
-            text = _get(item, item_paths.get("text"))
+            label = _get(item, item_paths.get("page_label"))
+            label = None if label is _MISSING or label is None else str(label)
             if text is not _MISSING and text is not None and not isinstance(text, str):
                 raise InputError(f"{where}: text is not a string.", path=path, line=line, field="text")
             score = _get(item, item_paths.get("score"))
@@ -279,7 +316,8 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
             elif isinstance(score, bool) or not isinstance(score, numbers.Real) or not np.isfinite(score):
                 raise InputError(f"{where}: score {score!r} is not a finite number.", path=path, line=line, field="score")
             items.append({"question_id": qid, "question": question, "rank": rank, "doc_id": doc, "chunk_id": chunk,
-                          "pages": tuple(sorted(set(pages))), "text": None if text is _MISSING else text,
+                          "pages": tuple(sorted(set(pages))), "page_label": label,
+                          "text": None if text is _MISSING else text,
                           "score": float(score), "line": line})
     return items, questions, {"preset": preset, "fields": {**rec_paths, **item_paths}, "page_base": base}
 
@@ -315,9 +353,9 @@ def load_log(path, *, preset: str = "native", fields: dict | None = None, page_b
     """Read a retrieval log (module docstring). Every problem names the file, the line and the field."""
     items, questions, how = log_records(iter_jsonl(path, "a retrieval log (JSON lines)"), preset=preset,
                                         fields=fields, page_base=page_base, path=path)
-    run = pd.DataFrame(items, columns=["question_id", "question", "rank", "doc_id", "chunk_id", "pages", "text",
-                                       "score", "line"])
-    for col in ("question_id", "question", "doc_id", "chunk_id", "text"):  # absent stays None, not NaN
+    run = pd.DataFrame(items, columns=["question_id", "question", "rank", "doc_id", "chunk_id", "pages", "page_label",
+                                       "text", "score", "line"])
+    for col in ("question_id", "question", "doc_id", "chunk_id", "page_label", "text"):  # absent stays None, not NaN
         run[col] = run[col].astype(object).where(run[col].notna(), None)
     settings_path = Path(str(path) + ".settings.json")
     settings = json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.is_file() else {}

@@ -286,6 +286,7 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     from ..io.corpus import load_answers, load_corpus
     from ..io.golden import load_golden
     from ..io.logs import PRESETS, load_log, parse_field_mapping
+    from ..judging.audit import check_log_pages
 
     check_name(experiment, what="experiment name")
     if not golden:
@@ -304,6 +305,7 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
         log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
         if not len(log.questions):
             raise InputError("the log holds no question.", path=path)
+        check_log_pages(log, corpus)
     if answers:
         table = load_answers(answers)
         if "question_id" not in table.columns or "generated_answer" not in table.columns:
