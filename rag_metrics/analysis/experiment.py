@@ -143,6 +143,110 @@ class ExperimentResult:
     documents: dict
     settings: dict = field(default_factory=dict)
     question_map: dict = field(default_factory=dict)
+    page_index: object = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # -- rulers (rag_metrics.analysis.rulers) and page checks (rag_metrics.judging.audit) -------------------------
+    def raw_overlap(self):
+        """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
+        furniture does; None when the overlap judge does not apply or keeps boilerplate already."""
+        judge = self.judges.get("overlap")
+        if judge is None or judge.boilerplate is None:
+            return None
+        if "raw_overlap" not in self._cache:
+            from dataclasses import replace
+
+            raw = replace(judge, boilerplate=None)
+            with_doc = self.run[self.run["doc_id"].notna()]
+            judged = judge_run(with_doc, None, self.golden.gold_pages, raw, self.page_index)
+            measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
+            self._cache["raw_overlap"] = (_describe(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
+                                          judged)
+        return self._cache["raw_overlap"]
+
+    def ruler_table(self) -> pd.DataFrame:
+        """Every headline measure under every ruler (:func:`rag_metrics.analysis.rulers.ruler_table`)."""
+        from .rulers import ruler_table
+
+        return ruler_table(self)
+
+    def ruler_changes(self, previous: "ExperimentResult") -> pd.DataFrame:
+        """This run minus ``previous`` under every ruler (:func:`rag_metrics.analysis.rulers.ruler_changes`)."""
+        from .rulers import ruler_changes
+
+        return ruler_changes(previous, self)
+
+    def ruler_disagreements(self, a: str = "overlap", b: str = "page", k: int | None = None) -> pd.DataFrame:
+        """Items ruler ``a`` credits and ``b`` does not, and the reverse, with the shared text
+        (:func:`rag_metrics.analysis.rulers.ruler_disagreements`)."""
+        from .rulers import ruler_disagreements
+
+        return ruler_disagreements(self, a, b, k)
+
+    def unfindable_gold(self) -> pd.DataFrame:
+        """Gold pages without text, unfindable by text judges (:func:`rag_metrics.analysis.rulers.unfindable_gold`)."""
+        from .rulers import unfindable_gold
+
+        return unfindable_gold(self)
+
+    def boilerplate(self) -> pd.DataFrame:
+        """What the overlap judge left out as boilerplate, per document (its repeated text, digits as ``#``, and on
+        how many pages); empty when the overlap judge does not apply."""
+        from ..judging.index import boilerplate_lines
+
+        judge = self.judges.get("overlap")
+        if judge is None or self.page_index is None:
+            return boilerplate_lines(None, 24, None)
+        return boilerplate_lines(self.page_index, judge.min_chars, judge.boilerplate)
+
+    def page_audit(self):
+        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.audit.audit_pages`); None without
+        the documents."""
+        if self.page_index is None:
+            return None
+        if "audit" not in self._cache:
+            from ..judging.audit import audit_pages
+
+            logged = self.run[self.run["pages_from"] == "logged"] if "pages_from" in self.run else self.run
+            read = (self.settings.get("read") or {})
+            self._cache["audit"] = audit_pages(logged, self.page_index, min_chars=self.judges.get(
+                "overlap", OverlapJudge()).min_chars, page_base=read.get("page_base"), name=self.name)
+        return self._cache["audit"]
+
+    def placements(self) -> pd.DataFrame:
+        """How the items got their document and pages: one row per (placed_by, pages_from) with its item count."""
+        cols = [c for c in ("placed_by", "pages_from") if c in self.run.columns]
+        if not cols:
+            return pd.DataFrame(columns=["items"])
+        return self.run.groupby(cols, dropna=False).size().rename("items").to_frame()
+
+    def notices(self) -> list[str]:
+        """Sentences a report must show about its rulers: a page-base offset (with its fix), items placed by their
+        text, printed labels ignored, gold pages no text judge can find, what boilerplate was left out."""
+        out = []
+        audit = self.page_audit()
+        if audit is not None and audit.warning:
+            out.append(audit.warning)
+        if "placed_by" in self.run.columns:
+            placed = self.run[self.run["placed_by"] != "logged"]["placed_by"].value_counts()
+            if len(placed):
+                out.append(f"{self.name}: {int(placed.sum())} item(s) had no document or no physical page and were "
+                           "placed by finding their text on the pages: "
+                           + ", ".join(f"{v} {k}" for k, v in placed.items()) + ".")
+        if "page_label" in self.run.columns and self.run["page_label"].notna().any():
+            out.append(f"{self.name}: page_label is the label printed on a page (i, ii, 1...), not its position in the "
+                       "file; it was not read as a page (pages were located from the text).")
+        unfindable = self.unfindable_gold()
+        if len(unfindable):
+            qs = ", ".join(dict.fromkeys(unfindable["question_id"].astype(str)))
+            out.append(f"{len(unfindable)} gold page(s) have no text (scanned pages?): text judges cannot find them, "
+                       f"so questions {qs} are misses under those judges whatever the retriever does.")
+        furniture = self.boilerplate()
+        if len(furniture):
+            out.append(f"The overlap judge left out text repeated on most pages of {furniture['doc_id'].nunique()} "
+                       f"document(s) ({len(furniture)} repeated line(s), e.g. {furniture['text'].iloc[0]!r}): "
+                       "shared page furniture is no evidence of a page.")
+        return out
 
     def answers(self) -> pd.Series:
         """The answers logged with the questions, indexed by golden question ID (empty when none)."""
@@ -233,10 +337,12 @@ class ExperimentResult:
         gold_pages = list(zip(gold["doc_id"], gold["page"]))
         judged = self.judged[self.primary]
         rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k)].sort_values("rank")
-        index = PageIndex(self.corpus) if self.corpus is not None else None
+        index = self.page_index if self.page_index is not None else (
+            PageIndex(self.corpus) if self.corpus is not None else None)
         judge = self.judges[self.primary]
         window = getattr(judge, "window", 1)
         f = getattr(judge, "min_chars", 24)
+        rule = self.judges["overlap"].boilerplate if "overlap" in self.judges else None
         items = []
         for row in rows.itertuples(index=False):
             verdicts = {name: bool(set(j.loc[(j["question_id"] == question_id) & (j["rank"] == row.rank),
@@ -246,10 +352,12 @@ class ExperimentResult:
             longest = 0
             if text is not None and index is not None:
                 norm = normalize(text)
-                near = [index.normalized((d, p2)) for d, p in gold_pages for p2 in range(p - window, p + window + 1)
-                        if (d, p2) in index.raw]
-                spans = shared_spans(norm, near, f)
-                short = shared_spans(norm, near, max(8, f // 2)) if not spans else []
+                near = [index.row[d, p2] for d, p in gold_pages for p2 in range(p - window, p + window + 1)
+                        if (d, p2) in index.row]
+                # boilerplate (running headers, footers) is no evidence: it is not highlighted
+                spans = [(a, b) for a, b, furniture in index.shared_spans(norm, near, f, rule) if not furniture]
+                short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
+                         if not furniture] if not spans else []
                 longest = max((b - a for a, b in spans or short), default=0)
                 segments = _segments(norm, spans or short)
             items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
@@ -259,7 +367,8 @@ class ExperimentResult:
         return {"question_id": question_id, "question": q["question"], "type": q["type"],
                 "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
                 "judge": _describe(judge), "items": items,
-                "hit": any(i["hit"] for i in items), "normalized": index is not None}
+                "hit": any(i["hit"] for i in items), "normalized": index is not None,
+                "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
 
     def explain(self, question_id, k: int | None = None):
         """One question's drill-down, rendered inline in JupyterLab (an object with ``_repr_html_``)."""
@@ -391,7 +500,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                 "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
+                "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
                 "run_settings": {k: v for k, v in log.settings.items() if k != "read"}}
     return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap)
+                            failures, unknown, missing, failed, documents, settings, qmap, index)
 

@@ -340,12 +340,17 @@ class PageIndex:
                 continue  # a hash collision
             kinds.append((int(i), bool(np.isin(grams[i], furniture)) and not np.isin(grams[i], plain)))
         spans: list[list] = []
-        for i, is_bp in kinds:
-            if spans and i <= spans[-1][1] and spans[-1][2] == is_bp:
-                spans[-1][1] = max(spans[-1][1], i + n)
-            else:
-                spans.append([i, i + n, is_bp])
-        return [(a, b, k) for a, b, k in spans]
+        for kind in (False, True):  # merged per kind: plain spans never overlap each other
+            mine: list[list] = []
+            for i, is_bp in kinds:
+                if is_bp != kind:
+                    continue
+                if mine and i <= mine[-1][1]:
+                    mine[-1][1] = max(mine[-1][1], i + n)
+                else:
+                    mine.append([i, i + n, kind])
+            spans += mine
+        return sorted((a, b, k) for a, b, k in spans)
 
 
 _DIGITS = re.compile(r"[0-9]+")
