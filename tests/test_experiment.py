@@ -41,18 +41,25 @@ def naive_boilerplate(pages, doc, f, share=0.5, min_pages=3):
 
 
 def naive_overlap(text, doc, gold, pages, f, window, boilerplate=True):
-    """The definition, written plainly: a shared F-character substring with a gold page +- window that is not
-    boilerplate of the document."""
+    """The definition, written plainly: a shared F-character substring with a gold page +- window that holds no
+    character of the document's boilerplate."""
     furniture = naive_boilerplate(pages, doc, f) if boilerplate else set()
     grams = {text[i:i + f] for i in range(len(text) - f + 1)}
-    grams = {g for g in grams if re.sub("[0-9]", "0", g) not in furniture}
+
+    def body_fragments(page):  # fragments of the page with no character inside a furniture fragment
+        dirty = [False] * len(page)
+        for i in range(len(page) - f + 1):
+            if re.sub("[0-9]", "0", page[i:i + f]) in furniture:
+                dirty[i:i + f] = [True] * f
+        return {page[i:i + f] for i in range(len(page) - f + 1) if not any(dirty[i:i + f])}
+
     out = set()
     for d, p in gold:
         if d != doc or not grams:
             continue
         for q in range(p - window, p + window + 1):
             page = pages.get((d, q))
-            if page is not None and any(g in page for g in grams):
+            if page is not None and grams & body_fragments(page):
                 out.add((d, p))
     return out
 

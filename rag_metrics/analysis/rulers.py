@@ -82,8 +82,9 @@ def _shared(result, index, text, gold, doc, window, n, rule):
     spans = index.shared_spans(norm, rows, n, rule)
     if not spans:
         return "", False
-    a, b, _ = max(spans, key=lambda s: s[1] - s[0])
-    return norm[a:b], all(k for _, _, k in spans)
+    plain = [s for s in spans if not s[2]]
+    a, b, _ = max(plain or spans, key=lambda s: s[1] - s[0])  # the evidence first; furniture only when alone
+    return norm[a:b], not plain
 
 
 def ruler_disagreements(result, a: str, b: str, k: int | None = None) -> pd.DataFrame:

@@ -12,8 +12,10 @@ sharing them with a gold page is no evidence of that page. :class:`Boilerplate` 
 document, from the pages themselves: an ``n``-character fragment is boilerplate of its document when it occurs --
 with every digit read as ``0``, so that ``Policy 3`` and ``Policy 12`` are one footer -- on **more than** ``share``
 of the document's pages **and** on at least ``min_pages`` of them (defaults 0.5 and 3; a document of fewer than
-``min_pages`` pages has none). Such fragments are left out of the page side, and so of any match (an item's
-fragment equal to one of them is the same string, so it is left out of the item side too). :func:`boilerplate_lines`
+``min_pages`` pages has none). Every character inside such a fragment is *furniture*; a match counts only where
+the page's fragment holds no furniture character -- so neither the footer itself nor a fragment straddling it
+and the last words of the body (``change. Business Travel Polic``, on the few pages whose body ends alike) is
+evidence. The item's fragment is the same string, so furniture is left out of the item side too. :func:`boilerplate_lines`
 lists, per document, the repeated text that was left out.
 
 What the rule cannot catch (say so when you report a text-judged figure):
@@ -190,6 +192,24 @@ class PageIndex:
             mask[pos[on_pages[code] >= need]] = True
         return mask
 
+    def furniture(self, n: int, rule: Boilerplate | None, docs) -> np.ndarray:
+        """Cumulative count of boilerplate *characters* (those inside a boilerplate ``n``-fragment) over global
+        positions: ``c[b + n] - c[b] == 0`` says the fragment at ``b`` is body text only."""
+        mask = self.boilerplate_mask(n, rule, docs)
+        total = mask.shape[0]
+        key = ("furniture", n, rule)
+        if key in self._bp and self._bp[key][1] == len(self._bp_done.get((n, rule), ())):
+            return self._bp[key][0]
+        cover = np.zeros(total + 1, dtype=np.int32)
+        starts = np.flatnonzero(mask)
+        np.add.at(cover, starts, 1)
+        np.add.at(cover, np.minimum(starts + n, total), -1)
+        chars = (np.cumsum(cover[:-1]) > 0).astype(np.int32)
+        cum = np.zeros(total + 1, dtype=np.int32)
+        np.cumsum(chars, out=cum[1:])
+        self._bp[key] = (cum, len(self._bp_done.get((n, rule), ())))
+        return cum
+
     # -- the core query ----------------------------------------------------------------------------------------
     def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE) -> np.ndarray:
         """For each pair ``(texts[pair_text[i]], page row pair_row[i])``: do they share an ``n``-character fragment
@@ -282,7 +302,7 @@ class PageIndex:
         cp = np.searchsorted(uniq_keys, ck)  # index of the (text, row) key
         key_row = uniq_keys % n_rows
         docs = {self.keys[r][0] for r in np.unique(key_row[cp])}
-        bp = self.boilerplate_mask(n, rule, docs)
+        bp = self.furniture(n, rule, docs)
         owner_of_item = np.searchsorted(item_off, ci, side="right") - 1
         lo, hi = item_off[owner_of_item], item_off[owner_of_item + 1]
 
@@ -316,8 +336,8 @@ class PageIndex:
         run = np.zeros((eq.shape[0], width + 1), dtype=np.int32)
         np.cumsum(eq, axis=1, out=run[:, 1:])
         full = (run[:, n:] - run[:, :-n]) == n  # an n-run starting at offset u, u in 0..s-1
-        b = jb[:, :s]
-        fine = full & ~bp[np.clip(b, 0, max(bp.shape[0] - 1, 0))]
+        b = np.clip(jb[:, :s], 0, bp.shape[0] - 1 - n)
+        fine = full & (bp[b + n] == bp[b])  # no boilerplate character in the page fragment
         return fine.any(axis=1)
 
     def shared_spans(self, text: str, rows, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE):
@@ -328,10 +348,11 @@ class PageIndex:
         if not grams.shape[0] or not rows:
             return []
         docs = {self.keys[r][0] for r in rows}
-        bp = self.boilerplate_mask(n, rule, docs)
+        cum = self.furniture(n, rule, docs)
         pos, _ = self._row_starts(rows, n)
         h = self.concat.hashes(pos, n)
-        plain, furniture = np.unique(h[~bp[pos]]), np.unique(h[bp[pos]])
+        clean = cum[pos + n] == cum[pos]
+        plain, furniture = np.unique(h[clean]), np.unique(h[~clean])
         kinds = []
         for i in np.flatnonzero(np.isin(grams, plain) | np.isin(grams, furniture)):
             frag = text[i:i + n]
