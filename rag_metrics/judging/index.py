@@ -187,8 +187,10 @@ class PageIndex:
             folded = self.folded.hashes(pos, n)
             code, _ = pd.factorize(folded)  # exact: one code per distinct hash
             page = owner - owner.min()
-            pairs = np.unique(code * (int(page.max()) + 1) + page)  # distinct (hash, page)
-            on_pages = np.bincount(pairs // (int(page.max()) + 1), minlength=int(code.max()) + 1)
+            width = int(page.max()) + 1
+            present = np.zeros((int(code.max()) + 1) * width, dtype=bool)
+            present[code * width + page] = True  # distinct (hash, page), without sorting
+            on_pages = present.reshape(-1, width).sum(axis=1)
             mask[pos[on_pages[code] >= need]] = True
         return mask
 
@@ -200,11 +202,10 @@ class PageIndex:
         key = ("furniture", n, rule)
         if key in self._bp and self._bp[key][1] == len(self._bp_done.get((n, rule), ())):
             return self._bp[key][0]
-        cover = np.zeros(total + 1, dtype=np.int32)
-        starts = np.flatnonzero(mask)
-        np.add.at(cover, starts, 1)
-        np.add.at(cover, np.minimum(starts + n, total), -1)
-        chars = (np.cumsum(cover[:-1]) > 0).astype(np.int32)
+        starts = np.zeros(total + 1, dtype=np.int32)
+        np.cumsum(mask, out=starts[1:])
+        # character x is furniture when a boilerplate fragment starts in [x - n + 1, x]
+        chars = (starts[1:] - starts[np.maximum(np.arange(1, total + 1) - n, 0)]) > 0
         cum = np.zeros(total + 1, dtype=np.int32)
         np.cumsum(chars, out=cum[1:])
         self._bp[key] = (cum, len(self._bp_done.get((n, rule), ())))
