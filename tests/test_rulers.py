@@ -269,3 +269,14 @@ def test_page_mapping_states_its_base(tmp_path):
         load_log(path, fields={"page": "meta.p"})
     assert load_log(path, fields={"page": "meta.p", "page_base": 1}).run["pages"].tolist() == [(3,)]
     assert load_log(path, fields={"page": "meta.p"}, page_base=0).run["pages"].tolist() == [(4,)]
+
+
+def test_last_page_is_fine_and_one_more_is_refused():
+    from rag_metrics.judging.audit import check_pages_in_documents
+
+    run = pd.DataFrame({"question_id": ["q", "q"], "rank": [1, 2], "doc_id": ["a", "b"], "pages": [(4,), (2,)],
+                        "line": [7, 7]})
+    check_pages_in_documents(run, {"a": 4, "b": 2})
+    with pytest.raises(InputError, match=r"log.jsonl:7: question 'q', retrieved item 2: page 3 of 'b' is beyond its "
+                                         r"last page \(2\)"):
+        check_pages_in_documents(run.assign(pages=[(4,), (3,)]), {"a": 4, "b": 2}, source="log.jsonl")
