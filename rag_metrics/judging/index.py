@@ -3,7 +3,9 @@
 :class:`PageIndex` holds a corpus's pages normalized (:func:`rag_metrics.text.normalize`) and answers, for many
 ``(text, page)`` pairs at once, whether the two share a fragment of ``n`` characters that is not boilerplate
 (:meth:`PageIndex.shares`): the core of the overlap judge, of locating logged text on the pages and of the page
-audit.
+audit. Built once per corpus, it serves every judge and every log of a report: the pages' minimizer table
+(:meth:`PageIndex.shares` says what minimizers are) and each boilerplate rule's mask are computed on first use
+and kept.
 
 Boilerplate
 -----------
@@ -42,12 +44,14 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..text import Concat, gram_hashes, normalize
+from ..text import Concat, _powers, codes_of, fold_digits, gram_hashes, normalize, text_blocks
 
-__all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "BLOCK_CHARS"]
+__all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "HITS"]
 
-BLOCK_CHARS = 4_000_000
-"""Item texts are hashed in blocks of about this many characters (bounded memory)."""
+BLOCK = 1 << 20
+"""Characters hashed at once (whole texts; a longer text is a block alone)."""
+HITS = 1 << 22
+"""Lookup hits expanded at once (bounded memory when texts and pages repeat a fragment many times)."""
 
 
 @dataclass(frozen=True)
@@ -88,12 +92,111 @@ def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return base + np.arange(total, dtype=np.int64)
 
 
+def _plan(n: int) -> tuple[int, int]:
+    """``(m, w)`` with ``m + w - 1 = n``: an ``n``-character fragment holds exactly one window of ``w`` consecutive
+    ``m``-character fragments (module docstring of :meth:`PageIndex.shares`)."""
+    w = max(1, n // 2)
+    return n - w + 1, w
+
+
+_TOP = np.uint32(0xFFFFFFFF)
+
+
+def _sliding(x: np.ndarray, w: int, op) -> np.ndarray:
+    """``out[j] = op.reduce(x[j:j + w])`` for every full window (``op`` is np.minimum or np.maximum), by doubling."""
+    k = x.shape[0] - w + 1
+    if k <= 0:
+        return x[:0]
+    out, span = x, 1
+    while span * 2 <= w:
+        out = op(out[:-span], out[span:])
+        span *= 2
+    if span < w:
+        out = op(out[:k], out[w - span: w - span + k])
+    return out
+
+
+def _minimizers(values: np.ndarray, valid: np.ndarray, w: int) -> np.ndarray:
+    """Positions whose value is the smallest of some window of ``w`` consecutive positions (every position holding
+    the window's smallest value, ties included), invalid positions never chosen: the same content selects the
+    same relative positions wherever it occurs."""
+    if w == 1:
+        return np.flatnonzero(valid)
+    x = np.where(valid, values, _TOP)
+    low = _sliding(x, w, np.minimum)  # low[j]: the smallest value of window j
+    if not low.shape[0]:
+        return np.zeros(0, dtype=np.int64)
+    pad = np.zeros(w - 1, dtype=x.dtype)
+    high = _sliding(np.concatenate([pad, low, pad]), w, np.maximum)  # the largest window minimum over i's windows
+    return np.flatnonzero(valid & (x == high))
+
+
+def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
+    """Positions in ``[lo, hi)`` where an ``m``-fragment would run past the end of its text (texts wholly inside
+    ``[lo, hi)``)."""
+    first = int(np.searchsorted(offsets, lo, side="left"))
+    last = int(np.searchsorted(offsets, hi, side="left"))
+    starts, ends = offsets[first:last], offsets[first + 1:last + 1]
+    return _ranges(np.maximum(ends - m + 1, starts), ends)
+
+
+def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
+    """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.text.text_blocks`):
+    ``(lo, h, valid)`` with ``h[i]`` the 64-bit hash of the ``m``-fragment at global position ``lo + i`` (the hash
+    :func:`rag_metrics.text.gram_hashes` gives; digits folded if ``folded``) and ``valid[i]`` whether it lies
+    inside one text. Small arrays, reused while they are in cache."""
+    total = int(offsets[-1])
+    if bounds is None:
+        bounds = np.r_[text_blocks(offsets, BLOCK), total]
+    up, down = _powers(int(np.diff(bounds).max(initial=0)) + 1)
+    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        size = hi - lo
+        if size < m:
+            continue
+        part = codes[lo:hi]
+        values = (fold_digits(part) if folded else part).astype(np.uint64)
+        values *= up[:size]
+        prefix = np.empty(size + 1, dtype=np.uint64)
+        prefix[0] = 0
+        np.cumsum(values, out=prefix[1:])
+        h = prefix[m:] - prefix[:-m]
+        h *= down[:size - m + 1]
+        valid = np.ones(size - m + 1, dtype=bool)
+        tails = _tails(offsets, m, lo, hi) - lo
+        valid[tails[tails < valid.shape[0]]] = False
+        yield lo, h, valid
+
+
+def _minimizers_of(codes: np.ndarray, offsets: np.ndarray, m: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every minimizer of the texts (:func:`_minimizers` over the upper 32 bits of the ``m``-fragment hashes):
+    global positions, ascending, and the 32-bit hash of each."""
+    pos_parts, hash_parts = [], []
+    for lo, h, valid in _block_hashes(codes, offsets, m):
+        h32 = (h >> np.uint64(32)).astype(np.uint32)
+        found = _minimizers(h32, valid, w)
+        pos_parts.append(found + lo)
+        hash_parts.append(h32[found])
+    if not pos_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32)
+    return np.concatenate(pos_parts), np.concatenate(hash_parts)
+
+
+def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False) -> np.ndarray:
+    """The hash of the ``n``-fragment at each position, summed directly (for a few positions)."""
+    up, _ = _powers(n + 1)
+    out = np.zeros(positions.shape[0], dtype=np.uint64)
+    for k in range(n):
+        c = codes[positions + k]
+        out += (fold_digits(c) if folded else c).astype(np.uint64) * up[k]
+    return out
+
+
 class PageIndex:
     """A corpus's pages (a :class:`~rag_metrics.io.corpus.Corpus` or a table doc_id, page, text), normalized.
 
     ``keys[i]`` is page row ``i`` as ``(doc_id, page)``; ``raw`` maps keys to the page text as given;
-    ``n_pages[doc]`` is the document's last page. Hashes, sorted fragment tables and boilerplate masks are
-    computed on first use and kept, so one index serves every judge and every log of a report.
+    ``n_pages[doc]`` is the document's last page. The minimizer table, boilerplate masks and hashes are computed
+    on first use and kept, so one index serves every judge and every log of a report.
     """
 
     def __init__(self, corpus):
@@ -103,6 +206,7 @@ class PageIndex:
         self.raw = dict(zip(self.keys, texts))
         self.row = {k: i for i, k in enumerate(self.keys)}
         self.norm = [normalize(t) for t in texts]
+        codes, offsets = codes_of(self.norm)
         self.docs: dict[str, list[int]] = {}
         for i, (d, p) in enumerate(self.keys):
             self.docs.setdefault(d, []).append(i)
@@ -110,12 +214,36 @@ class PageIndex:
             self.docs[d].sort(key=lambda i: self.keys[i][1])
         self.n_pages = {d: max(self.keys[i][1] for i in rows) for d, rows in self.docs.items()}
         self.doc_of_row = np.array([d for d, _ in self.keys], dtype=object)
+        self.doc_code = {d: i for i, d in enumerate(self.docs)}
+        self.code_of_row = np.array([self.doc_code[d] for d, _ in self.keys], dtype=np.int64)
+        self._codes, self._offsets = codes, offsets
         self._concat: Concat | None = None
         self._folded: Concat | None = None
         self._sorted: dict = {}
+        self._tables: dict = {}
         self._bp: dict = {}
-        self._bp_done: dict = {}
         self._grams: dict = {}
+        self._row_lookup = None
+
+    def rows_of(self, codes, pages) -> np.ndarray:
+        """The page row of each (document code, page) pair (``doc_code``), -1 where the index has no such page."""
+        codes = np.asarray(codes, dtype=np.int64)
+        pages = np.asarray(pages, dtype=np.int64)
+        if self._row_lookup is None:
+            page_of_row = np.array([p for _, p in self.keys], dtype=np.int64)
+            low = int(page_of_row.min(initial=0))
+            width = int(page_of_row.max(initial=0)) - low + 1
+            key = self.code_of_row * width + (page_of_row - low)
+            order = np.argsort(key, kind="stable")
+            self._row_lookup = (key[order], order, low, width)
+        key, order, low, width = self._row_lookup
+        out = np.full(codes.shape[0], -1, dtype=np.int64)
+        ok = (codes >= 0) & (pages >= low) & (pages < low + width)
+        want = codes[ok] * width + (pages[ok] - low)
+        slot = np.minimum(np.searchsorted(key, want), max(key.shape[0] - 1, 0))
+        match = key[slot] == want if key.shape[0] else np.zeros(want.shape[0], dtype=bool)
+        out[np.flatnonzero(ok)[match]] = order[slot[match]]
+        return out
 
     # -- small helpers kept for callers that work page by page -------------------------------------------------
     def normalized(self, key) -> str:
@@ -136,210 +264,281 @@ class PageIndex:
     @property
     def concat(self) -> Concat:
         if self._concat is None:
-            self._concat = Concat(self.norm)
+            self._concat = Concat.from_codes(self._codes, self._offsets)
         return self._concat
 
     @property
     def folded(self) -> Concat:
         if self._folded is None:
-            self._folded = Concat(self.norm, folded=True)
+            self._folded = Concat.from_codes(self._codes, self._offsets, folded=True)
         return self._folded
 
     def _row_starts(self, rows, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Global positions of every ``n``-character fragment of the given page rows, and the row of each."""
-        off = self.concat.offsets
+        off = self._offsets
         rows = np.asarray(rows, dtype=np.int64)
         starts, ends = off[rows], np.maximum(off[rows + 1] - n + 1, off[rows])
         pos = _ranges(starts, ends)
         return pos, np.repeat(rows, ends - starts)
 
-    def sorted_grams(self, doc, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``n``-fragment hashes of every page of ``doc`` (fragments inside one page) sorted, with the global
-        position of each."""
-        key = (doc, n)
-        if key not in self._sorted:
-            pos, _ = self._row_starts(self.docs[doc], n)
-            h = self.concat.hashes(pos, n)
-            order = np.argsort(h)
-            self._sorted[key] = (h[order], pos[order])
-        return self._sorted[key]
+    def _table(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pages' minimizers for ``n``-fragments (:meth:`shares`): the distinct keys ``document code << 32 |
+        hash`` sorted; the global position of every minimizer, ordered by key then position; and, in that order,
+        ``key rank * (characters + 1) + position`` (one sorted array to search a key's positions in a range)."""
+        if n not in self._tables:
+            m, w = _plan(n)
+            pos, h = _minimizers_of(self._codes, self._offsets, m, w)
+            row = np.searchsorted(self._offsets, pos, side="right") - 1
+            key = (self.code_of_row[row].astype(np.uint64) << np.uint64(32)) | h.astype(np.uint64)
+            order = np.argsort(key, kind="stable")  # positions ascend within a key
+            key, pos = key[order], pos[order]
+            new = np.r_[True, key[1:] != key[:-1]] if key.shape[0] else np.zeros(0, dtype=bool)
+            rank = np.cumsum(new) - 1
+            self._tables[n] = (key[new], pos, rank * np.int64(self._offsets[-1] + 1) + pos)
+        return self._tables[n]
 
-    def boilerplate_mask(self, n: int, rule: Boilerplate | None, docs) -> np.ndarray:
-        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document (computed
-        for ``docs`` on first use)."""
-        total = self.concat.codes.shape[0]
+    def boilerplate_mask(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
+        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document (every
+        document's boilerplate, found once per ``(n, rule)``; ``docs`` is accepted for compatibility)."""
+        total = self._codes.shape[0]
         if rule is None:
             return np.zeros(total, dtype=bool)
-        key = (n, rule)
-        mask = self._bp.setdefault(key, np.zeros(total, dtype=bool))
-        done = self._bp_done.setdefault(key, set())
-        for doc in docs:
-            if doc in done:
-                continue
-            done.add(doc)
-            rows = self.docs.get(doc, [])
-            need = rule.pages_needed(len(rows))
-            if need is None:
-                continue
-            pos, owner = self._row_starts(rows, n)
-            if not pos.shape[0]:
-                continue
-            folded = self.folded.hashes(pos, n)
-            code, _ = pd.factorize(folded)  # exact: one code per distinct hash
-            page = owner - owner.min()
-            width = int(page.max()) + 1
-            present = np.zeros((int(code.max()) + 1) * width, dtype=bool)
-            present[code * width + page] = True  # distinct (hash, page), without sorting
-            on_pages = present.reshape(-1, width).sum(axis=1)
-            mask[pos[on_pages[code] >= need]] = True
+        if (n, rule) not in self._bp:
+            self._bp[n, rule] = self._find_boilerplate(n, rule)
+        return self._bp[n, rule]
+
+    def _find_boilerplate(self, n: int, rule: Boilerplate) -> np.ndarray:
+        """Every ``n``-fragment (digits folded) found on at least ``rule.pages_needed`` pages of its document.
+
+        Counted exactly, but only where it can hold: first every fragment is counted into a table of buckets (the
+        bucket from the fragment's hash and its document; a few buckets per character, for runs of whole
+        documents of about :data:`BLOCK` characters when each document's pages are together, else for the whole
+        corpus). A fragment on ``k`` pages has at least ``k`` occurrences in its bucket, so only fragments in
+        buckets holding at least the fewest pages needed are hashed again and their distinct pages counted per
+        document."""
+        off = self._offsets
+        total = self._codes.shape[0]
+        mask = np.zeros(total, dtype=bool)
+        need = np.array([rule.pages_needed(len(self.docs[d])) or 0 for d in self.docs], dtype=np.int64)
+        if not need.any() or total < n:
+            return mask
+        low = int(need[need > 0].min())
+        skip = np.flatnonzero(need[self.code_of_row] == 0)  # pages of documents without boilerplate
+        skipped = _ranges(off[skip], off[skip + 1])
+        mix = (self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+        change = np.flatnonzero(np.diff(self.code_of_row)) + 1
+        if change.shape[0] == len(self.docs) - 1:  # each document's pages together: count run by run
+            doc_bounds = off[np.r_[0, change, len(self.keys)]]
+            groups = np.r_[text_blocks(doc_bounds, BLOCK), total]
+        else:
+            groups = np.array([0, total], dtype=np.int64)
+        hash_bounds = np.unique(np.r_[text_blocks(off, BLOCK), groups])
+        seeds = []
+        for glo, ghi in zip(groups[:-1].tolist(), groups[1:].tolist()):
+            size = ghi - glo
+            bits = int(min(max(int(np.ceil(np.log2(max(4 * size / low, 2)))), 10), 24))
+            shift, sentinel = np.uint64(64 - bits), np.uint32(1 << bits)
+            bucket = np.full(size, sentinel, dtype=np.uint32)
+            inner = hash_bounds[(hash_bounds >= glo) & (hash_bounds <= ghi)]
+            for lo, h, valid in _block_hashes(self._codes, off, n, folded=True, bounds=inner):
+                k = valid.shape[0]
+                a, b = np.searchsorted(skipped, [lo, lo + k])
+                valid[skipped[a:b] - lo] = False
+                first, last = np.searchsorted(off, [lo, lo + k], side="right") - 1
+                h += np.repeat(mix[first:last + 1], np.diff(np.clip(off[first:last + 2], lo, lo + k)))  # document
+                bucket[lo - glo:lo - glo + k][valid] = (h[valid] >> shift).astype(np.uint32)
+            counts = np.bincount(bucket, minlength=(1 << bits) + 1)
+            counts[1 << bits] = 0
+            seeds.append(np.flatnonzero(counts[bucket] >= low) + glo)
+        starts = np.concatenate(seeds)
+        if not starts.shape[0]:
+            return mask
+        row = np.searchsorted(off, starts, side="right") - 1
+        h = _direct_hashes(self._codes, starts, n, folded=True)
+        doc = self.code_of_row[row]
+        order = np.lexsort((row, h, doc))
+        h, doc, row, starts = h[order], doc[order], row[order], starts[order]
+        new_frag = np.r_[True, (h[1:] != h[:-1]) | (doc[1:] != doc[:-1])]
+        new_page = new_frag | np.r_[True, row[1:] != row[:-1]]
+        first = np.flatnonzero(new_frag)
+        pages = np.add.reduceat(new_page.astype(np.int64), first)
+        boiler = pages >= need[doc[first]]
+        mask[starts[boiler[np.cumsum(new_frag) - 1]]] = True
         return mask
 
-    def furniture(self, n: int, rule: Boilerplate | None, docs) -> np.ndarray:
+    def furniture(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
         """Cumulative count of boilerplate *characters* (those inside a boilerplate ``n``-fragment) over global
         positions: ``c[b + n] - c[b] == 0`` says the fragment at ``b`` is body text only."""
-        mask = self.boilerplate_mask(n, rule, docs)
-        total = mask.shape[0]
         key = ("furniture", n, rule)
-        if key in self._bp and self._bp[key][1] == len(self._bp_done.get((n, rule), ())):
-            return self._bp[key][0]
-        starts = np.zeros(total + 1, dtype=np.int32)
-        np.cumsum(mask, out=starts[1:])
-        # character x is furniture when a boilerplate fragment starts in [x - n + 1, x]
-        chars = (starts[1:] - starts[np.maximum(np.arange(1, total + 1) - n, 0)]) > 0
-        cum = np.zeros(total + 1, dtype=np.int32)
-        np.cumsum(chars, out=cum[1:])
-        self._bp[key] = (cum, len(self._bp_done.get((n, rule), ())))
-        return cum
+        if key not in self._bp:
+            mask = self.boilerplate_mask(n, rule)
+            total = mask.shape[0]
+            starts = np.zeros(total + 1, dtype=np.int32)
+            np.cumsum(mask, out=starts[1:])
+            # character x is furniture when a boilerplate fragment starts in [x - n + 1, x]
+            chars = (starts[1:] - starts[np.maximum(np.arange(1, total + 1) - n, 0)]) > 0
+            cum = np.zeros(total + 1, dtype=np.int32)
+            np.cumsum(chars, out=cum[1:])
+            self._bp[key] = cum
+        return self._bp[key]
 
     # -- the core query ----------------------------------------------------------------------------------------
     def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE) -> np.ndarray:
         """For each pair ``(texts[pair_text[i]], page row pair_row[i])``: do they share an ``n``-character fragment
-        that is not boilerplate of the page's document? ``texts`` are normalized already.
+        that is not boilerplate of the page's document? ``texts`` are normalized already: a list of strings, or
+        ``(codes, offsets)`` as :func:`rag_metrics.text.normalize_codes` returns them.
 
-        Exact, without comparing every fragment: the texts' fragments of ``m = n - s + 1`` characters are looked
-        up only at every ``s``-th position (``s = max(1, n // 3)``) in the page's sorted table of all its
-        ``m``-fragments; any shared ``n``-fragment contains such a sampled one (one of ``s`` consecutive starts is
-        a multiple of ``s``). Each lookup hit is then checked on the code points over the ``n + s - 1`` characters
-        around it: a run of ``n`` equal characters whose page fragment is not boilerplate confirms the pair.
-        Hash collisions cost a check, never a false match.
+        Exact, without comparing every fragment (minimizers, as in winnowing): with ``m + w - 1 = n``
+        (:func:`_plan`), each text and each page keeps only its *minimizers* -- the ``m``-fragments whose hash
+        (digits folded) is the smallest of some window of ``w`` consecutive ones, about ``2 / (w + 1)`` of its
+        positions. A shared ``n``-fragment holds one such window, identical on both sides, so both sides keep the
+        same minimizer at the same offset in it: looking the texts' minimizers up in the pages' sorted table (one
+        lookup of all sorted queries at once) finds every shared fragment. Each candidate is then checked on the
+        code points over the ``n + w - 1`` characters around it: a run of ``n`` equal characters whose page
+        fragment holds no boilerplate character confirms the pair. Hash collisions cost a
+        check, never a false match.
         """
         pair_text = np.asarray(pair_text, dtype=np.int64)
         pair_row = np.asarray(pair_row, dtype=np.int64)
         out = np.zeros(pair_text.shape[0], dtype=bool)
         if not pair_text.shape[0]:
             return out
-        s = max(1, n // 3)
-        m = n - s + 1
+        m, w = _plan(n)
+        # item side: the texts that take part, their minimizers
+        if isinstance(texts, tuple):
+            all_codes, all_off = texts
+            n_texts = all_off.shape[0] - 1
+        else:
+            n_texts = len(texts)
         used = np.unique(pair_text)
-        # item side: sampled m-fragment hashes of the texts that take part, hashed block by block
-        local_of = np.full(len(texts), -1, dtype=np.int64)
+        local_of = np.full(n_texts, -1, dtype=np.int64)
         local_of[used] = np.arange(used.shape[0])
-        chosen = [texts[i] for i in used]
-        lengths = np.fromiter((len(t) for t in chosen), dtype=np.int64, count=len(chosen))
-        item_off = np.zeros(len(chosen) + 1, dtype=np.int64)
+        if isinstance(texts, tuple):
+            lengths = (all_off[used + 1] - all_off[used])
+            codes = all_codes[_ranges(all_off[used], all_off[used + 1])]
+        else:
+            codes, chosen_off = codes_of(texts[i] for i in used)
+            lengths = np.diff(chosen_off)
+        item_off = np.zeros(used.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=item_off[1:])
-        codes_parts, hash_parts, pos_parts = [], [], []
-        start = 0
-        while start < len(chosen):
-            stop = start + 1
-            size = lengths[start]
-            while stop < len(chosen) and size + lengths[stop] <= BLOCK_CHARS:
-                size += lengths[stop]
-                stop += 1
-            block = Concat(chosen[start:stop])
-            codes_parts.append(block.codes)
-            p = block.starts(m, step=s)
-            hash_parts.append(block.hashes(p, m))
-            pos_parts.append(p + item_off[start])
-            start = stop
-        item_codes = np.concatenate(codes_parts) if codes_parts else np.zeros(0, dtype=np.uint32)
-        item_hash = np.concatenate(hash_parts)
-        item_pos = np.concatenate(pos_parts)
-        item_owner = np.searchsorted(item_off, item_pos, side="right") - 1
-        first_gram = np.searchsorted(item_owner, np.arange(len(chosen)), side="left")
-        last_gram = np.searchsorted(item_owner, np.arange(len(chosen)), side="right")
-        # page side, one document at a time: every text paired with one of its pages looked up at once
-        n_rows = len(self.keys)
+        q_pos, q_hash = _minimizers_of(codes, item_off, m, w)
+        q_text = np.searchsorted(item_off, q_pos, side="right") - 1
+        # each text is looked up in each document it is paired with, only between the first and the last character
+        # of its pages there (the table is ordered by key, then position)
+        n_docs = max(len(self.docs), 1)
+        off = self._offsets
         pair_local = local_of[pair_text]
-        pair_key = pair_local * n_rows + pair_row
-        doc_codes, doc_names = pd.factorize(self.doc_of_row[pair_row])
-        order = np.argsort(doc_codes, kind="stable")
-        codes_sorted = doc_codes[order]
-        bounds = np.flatnonzero(np.r_[True, codes_sorted[1:] != codes_sorted[:-1], True])
-        off = self.concat.offsets
-        cand_pair, cand_i, cand_j = [], [], []
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            pairs = order[a:b]
-            table, table_pos = self.sorted_grams(doc_names[codes_sorted[a]], m)
-            if not table.shape[0]:
-                continue
-            keys = np.unique(pair_key[pairs])
-            owners = np.unique(pair_local[pairs])
-            idx = _ranges(first_gram[owners], last_gram[owners])
-            if not idx.shape[0]:
-                continue
-            q = item_hash[idx]
-            left = np.searchsorted(table, q, side="left")
-            right = np.searchsorted(table, q, side="right")
-            hit = np.flatnonzero(right > left)
-            if not hit.shape[0]:
-                continue
-            counts = (right - left)[hit]
-            j = table_pos[_ranges(left[hit], right[hit])]
-            g = np.repeat(idx[hit], counts)
-            key = item_owner[g] * n_rows + (np.searchsorted(off, j, side="right") - 1)
-            slot = np.minimum(np.searchsorted(keys, key), keys.shape[0] - 1)
-            keep = keys[slot] == key  # the hit lies on a page paired with this text
-            if not keep.any():
-                continue
-            cand_pair.append(keys[slot[keep]])
-            cand_i.append(item_pos[g[keep]])
-            cand_j.append(j[keep])
-        if not cand_pair:
+        combo_of_pair = pair_local * n_docs + self.code_of_row[pair_row]
+        combos, combo_index = np.unique(combo_of_pair, return_inverse=True)
+        span_lo = np.full(combos.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
+        span_hi = np.zeros(combos.shape[0], dtype=np.int64)
+        np.minimum.at(span_lo, combo_index, off[pair_row])
+        np.maximum.at(span_hi, combo_index, off[pair_row + 1])
+        combo_text, combo_doc = combos // n_docs, combos % n_docs
+        first = np.searchsorted(combo_text, np.arange(used.shape[0]))
+        count = np.bincount(combo_text, minlength=used.shape[0])
+        per_query = count[q_text]
+        query = np.repeat(np.arange(q_pos.shape[0]), per_query)
+        combo = _ranges(first[q_text], first[q_text] + per_query)
+        q_key = (combo_doc[combo].astype(np.uint64) << np.uint64(32)) | q_hash[query].astype(np.uint64)
+        order = np.argsort(q_key)
+        q_key, query, combo = q_key[order], query[order], combo[order]
+        groups, table_pos, sorted_at = self._table(n)
+        group = np.minimum(np.searchsorted(groups, q_key), max(groups.shape[0] - 1, 0))
+        found = np.flatnonzero(groups[group] == q_key) if groups.shape[0] else np.zeros(0, dtype=np.int64)
+        stride = np.int64(off[-1] + 1)
+        base = group[found] * stride
+        left = np.searchsorted(sorted_at, base + span_lo[combo[found]], side="left")
+        right = np.searchsorted(sorted_at, base + span_hi[combo[found]], side="left")
+        query = query[found]
+        hit = np.flatnonzero(right > left)
+        if not hit.shape[0]:
             return out
-        ck, ci, cj = np.concatenate(cand_pair), np.concatenate(cand_i), np.concatenate(cand_j)
-        # candidate key (text, row) -> the pairs with that key (a pair may repeat: one per item of a question)
+        n_rows = len(self.keys)
+        pair_key = pair_local * n_rows + pair_row
         uniq_keys, pair_of_key = np.unique(pair_key, return_inverse=True)
-        cp = np.searchsorted(uniq_keys, ck)  # index of the (text, row) key
+        # candidates: every table entry a query hits that lies on a page paired with the query's text (in slices
+        # of about HITS entries: memory stays bounded on texts that repeat)
+        counts = (right - left)[hit]
+        ends = np.cumsum(counts)
+        parts = []
+        begin = 0
+        while begin < hit.shape[0]:
+            stop = max(int(np.searchsorted(ends, (ends[begin - 1] if begin else 0) + HITS, side="right")), begin + 1)
+            sl = hit[begin:stop]
+            cj = table_pos[_ranges(left[sl], right[sl])]
+            g = np.repeat(query[sl], counts[begin:stop])
+            c_key = q_text[g] * n_rows + (np.searchsorted(off, cj, side="right") - 1)
+            slot = np.minimum(np.searchsorted(uniq_keys, c_key), uniq_keys.shape[0] - 1)
+            keep = uniq_keys[slot] == c_key
+            parts.append((slot[keep], q_pos[g[keep]], cj[keep]))
+            begin = stop
+        cp, ci, cj = (np.concatenate(x) for x in zip(*parts))
+        if not cp.shape[0]:
+            return out
+        bp = self.furniture(n, rule)
         key_row = uniq_keys % n_rows
-        docs = {self.keys[r][0] for r in np.unique(key_row[cp])}
-        bp = self.furniture(n, rule, docs)
-        owner_of_item = np.searchsorted(item_off, ci, side="right") - 1
-        lo, hi = item_off[owner_of_item], item_off[owner_of_item + 1]
+        owner = np.searchsorted(item_off, ci, side="right") - 1
+        lo, hi = item_off[owner], item_off[owner + 1]
 
         def confirm(sel):
-            return self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, s, item_codes, bp)
+            return self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, bp)
 
         # round 1: the first candidate of each (text, row); round 2: every candidate of those still unconfirmed
         done = np.zeros(uniq_keys.shape[0], dtype=bool)
-        _, first = np.unique(cp, return_index=True)
-        done[cp[first][confirm(first)]] = True
+        _, first_candidate = np.unique(cp, return_index=True)
+        done[cp[first_candidate][confirm(first_candidate)]] = True
         rest = np.flatnonzero(~done[cp])
         if rest.shape[0]:
             done[cp[rest][confirm(rest)]] = True
         out[:] = done[pair_of_key]
         return out
 
-    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, s, item_codes, bp) -> np.ndarray:
-        """Candidates (item position, page position) around which the code points hold a run of n equal characters
-        whose page fragment is not boilerplate."""
-        width = n + s - 1
-        off = self.concat.offsets
+    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, bp) -> np.ndarray:
+        """Candidates (item position, page position) of equal ``m``-fragment hashes (``m = n - w + 1``) that lie in a
+        run of ``n`` equal characters whose page fragment holds no boilerplate character.
+
+        The run is grown character by character to the left and to the right of the fragment (at most ``w - 1``
+        each way), every step on the candidates still growing: a chance collision of a common fragment stops after
+        a character or two. Then the fragment itself is compared, and a start of the run is sought whose page
+        fragment has no furniture."""
+        m = n - w + 1
+        codes = self._codes
+        off = self._offsets
         page_lo, page_hi = off[rows], off[rows + 1]
-        steps = np.arange(width, dtype=np.int64)
-        ia = (ci - (s - 1))[:, None] + steps
-        jb = (cj - (s - 1))[:, None] + steps
-        valid = (ia >= item_lo[:, None]) & (ia < item_hi[:, None]) & (jb >= page_lo[:, None]) & \
-                (jb < page_hi[:, None])
-        codes = self.concat.codes
-        eq = valid & (item_codes[np.clip(ia, 0, max(item_codes.shape[0] - 1, 0))]
-                      == codes[np.clip(jb, 0, max(codes.shape[0] - 1, 0))])
-        run = np.zeros((eq.shape[0], width + 1), dtype=np.int32)
-        np.cumsum(eq, axis=1, out=run[:, 1:])
-        full = (run[:, n:] - run[:, :-n]) == n  # an n-run starting at offset u, u in 0..s-1
-        b = np.clip(jb[:, :s], 0, bp.shape[0] - 1 - n)
-        fine = full & (bp[b + n] == bp[b])  # no boilerplate character in the page fragment
-        return fine.any(axis=1)
+        reach = []
+        for side in (-1, 1):
+            grown = np.zeros(ci.shape[0], dtype=np.int64)
+            active = np.arange(ci.shape[0])
+            a0, b0 = (ci - 1, cj - 1) if side < 0 else (ci + m, cj + m)
+            for k in range(w - 1):
+                a, b = a0[active] + side * k, b0[active] + side * k
+                inside = (a >= item_lo[active]) & (a < item_hi[active]) & (b >= page_lo[active]) & \
+                    (b < page_hi[active])
+                ok = inside & (item_codes[np.clip(a, 0, item_codes.shape[0] - 1)]
+                               == codes[np.clip(b, 0, codes.shape[0] - 1)])
+                active = active[ok]
+                if not active.shape[0]:
+                    break
+                grown[active] += 1
+            reach.append(grown)
+        left, right = reach
+        fine = np.flatnonzero(left + right >= w - 1)
+        if not fine.shape[0]:
+            return np.zeros(ci.shape[0], dtype=bool)
+        steps = np.arange(m)
+        same = (item_codes[ci[fine, None] + steps] == codes[cj[fine, None] + steps]).all(axis=1)
+        fine = fine[same]
+        # a start of the run (at most left characters before the fragment, and late enough to cover it) whose n
+        # page characters hold no furniture
+        shift = np.arange(w)
+        b = cj[fine, None] - shift  # start b = cj - u, u in 0..w-1
+        usable = (shift <= left[fine, None]) & (w - 1 - shift <= right[fine, None])
+        b = np.clip(b, 0, bp.shape[0] - 1 - n)
+        clean = usable & (bp[b + n] == bp[b])
+        out = np.zeros(ci.shape[0], dtype=bool)
+        out[fine[clean.any(axis=1)]] = True
+        return out
 
     def shared_spans(self, text: str, rows, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE):
         """Spans of the normalized ``text`` covered by ``n``-fragments found on the page rows, as

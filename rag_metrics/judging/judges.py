@@ -18,9 +18,9 @@ system's logs (text and page metadata as logged). Four judges:
   document's pages and on at least 3; :mod:`rag_metrics.judging.index` gives the rule, its
   parameters and what it cannot catch; ``boilerplate=None`` turns it off). Characters, not words,
   so it works for Japanese. A fragment of >= F characters is shared exactly when an F-character
-  substring is, so pages and items are compared through 64-bit hashes of their substrings
-  (:meth:`PageIndex.shares`: all items at once, one sorted lookup per page), and every match is
-  verified on the code points: no scan per item-page pair, no false match. An item shorter than
+  substring is, so pages and items are compared through hashes of their substrings, only at
+  their *minimizers* (:meth:`PageIndex.shares`: every item at once, one sorted lookup), and every
+  match is verified on the code points: no scan per item-page pair, no false match. An item shorter than
   F (after normalization) never satisfies this judge. Needs text and the corpus's pages.
 
 Each judge has ``params()``, ``index(corpus)`` (what it precomputes from the pages: nothing, or
@@ -44,8 +44,12 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_int
-from ..text import PAGE_MARKER, gram_hashes, normalize
-from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, boilerplate_lines
+from ..text import PAGE_MARKER, gram_hashes, normalize_codes
+from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
+
+PREFIX = 5
+"""The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
+is the same)."""
 
 __all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge",
            "JUDGES", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
@@ -153,36 +157,61 @@ class OverlapJudge(_Judge):
         return set(self.satisfy(items, {"q": gold}, index)[0])
 
     def satisfy(self, items, gold, index=None) -> list[frozenset]:
-        """All items at once: one :meth:`PageIndex.shares` call over every (item, page within the window) pair."""
+        """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
+        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`)."""
         index = self.index(index)
         w = self.window
-        texts: dict = {}
-        pair_text, pair_row, pair_item = [], [], []
-        wanted: list = []
-        for i, (q, doc, text) in enumerate(zip(items["question_id"], items["doc_id"], items["text"])):
-            golds = [p for d, p in gold.get(q, ()) if d == doc]
-            if not golds or not isinstance(text, str):
-                wanted.append(())
-                continue
-            wanted.append(golds)
-            rows = {index.row[doc, p] for g in golds for p in range(g - w, g + w + 1) if (doc, p) in index.row}
-            if not rows:
-                continue
-            t = texts.setdefault(text, len(texts))
-            for r in rows:
-                pair_text.append(t)
-                pair_row.append(r)
-                pair_item.append(i)
-        norm = [normalize(t) for t in texts]
-        shared = index.shares(norm, pair_text, pair_row, self.min_chars, self.boilerplate)
-        matched: dict = {}
-        for i, r, ok in zip(pair_item, pair_row, shared):
-            if ok:
-                matched.setdefault(i, []).append(index.keys[r][1])
-        out = []
-        for i, (doc, golds) in enumerate(zip(items["doc_id"], wanted)):
-            pages = matched.get(i)
-            out.append(frozenset((doc, g) for g in golds if pages and any(abs(p - g) <= w for p in pages)))
+        out = [frozenset()] * len(items)
+        golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]
+        if not len(items) or not golds:
+            return out
+        texts = items["text"].to_numpy(dtype=object)
+        has_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
+        frame = pd.DataFrame({"question_id": items["question_id"].to_numpy(dtype=object),
+                              "doc_id": items["doc_id"].to_numpy(dtype=object), "item": np.arange(len(items))})[has_text]
+        gold_frame = pd.DataFrame(golds, columns=["question_id", "doc_id", "gold"])
+        pairs = frame.merge(gold_frame, on=["question_id", "doc_id"])  # (item, gold page of its document)
+        if not len(pairs):
+            return out
+        # every page within the window of each gold page, as a page row of the index (-1: no such page)
+        code = pairs["doc_id"].map(index.doc_code).fillna(-1).to_numpy(dtype=np.int64)
+        gold_page = pairs["gold"].to_numpy(dtype=np.int64)
+        span = 2 * w + 1
+        page = np.repeat(gold_page, span) + np.tile(np.arange(-w, w + 1), len(pairs))
+        row = index.rows_of(np.repeat(code, span), page)
+        found = row >= 0
+        item = np.repeat(pairs["item"].to_numpy(), span)[found]
+        link = np.repeat(np.arange(len(pairs)), span)[found]  # which (item, gold page) the row serves
+        row = row[found]
+        if not row.shape[0]:
+            return out
+        text_id, distinct = pd.factorize(texts[item])
+        codes, offsets = normalize_codes(list(distinct))
+        # first the opening characters of each text: an item cut from a gold page (± window) usually shares them,
+        # and a link (item, gold page) found there needs nothing more; then whole texts for the links still open
+        head = PREFIX * self.min_chars
+        if int(np.diff(offsets).max(initial=0)) > head:
+            ends = np.minimum(offsets[1:], offsets[:-1] + head)
+            short = np.zeros_like(offsets)
+            np.cumsum(ends - offsets[:-1], out=short[1:])
+            first = index.shares((codes[_ranges(offsets[:-1], ends)], short), text_id, row, self.min_chars,
+                                 self.boilerplate)
+            open_link = np.ones(len(pairs), dtype=bool)
+            open_link[link[first]] = False
+            rest = np.flatnonzero(open_link[link])
+            shared = first.copy()
+            shared[rest] = index.shares((codes, offsets), text_id[rest], row[rest], self.min_chars, self.boilerplate)
+        else:
+            shared = index.shares((codes, offsets), text_id, row, self.min_chars, self.boilerplate)
+        hit_links = np.unique(link[shared])
+        if not hit_links.shape[0]:
+            return out
+        sat: dict = {}
+        for i, d, p in zip(pairs["item"].to_numpy()[hit_links], pairs["doc_id"].to_numpy()[hit_links],
+                           gold_page[hit_links]):
+            sat.setdefault(int(i), set()).add((d, int(p)))
+        for i, found_pages in sat.items():
+            out[i] = frozenset(found_pages)
         return out
 
 
@@ -215,7 +244,9 @@ def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.Dat
         if missing:
             raise InputError(f"judge_run: chunk {missing[0]!r} of the run is not in the chunk table.")
         items = run.assign(text=run["chunk_id"].map(text))
-    gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in gold_pages.groupby("question_id")}
+    gold: dict = {}
+    for q, d, p in zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"]):
+        gold.setdefault(q, []).append((d, p))
     satisfies = judge.satisfy(items, gold, judge.index(corpus) if corpus is not None else None)
     out = run.copy()
     out["satisfies"] = satisfies
