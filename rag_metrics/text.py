@@ -43,6 +43,9 @@ def normalize(text: str) -> str:
     >>> normalize("[p.3]\\n翌月５日に　振り込み")
     '翌月5日に 振り込み'
     """
+    if text.isascii() and text.isprintable() and "  " not in text and "[p." not in text \
+            and text[:1] != " " and text[-1:] != " ":
+        return text  # already normal: ASCII is NFKC, and its only whitespace is single inner spaces
     text = unicodedata.normalize("NFKC", text)
     if "[p." in text:
         text = PAGE_MARKER.sub(" ", text)

@@ -181,6 +181,16 @@ def _minimizers_of(codes: np.ndarray, offsets: np.ndarray, m: int, w: int) -> tu
     return np.concatenate(pos_parts), np.concatenate(hash_parts)
 
 
+_LOW = np.uint64(0xFFFFFFFF)
+
+
+def _key32(doc_codes: np.ndarray, h32: np.ndarray) -> np.ndarray:
+    """A 32-bit key from a document code and a 32-bit fragment hash (as uint64): the hash mixed with the document.
+    Two (document, hash) pairs may share a key; a lookup keeps only hits on the pages paired with the text."""
+    mix = (doc_codes.astype(np.uint64) * np.uint64(0x9E3779B1)) & _LOW
+    return (h32.astype(np.uint64) ^ mix) & _LOW
+
+
 def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False) -> np.ndarray:
     """The hash of the ``n``-fragment at each position, summed directly (for a few positions)."""
     up, _ = _powers(n + 1)
@@ -281,31 +291,45 @@ class PageIndex:
         pos = _ranges(starts, ends)
         return pos, np.repeat(rows, ends - starts)
 
-    def _table(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The pages' minimizers for ``n``-fragments (:meth:`shares`): the distinct keys ``document code << 32 |
-        hash`` sorted; the global position of every minimizer, ordered by key then position; and, in that order,
-        ``key rank * (characters + 1) + position`` (one sorted array to search a key's positions in a range)."""
+    def _table(self, n: int) -> np.ndarray:
+        """The pages' minimizers for ``n``-fragments (:meth:`shares`), sorted: ``key << 32 | position`` with the key
+        32 bits from the minimizer's hash and its document (:func:`_key32`), so that one search finds a key's
+        positions in a range of characters."""
         if n not in self._tables:
+            if self._codes.shape[0] >= 1 << 32:
+                raise InputError("the pages hold 2**32 characters or more: too many for one page index.")
             m, w = _plan(n)
             pos, h = _minimizers_of(self._codes, self._offsets, m, w)
             row = np.searchsorted(self._offsets, pos, side="right") - 1
-            key = (self.code_of_row[row].astype(np.uint64) << np.uint64(32)) | h.astype(np.uint64)
-            order = np.argsort(key, kind="stable")  # positions ascend within a key
-            key, pos = key[order], pos[order]
-            new = np.r_[True, key[1:] != key[:-1]] if key.shape[0] else np.zeros(0, dtype=bool)
-            rank = np.cumsum(new) - 1
-            self._tables[n] = (key[new], pos, rank * np.int64(self._offsets[-1] + 1) + pos)
+            self._tables[n] = np.sort((_key32(self.code_of_row[row], h) << np.uint64(32)) | pos.astype(np.uint64))
         return self._tables[n]
 
-    def boilerplate_mask(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
-        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document (every
-        document's boilerplate, found once per ``(n, rule)``; ``docs`` is accepted for compatibility)."""
-        total = self._codes.shape[0]
+    def boilerplate_starts(self, n: int, rule: Boilerplate | None) -> np.ndarray:
+        """Global positions, ascending, where an ``n``-fragment that is boilerplate of its document starts (every
+        document's boilerplate, found once per ``(n, rule)``)."""
         if rule is None:
-            return np.zeros(total, dtype=bool)
+            return np.zeros(0, dtype=np.int64)
         if (n, rule) not in self._bp:
             self._bp[n, rule] = self._find_boilerplate(n, rule)
         return self._bp[n, rule]
+
+    def boilerplate_mask(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
+        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document
+        (``docs`` is accepted for compatibility: every document is done at once)."""
+        mask = np.zeros(self._codes.shape[0], dtype=bool)
+        mask[self.boilerplate_starts(n, rule)] = True
+        return mask
+
+    def body(self, positions, n: int, rule: Boilerplate | None) -> np.ndarray:
+        """For page fragments of ``n`` characters starting at global ``positions``: do they hold no *furniture*
+        character (no character inside a boilerplate fragment, i.e. no boilerplate fragment starts within
+        ``n - 1`` characters either side)?"""
+        positions = np.asarray(positions, dtype=np.int64)
+        starts = self.boilerplate_starts(n, rule)
+        if not starts.shape[0]:
+            return np.ones(positions.shape[0], dtype=bool)
+        return np.searchsorted(starts, positions + n, side="left") == np.searchsorted(starts, positions - n + 1,
+                                                                                      side="left")
 
     def _find_boilerplate(self, n: int, rule: Boilerplate) -> np.ndarray:
         """Every ``n``-fragment (digits folded) found on at least ``rule.pages_needed`` pages of its document.
@@ -318,10 +342,10 @@ class PageIndex:
         document."""
         off = self._offsets
         total = self._codes.shape[0]
-        mask = np.zeros(total, dtype=bool)
+        none = np.zeros(0, dtype=np.int64)
         need = np.array([rule.pages_needed(len(self.docs[d])) or 0 for d in self.docs], dtype=np.int64)
         if not need.any() or total < n:
-            return mask
+            return none
         low = int(need[need > 0].min())
         skip = np.flatnonzero(need[self.code_of_row] == 0)  # pages of documents without boilerplate
         skipped = _ranges(off[skip], off[skip + 1])
@@ -346,13 +370,16 @@ class PageIndex:
                 valid[skipped[a:b] - lo] = False
                 first, last = np.searchsorted(off, [lo, lo + k], side="right") - 1
                 h += np.repeat(mix[first:last + 1], np.diff(np.clip(off[first:last + 2], lo, lo + k)))  # document
-                bucket[lo - glo:lo - glo + k][valid] = (h[valid] >> shift).astype(np.uint32)
+                h >>= shift
+                into = bucket[lo - glo:lo - glo + k]
+                into[:] = h
+                into[~valid] = sentinel
             counts = np.bincount(bucket, minlength=(1 << bits) + 1)
             counts[1 << bits] = 0
             seeds.append(np.flatnonzero(counts[bucket] >= low) + glo)
         starts = np.concatenate(seeds)
         if not starts.shape[0]:
-            return mask
+            return none
         row = np.searchsorted(off, starts, side="right") - 1
         h = _direct_hashes(self._codes, starts, n, folded=True)
         doc = self.code_of_row[row]
@@ -363,24 +390,7 @@ class PageIndex:
         first = np.flatnonzero(new_frag)
         pages = np.add.reduceat(new_page.astype(np.int64), first)
         boiler = pages >= need[doc[first]]
-        mask[starts[boiler[np.cumsum(new_frag) - 1]]] = True
-        return mask
-
-    def furniture(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
-        """Cumulative count of boilerplate *characters* (those inside a boilerplate ``n``-fragment) over global
-        positions: ``c[b + n] - c[b] == 0`` says the fragment at ``b`` is body text only."""
-        key = ("furniture", n, rule)
-        if key not in self._bp:
-            mask = self.boilerplate_mask(n, rule)
-            total = mask.shape[0]
-            starts = np.zeros(total + 1, dtype=np.int32)
-            np.cumsum(mask, out=starts[1:])
-            # character x is furniture when a boilerplate fragment starts in [x - n + 1, x]
-            chars = (starts[1:] - starts[np.maximum(np.arange(1, total + 1) - n, 0)]) > 0
-            cum = np.zeros(total + 1, dtype=np.int32)
-            np.cumsum(chars, out=cum[1:])
-            self._bp[key] = cum
-        return self._bp[key]
+        return np.sort(starts[boiler[np.cumsum(new_frag) - 1]])
 
     # -- the core query ----------------------------------------------------------------------------------------
     def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE) -> np.ndarray:
@@ -414,8 +424,13 @@ class PageIndex:
         local_of = np.full(n_texts, -1, dtype=np.int64)
         local_of[used] = np.arange(used.shape[0])
         if isinstance(texts, tuple):
-            lengths = (all_off[used + 1] - all_off[used])
-            codes = all_codes[_ranges(all_off[used], all_off[used + 1])]
+            lengths = all_off[used + 1] - all_off[used]
+            if used.shape[0] == n_texts:
+                codes = all_codes
+            else:
+                chosen = np.zeros(n_texts, dtype=bool)
+                chosen[used] = True
+                codes = all_codes[np.repeat(chosen, np.diff(all_off))]
         else:
             codes, chosen_off = codes_of(texts[i] for i in used)
             lengths = np.diff(chosen_off)
@@ -436,21 +451,25 @@ class PageIndex:
         np.maximum.at(span_hi, combo_index, off[pair_row + 1])
         combo_text, combo_doc = combos // n_docs, combos % n_docs
         first = np.searchsorted(combo_text, np.arange(used.shape[0]))
-        count = np.bincount(combo_text, minlength=used.shape[0])
-        per_query = count[q_text]
-        query = np.repeat(np.arange(q_pos.shape[0]), per_query)
-        combo = _ranges(first[q_text], first[q_text] + per_query)
-        q_key = (combo_doc[combo].astype(np.uint64) << np.uint64(32)) | q_hash[query].astype(np.uint64)
-        order = np.argsort(q_key)
-        q_key, query, combo = q_key[order], query[order], combo[order]
-        groups, table_pos, sorted_at = self._table(n)
-        group = np.minimum(np.searchsorted(groups, q_key), max(groups.shape[0] - 1, 0))
-        found = np.flatnonzero(groups[group] == q_key) if groups.shape[0] else np.zeros(0, dtype=np.int64)
-        stride = np.int64(off[-1] + 1)
-        base = group[found] * stride
-        left = np.searchsorted(sorted_at, base + span_lo[combo[found]], side="left")
-        right = np.searchsorted(sorted_at, base + span_hi[combo[found]], side="left")
-        query = query[found]
+        if combos.shape[0] == used.shape[0]:  # one document per text (the usual case): one entry per minimizer
+            query, combo = np.arange(q_pos.shape[0]), first[q_text]
+        else:
+            per_query = np.bincount(combo_text, minlength=used.shape[0])[q_text]
+            query = np.repeat(np.arange(q_pos.shape[0]), per_query)
+            combo = _ranges(first[q_text], first[q_text] + per_query)
+        # sorted by key (32 bits from the document and the hash) with the entry's index packed below it
+        packed = np.sort((_key32(combo_doc[combo], q_hash[query]) << np.uint64(32))
+                         | np.arange(query.shape[0], dtype=np.uint64))
+        entry = (packed & _LOW).astype(np.int64)
+        key = packed & ~_LOW
+        spans = combo[entry]
+        table = self._table(n)
+        left = np.searchsorted(table, key | span_lo[spans].astype(np.uint64), side="left")
+        end = key | span_hi[spans].astype(np.uint64)
+        some = np.flatnonzero(table[np.minimum(left, max(table.shape[0] - 1, 0))] < end) if table.shape[0] else left[:0]
+        right = left.copy()
+        right[some] = np.searchsorted(table, end[some], side="left")
+        query = query[entry]
         hit = np.flatnonzero(right > left)
         if not hit.shape[0]:
             return out
@@ -466,7 +485,7 @@ class PageIndex:
         while begin < hit.shape[0]:
             stop = max(int(np.searchsorted(ends, (ends[begin - 1] if begin else 0) + HITS, side="right")), begin + 1)
             sl = hit[begin:stop]
-            cj = table_pos[_ranges(left[sl], right[sl])]
+            cj = (table[_ranges(left[sl], right[sl])] & _LOW).astype(np.int64)
             g = np.repeat(query[sl], counts[begin:stop])
             c_key = q_text[g] * n_rows + (np.searchsorted(off, cj, side="right") - 1)
             slot = np.minimum(np.searchsorted(uniq_keys, c_key), uniq_keys.shape[0] - 1)
@@ -476,13 +495,12 @@ class PageIndex:
         cp, ci, cj = (np.concatenate(x) for x in zip(*parts))
         if not cp.shape[0]:
             return out
-        bp = self.furniture(n, rule)
         key_row = uniq_keys % n_rows
         owner = np.searchsorted(item_off, ci, side="right") - 1
         lo, hi = item_off[owner], item_off[owner + 1]
 
         def confirm(sel):
-            return self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, bp)
+            return self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, rule)
 
         # round 1: the first candidate of each (text, row); round 2: every candidate of those still unconfirmed
         done = np.zeros(uniq_keys.shape[0], dtype=bool)
@@ -494,7 +512,7 @@ class PageIndex:
         out[:] = done[pair_of_key]
         return out
 
-    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, bp) -> np.ndarray:
+    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, rule) -> np.ndarray:
         """Candidates (item position, page position) of equal ``m``-fragment hashes (``m = n - w + 1``) that lie in a
         run of ``n`` equal characters whose page fragment holds no boilerplate character.
 
@@ -534,8 +552,7 @@ class PageIndex:
         shift = np.arange(w)
         b = cj[fine, None] - shift  # start b = cj - u, u in 0..w-1
         usable = (shift <= left[fine, None]) & (w - 1 - shift <= right[fine, None])
-        b = np.clip(b, 0, bp.shape[0] - 1 - n)
-        clean = usable & (bp[b + n] == bp[b])
+        clean = usable & self.body(b.ravel(), n, rule).reshape(b.shape)
         out = np.zeros(ci.shape[0], dtype=bool)
         out[fine[clean.any(axis=1)]] = True
         return out
@@ -547,11 +564,9 @@ class PageIndex:
         rows = [r for r in rows if len(self.norm[r]) >= n]
         if not grams.shape[0] or not rows:
             return []
-        docs = {self.keys[r][0] for r in rows}
-        cum = self.furniture(n, rule, docs)
         pos, _ = self._row_starts(rows, n)
         h = self.concat.hashes(pos, n)
-        clean = cum[pos + n] == cum[pos]
+        clean = self.body(pos, n, rule)
         plain, furniture = np.unique(h[clean]), np.unique(h[~clean])
         kinds = []
         for i in np.flatnonzero(np.isin(grams, plain) | np.isin(grams, furniture)):
@@ -584,7 +599,7 @@ def boilerplate_lines(index: PageIndex, n: int = 24, rule: Boilerplate | None = 
     columns = ["doc_id", "text", "pages", "n_pages", "example"]
     if rule is None:
         return pd.DataFrame(columns=columns)
-    mask = index.boilerplate_mask(n, rule, list(index.docs))
+    mask = index.boilerplate_mask(n, rule)
     off = index.concat.offsets
     found: dict = {}
     for doc, rows in index.docs.items():

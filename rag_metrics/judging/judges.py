@@ -47,7 +47,7 @@ from ..errors import InputError, check_int
 from ..text import PAGE_MARKER, gram_hashes, normalize_codes
 from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
-PREFIX = 5
+PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
 is the same)."""
 
@@ -185,7 +185,10 @@ class OverlapJudge(_Judge):
         row = row[found]
         if not row.shape[0]:
             return out
-        text_id, distinct = pd.factorize(texts[item])
+        involved = np.unique(item)
+        code_of_item = np.full(len(items), -1, dtype=np.int64)
+        code_of_item[involved], distinct = pd.factorize(texts[involved])
+        text_id = code_of_item[item]
         codes, offsets = normalize_codes(list(distinct))
         # first the opening characters of each text: an item cut from a gold page (± window) usually shares them,
         # and a link (item, gold page) found there needs nothing more; then whole texts for the links still open
