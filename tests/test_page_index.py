@@ -171,3 +171,11 @@ def test_hashes_of_many_texts_equal_the_single_text_hash():
         for i in np.flatnonzero(valid):
             text = decode(codes, np.array([0, offsets[-1]]))[0]
             assert h[i] == gram_hashes(text[lo + i:lo + i + 3], 3)[0]
+
+
+def test_rows_of_finds_each_page_and_nothing_else():
+    pages = pd.DataFrame({"doc_id": ["b", "a", "a", "b"], "page": [2, 1, 3, 1], "text": ["x", "y", "z", "w"]})
+    index = PageIndex(pages)
+    codes = [index.doc_code[d] for d in ("a", "a", "a", "b", "b", "b")]
+    assert index.rows_of(codes + [-1], [1, 2, 3, 1, 2, 3, 1]).tolist() == [1, -1, 2, 3, 0, -1, -1]
+    assert index.rows_of([index.doc_code["a"]] * 3, [0, 4, 99]).tolist() == [-1, -1, -1]

@@ -80,3 +80,4 @@ def test_every_command_and_snippet_runs_in_order(clone, monkeypatch):
     # the figures the README states next to its prints
     assert "0.5\n1.0\n" in printed
     assert "{'raw': 3, 'documents_normalized': 3, 'both_normalized': 1}" in printed and "('stale',)" in printed
+    assert "for 100% of 321 located items" in printed and "Read it with --page-base 1" in printed

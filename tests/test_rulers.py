@@ -280,3 +280,61 @@ def test_last_page_is_fine_and_one_more_is_refused():
     with pytest.raises(InputError, match=r"log.jsonl:7: question 'q', retrieved item 2: page 3 of 'b' is beyond its "
                                          r"last page \(2\)"):
         check_pages_in_documents(run.assign(pages=[(4,), (3,)]), {"a": 4, "b": 2}, source="log.jsonl")
+
+
+# ---- the notebook's stand-ins for PDFs, checked against PDFs -------------------------------------------------
+
+@pytest.mark.parametrize("header, footer", [(None, "{title} {page}"), ("Printed 2026-11-30 | {title}", "Page {page} of {pages}")])
+def test_running_text_is_what_a_pdf_reader_gives_back(tmp_path, header, footer):
+    """with_running_text(corpus) holds, page by page, the characters the package's PDF reader reads from reportlab
+    PDFs drawn with that header and footer (whitespace aside: the PDF wraps lines)."""
+    from rag_metrics.analysis.rulers import with_running_text
+    from rag_metrics.text import normalize
+
+    corpus = load_corpus()
+    pdf = load_corpus(corpus_pdfs(tmp_path / "pdf", header=header, footer=footer))
+    made = with_running_text(corpus, header=header, footer=footer)
+    squeeze = lambda text: "".join(normalize(text).split())  # noqa: E731
+    read = {(d, p): squeeze(t) for d, p, t in zip(pdf.pages["doc_id"], pdf.pages["page"], pdf.pages["text"])}
+    ours = {(d, p): squeeze(t) for d, p, t in zip(made.pages["doc_id"], made.pages["page"], made.pages["text"])}
+    assert ours == read
+    assert made.pages[["doc_id", "page"]].equals(corpus.pages[["doc_id", "page"]])
+    assert made.documents["title"].equals(corpus.documents["title"])
+
+
+def test_pages_as_chunks_is_one_chunk_per_page():
+    from rag_metrics.analysis.rulers import pages_as_chunks
+    from rag_metrics.retrieval.chunking import CHUNK_COLUMNS
+
+    corpus = load_corpus()
+    chunks = pages_as_chunks(corpus)
+    assert list(chunks.columns) == CHUNK_COLUMNS and len(chunks) == len(corpus.pages)
+    assert (chunks["start_page"] == corpus.pages["page"]).all() and (chunks["end_page"] == chunks["start_page"]).all()
+    assert chunks["text"].tolist() == corpus.pages["text"].tolist() and chunks["chunk_id"].is_unique
+    for row in chunks.sample(10, random_state=0).itertuples():  # offsets point into the document's text
+        assert corpus.text(row.doc_id)[row.start:row.end] == row.text
+
+
+def test_notebook_03_says_only_what_its_figures_support():
+    """Every claim the committed notebook 03 makes is the one its rule computes from the claim's figures (the same
+    check the notebook parameter test makes on every run), and its headline claims hold at the defaults."""
+    from notebook_claims_judging import MARKER_VS_OVERLAP
+    from rag_metrics.report.kernel import claims
+
+    found = claims(Path(__file__).resolve().parent.parent / "notebooks" / "03_marker_vs_overlap_judging.ipynb")
+    assert {c["name"] for c in found} == set(MARKER_VS_OVERLAP)
+    for c in found:
+        assert MARKER_VS_OVERLAP[c["name"]](c["figures"], {}) == c["holds"], c["name"]
+        assert (c["shown"] or None) == ((c["text_if_true"] if c["holds"] else c["text_if_false"]) or None)
+    assert all(c["holds"] for c in found if c["headline"]) and sum(c["headline"] for c in found) == 2
+
+
+def test_audit_offset_at_its_threshold():
+    """One offset holding for exactly offset_share of the located items, and for more of them than 'equal', is called
+    constant; one item less is not."""
+    run = pd.DataFrame({"question_id": "q", "rank": [1, 2, 3, 4], "doc_id": "a", "pages": [(3,), (3,), (2,), (4,)],
+                        "text": ["bravo body text two"] * 4})
+    audit = audit_pages(run, TINY, min_chars=8, page_base=0)
+    assert audit.counts[["equal", "+1", "elsewhere"]].tolist() == [1, 2, 1] and audit.offset == 1
+    audit = audit_pages(run.assign(pages=[(3,), (4,), (2,), (4,)]), TINY, min_chars=8, page_base=0)
+    assert audit.counts["+1"] == 1 and audit.offset is None and audit.warning is None

@@ -12,6 +12,12 @@ Functions over :class:`~rag_metrics.analysis.experiment.ExperimentResult` (also 
   as misses), with the text the item shares with a gold page (± window) and whether all of it is boilerplate;
 * :func:`unfindable_gold` -- gold pages without text (scanned pages): no text judge can find them; their
   questions are flagged.
+
+And, to show a ruler's failure modes on the sample corpus without a PDF toolchain (notebook 03):
+
+* :func:`with_running_text` -- a corpus with a running header and/or footer on every page, as a PDF reader gives
+  such pages back (the tests check it against reportlab PDFs read by the package's PDF reader);
+* :func:`pages_as_chunks` -- one chunk per page, as LangChain's ``PyPDFLoader`` hands pages to a retriever.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ import pandas as pd
 from ..judging.index import DEFAULT_BOILERPLATE
 from ..text import normalize
 
-__all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "RAW_OVERLAP"]
+__all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "RAW_OVERLAP",
+           "with_running_text", "pages_as_chunks"]
 
 RAW_OVERLAP = "overlap, boilerplate kept"
 
@@ -132,3 +139,35 @@ def unfindable_gold(result) -> pd.DataFrame:
     empty = set(index.empty)
     mask = [(d, int(p)) in empty for d, p in zip(gp["doc_id"], gp["page"])]
     return gp.loc[mask, ["question_id", "doc_id", "page"]].reset_index(drop=True)
+
+
+def with_running_text(corpus, *, footer: str | None = "{title} {page}", header: str | None = None):
+    """The corpus with page furniture: ``header`` as the first line and ``footer`` as the last line of every page
+    (templates with ``{title}``, ``{page}``, ``{pages}``: the document's title, the page number, its page count),
+    as a PDF reader extracts a page drawn with a running header and footer. Page markers ``[p.N]`` stay where they
+    are (after the header). Returns a new :class:`~rag_metrics.io.corpus.Corpus`; nothing else changes."""
+    from ..io.corpus import corpus_from_pages
+
+    pages = []
+    for row in corpus.pages.itertuples(index=False):
+        fields = {"title": corpus.documents.at[row.doc_id, "title"], "page": row.page,
+                  "pages": int(corpus.documents.at[row.doc_id, "n_pages"])}
+        text = row.text.rstrip("\n")
+        if header:
+            text = header.format(**fields) + "\n" + text
+        if footer:
+            text = text + "\n" + footer.format(**fields)
+        pages.append({"doc_id": row.doc_id, "page": row.page, "text": text + "\n", "title": row.title,
+                      "genre": row.genre, "language": row.language})
+    return corpus_from_pages(pages, source=corpus.source)
+
+
+def pages_as_chunks(corpus) -> pd.DataFrame:
+    """One chunk per page (the chunk table of :func:`rag_metrics.retrieval.chunking.chunk_fixed`: chunk_id, doc_id,
+    start, end, start_page, end_page, text, prefix), as a PDF loader that makes one document per page does."""
+    from ..retrieval.chunking import CHUNK_COLUMNS
+
+    rows = [{"chunk_id": f"{r.doc_id}#page#{int(r.page):04d}", "doc_id": r.doc_id, "start": int(r.start),
+             "end": int(r.end), "start_page": int(r.page), "end_page": int(r.page), "text": r.text, "prefix": ""}
+            for r in corpus.pages.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=CHUNK_COLUMNS)
