@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -43,10 +42,7 @@ def _format_options(parser) -> None:
                         help="run format (default: recognized from the content)")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_evaluate(sub) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
@@ -61,9 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
     ev.add_argument("--per-query", action="store_true", help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
-    ev.add_argument("--unit", choices=("chunk", "document"), default="chunk",
-                    help="chunk: the run's IDs are judged as they are (default); "
-                         "document: map them with --doc-map and collapse with --order")
+    ev.add_argument("--unit", choices=("chunk", "document"), default="document",
+                    help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
+                         "documents and collapsed with --order) or chunk (the run's chunk IDs judged as they are)")
     ev.add_argument("--order", choices=ORDERS, default="cut_then_dedup", help="collapsing order at document level")
     ev.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant (default 1)")
     ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
@@ -74,13 +70,25 @@ def _parser() -> argparse.ArgumentParser:
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
     ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
-    for p in (ev,):
-        _format_options(p)
+    _format_options(ev)
 
-    cp = sub.add_parser("compare", help="compare runs against the first (paired CI, randomization p, Holm)",
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a command), that command alone: building every subcommand costs
+    more than evaluating a small run (argparse looks up translations for each one)."""
+    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_evaluate(sub)
+    if only == "evaluate":
+        return parser
+
+    cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
-                                    "difference, its 95%% bootstrap CI, the randomization-test p-value and the "
-                                    "Holm-adjusted p-value across the runs, and wins/ties/losses.")
+                                    "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
+                                    "hit@k, randomization test otherwise) and the 95%% interval of the same test, "
+                                    "wins/ties/losses, the Holm-adjusted p-value across the runs and the verdict "
+                                    "(better / worse / within noise).")
     cp.add_argument("qrels", help="qrels: TREC, BEIR TSV or JSON dict (plain or gzip)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
     cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
@@ -114,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "interrupted run resumes when started again with the same settings. Writes "
                                     "OUT (JSON lines) and OUT.settings.json.")
     rn.add_argument("--retriever", required=True, metavar="NAME|MODULE:FUNCTION",
-                    help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k)")
+                    help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k) "
+                         "(with --option: MODULE:FACTORY called as FACTORY(**options) to make it)")
     rn.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
     rn.add_argument("--pages", metavar="PATH", help="corpus for the built-in retrievers: pages.jsonl or a folder "
                                                     "(default: the sample corpus)")
@@ -123,10 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("--out", metavar="FILE", help="log path (default RUNS_DIR/EXPERIMENT/<UTC timestamp>.jsonl)")
     rn.add_argument("--runs-dir", default="runs", help="folder of run logs (default runs/)")
     rn.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                    help="built-in retriever option: size, overlap, unit (char|token), heading (true|false)")
+                    help="built-in retriever option: size, overlap, unit (char|token), heading (true|false); for "
+                         "MODULE:FACTORY, its keyword arguments (recorded in the settings)")
     rn.add_argument("--workers", type=int, default=4, help="questions searched at once (default 4)")
     rn.add_argument("--retries", type=int, default=3, help="retries per question after an exception (default 3)")
     rn.add_argument("--backoff", type=float, default=0.5, help="first retry delay in seconds, doubled each time")
+    rn.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="give up a call after this long (retried like an error; default: no limit)")
     rn.add_argument("--no-resume", dest="resume", action="store_false", help="refuse to resume a partial log")
     rn.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
@@ -190,18 +202,92 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"the golden set (default {GOLDEN_WORK}/golden.jsonl)")
     ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
 
+    lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
+                        description="audit -> review -> accept; sample -> judge -> assess. "
+                                    "help(rag_metrics.golden.labels), help(rag_metrics.analysis.agreement)")
+    lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    la = lsub.add_parser("audit", help="candidate answer pages, near-duplicate questions, answers on no gold page, "
+                                       "gold pages without text",
+                         description="For every answerable question: the retrieved pages that are not gold but hold "
+                                     "the expected answer (or a long fragment of the gold evidence), ranked and "
+                                     "highlighted. Writes DIR/review.csv (decision pending -> accept/reject), "
+                                     "DIR/findings.csv, DIR/audit.html and DIR/audit.json.")
+    la.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    la.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    la.add_argument("--run", action="append", required=True, metavar="LOG", help="retrieval log (repeatable)")
+    la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
+                    help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
+    la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
+    la.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
+    la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
+    la.add_argument("--min-evidence-chars", type=int, default=48,
+                    help="shared fragment with the gold evidence that makes a candidate (default 48)")
+    la.add_argument("--duplicate-threshold", type=float, default=0.7,
+                    help="trigram similarity from which questions are near-duplicates (default 0.7)")
+    ls = lsub.add_parser("assess", help="grade the retrieved pages nobody labelled; measure the assessor against people "
+                                        "first; hit@k with assessed labels and prediction-powered",
+                         description="An assessor (offline: answer and evidence matching; openai / bedrock: an LLM "
+                                     "with a versioned graded-relevance prompt) grades every retrieved top-k page. On "
+                                     "the pages people labelled (gold pages, judgments) it is measured: confusion "
+                                     "matrix, Cohen's kappa with its interval. Only then, when kappa reaches 0.6 on 20+ "
+                                     "items (or --force), hit@k with assessed labels added and its prediction-powered "
+                                     "estimate are printed. Writes DIR/assessed.jsonl (assessed labels only, apart from "
+                                     "human ones) and DIR/agreement.json. help(rag_metrics.analysis.agreement)")
+    ls.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    ls.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    ls.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    ls.add_argument("--judgments", metavar="FILE", help="human judgments (default: GOLDEN.judgments.jsonl if present)")
+    ls.add_argument("--assessor", default="offline", help="offline (default), openai or bedrock")
+    ls.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="assessor option (repeatable): model, base_url, region, retries, backoff, max_tokens, "
+                         "min_evidence_chars")
+    ls.add_argument("-k", type=int, default=5, help="the top k graded and evaluated (default 5)")
+    ls.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/assess", metavar="DIR",
+                    help=f"folder of the assessed labels (default {GOLDEN_WORK}/assess)")
+    ls.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM response cache")
+    ls.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    ls.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    ls.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    ls.add_argument("--force", action="store_true", help="use an assessor below the stated agreement anyway")
+    ls.add_argument("--sample", metavar="SHEET", help="a filled judging sheet (`labels sample`): a random sample of "
+                                                      "questions people judged completely; gives the prediction-"
+                                                      "powered figure")
+    lm = lsub.add_parser("sample", help="draw questions at random and list their retrieved pages for people to judge",
+                         description="Writes a judging sheet (CSV): n answerable questions drawn at random (seeded) "
+                                     "and every page the run retrieved for them in the top k; gold pages pre-marked "
+                                     "yes. Mark every other page relevant yes or no, then give the sheet to "
+                                     "`labels assess --sample`.")
+    lm.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    lm.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    lm.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    lm.add_argument("-n", type=int, default=30, help="questions drawn (default 30)")
+    lm.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    lm.add_argument("-k", type=int, default=5, help="the top k listed (default 5)")
+    lm.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/judging_sheet.csv", metavar="FILE",
+                    help=f"the sheet (default {GOLDEN_WORK}/judging_sheet.csv)")
+    lc = lsub.add_parser("accept", help="write a new golden set with the accepted pages as gold (who, when, why)")
+    lc.add_argument("--golden", required=True, metavar="FILE", help="the golden set that was audited")
+    lc.add_argument("--decisions", default=f"{GOLDEN_WORK}/audit/review.csv", metavar="FILE",
+                    help=f"the reviewed file (default {GOLDEN_WORK}/audit/review.csv)")
+    lc.add_argument("-o", "--output", required=True, metavar="FILE", help="the new golden set (JSON lines)")
+    lc.add_argument("--by", required=True, metavar="NAME", help="who reviewed (recorded with every accepted page)")
+    lc.add_argument("--pages", metavar="PATH", help="check the pages against these documents")
+
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "
                                     "Without: run the notebooks through papermill.")
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
     rp.add_argument("--golden", metavar="FILE", help="golden set (JSON lines or CSV); with --run")
-    rp.add_argument("--run", action="append", default=[], metavar="LOG",
-                    help="retrieval log (repeatable, oldest first); turns on the experiment report")
+    rp.add_argument("--run", action="append", default=[], metavar="[PRESET[(FIELD=PATH,...)]:]LOG",
+                    help="retrieval log (repeatable, oldest first); turns on the experiment report. PRESET:LOG reads "
+                         "that log with its own preset (e.g. langchain:lc.jsonl), PRESET(doc_id=meta.src,page_base=0):"
+                         "LOG with its own mapping; logs without one use --preset/--field/--page-base")
     rp.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
     rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
-    rp.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())}")
     rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "
@@ -212,13 +298,29 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
                     help="judge of the headline (default: overlap if it applies, else page, else document)")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
-                    help="notebook parameter (repeatable); VALUE is parsed as YAML/JSON when possible")
+                    help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.options): 5, 0.5, "
+                         "true, none, [1, 3], else text")
     rp.add_argument("--notebook", action="append", default=[], metavar="PATH",
                     help="notebook to run (repeatable); default: every notebooks/*.ipynb")
     rp.add_argument("--notebooks-dir", default="notebooks")
     rp.add_argument("--reports-dir", default="reports")
     rp.add_argument("--jobs", type=int, metavar="N", help="notebooks run at once (default: one per CPU core)")
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rag_metrics")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without an install
+        return "unknown"
+
+
+def _presets() -> list:
+    from .io.logs import PRESETS
+
+    return list(PRESETS)
 
 
 def _format_table(data: dict) -> str:
@@ -244,15 +346,12 @@ def cmd_evaluate(args) -> int:
     from .errors import InputError
     from .measures.evaluation import evaluate_trec
 
-    if args.unit == "document" and not args.doc_map:
-        raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
     if args.unit == "chunk" and args.doc_map:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
-    ev = evaluate_trec(args.qrels, args.run, args.measures, min_rel=args.min_rel, gain=args.gain,
+    ev = evaluate_trec(args.qrels, args.run, args.measures, level=args.unit, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
                        scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
     data = ev.to_dict(per_query=args.per_query)
-    data["settings"]["unit"] = args.unit
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "trec":
@@ -334,23 +433,10 @@ def cmd_pages(args) -> int:
 
 
 def _options(items) -> dict:
-    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}``."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise InputError(f"option {item!r}: expected KEY=VALUE.")
-        value = value.strip()
-        if value.isascii() and value.isdigit():
-            out[key.strip()] = int(value)
-        elif value.isascii() and _FLOAT.fullmatch(value):
-            out[key.strip()] = float(value)
-        else:
-            out[key.strip()] = {"true": True, "false": False, "none": None}.get(value.lower(), value)
-    return out
+    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}`` (:func:`rag_metrics.options.parse_key_values`)."""
+    from .options import parse_key_values
 
-
-_FLOAT = re.compile(r"[0-9]*\.[0-9]+|[0-9]+\.[0-9]*")
+    return parse_key_values(items, what="--option")
 
 
 def cmd_golden(args) -> int:
@@ -367,7 +453,7 @@ def cmd_golden(args) -> int:
                   f"characters; drew {row['drawn']} of {row['wanted']}")
         return 0
     if args.action == "generate":
-        from .golden.generate import errors_path, estimate_cost, generate_questions, write_draft
+        from .golden.generate import errors_path, estimate_cost, generate_questions, sampled_pages, write_draft
         from .golden.generators import load_generator
         from .golden.sampler import read_sample
 
@@ -384,11 +470,23 @@ def cmd_golden(args) -> int:
         if estimate.get("offline"):
             line = f"{len(sample)} pages: the {estimate['generator']} generator makes no call and costs nothing"
         print(line)
+        broken = generator.broken_entries(sampled_pages(sample)) if hasattr(generator, "broken_entries") else []
+        if broken:
+            print(f"{len(broken)} broken cache entr{'y' if len(broken) == 1 else 'ies'} (counted as calls; "
+                  f"{'removed and asked again' if not args.dry_run else 'would be removed and asked again'}): "
+                  + ", ".join(broken[:5]) + (" ..." if len(broken) > 5 else ""))
         if args.dry_run:
             return 0
         draft = generate_questions(sample, generator, workers=args.workers, progress=args.progress)
-        write_draft(draft, args.output)
         info = draft.info
+        if not info["questions"]:
+            kept = f"; {args.output} is left as it was" if Path(args.output).exists() else ""
+            print(f"rag-metrics golden generate: error: no page gave a question ({len(draft.failures)} of "
+                  f"{info['pages']} failed){kept}; nothing written.", file=sys.stderr)
+            for row in draft.failures.head(10).to_dict("records"):
+                print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
+            return 1
+        write_draft(draft, args.output)
         print(f"wrote {args.output}: {info['questions']} questions from {info['pages'] - info['failed_pages']} pages "
               f"in {info['seconds']:.1f} s")
         if "usage" in info:
@@ -401,9 +499,9 @@ def cmd_golden(args) -> int:
             print(f"{len(draft.failures)} page(s) failed, recorded in {errors_path(args.output)}:", file=sys.stderr)
             for row in draft.failures.head(10).to_dict("records"):
                 print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
-            return 1 if not info["questions"] else 0
         return 0
     if args.action == "review":
+        from .files import atomic_write_text
         from .golden.generate import read_draft
         from .golden.review import review_draft, review_html, write_review
         from .golden.sampler import read_sample
@@ -411,9 +509,9 @@ def cmd_golden(args) -> int:
         draft = read_draft(args.draft)
         sample = read_sample(args.sample)
         review = review_draft(draft, sample, duplicate_threshold=args.duplicate_threshold)
+        html = review_html(review, draft, sample)
         write_review(review, args.output)
-        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.html).write_text(review_html(review, draft, sample), encoding="utf-8")
+        atomic_write_text(args.html, html)
         flagged = int((review["decision"] == "drop").sum())
         print(f"wrote {args.output} and {args.html}: {len(review)} questions, {flagged} flagged (pre-filled drop)")
         for row in review[review["decision"] == "drop"].head(20).to_dict("records"):
@@ -430,6 +528,139 @@ def cmd_golden(args) -> int:
     dropped = int((decisions["decision"] == "drop").sum())
     print(f"wrote {path}: {len(golden.questions)} questions kept, {dropped} dropped; fingerprint "
           f"{golden.fingerprint()}")
+    return 0
+
+
+def cmd_labels(args) -> int:
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+
+    if args.action == "audit":
+        from .golden.labels import audit_labels
+        from .io.logs import load_log, parse_field_mapping
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        fields = parse_field_mapping(args.field)
+        logs = [load_log(path, preset=args.preset, fields=fields, page_base=args.page_base) for path in args.run]
+        audit = audit_labels(golden, corpus, logs, k=args.k, min_evidence_chars=args.min_evidence_chars,
+                             duplicate_threshold=args.duplicate_threshold)
+        paths = audit.write(args.output)
+        c = audit.counts()
+        share = "-" if c["judged_share"] is None else f"{c['judged_share']:.3f}"
+        print(f"wrote {paths['review']} and {paths['html']}: {c['candidates']} candidate page(s) for "
+              f"{c['questions_with_candidates']} question(s) ({c['candidates_with_answer']} hold the expected answer); "
+              f"judged share of the retrieved pages {share}")
+        print(f"{c['near_duplicates']} near-duplicate pair(s), {c['answer_not_on_gold_page']} answer(s) on no gold "
+              f"page, {c['no_expected_answer']} question(s) without an expected answer, {c['gold_pages_without_text']} "
+              f"gold page(s) without text: {paths['findings']}")
+        for row in audit.candidates.head(10).to_dict("records"):
+            print(f"  {row['candidate_id']}: {row['reasons']}")
+        return 0
+    if args.action == "assess":
+        return _labels_assess(args)
+    if args.action == "sample":
+        from .analysis.experiment import evaluate_log
+        from .golden.labels import judging_sample
+        from .golden.review import write_review
+        from .io.logs import load_log
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,
+                               k=args.k)
+        write_review(sheet, args.output)
+        todo = int(sheet["relevant"].isna().sum() - sheet["doc_id"].isna().sum())
+        print(f"wrote {args.output}: {sheet['question_id'].nunique()} questions drawn at random (seed {args.seed}), "
+              f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
+              "yes or no; gold pages are marked yes)")
+        return 0
+    from .golden.labels import accept_labels, read_audit_decisions
+
+    corpus = load_corpus(args.pages) if args.pages else None
+    decisions = read_audit_decisions(args.decisions)
+    golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,
+                                        decisions_source=args.decisions)
+    meta = json.loads(Path(str(path) + ".meta.json").read_text(encoding="utf-8"))
+    print(f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, {meta['pending']} "
+          f"pending; human judgments in {jpath}")
+    print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
+          "not compared with runs judged against the new one")
+    return 0
+
+
+def _labels_assess(args) -> int:
+    import pandas as pd
+
+    from .analysis.agreement import agreement, assessed_figures
+    from .analysis.assessors import assess_items, assessment_items
+    from .analysis.experiment import evaluate_log
+    from .golden.assessors import load_assessor
+    from .golden.labels import human_labels, load_judgments
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+    from .io.jsonl import write_jsonl
+    from .io.logs import load_log
+
+    options = _options(args.option)
+    if args.assessor in ("openai", "bedrock"):
+        options.setdefault("cache_dir", args.cache)
+    assessor = load_assessor(args.assessor, **options)
+    corpus = load_corpus(args.pages)
+    golden = load_golden(args.golden, corpus=corpus)
+    judgments_path = args.judgments or (str(args.golden) + ".judgments.jsonl")
+    judgments = load_judgments(judgments_path) if args.judgments or Path(judgments_path).is_file() else None
+    sample = None
+    if args.sample:
+        from .golden.labels import read_judging_sheet
+
+        sheet, sample = read_judging_sheet(args.sample)
+        judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
+            ["question_id", "doc_id", "page"], keep="last")
+    human = human_labels(golden, judgments)
+    result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
+    items = assessment_items(result, corpus, k=args.k)
+    keys = ["question_id", "doc_id", "page"]
+    labelled_keys = set(map(tuple, human[keys].itertuples(index=False)))
+    is_labelled = [t in labelled_keys for t in map(tuple, items[keys].itertuples(index=False))]
+    if hasattr(assessor, "estimate"):
+        est = assessor.estimate(items, price_in=args.price_in, price_out=args.price_out)
+        cost = "unknown (give --price-in and --price-out, USD per million tokens)" if est["cost"] is None \
+            else f"${est['cost']:.4f}"
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people, graded to measure the "
+              f"assessor): {est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} "
+              f"input + {est['output_tokens']} output tokens; cost {cost}")
+    else:
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people); the "
+              f"{args.assessor} assessor makes no call and costs nothing")
+    if args.dry_run:
+        return 0
+    measured = assess_items(items[is_labelled], assessor)
+    labels = assess_items(items, assessor, human=human)
+    agr = agreement(measured, human, assessor=args.assessor)
+    out = Path(args.output)
+    write_jsonl(labels.to_dict("records"), out / "assessed.jsonl")
+    (out / "agreement.json").write_text(json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
+                                        encoding="utf-8")
+    k = agr.kappa
+    kappa = "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
+    print(f"agreement with people on {agr.n} labelled pages: kappa {kappa}, accuracy {agr.accuracy:.3f}")
+    print(agr.confusion.to_string())
+    print(agr.verdict)
+    print(f"wrote {out / 'assessed.jsonl'}: {len(labels)} assessed label(s) of unlabelled pages "
+          f"({int(labels['relevant'].sum()) if len(labels) else 0} relevant), kept apart from the human labels")
+    if not agr.usable and not args.force:
+        print("figures with assessed labels are not shown: the assessor is refused for headline figures (--force to "
+              "see them anyway)")
+        return 0
+    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
+                               force=args.force, sample=sample)
+    print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
+    if args.force and not agr.usable:
+        print("(forced: the assessor is below the stated agreement)")
+    if sample is None:
+        print("no prediction-powered figure: give --sample, a random sample of questions people judged completely "
+              "(`rag-metrics labels sample`)")
     return 0
 
 
@@ -452,10 +683,11 @@ def cmd_run(args) -> int:
         settings = {"retriever": args.retriever, "options": {**options, **search.settings},
                     "corpus": str(args.pages or "sample")}
     else:
-        if options:
-            raise InputError("--option configures the built-in retrievers; configure your own in its module.")
-        search = load_retriever(args.retriever)
-        settings = {"retriever": args.retriever, "options": {}}
+        if args.pages:
+            raise InputError("--pages is the corpus of the built-in retrievers (bm25, dense, hybrid); your retriever "
+                             "reads its own.")
+        search = load_retriever(args.retriever, **options)
+        settings = {"retriever": args.retriever, "options": options}
     out = args.out
     if out is None:
         from .errors import check_name
@@ -466,20 +698,49 @@ def cmd_run(args) -> int:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         out = str(resumable or folder / f"{stamp}.jsonl")
     summary = run_retriever(search, golden, args.k, out, settings=settings, workers=args.workers,
-                            retries=args.retries, backoff=args.backoff, resume=args.resume, progress=args.progress)
-    resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
-    print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
-    if summary["failed"]:
-        print(f"{len(summary['failed'])} question(s) failed after retries (logged with their error): "
-              + ", ".join(summary["failed"][:10]) + (" ..." if len(summary["failed"]) > 10 else ""))
+                            retries=args.retries, backoff=args.backoff, timeout=args.timeout, resume=args.resume,
+                            progress=args.progress)
+    if summary.get("complete"):
+        print(f"{summary['path']} is complete already (published by an earlier run with these settings); nothing "
+              "to do. Delete it to run again.")
+    else:
+        resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
+        print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
+    failed = summary["failed"]
+    if failed and len(failed) == summary["questions"]:
+        first = _first_error(summary["path"])
+        print(f"rag-metrics run: error: every question failed ({len(failed)}); the log records each error"
+              + (f", e.g. {first}" if first else "") + ".", file=sys.stderr)
+        return 1
+    if failed:
+        print(f"{len(failed)} question(s) failed after retries (logged with their error): "
+              + ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else ""))
     return 0
 
 
+def _first_error(path) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                error = json.loads(line).get("error")
+                if error:
+                    return str(error)[:300]
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def cmd_history(args) -> int:
-    from .analysis.history import diff, list_runs, load_run
+    import warnings
+
+    from .analysis.history import HistoryWarning, diff, list_runs, load_run
 
     if args.action == "list":
-        runs = list_runs(args.dir)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HistoryWarning)
+            runs = list_runs(args.dir)
+        for w in caught:
+            print(f"rag-metrics history: warning: {w.message}", file=sys.stderr)
         print(runs.to_string(index=False, float_format=lambda v: f"{v:.4f}") if len(runs) else f"no run saved in {args.dir}/")
     elif args.action == "show":
         rec = load_run(args.run, args.dir)
@@ -503,11 +764,12 @@ def cmd_history(args) -> int:
 
 
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels}
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    first = (sys.argv[1:] if argv is None else list(argv))[:1]
+    args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()

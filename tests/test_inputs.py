@@ -210,10 +210,12 @@ def test_field_mapping_and_page_base(tmp_path):
 def test_doc_keys_and_resolution():
     assert doc_key("s3://bucket/a%20b/Manual%201.pdf") == "Manual 1"
     assert doc_key("https://intranet/docs/faq_ja.html?v=2#top") == "faq_ja"
-    mapping, report = resolve_documents(["manual", "s3://x/faq.pdf", "s3://x/other.pdf", "dup.pdf"],
+    mapping, report = resolve_documents(["manual", "s3://x/faq.pdf", "s3://x/other.pdf", "x/a/dup.pdf"],
                                         ["manual", "faq", "a/dup", "b/dup"])
-    assert mapping == {"manual": "manual", "s3://x/faq.pdf": "faq", "s3://x/other.pdf": None, "dup.pdf": None}
-    assert (report["exact"], report["by_file_name"], report["unmatched"]) == (1, 1, 2)
+    assert mapping == {"manual": "manual", "s3://x/faq.pdf": "faq", "s3://x/other.pdf": None, "x/a/dup.pdf": "a/dup"}
+    assert (report["exact"], report["by_path_suffix"], report["unmatched"]) == (1, 2, 1)
+    with pytest.raises(InputError, match=r"document 'dup.pdf' fits 2 documents equally well: a/dup, b/dup"):
+        resolve_documents(["dup.pdf"], ["manual", "a/dup", "b/dup"])
 
 
 @pytest.mark.parametrize("record, kwargs, message", [

@@ -4,8 +4,9 @@
 (:mod:`rag_metrics.io.logs`) and -- for judging logged text -- the corpus it was retrieved from
 (:mod:`rag_metrics.io.corpus`). It
 
-1. matches the log to the golden set: questions by ID (or by question text when the log has no
-   IDs), documents exactly or by file name (:func:`rag_metrics.io.logs.resolve_documents`);
+1. takes the log matched to the golden set when it was read (:func:`rag_metrics.io.logs.match_log`;
+   matched here when it was read without them): questions by ID (or by question text when the log has no
+   IDs), documents exactly or by the longest unique path suffix; text-only items are placed on the pages;
    questions in the log but not in the golden set are reported and not used; labelled questions
    missing from the log, and questions the retriever failed on, are empty rankings (counted);
 2. judges every retrieved item with each judge that applies -- document always; page metadata
@@ -29,34 +30,17 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..errors import InputError, check_int
+from ..io.logs import log_key
 from ..judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, judge_run, shared_spans
 from ..measures.evaluation import Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
-from .failures import FAILURE_KINDS, failure_breakdown_judged
-from .stats import bootstrap_ci
+from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
+from .stats import mean_interval
 
-__all__ = ["evaluate_log", "ExperimentResult", "headline_table"]
+__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log"]
 
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")
-
-
-def _question_map(golden, log) -> tuple[dict, list]:
-    """log key -> golden question ID (by ID, else by whitespace-normalized question text); unknown log questions."""
-    ids = set(golden.questions.index)
-    by_text = {" ".join(str(t).split()): q for q, t in golden.questions["question"].items()}
-    mapping, unknown = {}, []
-    for qid, text in zip(log.questions["question_id"], log.questions["question"]):
-        key = qid if qid is not None else f"text:{text}"
-        if qid is not None:
-            target = qid if qid in ids else None
-        else:
-            target = by_text.get(" ".join(str(text).split()))
-        if target is None:
-            unknown.append(qid if qid is not None else text)
-        else:
-            mapping[key] = target
-    return mapping, unknown
 
 
 def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
@@ -107,7 +91,11 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
     return run
 
 
-def _applicable(log, corpus, run) -> list[str]:
+def applicable_judges(log, corpus=None, run=None) -> list[str]:
+    """The judges that apply to a log: ``document`` always; ``page`` when it logs pages; ``marker`` when its text
+    holds ``[p.N]`` markers; ``overlap`` when it logs text and the corpus is given. ``run``: the rows to look at
+    (default the whole log)."""
+    run = log.run if run is None else run
     names = ["document"]
     if run["pages"].map(len).gt(0).any():
         names.append("page")
@@ -117,6 +105,43 @@ def _applicable(log, corpus, run) -> list[str]:
     if len(texts) and corpus is not None:
         names.append("overlap")
     return names
+
+
+def check_judge(primary, log, corpus=None) -> None:
+    """Refuse a headline judge that does not apply to the log (:func:`applicable_judges`), saying why."""
+    if primary is None:
+        return
+    names = applicable_judges(log, corpus)
+    if primary in names:
+        return
+    why = {"page": "the log has no page numbers (log page/pages, or map them with --field page@1=PATH)",
+           "overlap": ("the documents are not given (--pages)" if corpus is None else "the log has no text"),
+           "marker": "the logged text holds no [p.N] page markers"}.get(primary, "it is not a judge")
+    raise InputError(f"judge {primary!r} does not apply to this log: {why} (applicable: {', '.join(names)}).",
+                     path=log.source, field="judge")
+
+
+def prepare_log(golden, log, corpus=None):
+    """The log as evaluation needs it: matched to the golden set and the documents (:func:`rag_metrics.io.logs.match_log`,
+    done when the log was read with them, else here). Its text-only items are placed on the pages by
+    :func:`evaluate_log` (:func:`rag_metrics.judging.locate.place_text_only`); a text-only log without the corpus is
+    an error: the texts cannot be placed."""
+    from ..io.logs import match_log
+
+    known = list(corpus.documents.index) if corpus is not None else None
+    against = log.matched_against
+    if against is None or against[0] != golden.fingerprint() or (known is not None and list(against[2]) != known) \
+            or (known is None and against[1] == "corpus"):
+        log = match_log(log, golden, corpus)
+    text_only = log.text_only
+    if len(text_only) and corpus is None:
+        row = text_only.iloc[0]
+        raise InputError(f"text-only log: give --pages so each text is located on the pages ({len(text_only)} "
+                         "retrieved items have text and no document).", path=log.source, line=int(row["line"]),
+                         field="doc_id")
+    return log
+
+
 
 
 @dataclass
@@ -253,7 +278,7 @@ class ExperimentResult:
         out = {}
         for qid, text, answer in zip(self.log.questions["question_id"], self.log.questions["question"],
                                      self.log.questions["answer"]):
-            key = qid if qid is not None else f"text:{text}"
+            key = log_key(qid, text)
             if answer is not None and key in self.question_map:
                 out[self.question_map[key]] = str(answer)
         return pd.Series(out, dtype=object, name="generated_answer")
@@ -262,7 +287,8 @@ class ExperimentResult:
     def headline_measures(self) -> list[str]:
         names = [f"hit@{k}" for k in self.ks] + ["mrr"]
         multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()
-        return names + ([f"recall@{max(self.ks)}"] if multi else [])
+        groups = [f"sufficiency@{max(self.ks)}"] if getattr(self.golden, "has_groups", False) else []
+        return names + ([f"recall@{max(self.ks)}"] if multi else []) + groups
 
     @property
     def evaluation(self) -> Evaluation:
@@ -302,10 +328,12 @@ class ExperimentResult:
         return means[means["n"] > 0]
 
     def failure_counts(self) -> pd.DataFrame:
+        """Questions per failure kind; with evidence groups, also ``group_missing`` (a hit, but a group missing)."""
+        kinds = FAILURE_KINDS + ((GROUP_MISSING,) if getattr(self.golden, "has_groups", False) else ())
         counts = self.failures["failure"].value_counts()
-        return pd.DataFrame({"questions": [int(counts.get(k, 0)) for k in FAILURE_KINDS],
+        return pd.DataFrame({"questions": [int(counts.get(k, 0)) for k in kinds],
                              "question IDs": [", ".join(self.failures.loc[self.failures["failure"] == k, "question_id"])
-                                              for k in FAILURE_KINDS]}, index=pd.Index(FAILURE_KINDS, name="failure"))
+                                              for k in kinds]}, index=pd.Index(kinds, name="failure"))
 
     def no_answer(self) -> pd.DataFrame:
         """The no_answer questions: what came back for them (they have no gold; evaluated apart)."""
@@ -418,13 +446,14 @@ def _describe(judge) -> str:
 
 
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per run: n and each measure's mean with its 95% bootstrap CI (``{run: per-question table}``)."""
+    """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
+    :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
     rows = {}
     for name, pq in per_question.items():
         row = {"n": int(pq[measures[0]].notna().sum())}
         for m in measures:
-            mean, low, high, _ = bootstrap_ci(pq[m], n_resamples=n_resamples)
-            row |= {m: mean, f"{m} low": low, f"{m} high": high}
+            iv = mean_interval(pq[m], n_resamples=n_resamples)
+            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
         rows[name] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"
@@ -432,7 +461,7 @@ def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -
 
 
 def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
-                 primary: str | None = None) -> ExperimentResult:
+                 primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
     """Judge and evaluate a retrieval log (module docstring).
 
     Parameters
@@ -444,21 +473,22 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     ks : cutoffs for hit@k (Recall@k at the largest).
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
     primary : judge of the headline; default the first that applies of overlap, page, marker, document.
+    engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
+        Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
+        numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
     """
+    if engine not in ("local", "dask"):
+        raise InputError(f"The 'engine' parameter of evaluate_log must be one of ('local', 'dask'). Got {engine!r} "
+                         "instead.")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
     if not ks:
         raise InputError("give at least one cutoff k.")
-    qmap, unknown = _question_map(golden, log)
+    log = prepare_log(golden, log, corpus)
+    qmap, unknown, documents = log.question_map, log.unknown_questions, log.documents
     run = log.run.copy()
-    run["key"] = [q if q is not None else f"text:{t}" for q, t in zip(run["question_id"], run["question"])]
+    run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
     run = run[run["key"].isin(qmap)].copy()
     run["question_id"] = run["key"].map(qmap)
-    known = corpus.documents.index if corpus is not None else golden.gold["doc_id"].dropna().unique()
-    from ..io.logs import resolve_documents
-
-    mapping, documents = resolve_documents(run["doc_id"], known)
-    run["logged_doc_id"] = run["doc_id"]
-    run["doc_id"] = [mapping.get(d) or d if d is not None else None for d in run["doc_id"]]
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
     index = PageIndex(corpus) if corpus is not None else None
@@ -470,30 +500,42 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                          path=log.source, line=int(row["line"]), field="doc_id")
     run = run.drop(columns=["key"]).reset_index(drop=True)
 
-    names = _applicable(log, corpus, run)
+    check_judge(primary, log, corpus)
+    names = applicable_judges(log, corpus, run)
     judges = {"document": DocumentJudge(), "page": PageJudge(window=window), "marker": MarkerJudge(window=window),
               "overlap": OverlapJudge(min_chars=min_chars, window=window)}
     judges = {n: judges[n] for n in names}
     if primary is None:
         primary = next(n for n in PRIMARY_ORDER if n in judges)
-    elif primary not in judges:
-        raise InputError(f"judge {primary!r} does not apply to this log (applicable: {', '.join(judges)}).",
-                         field="judge")
+    elif primary not in judges:  # it applies to the log but not to the rows of golden-set questions
+        raise InputError(f"judge {primary!r} does not apply to this log's questions of the golden set (applicable: "
+                         f"{', '.join(judges)}).", path=log.source, field="judge")
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
+    if golden.has_groups:
+        measures += [f"sufficiency@{k}" for k in ks]
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
-    for name, judge in judges.items():
-        judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
-        pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
-    chunk = None
-    if golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any():
-        gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+    chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
+    if engine == "dask":
+        from ..measures.distributed import judge_and_evaluate_log
+
+        judged, pages, document, chunk = judge_and_evaluate_log(golden, run, judges, index, measures,
+                                                                chunk_level=chunk_level, scheduler=scheduler)
+    else:
+        for name, judge in judges.items():
+            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
+            pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
+        document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
+        chunk = None
+        if chunk_level:
+            gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(),
+                                                   on="question_id")
+            chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
+                             [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
-    failed = [qmap[q if q is not None else f"text:{t}"] for q, t, e in
+    failed = [qmap[log_key(q, t)] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])
-              if e is not None and (q if q is not None else f"text:{t}") in qmap]
+              if e is not None and log_key(q, t) in qmap]
     logged_any = set(qmap.values())
     missing = [q for q in golden.labelled.index if q not in logged_any]
     settings = {"log": log.source, "golden": golden.source, "golden_fingerprint": golden.fingerprint(),

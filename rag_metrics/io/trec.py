@@ -6,7 +6,10 @@ below, and a differential test feeds all of them the same odd files.
 
 Formats (one judgment or result per line):
 
-* qrels: ``qid iter docid rel`` -- ``iter`` is ignored; ``rel`` an integer label.
+* qrels: ``qid iter docid rel`` -- ``iter`` is ignored; ``rel`` an integer label. An optional fifth field
+  ``group`` names the evidence group(s) of the document for ``sufficiency@k`` (``a``, or ``a,b`` for a document in
+  two groups): ``q1 0 policy 1 a`` / ``q1 0 faq 1 a`` / ``q1 0 travel 1 b`` -- policy or faq, and travel. Every
+  relevant line of a question has a group or none; such files take the general reader.
 * run: ``qid Q0 docid rank score tag`` -- ``Q0`` and ``tag`` ignored; ``rank`` an
   integer, ``score`` a finite number.
 
@@ -43,7 +46,6 @@ number, a document listed twice for one question.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +90,8 @@ def _forbidden_error(text: str, pos: int, path) -> InputError:
     ch = text[pos]
     lineno = text.count("\n", 0, pos) + 1
     column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    import unicodedata
+
     name = unicodedata.name(ch, "control character")
     return InputError(f"character U+{ord(ch):04X} ({name}) at column {column}: fields are separated by spaces or "
                       "tabs only, and IDs cannot hold other whitespace, control or invisible characters.",
@@ -105,9 +109,11 @@ def is_gzip(path) -> bool:
 
 def open_binary(path):
     """The file for reading bytes, decompressed on the fly when gzip-compressed (never to disk)."""
+    if not is_gzip(path):
+        return open(path, "rb")
     import gzip
 
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    return gzip.open(path, "rb")
 
 
 def content_size(path) -> int:
@@ -217,17 +223,32 @@ def check_duplicates(df, path, id_name):
 
 
 def read_qrels(path) -> pd.DataFrame:
-    """Read ``qid iter docid rel`` lines into columns ``question_id, doc_id, relevance, line``."""
+    """Read ``qid iter docid rel [group]`` lines into columns ``question_id, doc_id, relevance, line`` (and
+    ``group`` when a line has the fifth field; None on the lines without it)."""
     import pandas as pd
 
-    expected = "'qid iter docid rel'"
-    qids, docs, rels, lines = [], [], [], []
-    for lineno, fields in _rows(path, "TREC qrels", expected, 4):
+    expected = "'qid iter docid rel' or 'qid iter docid rel group'"
+    qids, docs, rels, lines, groups = [], [], [], [], []
+    rows = []
+    for lineno, line in enumerate(read_text(path, "TREC qrels", expected), start=1):
+        fields = split_fields(line)
+        if not fields:
+            continue
+        if len(fields) not in (4, 5):
+            raise InputError(f"expected 4 fields {expected} separated by spaces or tabs, got {len(fields)}: "
+                             f"{line!r}.", path=path, line=lineno)
+        rows.append((lineno, fields))
+    if not rows:
+        raise InputError(f"file is empty; expected TREC qrels lines ({expected}).", path=path)
+    for lineno, fields in rows:
         qids.append(fields[0])
         docs.append(fields[2])
         rels.append(parse_int(fields[3], "relevance label", path=path, line=lineno))
+        groups.append(fields[4] if len(fields) == 5 else None)
         lines.append(lineno)
     df = pd.DataFrame({"question_id": qids, "doc_id": docs, "relevance": rels, "line": lines})
+    if any(g is not None for g in groups):
+        df["group"] = groups
     check_duplicates(df, path, "doc_id")
     df.attrs["path"] = str(path)
     return df
@@ -259,13 +280,16 @@ def read_run(path, *, order_by: str = "score") -> pd.DataFrame:
     return out
 
 
-def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray],
+               greater: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The permutation that puts rows in trec_eval's order: question code ascending, score descending,
     equal scores by document ID descending (byte / code point order).
 
     ``doc_ids(rows)`` returns, for the given row positions, the IDs (str or bytes) -- or integer codes
     that sort as the IDs do (a columnar reader ranks its strings itself); it is called only for rows
-    whose (question, score) is tied. Rows already in order are not sorted.
+    whose (question, score) is tied. A columnar reader may also give ``greater(a, b)``: whether the ID of
+    row ``a`` sorts after the ID of row ``b``, element-wise; ties of two rows (the common case) are then
+    settled by one comparison each instead of a sort. Rows already in order are not sorted.
     """
     question = np.asarray(question)
     score = np.asarray(score, dtype=np.float64)
@@ -273,12 +297,26 @@ def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.nd
     same_q = question[1:] == question[:-1]
     if n < 2 or ((question[1:] >= question[:-1]).all() and (~same_q | (score[1:] <= score[:-1])).all()):
         order = np.arange(n)
+        tie = same_q & (score[1:] == score[:-1])
     else:
         order = np.lexsort((-score, question))
-    sq, ss = question[order], score[order]
-    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+        sq, ss = question[order], score[order]
+        tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
     if not tie.any():
         return order
+    if greater is not None:
+        # a tie of exactly two rows: positions i, i + 1 tied, with no tie on either side
+        alone = tie.copy()
+        alone[1:] &= ~tie[:-1]
+        alone[:-1] &= ~tie[1:]
+        first = np.flatnonzero(alone)
+        if first.size:
+            a, b = order[first], order[first + 1]
+            swap = first[~np.asarray(greater(a, b), dtype=bool)]  # the larger ID goes first
+            order[swap], order[swap + 1] = order[swap + 1], order[swap].copy()
+            tie[first] = False
+            if not tie.any():
+                return order
     member = np.zeros(n, dtype=bool)
     member[1:] |= tie
     member[:-1] |= tie

@@ -2,6 +2,8 @@
 
 * Recall@k = share of the question's gold pages satisfied by at least one top-k chunk (a
   chunk crossing two gold pages satisfies both).
+* Sufficiency@k = 1 when every evidence group of the question (``gold_groups``; without them one
+  group of all its gold pages) has a page satisfied by a top-k chunk.
 * The other measures rank chunks: a chunk is relevant when it satisfies a gold page that no
   higher-ranked chunk satisfied (counted once, as at document level), so hit@k, MRR,
   precision@k, nDCG@k (binary gain) and AP keep their definitions, with R = number of gold pages.
@@ -18,21 +20,36 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..io.judgments import Qrels
+from ..io.rankings import Run
 from ..judging.judges import judge_run
-from .evaluation import Evaluation, evaluate
+from .prepared import Prepared
 from .registry import DEFAULT_MEASURES, parse_measures
+from .result import Evaluation
 
 __all__ = ["evaluate_pages", "evaluate_judged"]
 
 
-def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, measures=None) -> Evaluation:
+def evaluate_pages(golden, run: pd.DataFrame, measures=None, *legacy, judge=None, corpus=None,
+                   chunks: pd.DataFrame | None = None) -> Evaluation:
     """Page-level :class:`~rag_metrics.Evaluation` of ``run`` under ``judge`` (definitions in the module docstring).
 
     ``golden`` is a :class:`~rag_metrics.io.golden.GoldenSet`; questions without gold pages
     (no_answer) are evaluated and excluded where undefined, as at document level. The
     judge's parameters are in ``settings``. ``run`` carries its texts (a logged run) or ``chunks``
-    holds them (a run of the built-in retrievers).
+    holds them (a run of the built-in retrievers); ``corpus`` is the documents (or a page index).
+
+    ``golden``, ``run``, ``measures`` sit where every ``evaluate*`` has them:
+    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge=OverlapJudge(), corpus=corpus, chunks=chunks)``.
+    The earlier positional form ``evaluate_pages(golden, run, chunks, judge, corpus, measures)`` is still read.
     """
+    if legacy:
+        if len(legacy) not in (2, 3) or judge is not None or corpus is not None or chunks is not None:
+            raise TypeError("evaluate_pages(golden, run, measures, *, judge, corpus, chunks=None): give judge, corpus "
+                            "and chunks by name.")
+        chunks, judge, corpus, measures = measures, legacy[0], legacy[1], (legacy[2] if len(legacy) == 3 else None)
+    if judge is None:
+        raise TypeError("evaluate_pages: give the judge (judge=OverlapJudge(), MarkerJudge(), PageJudge() ...).")
     judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)
     return evaluate_judged(golden, judged, measures, judge.params())
 
@@ -56,8 +73,8 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     answerable = set(page_gold["question_id"])
     no_gold = attrs[~attrs["question_id"].isin(answerable)].assign(chunk_id=None)
     gold_table = pd.concat([page_gold.merge(attrs, on="question_id"), no_gold], ignore_index=True)
-    ev = evaluate(gold_table, judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"}),
-                  measures, level="chunk")
+    ev = Prepared(Qrels.from_df(gold_table, level="chunk"), measures, level="chunk").evaluate_table(
+        Run.from_df(judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"})))
     per_question = ev.per_question.copy()
     # Recall@k counts every gold page a top-k chunk satisfies, even two by one chunk.
     for m in measures:
@@ -67,5 +84,20 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
             n_pages = per_question["n_relevant"]
             per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0)
                                             / n_pages.where(n_pages > 0, 1), np.nan)
+        elif m.name == "sufficiency":
+            per_question[str(m)] = _sufficiency(golden, judged, m.k, per_question.index)
     settings = {**ev.settings, "level": "page", **(judge_params or {})}
     return Evaluation.from_frame(per_question, measures, unknown_questions=ev.unknown_questions, settings=settings)
+
+
+def _sufficiency(golden, judged: pd.DataFrame, k: int, questions) -> np.ndarray:
+    """Per question: 1.0 when each evidence group has a page satisfied in the top ``k``; NaN without gold pages."""
+    groups = golden.groups()
+    top = judged[judged["rank"] <= k]
+    satisfied = top.groupby("question_id")["satisfies"].agg(lambda s: frozenset().union(*s)).to_dict()
+    out = np.full(len(questions), np.nan)
+    for i, q in enumerate(questions):
+        if q in groups:
+            pages = satisfied.get(q, frozenset())
+            out[i] = float(all(g & pages for g in groups[q]))
+    return out
