@@ -156,7 +156,7 @@ def test_a_chunk_id_without_a_document(tmp_path, capsys):
 
 def test_a_field_path_that_matches_nothing(tmp_path, capsys):
     lc = str(EXAMPLES / "langchain_bm25_c400o100.jsonl")
-    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", lc, "--preset", "langchain", "--field", "page=metadata.nope"],
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", lc, "--preset", "langchain", "--field", "page@0=metadata.nope"],
             r"langchain_bm25_c400o100.jsonl: field mapping page=metadata.nope: no retrieved item of the log has "
             r"'metadata.nope'")
     refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", OK_LOG, "--field", "question_id=qid"],

@@ -164,7 +164,10 @@ def test_each_preset_reads_the_same_run(tmp_path, preset):
     log = load_log(path, preset=preset)
     run = log.run
     assert run["rank"].tolist() == [1, 2] and run["text"].tolist() == ["T1", "T2"]
-    assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
+    if preset == "llamaindex":  # a printed label, never a page: the pages come from the text
+        assert run["pages"].tolist() == [(), ()] and run["page_label"].tolist() == ["3", "2"]
+    else:
+        assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
     assert run["chunk_id"].iloc[0] == "c1" and run["score"].iloc[0] == 0.9
     mapping, report = resolve_documents(run["doc_id"], load_corpus().documents.index)
     assert [mapping[d] for d in run["doc_id"]] == ["expense_policy", "faq_ja"]
@@ -189,8 +192,17 @@ def test_field_mapping_and_page_base(tmp_path):
     fields = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page=p", "text=body"])
     log = load_log(path, fields=fields, page_base=0)
     assert log.run[["question_id", "doc_id", "pages", "text"]].values.tolist() == [["q1", "manual.pdf", (1,), "x"]]
+    with pytest.raises(InputError, match=r"the mapping of page \(p\) must state where its page numbers start: add "
+                                         r"--page-base 0 or --page-base 1, or write --field page@0=p"):
+        load_log(path, fields=fields)  # never the preset's base
+    at_one = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page@1=p", "text=body"])
+    assert at_one["page_base"] == 1 and at_one["page"] == "p"
     with pytest.raises(InputError, match=r"page 0 \(field p\) is not an integer >= 1 \(pages counted from 1"):
-        load_log(path, fields=fields)
+        load_log(path, fields=at_one)
+    at_zero = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page@0=p", "text=body"])
+    assert load_log(path, fields=at_zero).run["pages"].tolist() == [(1,)]
+    with pytest.raises(InputError, match="states base 0 and --page-base says 1"):
+        load_log(path, fields=at_zero, page_base=1)
     with pytest.raises(InputError, match="field mapping 'colour=x'"):
         parse_field_mapping(["colour=x"])
 

@@ -43,13 +43,61 @@ __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_jud
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
 
+def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
+    """Pages checked against the documents, and placed by text where the log gives none that is physical.
+
+    * a logged page beyond its document's last page is an error naming the item;
+    * items with text and no document (a text-only log, e.g. ragas rows) get document and pages from where the
+      text lies (:func:`rag_metrics.judging.locate.place_text_only`); without the documents that is an error;
+    * items whose only page is a printed label (``page_label``) get the pages their text lies on in their document.
+
+    Adds ``pages_from`` (``logged``, ``located``, or ``""`` when the item has no page) and ``placed_by`` (how the
+    item was placed: ``logged`` or one of :data:`rag_metrics.judging.locate.PLACED_BY`).
+    """
+    from ..judging.audit import check_pages_in_documents
+    from ..judging.locate import locate_items, place_text_only
+
+    run = run.copy()
+    text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))
+    if "page_label" not in run.columns:
+        run["page_label"] = None
+    if index is not None:
+        check_pages_in_documents(run, index.n_pages, source=source)
+    elif text_only.any():
+        row = run[text_only].iloc[0]
+        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: text without a document; "
+                         "text-only items are placed by finding their text on the pages: give the documents "
+                         "(--pages).", path=source, line=int(row["line"]), field="doc_id")
+    run["pages_from"] = ["logged" if len(p) else "" for p in run["pages"]]
+    run["placed_by"] = "logged"
+    if index is None:
+        return run
+    if text_only.any():
+        gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in golden.gold_pages.groupby("question_id")}
+        placed = place_text_only(run[text_only], index, min_chars=min_chars, gold=gold)
+        run.loc[text_only, "doc_id"] = placed["doc_id"]
+        run.loc[text_only, "pages"] = placed["pages"]
+        run.loc[text_only, "placed_by"] = placed["placed_by"]
+        run.loc[text_only, "pages_from"] = ["located" if len(p) else "" for p in placed["pages"]]
+    labelled = run["page_label"].notna() & run["pages"].map(len).eq(0) & run["text"].map(
+        lambda t: isinstance(t, str)) & run["doc_id"].map(lambda d: d in index.docs)
+    if labelled.any():
+        where = locate_items(run.loc[labelled, "text"].tolist(), index, min_chars=min_chars,
+                             docs=run.loc[labelled, "doc_id"].tolist())
+        where.index = run.index[labelled]
+        run.loc[labelled, "pages"] = where["pages"]
+        run.loc[labelled, "placed_by"] = where["placed_by"]
+        run.loc[labelled, "pages_from"] = ["located" if len(p) else "" for p in where["pages"]]
+    return run
+
+
 def applicable_judges(log, corpus=None, run=None) -> list[str]:
     """The judges that apply to a log: ``document`` always; ``page`` when it logs pages; ``marker`` when its text
     holds ``[p.N]`` markers; ``overlap`` when it logs text and the corpus is given. ``run``: the rows to look at
     (default the whole log)."""
     run = log.run if run is None else run
     names = ["document"]
-    if log.has_pages:
+    if run["pages"].map(len).gt(0).any():
         names.append("page")
     texts = run["text"].dropna()
     if len(texts) and texts.map(lambda t: PAGE_MARKER.search(t) is not None).any():
@@ -66,7 +114,7 @@ def check_judge(primary, log, corpus=None) -> None:
     names = applicable_judges(log, corpus)
     if primary in names:
         return
-    why = {"page": "the log has no page numbers (log page/pages, or map them with --field page=PATH)",
+    why = {"page": "the log has no page numbers (log page/pages, or map them with --field page@1=PATH)",
            "overlap": ("the documents are not given (--pages)" if corpus is None else "the log has no text"),
            "marker": "the logged text holds no [p.N] page markers"}.get(primary, "it is not a judge")
     raise InputError(f"judge {primary!r} does not apply to this log: {why} (applicable: {', '.join(names)}).",
@@ -75,8 +123,9 @@ def check_judge(primary, log, corpus=None) -> None:
 
 def prepare_log(golden, log, corpus=None):
     """The log as evaluation needs it: matched to the golden set and the documents (:func:`rag_metrics.io.logs.match_log`,
-    done when the log was read with them, else here) and its text-only items placed on the pages. A text-only log
-    without the corpus is an error: the texts cannot be placed."""
+    done when the log was read with them, else here). Its text-only items are placed on the pages by
+    :func:`evaluate_log` (:func:`rag_metrics.judging.locate.place_text_only`); a text-only log without the corpus is
+    an error: the texts cannot be placed."""
     from ..io.logs import match_log
 
     known = list(corpus.documents.index) if corpus is not None else None
@@ -85,15 +134,11 @@ def prepare_log(golden, log, corpus=None):
             or (known is None and against[1] == "corpus"):
         log = match_log(log, golden, corpus)
     text_only = log.text_only
-    if len(text_only):
+    if len(text_only) and corpus is None:
         row = text_only.iloc[0]
-        if corpus is None:
-            raise InputError(f"text-only log: give --pages so each text is located on the pages ({len(text_only)} "
-                             "retrieved items have text and no document).", path=log.source, line=int(row["line"]),
-                             field="doc_id")
-        raise InputError(f"text-only log: {len(text_only)} retrieved items have text and no document, and locating "
-                         "texts on the pages is not available in this version; log the doc_id (and page).",
-                         path=log.source, line=int(row["line"]), field="doc_id")
+        raise InputError(f"text-only log: give --pages so each text is located on the pages ({len(text_only)} "
+                         "retrieved items have text and no document).", path=log.source, line=int(row["line"]),
+                         field="doc_id")
     return log
 
 
@@ -123,6 +168,110 @@ class ExperimentResult:
     documents: dict
     settings: dict = field(default_factory=dict)
     question_map: dict = field(default_factory=dict)
+    page_index: object = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # -- rulers (rag_metrics.analysis.rulers) and page checks (rag_metrics.judging.audit) -------------------------
+    def raw_overlap(self):
+        """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
+        furniture does; None when the overlap judge does not apply or keeps boilerplate already."""
+        judge = self.judges.get("overlap")
+        if judge is None or judge.boilerplate is None:
+            return None
+        if "raw_overlap" not in self._cache:
+            from dataclasses import replace
+
+            raw = replace(judge, boilerplate=None)
+            with_doc = self.run[self.run["doc_id"].notna()]
+            judged = judge_run(with_doc, None, self.golden.gold_pages, raw, self.page_index)
+            measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
+            self._cache["raw_overlap"] = (_describe(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
+                                          judged)
+        return self._cache["raw_overlap"]
+
+    def ruler_table(self) -> pd.DataFrame:
+        """Every headline measure under every ruler (:func:`rag_metrics.analysis.rulers.ruler_table`)."""
+        from .rulers import ruler_table
+
+        return ruler_table(self)
+
+    def ruler_changes(self, previous: "ExperimentResult") -> pd.DataFrame:
+        """This run minus ``previous`` under every ruler (:func:`rag_metrics.analysis.rulers.ruler_changes`)."""
+        from .rulers import ruler_changes
+
+        return ruler_changes(previous, self)
+
+    def ruler_disagreements(self, a: str = "overlap", b: str = "page", k: int | None = None) -> pd.DataFrame:
+        """Items ruler ``a`` credits and ``b`` does not, and the reverse, with the shared text
+        (:func:`rag_metrics.analysis.rulers.ruler_disagreements`)."""
+        from .rulers import ruler_disagreements
+
+        return ruler_disagreements(self, a, b, k)
+
+    def unfindable_gold(self) -> pd.DataFrame:
+        """Gold pages without text, unfindable by text judges (:func:`rag_metrics.analysis.rulers.unfindable_gold`)."""
+        from .rulers import unfindable_gold
+
+        return unfindable_gold(self)
+
+    def boilerplate(self) -> pd.DataFrame:
+        """What the overlap judge left out as boilerplate, per document (its repeated text, digits as ``#``, and on
+        how many pages); empty when the overlap judge does not apply."""
+        from ..judging.index import boilerplate_lines
+
+        judge = self.judges.get("overlap")
+        if judge is None or self.page_index is None:
+            return boilerplate_lines(None, 24, None)
+        return boilerplate_lines(self.page_index, judge.min_chars, judge.boilerplate)
+
+    def page_audit(self):
+        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.audit.audit_pages`); None without
+        the documents."""
+        if self.page_index is None:
+            return None
+        if "audit" not in self._cache:
+            from ..judging.audit import audit_pages
+
+            logged = self.run[self.run["pages_from"] == "logged"] if "pages_from" in self.run else self.run
+            read = (self.settings.get("read") or {})
+            self._cache["audit"] = audit_pages(logged, self.page_index, min_chars=self.judges.get(
+                "overlap", OverlapJudge()).min_chars, page_base=read.get("page_base"), name=self.name)
+        return self._cache["audit"]
+
+    def placements(self) -> pd.DataFrame:
+        """How the items got their document and pages: one row per (placed_by, pages_from) with its item count."""
+        cols = [c for c in ("placed_by", "pages_from") if c in self.run.columns]
+        if not cols:
+            return pd.DataFrame(columns=["items"])
+        return self.run.groupby(cols, dropna=False).size().rename("items").to_frame()
+
+    def notices(self) -> list[str]:
+        """Sentences a report must show about its rulers: a page-base offset (with its fix), items placed by their
+        text, printed labels ignored, gold pages no text judge can find, what boilerplate was left out."""
+        out = []
+        audit = self.page_audit()
+        if audit is not None and audit.warning:
+            out.append(audit.warning)
+        if "placed_by" in self.run.columns:
+            placed = self.run[self.run["placed_by"] != "logged"]["placed_by"].value_counts()
+            if len(placed):
+                out.append(f"{self.name}: {int(placed.sum())} item(s) had no document or no physical page and were "
+                           "placed by finding their text on the pages: "
+                           + ", ".join(f"{v} {k}" for k, v in placed.items()) + ".")
+        if "page_label" in self.run.columns and self.run["page_label"].notna().any():
+            out.append(f"{self.name}: page_label is the label printed on a page (i, ii, 1...), not its position in the "
+                       "file; it was not read as a page (pages were located from the text).")
+        unfindable = self.unfindable_gold()
+        if len(unfindable):
+            qs = ", ".join(dict.fromkeys(unfindable["question_id"].astype(str)))
+            out.append(f"{len(unfindable)} gold page(s) have no text (scanned pages?): text judges cannot find them, "
+                       f"so questions {qs} are misses under those judges whatever the retriever does.")
+        furniture = self.boilerplate()
+        if len(furniture):
+            out.append(f"The overlap judge left out text repeated on most pages of {furniture['doc_id'].nunique()} "
+                       f"document(s) ({len(furniture)} repeated line(s), e.g. {furniture['text'].iloc[0]!r}): "
+                       "shared page furniture is no evidence of a page.")
+        return out
 
     def answers(self) -> pd.Series:
         """The answers logged with the questions, indexed by golden question ID (empty when none)."""
@@ -216,10 +365,12 @@ class ExperimentResult:
         gold_pages = list(zip(gold["doc_id"], gold["page"]))
         judged = self.judged[self.primary]
         rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k)].sort_values("rank")
-        index = PageIndex(self.corpus) if self.corpus is not None else None
+        index = self.page_index if self.page_index is not None else (
+            PageIndex(self.corpus) if self.corpus is not None else None)
         judge = self.judges[self.primary]
         window = getattr(judge, "window", 1)
         f = getattr(judge, "min_chars", 24)
+        rule = self.judges["overlap"].boilerplate if "overlap" in self.judges else None
         items = []
         for row in rows.itertuples(index=False):
             verdicts = {name: bool(set(j.loc[(j["question_id"] == question_id) & (j["rank"] == row.rank),
@@ -229,10 +380,12 @@ class ExperimentResult:
             longest = 0
             if text is not None and index is not None:
                 norm = normalize(text)
-                near = [index.normalized((d, p2)) for d, p in gold_pages for p2 in range(p - window, p + window + 1)
-                        if (d, p2) in index.raw]
-                spans = shared_spans(norm, near, f)
-                short = shared_spans(norm, near, max(8, f // 2)) if not spans else []
+                near = [index.row[d, p2] for d, p in gold_pages for p2 in range(p - window, p + window + 1)
+                        if (d, p2) in index.row]
+                # boilerplate (running headers, footers) is no evidence: it is not highlighted
+                spans = [(a, b) for a, b, furniture in index.shared_spans(norm, near, f, rule) if not furniture]
+                short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
+                         if not furniture] if not spans else []
                 longest = max((b - a for a, b in spans or short), default=0)
                 segments = _segments(norm, spans or short)
             items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
@@ -242,7 +395,8 @@ class ExperimentResult:
         return {"question_id": question_id, "question": q["question"], "type": q["type"],
                 "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
                 "judge": _describe(judge), "items": items,
-                "hit": any(i["hit"] for i in items), "normalized": index is not None}
+                "hit": any(i["hit"] for i in items), "normalized": index is not None,
+                "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
 
     def explain(self, question_id, k: int | None = None):
         """One question's drill-down, rendered inline in JupyterLab (an object with ``_repr_html_``)."""
@@ -337,6 +491,13 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     run["question_id"] = run["key"].map(qmap)
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
+    index = PageIndex(corpus) if corpus is not None else None
+    run = _place_pages(run, golden, index, min_chars, log.source)
+    if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
+        row = run[run["doc_id"].isna()].iloc[0]
+        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
+                         "has no gold chunk IDs to judge it by; map a document with --field doc_id=PATH.",
+                         path=log.source, line=int(row["line"]), field="doc_id")
     run = run.drop(columns=["key"]).reset_index(drop=True)
 
     check_judge(primary, log, corpus)
@@ -354,7 +515,6 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
         measures += [f"sufficiency@{k}" for k in ks]
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
-    index = PageIndex(corpus) if corpus is not None else None
     chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
     if engine == "dask":
         from ..measures.distributed import judge_and_evaluate_log
@@ -382,7 +542,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                 "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
+                "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
                 "run_settings": {k: v for k, v in log.settings.items() if k != "read"}}
     return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap)
+                            failures, unknown, missing, failed, documents, settings, qmap, index)
 

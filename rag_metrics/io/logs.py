@@ -19,7 +19,18 @@ Other shapes are read through a field mapping: dotted paths into each record and
 item, e.g. ``{"doc_id": "metadata.source", "page": "metadata.page"}`` with ``page_base=0``
 (command line: ``--field doc_id=metadata.source --field page=metadata.page --page-base 0``). A
 mapped path that no record or item of the log holds is an error (a typo would otherwise fall back
-silently on another field). Presets (:data:`PRESETS`) hold the mappings of what frameworks write:
+silently on another field).
+A mapping of ``page`` or ``pages`` states its base: ``--page-base 0|1`` beside it, or in the mapping
+itself, ``--field page@0=metadata.page`` (0-based) / ``--field page@1=...`` (1-based). It never
+inherits the preset's base: a page number means nothing until one knows where counting starts, and
+the ±1 page window of the judges would hide the mistake. (``page_label`` maps a printed label, kept
+for display and never read as a page.)
+
+Items that carry text but neither a document nor a chunk ID (ragas rows keep contexts as text only)
+are read as they are, ``doc_id`` None: the experiment evaluation places them on the pages by their
+text (:func:`rag_metrics.judging.locate.place_text_only`; it needs the documents).
+
+Presets (:data:`PRESETS`) hold the mappings of what frameworks write:
 
 =============  ================================================================================
 native         the format above
@@ -33,8 +44,11 @@ langchain-aws  ``Document`` of langchain-aws's ``AmazonKnowledgeBasesRetriever``
                / custom location), ``metadata.source_metadata.x-amz-bedrock-kb-document-page-number``,
                ``metadata.source_metadata.x-amz-bedrock-kb-chunk-id``, ``metadata.score``
 llamaindex     ``NodeWithScore`` dumps (``model_dump()``/``to_dict()``): ``node.text``,
-               ``node.metadata.file_name``, ``node.metadata.page_label`` (1-based), ``node.id_``,
-               ``score``, under ``source_nodes``
+               ``node.metadata.file_name``, ``node.id_``, ``score``, under ``source_nodes``;
+               ``node.metadata.page_label`` is read as a *printed label* (``page_label``), never as a
+               page: LlamaIndex's PDF reader logs the label printed on the page (``i``, ``ii``,
+               ``1``...) and no physical page index, so the pages are located from the text (needs
+               the documents)
 ragas          a ragas dataset row (``EvaluationDataset.to_jsonl``, ``to_pandas().to_json(orient=
                "records", lines=True)``): ``user_input``, ``retrieved_contexts`` (text only) with
                ``retrieved_context_ids`` as chunk IDs when present (parallel lists), ``response``
@@ -94,7 +108,7 @@ __all__ = ["RunLog", "load_log", "PRESETS", "ITEM_FIELDS", "RECORD_FIELDS", "par
            "resolve_documents", "log_records", "log_key", "match_log", "parse_run_spec", "RunSpec", "native_items",
            "detect_item_preset"]
 
-ITEM_FIELDS = ("doc_id", "page", "pages", "chunk_id", "text", "score")
+ITEM_FIELDS = ("doc_id", "page", "pages", "page_label", "chunk_id", "text", "score")
 RECORD_FIELDS = ("question_id", "question", "items", "answer", "latency_ms", "error")
 
 _LC_RECORD = {"question_id": ("question_id", "id"), "question": ("question", "query", "input"),
@@ -134,7 +148,7 @@ PRESETS: dict[str, dict] = {
                               "items": ("source_nodes", "nodes"), "answer": "response", "latency_ms": "latency_ms",
                               "error": "error"},
                    "item": {"doc_id": ("node.metadata.file_name", "node.metadata.file_path", "node.ref_doc_id"),
-                            "page": "node.metadata.page_label", "chunk_id": "node.id_", "text": "node.text",
+                            "page_label": "node.metadata.page_label", "chunk_id": "node.id_", "text": "node.text",
                             "score": "score"},
                    "page_base": 1},
     "ragas": {"record": {"question_id": ("question_id", "id"), "question": "user_input",
@@ -151,8 +165,8 @@ PRESETS: dict[str, dict] = {
                 "page_base": 1},
 }
 
-RUN_COLUMNS = ["question_id", "question", "rank", "doc_id", "chunk_id", "pages", "text", "score", "line",
-               "logged_doc_id"]
+RUN_COLUMNS = ["question_id", "question", "rank", "doc_id", "chunk_id", "pages", "page_label", "text", "score",
+               "line", "logged_doc_id"]
 
 
 def log_key(question_id, question) -> str:
@@ -166,8 +180,9 @@ class RunLog:
 
     ``run``: one row per retrieved item -- question_id, question, rank (1 = best), doc_id (the matched
     document ID once matched, else as logged; None for a text-only or chunk-only item), chunk_id (as
-    logged), pages (tuple of 1-based pages, empty if not logged), text (None if not logged), score (NaN if
-    not logged), line, logged_doc_id (as logged).
+    logged), pages (tuple of 1-based physical pages, empty if not logged), page_label (a printed label as
+    logged, never a page; None), text (None if not logged), score (NaN if not logged), line, logged_doc_id
+    (as logged).
     ``questions``: one row per logged question -- question_id, question, answer, latency_ms, error, line.
     ``settings``: the run's settings (from ``<log>.settings.json`` when ``rag-metrics run`` wrote it)
     plus how the log was read (preset, mapping, page base).
@@ -236,35 +251,37 @@ class RunLog:
                        (None, self.run.drop(columns=["line"]).head(10)))
 
 
+_PAGE_AT = re.compile(r"(pages?)@([01])")
+
+
 def parse_field_mapping(items) -> dict:
-    """``["doc_id=metadata.source", "page=metadata.page"]`` -> ``{"doc_id": "metadata.source", ...}``."""
+    """``["doc_id=metadata.source", "page@0=metadata.page"]`` -> ``{"doc_id": "metadata.source", "page":
+    "metadata.page", "page_base": 0}`` (``page@B`` / ``pages@B`` state the base of the mapped page numbers)."""
     if isinstance(items, dict):
-        items = [f"{k}={v}" for k, v in items.items()]
-    return parse_key_values(items, what="field mapping", keys=(*RECORD_FIELDS, *ITEM_FIELDS), typed=False)
-
-
-# ---- per-run shapes -----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RunSpec:
-    """A log and how to read it: ``path``, and -- when the run carries its own shape -- ``preset``, ``fields``,
-    ``page_base`` (``own`` says whether it does)."""
-
-    path: str
-    preset: str | None = None
-    fields: dict = field(default_factory=dict)
-    page_base: int | None = None
-    own: bool = False
-
-    def __str__(self) -> str:
-        if not self.own:
-            return self.path
-        opts = [f"{k}={v}" for k, v in self.fields.items()] + ([] if self.page_base is None
-                                                             else [f"page_base={self.page_base}"])
-        return f"{self.preset or ''}{'(' + ','.join(opts) + ')' if opts else ''}:{self.path}"
-
-    def with_path(self, path) -> RunSpec:
-        return dataclasses.replace(self, path=str(path))
+        items = [f"{k}={v}" for k, v in items.items() if k != "page_base"] + (
+            [] if items.get("page_base") is None else [f"page_base={items['page_base']}"])
+    plain, base = [], None
+    for item in items or []:
+        key, sep, value = item.partition("=") if isinstance(item, str) else ("", "", "")
+        at = _PAGE_AT.fullmatch(key.strip())
+        if key.strip() == "page_base" and sep:
+            if value.strip() not in ("0", "1"):
+                raise InputError(f"field mapping {item!r}: page_base {value.strip()!r}; expected 0 or 1.",
+                                 field="page_base")
+            stated = int(value.strip())
+        elif at and sep:
+            stated = int(at.group(2))
+            plain.append(f"{at.group(1)}={value}")
+        else:
+            plain.append(item)
+            continue
+        if base is not None and base != stated:
+            raise InputError(f"field mapping {item!r}: page and pages mappings state different bases.", field="page_base")
+        base = stated
+    out = parse_key_values(plain, what="field mapping", keys=(*RECORD_FIELDS, *ITEM_FIELDS), typed=False)
+    if base is not None:
+        out["page_base"] = base
+    return out
 
 
 _SPEC = re.compile(r"(?P<preset>[A-Za-z][A-Za-z0-9_-]+)?(?:\((?P<opts>[^()]*)\))?:(?P<path>.+)", re.S)
@@ -390,6 +407,16 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
     item_paths = dict(spec["item"])
     parallel = isinstance(rec_paths["items"], dict)
     fields = dict(fields or {})
+    stated = fields.pop("page_base", None)
+    if stated is not None and page_base is not None and stated != page_base:
+        raise InputError(f"the page mapping states base {stated} and --page-base says {page_base}: keep one.",
+                         field="page_base")
+    page_base = page_base if page_base is not None else stated
+    mapped = sorted(k for k in ("page", "pages") if k in fields)
+    if mapped and page_base is None:
+        raise InputError(f"the mapping of {mapped[0]} ({fields[mapped[0]]}) must state where its page numbers start: "
+                         f"add --page-base 0 or --page-base 1, or write --field {mapped[0]}@0={fields[mapped[0]]} "
+                         f"(0-based, as PyPDFLoader) or {mapped[0]}@1=... (1-based, as printed).", field="page_base")
     if parallel:  # item fields name lists of the record, read in parallel
         lists = dict(rec_paths["items"])
         for key in [k for k in fields if k in ITEM_FIELDS]:
@@ -456,6 +483,7 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
                     del unused[k]
             doc = _text_or_none(_get(item, item_paths.get("doc_id")), where, path, line, "doc_id")
             chunk = _text_or_none(_get(item, item_paths.get("chunk_id")), where, path, line, "chunk_id")
+            text = _get(item, item_paths.get("text"))
             pages = []
             one = _get(item, item_paths.get("page"))
             many = _get(item, item_paths.get("pages"))
@@ -466,7 +494,8 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
                     raise InputError(f"{where}: pages {many!r} is not a list of page numbers.", path=path, line=line,
                                      field="pages")
                 pages += [_page_number(p, base, path, line, where, item_paths.get("pages")) for p in many]
-            text = _get(item, item_paths.get("text"))
+            label = _get(item, item_paths.get("page_label"))
+            label = None if label is _MISSING or label is None else str(label)
             if text is not _MISSING and text is not None and not isinstance(text, str):
                 raise InputError(f"{where}: text is not a string.", path=path, line=line, field="text")
             if text is _MISSING:
@@ -484,7 +513,8 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
             elif isinstance(score, bool) or not isinstance(score, numbers.Real) or not np.isfinite(score):
                 raise InputError(f"{where}: score {score!r} is not a finite number.", path=path, line=line, field="score")
             items.append({"question_id": qid, "question": question, "rank": rank, "doc_id": doc, "chunk_id": chunk,
-                          "pages": tuple(sorted(set(pages))), "text": text, "score": float(score), "line": line,
+                          "pages": tuple(sorted(set(pages))), "page_label": label, "text": text,
+                          "score": float(score), "line": line,
                           "logged_doc_id": doc})
     missing = {**unused, **unused_lists}
     if missing and (any_item or any(k in RECORD_FIELDS for k in missing)):
@@ -529,7 +559,7 @@ def _items(rec, path_spec, error, who, path, line, hints, preset):
 
 def _tables(items, questions):
     run = pd.DataFrame(items, columns=RUN_COLUMNS)
-    for col in ("question_id", "question", "doc_id", "chunk_id", "text", "logged_doc_id"):  # absent stays None
+    for col in ("question_id", "question", "doc_id", "chunk_id", "page_label", "text", "logged_doc_id"):  # absent stays None
         run[col] = run[col].astype(object).where(run[col].notna(), None)
     table = pd.DataFrame(questions, columns=["question_id", "question", "answer", "latency_ms", "error", "line"])
     for col in ("question_id", "question", "answer", "error"):

@@ -383,6 +383,7 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
     from ..io.corpus import load_corpus
     from ..io.golden import load_golden
     from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
+    from ..judging.audit import check_log_pages
 
     check_name(experiment, what="experiment name")
     if not golden:
@@ -410,6 +411,7 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
             raise InputError("the log holds no question.", path=spec.path)
         log = prepare_log(golden_set, log, corpus)
         check_judge(judge, log, corpus)
+        check_log_pages(log, corpus)
     if answers:
         _check_answers(answers, generator, golden_set)
     return specs, mapping, ks
