@@ -191,7 +191,7 @@ def test_ragas_rows_hold_text_only_and_are_placed(footer_run, tmp_path):
     ragas.EvaluationDataset(samples=samples).to_jsonl(str(path))
     log = load_log(path, preset="ragas")
     assert log.run["doc_id"].isna().all()
-    with pytest.raises(InputError, match="give the documents"):
+    with pytest.raises(InputError, match="give --pages"):
         evaluate_log(golden, log, None)
     placed = evaluate_log(golden, log, corpus)
     assert set(placed.run["placed_by"]) <= {"exact page", "several candidates"}

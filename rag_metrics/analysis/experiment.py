@@ -31,7 +31,8 @@ import pandas as pd
 
 from ..errors import InputError, check_int
 from ..io.logs import log_key
-from ..judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, judge_run, shared_spans
+from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
+                              shared_spans)
 from ..measures.evaluation import Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
@@ -185,7 +186,7 @@ class ExperimentResult:
             with_doc = self.run[self.run["doc_id"].notna()]
             judged = judge_run(with_doc, None, self.golden.gold_pages, raw, self.page_index)
             measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
-            self._cache["raw_overlap"] = (_describe(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
+            self._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
                                           judged)
         return self._cache["raw_overlap"]
 
@@ -305,7 +306,7 @@ class ExperimentResult:
         rows = {}
         for name, ev in self.pages.items():
             s = ev.summary_dict()
-            rows[name] = {"judge": _describe(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
+            rows[name] = {"judge": describe_judge(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
                           "n": s["mrr"]["evaluated"]}
         rows["document level (gold documents)"] = {
             "judge": "document IDs against gold_docs",
@@ -394,7 +395,7 @@ class ExperimentResult:
                           "longest": longest, "threshold": f})
         return {"question_id": question_id, "question": q["question"], "type": q["type"],
                 "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
-                "judge": _describe(judge), "items": items,
+                "judge": describe_judge(judge), "items": items,
                 "hit": any(i["hit"] for i in items), "normalized": index is not None,
                 "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
 
@@ -438,11 +439,6 @@ def _segments(text: str, spans) -> list[tuple[str, bool]]:
     if pos < len(text):
         out.append((text[pos:], False))
     return out
-
-
-def _describe(judge) -> str:
-    params = {k: v for k, v in judge.params().items() if k != "judge"}
-    return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
 
 
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:

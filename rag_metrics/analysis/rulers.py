@@ -25,6 +25,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..judging.index import DEFAULT_BOILERPLATE
+from ..judging.judges import describe_judge
 from ..text import normalize
 
 __all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "RAW_OVERLAP",
@@ -35,9 +36,7 @@ RAW_OVERLAP = "overlap, boilerplate kept"
 
 def _rulers(result) -> dict:
     """name -> (description, Evaluation, judged rows) for every ruler of ``result`` (page-level, then document/chunk)."""
-    from .experiment import _describe
-
-    out = {name: (_describe(result.judges[name]), result.pages[name], result.judged[name]) for name in result.judges}
+    out = {name: (describe_judge(result.judges[name]), result.pages[name], result.judged[name]) for name in result.judges}
     raw = result.raw_overlap()
     if raw is not None:
         out[RAW_OVERLAP] = raw

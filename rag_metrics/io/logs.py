@@ -284,6 +284,30 @@ def parse_field_mapping(items) -> dict:
     return out
 
 
+# ---- per-run shapes -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A log and how to read it: ``path``, and -- when the run carries its own shape -- ``preset``, ``fields``,
+    ``page_base`` (``own`` says whether it does)."""
+
+    path: str
+    preset: str | None = None
+    fields: dict = field(default_factory=dict)
+    page_base: int | None = None
+    own: bool = False
+
+    def __str__(self) -> str:
+        if not self.own:
+            return self.path
+        opts = [f"{k}={v}" for k, v in self.fields.items()] + ([] if self.page_base is None
+                                                             else [f"page_base={self.page_base}"])
+        return f"{self.preset or ''}{'(' + ','.join(opts) + ')' if opts else ''}:{self.path}"
+
+    def with_path(self, path) -> RunSpec:
+        return dataclasses.replace(self, path=str(path))
+
+
 _SPEC = re.compile(r"(?P<preset>[A-Za-z][A-Za-z0-9_-]+)?(?:\((?P<opts>[^()]*)\))?:(?P<path>.+)", re.S)
 
 

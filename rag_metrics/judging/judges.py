@@ -51,7 +51,7 @@ PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
 is the same)."""
 
-__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge",
+__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge", "describe_judge",
            "JUDGES", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
 
 
@@ -230,6 +230,12 @@ def make_judge(name: str, **params):
     elif name != "overlap":
         params = {k: v for k, v in params.items() if k == "window"}
     return JUDGES[name](**params)
+
+
+def describe_judge(judge) -> str:
+    """``name (param=value, ...)``: a judge as reports name it (its settings but the name)."""
+    params = {k: v for k, v in judge.params().items() if k != "judge"}
+    return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
 
 
 def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.DataFrame, judge, corpus) -> pd.DataFrame:
