@@ -6,8 +6,8 @@ short. For each one, in place (no copy of the repository):
 
 1. the file is read and the original text must occur in it **exactly once** (otherwise the mutant is reported
    ``NOT FOUND`` or ``AMBIGUOUS`` -- never skipped silently -- and the run exits 1);
-2. the mutated text is written, the mutant's test files run (``pytest -x -q -p no:cacheprovider``, one process,
-   ``nice``), with a timeout;
+2. the mutated text is written, the mutant's test files run (``pytest -x -q -p no:cacheprovider``, without the
+   nbval and langsmith plugins the unit tests do not use; one process, ``nice``), with a timeout;
 3. in a ``finally`` the file's original bytes (and modification time) are written back and ``git diff`` of the
    file is checked to be what it was before the mutant (the run stops if not).
 
@@ -23,6 +23,7 @@ Usage::
     python tools/mutants.py --check         # only check that every mutant applies exactly once
     python tools/mutants.py --only judges-page-window --only logs-langchain-query
     python tools/mutants.py --list
+    python tools/mutants.py --only fast-tie-order --tests tests/test_fast.py
 
 The last run's table is written to ``tools/mutants.md`` (``--out``) with the command and the date.
 """
@@ -33,6 +34,7 @@ import datetime as dt
 import os
 import platform
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -54,31 +56,21 @@ class Mutant:
 
 # The test files that exercise each mutated file (run in this order; -x stops at the first failure).
 TESTS_FOR = {
-    "rag_metrics/judging/judges.py": ["tests/test_judging.py", "tests/test_page_index.py", "tests/test_rulers.py",
-                                      "tests/test_mutants_judging.py"],
-    "rag_metrics/judging/index.py": ["tests/test_page_index.py", "tests/test_rulers.py",
-                                     "tests/test_mutants_judging.py"],
-    "rag_metrics/io/logs.py": ["tests/test_presets.py", "tests/test_inputs.py", "tests/test_bad_input.py",
-                               "tests/test_mutants_logs.py"],
-    "rag_metrics/analysis/experiment.py": ["tests/test_experiment.py", "tests/test_rulers.py",
-                                           "tests/test_mutants_experiment.py"],
-    "rag_metrics/golden/review.py": ["tests/test_golden.py", "tests/test_hostile.py", "tests/test_mutants_golden.py"],
-    "rag_metrics/templates/golden_review.html.j2": ["tests/test_hostile.py", "tests/test_golden.py",
-                                                    "tests/test_mutants_golden.py"],
-    "rag_metrics/measures/registry.py": ["tests/test_metrics.py", "tests/test_trec_oracle.py",
-                                         "tests/test_mutants_measures.py"],
-    "rag_metrics/measures/engine.py": ["tests/test_metrics.py", "tests/test_trec_oracle.py", "tests/test_fast.py",
-                                       "tests/test_mutants_measures.py"],
-    "rag_metrics/io/trec.py": ["tests/test_fast.py", "tests/test_trec_oracle.py", "tests/test_readers.py",
-                               "tests/test_mutants_measures.py"],
-    "rag_metrics/io/trec_fast.py": ["tests/test_fast.py", "tests/test_trec_oracle.py", "tests/test_readers.py",
-                                    "tests/test_mutants_measures.py"],
-    "rag_metrics/report/runner.py": ["tests/test_files.py", "tests/test_report.py", "tests/test_mutants_runners.py"],
+    "rag_metrics/judging/judges.py": ["tests/test_judging.py", "tests/test_mutants_judging.py"],
+    "rag_metrics/judging/index.py": ["tests/test_page_index.py", "tests/test_mutants_judging.py"],
+    "rag_metrics/io/logs.py": ["tests/test_presets.py", "tests/test_inputs.py", "tests/test_mutants_logs.py"],
+    "rag_metrics/analysis/experiment.py": ["tests/test_experiment.py", "tests/test_mutants_experiment.py"],
+    "rag_metrics/golden/review.py": ["tests/test_golden.py", "tests/test_mutants_golden.py"],
+    "rag_metrics/templates/golden_review.html.j2": ["tests/test_hostile.py", "tests/test_mutants_golden.py"],
+    "rag_metrics/measures/registry.py": ["tests/test_metrics.py", "tests/test_mutants_measures.py"],
+    "rag_metrics/measures/engine.py": ["tests/test_metrics.py", "tests/test_mutants_measures.py"],
+    "rag_metrics/io/trec.py": ["tests/test_fast.py", "tests/test_mutants_measures.py"],
+    "rag_metrics/io/trec_fast.py": ["tests/test_fast.py", "tests/test_mutants_measures.py"],
+    "rag_metrics/report/runner.py": ["tests/test_files.py", "tests/test_mutants_runners.py"],
     "rag_metrics/retrieval/runner.py": ["tests/test_runner.py", "tests/test_mutants_runners.py"],
     "rag_metrics/analysis/intervals.py": ["tests/test_stats.py", "tests/test_mutants_stats.py"],
     "rag_metrics/analysis/paired.py": ["tests/test_stats.py", "tests/test_mutants_stats.py"],
-    "rag_metrics/analysis/agreement.py": ["tests/test_agreement.py", "tests/test_assessors.py",
-                                          "tests/test_mutants_stats.py"],
+    "rag_metrics/analysis/agreement.py": ["tests/test_agreement.py", "tests/test_mutants_stats.py"],
 }
 
 J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
@@ -259,6 +251,7 @@ def tests_for(m: Mutant, all_tests: bool) -> list[str]:
 def run_pytest(tests: list[str], timeout: float, workers: int) -> tuple[str, float, str]:
     """``(outcome, seconds, first failing test)``; outcome is ``pass``, ``fail`` or ``timeout``."""
     cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+           "-p", "no:nbval", "-p", "no:langsmith_plugin",  # notebook and tracing plugins: 10+ s of imports per run
            "-n", str(workers), "-rf", *tests]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     start = time.perf_counter()
@@ -301,10 +294,13 @@ def main(argv=None) -> int:
     ap.add_argument("--only", action="append", default=[], help="mutant id (repeatable)")
     ap.add_argument("--timeout", type=float, default=300, help="seconds per mutant run (default 300)")
     ap.add_argument("--workers", type=int, default=0, help="pytest -n (0: one process, no xdist worker; default)")
+    ap.add_argument("--tests", action="append", default=[],
+                    help="run these test files for every chosen mutant instead of the mapping (repeatable)")
     ap.add_argument("--check", action="store_true", help="only check that every mutant applies exactly once")
     ap.add_argument("--list", action="store_true", help="list the mutants")
     ap.add_argument("--out", default="tools/mutants.md", help="where the results table is written")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("mutants: terminated"))  # so `finally` restores the file
 
     ids = [m.id for m in MUTANTS]
     dup = sorted({i for i in ids if ids.count(i) > 1})
@@ -332,8 +328,9 @@ def main(argv=None) -> int:
         sys.exit(f"mutants: uncommitted changes in {sorted(set(dirty))}; commit or stash them first")
 
     runnable = [m for m in chosen if located[m.id][0] == "ok"]
+    selection = {m.id: tuple(args.tests or tests_for(m, args.all_tests)) for m in runnable}  # fixed for the whole run
     baselines: dict[tuple, tuple[str, float, str]] = {}
-    for sel in dict.fromkeys(tuple(tests_for(m, args.all_tests)) for m in runnable):
+    for sel in dict.fromkeys(selection.values()):
         outcome, seconds, first = run_pytest(list(sel), args.timeout, args.workers)
         print(f"baseline {' '.join(sel)}: {outcome} in {seconds:.0f} s", flush=True)
         if outcome != "pass":
@@ -343,7 +340,7 @@ def main(argv=None) -> int:
     rows = []
     t0 = time.perf_counter()
     for i, m in enumerate(runnable, 1):
-        sel = tuple(tests_for(m, args.all_tests))
+        sel = selection[m.id]
         outcome, seconds, first = run_mutant(m, list(sel), args.timeout, args.workers)
         base = baselines[sel][1]
         if outcome == "fail":
@@ -367,7 +364,7 @@ def main(argv=None) -> int:
              f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; commit {_git('rev-parse', '--short', 'HEAD').strip()}; "
              f"machine: {platform.node()} ({os.cpu_count()} cores), {time.perf_counter() - t0:.0f} s for the mutants  ",
              f"Tests per mutant: {'`pytest tests`' if args.all_tests else 'the files mapped to the mutated file (TESTS_FOR)'}"
-             f", `-x -q -p no:cacheprovider -n {args.workers}`, timeout {args.timeout:.0f} s", "",
+             f", `-x -q -p no:cacheprovider -p no:nbval -p no:langsmith_plugin -n {args.workers}`, timeout {args.timeout:.0f} s", "",
              f"**Score: {score}.**" + (f" Survivors: {', '.join(survivors)}." if survivors else ""), ""]
     if bad:
         lines += ["Mutants whose line was not found (not run, not counted): "
