@@ -206,8 +206,8 @@ MUTANTS = [
     Mutant("paired-holm", PA, "running = max(running, (k - rank) * p[i])", "running = max(running, (k - rank - 1) * p[i])",
            "Holm multiplier one short"),
     Mutant("paired-t-df", PA, "2 * stats.t.sf(abs(t), df=n - 1)", "2 * stats.t.sf(abs(t), df=n)", "t-test df n instead of n-1"),
-    Mutant("paired-randomization-count", PA, "count0 += ((lo <= 0) & (hi >= 0)).sum(axis=1)",
-           "count0 += ((lo < 0) & (hi > 0)).sum(axis=1)", "randomization p misses assignments exactly at 0"),
+    Mutant("paired-randomization-observed", PA, "    p = count0 / total", "    p = (count0 - 1) / total",
+           "randomization p leaves out the observed assignment"),
     Mutant("paired-min-discordant", PA, "while min_p(m) >= alpha:", "while min_p(m) > alpha:",
            "min_discordant stops where p == alpha"),
     # -- agreement ------------------------------------------------------------------------------------------------------
