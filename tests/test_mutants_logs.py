@@ -31,10 +31,11 @@ def test_langchain_question_from_query_and_pages_from_pypdf(tmp_path):
 
 
 def test_llamaindex_answer_and_file_name(tmp_path):
+    """SimpleDirectoryReader's metadata holds file_name and file_path; the preset logs the file name."""
     from llama_index.core.schema import NodeRelationship, NodeWithScore, RelatedNodeInfo, TextNode
 
     node = TextNode(text="Filters are changed every month.", id_="chunk-7",
-                    metadata={"file_name": "manual.pdf", "page_label": "iv"},
+                    metadata={"file_name": "manual.pdf", "file_path": "/srv/docs/manual.pdf", "page_label": "iv"},
                     relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id="4f1c-source-doc")})
     assert NodeWithScore(node=node, score=0.8).node.ref_doc_id == "4f1c-source-doc"
     path = _write(tmp_path / "li.jsonl", [{"question_id": "q1", "query": "How often are filters changed?",

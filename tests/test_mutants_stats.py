@@ -30,10 +30,10 @@ def test_percentile_interval_cuts_alpha_over_two_in_each_tail():
 
 
 def test_bca_with_bootstrap_means_tied_at_the_estimate_has_no_bias_correction():
-    """Symmetric values (acceleration 0) and bootstrap means symmetric around the mean, a third of them equal to
-    it: the mid-rank share below is exactly 1/2, so z0 = 0 and BCa is the percentile interval."""
+    """Symmetric values (acceleration 0) and bootstrap means symmetric around the mean, 301 of them equal to it:
+    the mid-rank share below is exactly 1/2, so z0 = 0 and BCa is the percentile interval."""
     values = np.array([[0.0, 0.0, 1.0, 1.0]])
-    means = np.array([[0.25, 0.5, 0.75] * 200 + [0.0, 1.0]])
+    means = np.concatenate([np.linspace(0, 1, 1001), np.full(300, 0.5)])[None, :]
     low, high = bca_rows(values, means, 0.95)
     plow, phigh = percentile_rows(means, 0.95)
     assert float(low[0]) == pytest.approx(float(plow[0])) and float(high[0]) == pytest.approx(float(phigh[0]))

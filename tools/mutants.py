@@ -54,23 +54,24 @@ class Mutant:
     tests: tuple = ()  # test files run first for this mutant (before the file's own mapping)
 
 
-# The test files that exercise each mutated file (run in this order; -x stops at the first failure).
+# The test files that exercise each mutated file, run in this order (-x stops at the first failure): the focused
+# unit tests of tests/test_mutants_*.py first (seconds), then the module's own test files (up to two minutes here).
 TESTS_FOR = {
-    "rag_metrics/judging/judges.py": ["tests/test_judging.py", "tests/test_mutants_judging.py"],
-    "rag_metrics/judging/index.py": ["tests/test_page_index.py", "tests/test_mutants_judging.py"],
-    "rag_metrics/io/logs.py": ["tests/test_presets.py", "tests/test_inputs.py", "tests/test_mutants_logs.py"],
-    "rag_metrics/analysis/experiment.py": ["tests/test_experiment.py", "tests/test_mutants_experiment.py"],
-    "rag_metrics/golden/review.py": ["tests/test_golden.py", "tests/test_mutants_golden.py"],
-    "rag_metrics/templates/golden_review.html.j2": ["tests/test_hostile.py", "tests/test_mutants_golden.py"],
-    "rag_metrics/measures/registry.py": ["tests/test_metrics.py", "tests/test_mutants_measures.py"],
-    "rag_metrics/measures/engine.py": ["tests/test_metrics.py", "tests/test_mutants_measures.py"],
-    "rag_metrics/io/trec.py": ["tests/test_fast.py", "tests/test_mutants_measures.py"],
-    "rag_metrics/io/trec_fast.py": ["tests/test_fast.py", "tests/test_mutants_measures.py"],
-    "rag_metrics/report/runner.py": ["tests/test_files.py", "tests/test_mutants_runners.py"],
-    "rag_metrics/retrieval/runner.py": ["tests/test_runner.py", "tests/test_mutants_runners.py"],
-    "rag_metrics/analysis/intervals.py": ["tests/test_stats.py", "tests/test_mutants_stats.py"],
-    "rag_metrics/analysis/paired.py": ["tests/test_stats.py", "tests/test_mutants_stats.py"],
-    "rag_metrics/analysis/agreement.py": ["tests/test_agreement.py", "tests/test_mutants_stats.py"],
+    "rag_metrics/judging/judges.py": ["tests/test_mutants_judging.py", "tests/test_judging.py"],
+    "rag_metrics/judging/index.py": ["tests/test_mutants_judging.py", "tests/test_page_index.py"],
+    "rag_metrics/io/logs.py": ["tests/test_mutants_logs.py", "tests/test_presets.py", "tests/test_inputs.py"],
+    "rag_metrics/analysis/experiment.py": ["tests/test_mutants_experiment.py", "tests/test_experiment.py"],
+    "rag_metrics/golden/review.py": ["tests/test_mutants_golden.py", "tests/test_golden.py"],
+    "rag_metrics/templates/golden_review.html.j2": ["tests/test_mutants_golden.py", "tests/test_hostile.py"],
+    "rag_metrics/measures/registry.py": ["tests/test_mutants_measures.py", "tests/test_metrics.py"],
+    "rag_metrics/measures/engine.py": ["tests/test_mutants_measures.py", "tests/test_metrics.py"],
+    "rag_metrics/io/trec.py": ["tests/test_mutants_measures.py", "tests/test_fast.py"],
+    "rag_metrics/io/trec_fast.py": ["tests/test_mutants_measures.py", "tests/test_fast.py"],
+    "rag_metrics/report/runner.py": ["tests/test_mutants_runners.py", "tests/test_files.py"],
+    "rag_metrics/retrieval/runner.py": ["tests/test_mutants_runners.py", "tests/test_runner.py"],
+    "rag_metrics/analysis/intervals.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
+    "rag_metrics/analysis/paired.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
+    "rag_metrics/analysis/agreement.py": ["tests/test_mutants_stats.py", "tests/test_agreement.py"],
 }
 
 J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
@@ -122,8 +123,8 @@ MUTANTS = [
            "ragas preset reads the question from `question` instead of `user_input`"),
     Mutant("logs-llamaindex-doc-order", LG,
            '("node.metadata.file_name", "node.metadata.file_path", "node.ref_doc_id")',
-           '("node.ref_doc_id", "node.metadata.file_name", "node.metadata.file_path")',
-           "LlamaIndex preset prefers ref_doc_id over the file name"),
+           '("node.metadata.file_path", "node.metadata.file_name", "node.ref_doc_id")',
+           "LlamaIndex preset prefers the file path over the file name"),
     Mutant("logs-page-too-small", LG, "not isinstance(value, numbers.Integral) or value < base:",
            "not isinstance(value, numbers.Integral) or value < 0:", "page below the base (0 in a 1-based log) accepted"),
     # -- experiment -------------------------------------------------------------------------------------------------
@@ -252,7 +253,7 @@ def run_pytest(tests: list[str], timeout: float, workers: int) -> tuple[str, flo
     """``(outcome, seconds, first failing test)``; outcome is ``pass``, ``fail`` or ``timeout``."""
     cmd = ["nice", "-n", "10", sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
            "-p", "no:nbval", "-p", "no:langsmith_plugin",  # notebook and tracing plugins: 10+ s of imports per run
-           "-n", str(workers), "-rf", *tests]
+           "-n", str(workers), "-rfE", *tests]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
