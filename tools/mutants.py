@@ -24,6 +24,7 @@ Usage::
     python tools/mutants.py --only judges-page-window --only logs-langchain-query
     python tools/mutants.py --list
     python tools/mutants.py --only fast-tie-order --tests tests/test_fast.py
+    python tools/mutants.py --exclude test_mutants_ --out /tmp/without.md   # what the other tests catch
 
 The last run's table is written to ``tools/mutants.md`` (``--out``) with the command and the date.
 """
@@ -297,6 +298,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=0, help="pytest -n (0: one process, no xdist worker; default)")
     ap.add_argument("--tests", action="append", default=[],
                     help="run these test files for every chosen mutant instead of the mapping (repeatable)")
+    ap.add_argument("--exclude", action="append", default=[],
+                    help="leave out the mapped test files whose path contains this text (repeatable), e.g. "
+                         "test_mutants_ to see what the other tests catch")
     ap.add_argument("--check", action="store_true", help="only check that every mutant applies exactly once")
     ap.add_argument("--list", action="store_true", help="list the mutants")
     ap.add_argument("--out", default="tools/mutants.md", help="where the results table is written")
@@ -329,7 +333,8 @@ def main(argv=None) -> int:
         sys.exit(f"mutants: uncommitted changes in {sorted(set(dirty))}; commit or stash them first")
 
     runnable = [m for m in chosen if located[m.id][0] == "ok"]
-    selection = {m.id: tuple(args.tests or tests_for(m, args.all_tests)) for m in runnable}  # fixed for the whole run
+    selection = {m.id: tuple(t for t in (args.tests or tests_for(m, args.all_tests))
+                             if not any(x in t for x in args.exclude)) for m in runnable}  # fixed for the whole run
     baselines: dict[tuple, tuple[str, float, str]] = {}
     for sel in dict.fromkeys(selection.values()):
         outcome, seconds, first = run_pytest(list(sel), args.timeout, args.workers)
@@ -365,6 +370,7 @@ def main(argv=None) -> int:
              f"Date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; commit {_git('rev-parse', '--short', 'HEAD').strip()}; "
              f"machine: {platform.node()} ({os.cpu_count()} cores), {time.perf_counter() - t0:.0f} s for the mutants  ",
              f"Tests per mutant: {'`pytest tests`' if args.all_tests else 'the files mapped to the mutated file (TESTS_FOR)'}"
+             f"{'' if not args.exclude else ' without ' + ', '.join(f'`*{x}*`' for x in args.exclude)}"
              f", `-x -q -p no:cacheprovider -p no:nbval -p no:langsmith_plugin -n {args.workers}`, timeout {args.timeout:.0f} s", "",
              f"**Score: {score}.**" + (f" Survivors: {', '.join(survivors)}." if survivors else ""), ""]
     if bad:
