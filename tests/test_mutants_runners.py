@@ -13,11 +13,27 @@ from rag_metrics.retrieval.runner import run_retriever
 FIRST = ["q001", "q002"]
 
 
+class _Clock:
+    """The runner module's ``time`` with ``sleep`` recorded instead of slept (only the runner's own calls: other
+    threads of the test process keep the real ``time.sleep``)."""
+
+    def __init__(self):
+        self.waits = []
+
+    def sleep(self, seconds):
+        self.waits.append(seconds)
+
+    def __getattr__(self, name):
+        import time
+
+        return getattr(time, name)
+
+
 @pytest.mark.parametrize("retries", [0, 1, 3])
 def test_a_failing_retriever_is_called_one_plus_retries_times_with_doubling_waits(golden, tmp_path, monkeypatch,
                                                                                   retries):
-    calls, waits = [], []
-    monkeypatch.setattr(retrieval_runner.time, "sleep", waits.append)
+    calls, clock = [], _Clock()
+    monkeypatch.setattr(retrieval_runner, "time", clock)
 
     def down(question, k):
         calls.append(question)
@@ -28,13 +44,13 @@ def test_a_failing_retriever_is_called_one_plus_retries_times_with_doubling_wait
                             progress=False, questions=["q001"])
     assert summary["failed"] == ["q001"]
     assert len(calls) == 1 + retries
-    assert waits == [0.5 * 2 ** i for i in range(retries)]
+    assert clock.waits == [0.5 * 2 ** i for i in range(retries)]
     assert json.loads(out.read_text().splitlines()[0])["attempts"] == 1 + retries
 
 
 def test_the_default_is_three_retries(golden, tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(retrieval_runner.time, "sleep", lambda s: None)
+    monkeypatch.setattr(retrieval_runner, "time", _Clock())
 
     def down(question, k):
         calls.append(question)
