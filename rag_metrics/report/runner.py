@@ -30,7 +30,7 @@ from pathlib import Path
 
 from ..errors import InputError, check_name
 from .index import write_index
-from .kernel import CLAIM_MIME, headlines
+from .kernel import EXPERIMENT_KEY, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
            "EXPERIMENT_NOTEBOOK"]
@@ -96,9 +96,9 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")
     nb = nbformat.read(str(notebook_path), as_version=4)
-    for cell in nb.cells:  # a claim that showed nothing is a record for tests, not something to render
+    for cell in nb.cells:  # a claim that showed nothing, or an experiment record, is for tests and the index
         if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= {CLAIM_MIME}]
+            cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= RECORD_ONLY]
     title = Path(notebook_path).stem
     for cell in nb.cells:  # the page's <title> is the notebook's first heading
         if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
@@ -164,7 +164,7 @@ def execute_notebook(path, output, parameters: dict | None = None, *, progress=F
                 raise
 
 
-def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, progress) -> tuple[NotebookRun, dict]:
+def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, progress) -> tuple[NotebookRun, dict, dict | None]:
     """Execute one notebook into the staging folder and export its page; a failing cell is recorded, not raised."""
     from papermill.exceptions import PapermillExecutionError
 
@@ -175,13 +175,14 @@ def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, prog
     except PapermillExecutionError as e:
         item.status = "failed"
         item.error = f"cell {e.cell_index} (execution count {e.exec_count}): {e.ename}: {e.evalue}"
-    found = {}
+    found, experiment = {}, None
     if executed.exists():
         html_path = executed.with_suffix(".html")
         export_html(executed, html_path, hide_input=hide_input)
         item.html = html_path.name
         found = headlines(executed)
-    return item, found
+        experiment = experiment_record(executed)
+    return item, found, experiment
 
 
 def build_report(
@@ -232,21 +233,23 @@ def build_report(
             i, path = numbered
             start = time.perf_counter()
             bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
-            item, found = _run_one(path, staging, parameters, hide_input, bar)
+            item, found, experiment = _run_one(path, staging, parameters, hide_input, bar)
             if progress_bar and jobs > 1:
                 status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
                 print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
                       file=sys.stderr, flush=True)
-            return path, item, found
+            return path, item, found, experiment
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done = list(pool.map(task, enumerate(paths, start=1)))
         summary: dict = {}
         failures = []
-        for path, item, found in done:  # in notebook order, whatever order they finished in
+        for path, item, found, experiment in done:  # in notebook order, whatever order they finished in
             run_record.notebooks.append(item)
             if found:
                 summary[path.stem] = found
+            if experiment:  # an experiment report's newest run, verdict and trend (read by the index)
+                summary[EXPERIMENT_KEY] = experiment
             if item.status != "ok":
                 failures.append(f"{path}: {item.error}")
         (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -270,52 +273,71 @@ def build_report(
 EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
 
 
+
 def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
                             preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
-                            window: int = 1, judge: str | None = None, reports_dir="reports", now=None,
-                            progress_bar: bool = True) -> Path:
+                            window: int = 1, judge: str | None = None, measure: str | None = None,
+                            order: str = "made", alpha: float = 0.05, drilldowns: int = 20, reports_dir="reports",
+                            now=None, progress_bar: bool = True) -> Path:
     """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
 
-    Every input is read and validated first -- golden set, pages, each log, answers -- so that bad
-    input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is
-    written. Then ``experiment.ipynb`` runs through papermill into ``reports_dir/experiment/<UTC
-    timestamp>/``; each log's evaluation is added to the experiment's history
-    (``reports_dir/experiment/history/``), whose table the report shows.
+    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`) -- golden set, pages,
+    each log, answers -- so that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field,
+    and nothing is written. The validated objects are handed to ``experiment.ipynb`` (a private cache file,
+    removed afterwards) so the notebook does not read them again; it runs through papermill into
+    ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation is added to the experiment's history
+    (``reports_dir/experiment/history/``). The runs are ordered by when they were made (``order="made"``: the
+    log's settings, else the file's modification time) or as given (``order="given"``); the newest is the
+    report's subject, compared on ``measure`` with the previous comparable run at level ``alpha``; at most
+    ``drilldowns`` questions are shown item by item. On the terminal (stderr) it says when most of a log's
+    questions are not in the golden set, and how the runs were ordered.
     """
+    import sys
+
+    from ..analysis.history import ORDERS, RULES, order_logs
     from ..errors import check_int
-    from ..io.corpus import load_answers, load_corpus
-    from ..io.golden import load_golden
-    from ..io.logs import PRESETS, load_log, parse_field_mapping
+    from ..io.logs import parse_field_mapping
+    from .inputs import read_inputs, write_cache
 
     check_name(experiment, what="experiment name")
-    if not golden:
-        raise InputError("an experiment report needs the golden set: --golden FILE.")
-    if not runs:
-        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    if preset not in PRESETS:
-        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
     mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
     ks = sorted({check_int(k, "k") for k in ks})
     check_int(min_chars, "min_chars")
     check_int(window, "window", low=0)
-    corpus = load_corpus(pages) if pages else None
-    golden_set = load_golden(golden, corpus=corpus)
-    for path in runs:
-        log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
-        if not len(log.questions):
-            raise InputError("the log holds no question.", path=path)
-    if answers:
-        table = load_answers(answers)
-        if "question_id" not in table.columns or "generated_answer" not in table.columns:
-            raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
-        if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
-            raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
-                             " choose one with --generator.", path=answers)
-    del golden_set
+    check_int(drilldowns, "drilldowns", low=0)
+    if order not in ORDERS:
+        raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha {alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
+    allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"] if ks else []
+    if measure is not None and measure not in allowed:
+        raise InputError(f"measure {measure!r}: expected one of {', '.join(allowed)}.", field="measure")
+    reading = dict(golden=golden, runs=list(runs or []), pages=pages, answers=answers, generator=generator,
+                   preset=preset, fields=mapping, page_base=page_base)
+    inputs = read_inputs(**reading)
+    ordered = order_logs(inputs.logs, order)
+    for log, unknown in zip(inputs.logs, inputs.unknown):
+        if unknown * 2 > len(log.questions):
+            print(f"rag-metrics report: {log.source}: {unknown} of {len(log.questions)} logged questions are not in "
+                  "the golden set and are not used (their IDs, or their texts when the log has no IDs, match no "
+                  "golden question).", file=sys.stderr)
+    if progress_bar or len(ordered) > 1:
+        names = ", ".join(f"{Path(e['log'].source).name} ({e['made_at'] or 'time unknown'})" for e in ordered)
+        rules = sorted({e["ordered_by"] for e in ordered}, key=str)
+        print(f"rag-metrics report: runs oldest first: {names}; ordered by {'; '.join(RULES[r] for r in rules)}.",
+              file=sys.stderr)
     absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
     parameters = {"experiment": experiment, "golden": absolute(golden), "runs": [absolute(p) for p in runs],
                   "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
                   "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
-                  "primary": judge, "history_dir": absolute(Path(reports_dir) / experiment / "history")}
-    return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
-                        progress_bar=progress_bar, hide_input=True)
+                  "primary": judge, "measure": measure, "order": order, "alpha": alpha, "drilldowns": drilldowns,
+                  "history_dir": absolute(Path(reports_dir) / experiment / "history")}
+    cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
+    try:
+        absolute_reading = {**reading, **{k: parameters[k] for k in ("golden", "runs", "pages", "answers")}}
+        parameters["inputs"] = str(write_cache(inputs, cache_dir / "inputs.pickle", **absolute_reading))
+        del inputs, ordered  # the notebook's kernel holds them from here on
+        return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
+                            progress_bar=progress_bar, hide_input=True)
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)

@@ -1,0 +1,243 @@
+"""Did the newest run get better, worse, or stay within noise? One verdict, in words a lead reads.
+
+:func:`verdict` compares two runs on the same questions (per-question values of one measure, the *primary*
+measure) and returns a :class:`Verdict`: both means, the paired change with its 95% interval, the two-sided
+p-value of the paired exact test, wins / ties / losses, and the outcome:
+
+* ``better`` -- the change is positive and significant at ``alpha`` (p < alpha);
+* ``worse`` -- the change is negative and significant at ``alpha``;
+* ``within noise`` -- otherwise (p >= alpha): the data cannot tell the runs apart.
+
+The decision and the p-value come from the same test, so the outcome never contradicts the p printed beside
+it. :func:`verdict_table` gives the same figures for every measure, the non-primary ones with Holm-adjusted
+p-values (several measures tested at once); :func:`moved_questions` lists the questions whose value changed
+(newly hit / newly missed for 0/1 measures such as hit@k, improved / worsened otherwise); :func:`gate` applies the
+two documented rules of ``rag-metrics gate`` (a significant regression, or a drop larger than a declared
+tolerance). :func:`mean_interval` is the 95% interval of one run's mean that the report and the index show.
+
+The statistics themselves live in :mod:`rag_metrics.analysis.stats`; this module only calls them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+
+__all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "mean_interval",
+           "OUTCOMES", "CHANGES", "ALPHA"]
+
+ALPHA = 0.05
+OUTCOMES = ("better", "worse", "within noise")
+CHANGES = ("newly missed", "newly hit", "worsened", "improved")
+
+
+def _fmt_p(p: float) -> str:
+    if p != p:
+        return "p = n/a"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The paired comparison of run ``after`` with run ``before`` on ``measure`` (module docstring).
+
+    ``delta = mean_after - mean_before`` over the ``n`` questions defined in both runs (``excluded``: undefined in
+    either, left out and counted); ``ci_low``/``ci_high``: its 95% interval; ``p_value``: two-sided, from the
+    paired exact test (``method``); ``wins``/``ties``/``losses``: questions whose value rose / stayed / fell.
+    """
+
+    measure: str
+    before: str
+    after: str
+    n: int
+    excluded: int
+    mean_before: float
+    mean_after: float
+    delta: float
+    ci_low: float
+    ci_high: float
+    p_value: float
+    wins: int
+    ties: int
+    losses: int
+    alpha: float
+    outcome: str
+    method: str
+    notes: tuple = field(default_factory=tuple)
+
+    @property
+    def significant(self) -> bool:
+        return self.outcome != "within noise"
+
+    def line(self) -> str:
+        """One sentence: ``after`` vs ``before`` on the measure, the change, its interval and p, W/T/L, outcome.
+
+        Plain text: run names come from users' files, so escape them (``md_escape``) before rendering as Markdown
+        or HTML (:meth:`markdown` does).
+        """
+        return self._line(str(self.after), str(self.before))
+
+    def markdown(self) -> str:
+        """:meth:`line` as Markdown, the run names escaped and the outcome in bold."""
+        from ..html import md_escape
+
+        return self._line(f"**{md_escape(self.after)}**", f"**{md_escape(self.before)}**", bold=True)
+
+    def _line(self, after: str, before: str, bold: bool = False) -> str:
+        outcome = f"**{self.outcome}**" if bold else self.outcome.upper()
+        why = (f"significant at {self.alpha:g}" if self.significant else f"not significant at {self.alpha:g}")
+        return (f"{outcome}: {after} against {before} on {self.measure}, {self.mean_before:.3f} → {self.mean_after:.3f} "
+                f"(change {self.delta:+.3f}, 95% interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "
+                f"{_fmt_p(self.p_value)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
+                f"{self.ties} unchanged of {self.n}.")
+
+    def to_dict(self) -> dict:
+        from ..serialize import jsonable
+
+        return jsonable({**asdict(self), "line": self.line()})
+
+
+def _series(values, name) -> pd.Series:
+    if isinstance(values, pd.Series):
+        return values.astype(float)
+    if isinstance(values, dict):
+        return pd.Series(values, dtype=float)
+    raise InputError(f"{name}: expected per-question values (a Series or a dict indexed by question ID).")
+
+
+def _paired(before: pd.Series, after: pd.Series, *, n_resamples: int, seed: int):
+    """The paired statistics of ``after - before``: the one place that calls the statistics module."""
+    from .stats import paired_comparison
+
+    c = paired_comparison(before, after, n_resamples=n_resamples, seed=seed)
+    return {"n": c.n, "excluded": c.excluded, "mean_before": c.mean_a, "mean_after": c.mean_b,
+            "delta": c.mean_diff, "ci_low": c.ci_low, "ci_high": c.ci_high, "p_value": c.p_value,
+            "wins": c.wins, "ties": c.ties, "losses": c.losses, "method": f"paired randomization test ({c.method})"}
+
+
+def verdict(before, after, measure: str, *, before_name: str = "before", after_name: str = "after",
+            alpha: float = ALPHA, n_resamples: int = 10_000, seed: int = 0) -> Verdict:
+    """The verdict of run ``after`` against run ``before`` on ``measure`` (module docstring).
+
+    ``before`` and ``after`` are the runs' per-question values of ``measure`` (Series or dicts indexed by question
+    ID, NaN = undefined); both must hold the same questions (the same golden set).
+    """
+    if not 0 < alpha < 1:
+        raise InputError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.", field="alpha")
+    a, b = _series(before, "before"), _series(after, "after")
+    s = _paired(a, b, n_resamples=n_resamples, seed=seed)
+    if s["p_value"] < alpha and s["delta"] != 0:
+        outcome = "better" if s["delta"] > 0 else "worse"
+    else:
+        outcome = "within noise"
+    notes = []
+    discordant = s["wins"] + s["losses"]
+    floor = 2.0 ** (1 - discordant) if discordant else 1.0
+    if floor >= alpha:
+        notes.append(f"only {discordant} question(s) changed: the smallest p the exact test can give is {min(floor, 1):.3g}, "
+                     f"so no change this small can be significant at {alpha:g}")
+    return Verdict(measure=str(measure), before=str(before_name), after=str(after_name), alpha=float(alpha),
+                   outcome=outcome, notes=tuple(notes), **s)
+
+
+def verdict_table(before: pd.DataFrame, after: pd.DataFrame, measures, primary: str, *, alpha: float = ALPHA,
+                  n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Every measure's paired comparison, one row each (the primary first): before, after, change, interval, p,
+    Holm-adjusted p (over all the measures compared), wins / ties / losses and the outcome -- the primary
+    measure's outcome from its own p (it carries the verdict), the others' from their Holm-adjusted p."""
+    from .stats import holm
+
+    measures = [primary] + [m for m in measures if m != primary]
+    rows = []
+    for m in measures:
+        if m not in before or m not in after or before[m].dropna().empty or after[m].dropna().empty:
+            continue
+        v = verdict(before[m], after[m], m, alpha=alpha, n_resamples=n_resamples, seed=seed)
+        rows.append({"measure": m, "before": v.mean_before, "after": v.mean_after, "change": v.delta,
+                     "ci_low": v.ci_low, "ci_high": v.ci_high, "p": v.p_value, "wins": v.wins, "ties": v.ties,
+                     "losses": v.losses, "n": v.n})
+    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "ci_low", "ci_high", "p", "wins",
+                                        "ties", "losses", "n"])
+    if not len(table):
+        return table.set_index("measure")
+    table["p_holm"] = holm(table["p"]) if len(table) else []
+    decide = [row.p if i == 0 else row.p_holm for i, row in enumerate(table.itertuples())]
+    table["outcome"] = [("better" if c > 0 else "worse") if p < alpha and c != 0 else "within noise"
+                        for p, c in zip(decide, table["change"])]
+    table["primary"] = [i == 0 for i in range(len(table))]
+    return table.set_index("measure")
+
+
+def moved_questions(before, after) -> pd.DataFrame:
+    """The questions whose value changed between two runs, regressions first.
+
+    One row per question defined in both runs with a different value: ``question_id``, ``before``, ``after`` and
+    ``change`` -- ``newly missed`` / ``newly hit`` when both values are 0 or 1 (hit@k), else ``worsened`` /
+    ``improved``. Rows are ordered by :data:`CHANGES` (newly missed, newly hit, worsened, improved), then by the
+    size of the change (largest first), then in the order of ``after``'s questions.
+    """
+    a, b = _series(before, "before"), _series(after, "after")
+    a = a.reindex(b.index)
+    both = a.notna() & b.notna() & (a != b)
+    a, b = a[both], b[both]
+    binary = a.isin([0.0, 1.0]) & b.isin([0.0, 1.0])
+    change = np.where(binary, np.where(b > a, "newly hit", "newly missed"), np.where(b > a, "improved", "worsened"))
+    table = pd.DataFrame({"question_id": list(b.index), "before": a.to_numpy(), "after": b.to_numpy(),
+                          "change": change})
+    table["_kind"] = table["change"].map(CHANGES.index)
+    table["_size"] = -(table["after"] - table["before"]).abs()
+    table["_pos"] = range(len(table))
+    return table.sort_values(["_kind", "_size", "_pos"], kind="stable").drop(columns=["_kind", "_size", "_pos"]) \
+        .reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """What ``rag-metrics gate`` decided: ``failed`` and, when it failed, each rule that failed it."""
+
+    failed: bool
+    reasons: tuple
+    max_drop: float | None
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+
+def gate(v: Verdict, *, max_drop: float | None = None) -> GateDecision:
+    """The gate's two rules on a verdict (new run = ``after``, baseline = ``before``):
+
+    1. **significant regression**: the outcome is ``worse`` (the drop is significant at the verdict's alpha);
+    2. **drop beyond the tolerance**: ``max_drop`` is given and the mean fell by more than it
+       (``delta < -max_drop``), significant or not.
+
+    The gate fails when either rule fires; an improvement, no change and a change within noise and within the
+    tolerance pass.
+    """
+    if max_drop is not None and (not isinstance(max_drop, (int, float)) or isinstance(max_drop, bool)
+                                 or not math.isfinite(max_drop) or max_drop < 0):
+        raise InputError(f"The 'max_drop' parameter must be a number >= 0. Got {max_drop!r} instead.",
+                         field="max_drop")
+    reasons = []
+    if v.outcome == "worse":
+        reasons.append(f"{v.measure} fell by {-v.delta:.3f}, significant at {v.alpha:g} ({_fmt_p(v.p_value)})")
+    if max_drop is not None and v.delta < -max_drop:
+        reasons.append(f"{v.measure} fell by {-v.delta:.3f}, more than the tolerated {max_drop:g} (--max-drop)")
+    return GateDecision(bool(reasons), tuple(reasons), max_drop)
+
+
+def mean_interval(values, *, n_resamples: int = 10_000, seed: int = 0) -> dict:
+    """One run's mean of ``values`` (NaN excluded) with its 95% interval: ``{"mean", "low", "high", "n"}``.
+
+    The one place the report and the index get a run's interval from (computed once per run and measure, and
+    stored with the run in its history).
+    """
+    from .stats import bootstrap_ci
+
+    mean, low, high, n = bootstrap_ci(pd.Series(values, dtype=float), n_resamples=n_resamples, seed=seed)
+    return {"mean": mean, "low": low, "high": high, "n": int(n), "method": "percentile bootstrap"}

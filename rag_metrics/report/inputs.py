@@ -1,0 +1,123 @@
+"""An experiment report's inputs, read and validated once, and handed to its notebook.
+
+:func:`read_inputs` reads the golden set, the documents, every log and the answers, validating all of them
+(bad input is an :class:`~rag_metrics.InputError` naming file, line and field). ``rag-metrics report`` calls it
+before anything is written, then hands the validated objects to the notebook through a private cache file
+(:func:`write_cache`) instead of letting the notebook read and validate everything again; the notebook calls
+:func:`load_inputs`, which takes the cache when it matches the notebook's parameters and the files as they are now
+(names, sizes, modification times), and otherwise reads the files itself -- the same reading either way.
+
+The cache is a pickle written by the report command into a folder only its user can read, and removed when the
+report is built; :func:`load_inputs` only unpickles a file whose key matches, so point ``cache`` only at files
+this command wrote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["ExperimentInputs", "read_inputs", "write_cache", "load_inputs"]
+
+
+@dataclass
+class ExperimentInputs:
+    """``golden`` (GoldenSet), ``corpus`` (Corpus or None), ``logs`` (RunLog per ``--run``, in the order given),
+    ``answers`` (the answers table or None); ``unknown``: per log, how many logged questions are not in the golden
+    set (not used); ``source``: how they were obtained."""
+
+    golden: object
+    corpus: object
+    logs: list
+    answers: object = None
+    unknown: list = field(default_factory=list)
+    source: str = "read from the files"
+
+
+def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, preset: str = "native", fields=None,
+                page_base=None) -> ExperimentInputs:
+    """Read and validate every input of an experiment report (module docstring)."""
+    from ..analysis.experiment import unused_questions
+    from ..io.corpus import load_answers, load_corpus
+    from ..io.golden import load_golden
+    from ..io.logs import PRESETS, load_log, parse_field_mapping
+
+    if not golden:
+        raise InputError("an experiment report needs the golden set: --golden FILE.")
+    if not runs:
+        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
+    if preset not in PRESETS:
+        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields or {})
+    corpus = load_corpus(pages) if pages else None
+    golden_set = load_golden(golden, corpus=corpus)
+    logs, unknown = [], []
+    for path in runs:
+        log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
+        if not len(log.questions):
+            raise InputError("the log holds no question.", path=path)
+        logs.append(log)
+        unknown.append(len(unused_questions(golden_set, log)))
+    table = None
+    if answers:
+        table = load_answers(answers)
+        if "question_id" not in table.columns or "generated_answer" not in table.columns:
+            raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
+        if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
+            raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
+                             " choose one with --generator.", path=answers)
+    return ExperimentInputs(golden_set, corpus, logs, table, unknown)
+
+
+def _stat(path) -> list:
+    """What identifies a file's current content cheaply: its resolved path, size and modification time (for a
+    folder, those of every file in it)."""
+    p = Path(path)
+    files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p, Path(f"{p}.settings.json")]
+    out = []
+    for q in files:
+        try:
+            st = q.stat()
+        except OSError:
+            continue
+        out.append([str(q.resolve()), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _key(golden, runs, pages, answers, generator, preset, fields, page_base) -> str:
+    parts = {"golden": _stat(golden), "runs": [_stat(r) for r in runs], "pages": _stat(pages) if pages else None,
+             "answers": _stat(answers) if answers else None, "generator": generator, "preset": preset,
+             "fields": dict(fields or {}), "page_base": page_base}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def write_cache(inputs: ExperimentInputs, path, *, golden, runs, pages=None, answers=None, generator=None,
+                preset: str = "native", fields=None, page_base=None) -> Path:
+    """Write ``inputs`` to ``path`` (readable by its owner only) with the key of the parameters that read them."""
+    path = Path(path)
+    key = _key(golden, runs, pages, answers, generator, preset, fields, page_base)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump({"key": key, "inputs": inputs}, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def load_inputs(cache=None, *, golden, runs, pages=None, answers=None, generator=None, preset: str = "native",
+                fields=None, page_base=None) -> ExperimentInputs:
+    """The inputs handed over in ``cache`` when it matches these parameters and files, else read from the files."""
+    params = dict(golden=golden, runs=list(runs), pages=pages, answers=answers, generator=generator, preset=preset,
+                  fields=fields, page_base=page_base)
+    if cache and Path(cache).is_file():
+        with open(cache, "rb") as f:
+            data = pickle.load(f)  # noqa: S301 - written by write_cache for this report (module docstring)
+        if isinstance(data, dict) and data.get("key") == _key(**params):
+            inputs = data["inputs"]
+            inputs.source = "handed over by rag-metrics report (read and validated once)"
+            return inputs
+    return read_inputs(**params)
