@@ -40,6 +40,7 @@ NOTEBOOK_RUNS = {
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
          "fields": {"page": "metadata.page"}, "page_base": 0, "pages": "../../data/corpus",
-         "golden": "../../data/golden.jsonl", "history_dir": "{tmp}/history", "n_resamples": 1000},
+         "golden": "../../data/golden.jsonl", "history_dir": "{tmp}/history", "n_resamples": 1000,
+         "measure": "mrr", "order": "given", "alpha": 0.1, "drilldowns": 1, "inputs": "{tmp}/not-handed-over.pickle"},
     ],
 }

@@ -268,7 +268,8 @@ class ExperimentResult:
                 ranked = self.run.sort_values(["question_id", "rank"], kind="stable")
                 logged_ids = {q: (list(g["logged_doc_id"]), list(g["doc_id"])) for q, g in ranked.groupby("question_id")}
                 differ, depths = [], set()
-                for q in joined["question_id"]:
+                checked_ids = [q for q in joined["question_id"] if q in set(self.golden.answerable)]
+                for q in checked_ids:
                     used = ids.get(q)
                     if not isinstance(used, list):
                         continue
@@ -277,7 +278,7 @@ class ExperimentResult:
                     raw, resolved = logged_ids.get(q, ([], []))
                     if used not in (raw[:len(used)], resolved[:len(used)]):
                         differ.append(str(q))
-                checked = sum(isinstance(ids.get(q), list) for q in joined["question_id"])
+                checked = sum(isinstance(ids.get(q), list) for q in checked_ids)
                 context = {"checked": checked, "differ": differ, "depth": next(iter(depths)) if len(depths) == 1 else None}
                 if checked and not differ and context["depth"]:
                     k = context["depth"]

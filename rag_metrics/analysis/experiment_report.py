@@ -211,7 +211,7 @@ class ExperimentReport:
         from ..serialize import jsonable
 
         entry = self.order[self.results.index(self.subject)]
-        return jsonable({"subject": self.subject.name, "subject_id": self.subject_record["id"],
+        return jsonable({"subject": self.subject.name, "subject_id": _history.run_key(self.subject_record),
                          "made_at": entry["made_at"], "ordered_by": entry["ordered_by"], "measure": self.measure,
                          "judge": self.subject.primary,
                          "baseline": (self.baseline_record or {}).get("name"),

@@ -30,7 +30,7 @@ from ..fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
            "history_table", "safe_name", "ORDERS", "RULES", "run_made_at", "order_logs", "made_at", "comparable",
-           "per_question", "previous_comparable", "interval", "config_diff", "trend", "CONFIG_ROWS"]
+           "per_question", "run_key", "previous_comparable", "interval", "config_diff", "trend", "CONFIG_ROWS"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -228,7 +228,8 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
     the golden-set fingerprint, the judge, the ks evaluated and the software; ``intervals`` holds each headline
     measure's mean and 95% interval, computed here once (:func:`~rag_metrics.analysis.verdict.mean_interval`).
     """
-    from .. import __version__
+    import rag_metrics
+
     from .verdict import mean_interval
 
     fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
@@ -247,8 +248,8 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
               "retriever": rs.get("retriever"), "options": {k: v for k, v in (options or {}).items() if k != "chunking"},
               "chunking": (options or {}).get("chunking"), "k": rs.get("k"), "depth": _log_depth(result),
               "corpus": rs.get("corpus"), "golden": fp_golden, "judge": judge.params(),
-              "software": rs.get("software") or rs.get("version"), "evaluated_by": f"rag_metrics {__version__}",
-              "preset": read.get("preset")}
+              "software": rs.get("software") or rs.get("version"),
+              "evaluated_by": f"rag_metrics {rag_metrics.__version__}", "preset": read.get("preset")}
     per_question = result.evaluation.per_question
     intervals = {m: mean_interval(per_question[m], n_resamples=n_resamples) for m in result.headline_measures
                  if m in per_question}
@@ -287,6 +288,13 @@ def experiment_history(history_dir, *, given: list | None = None) -> list[dict]:
 def comparable(a: dict, b: dict) -> bool:
     """Two saved runs measure the same thing: same golden set and same judge (:data:`REFUSE_ON`)."""
     return all(a["fingerprint"].get(k) == b["fingerprint"].get(k) for k in REFUSE_ON)
+
+
+def run_key(record: dict) -> str:
+    """What identifies a saved run across histories and report builds: the digest of its log's fingerprint, its
+    golden set and its judge (a record's ``id`` also holds the time it was saved)."""
+    return digest({"log": record.get("config", {}).get("log_fingerprint") or record["id"],
+                   "golden": record["fingerprint"].get("golden"), "judge": record["fingerprint"].get("judge")})
 
 
 def per_question(record: dict, measure: str) -> pd.Series:
@@ -377,7 +385,7 @@ def config_diff(before: dict, after: dict) -> pd.DataFrame:
 
 def trend(records: list[dict], measure: str, *, n_resamples: int = 10_000) -> list[dict]:
     """The runs comparable with the newest one (same golden set and judge) that hold ``measure``, oldest first:
-    ``id``, ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend)."""
+    ``id`` (:func:`run_key`), ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend)."""
     if not records:
         return []
     newest = records[-1]
@@ -385,6 +393,6 @@ def trend(records: list[dict], measure: str, *, n_resamples: int = 10_000) -> li
     for rec in records:
         if comparable(rec, newest) and measure in rec["summary"]:
             iv = interval(rec, measure, n_resamples=n_resamples)
-            out.append({"id": rec["id"], "run": rec["name"], "made_at": made_at(rec), "mean": iv["mean"],
+            out.append({"id": run_key(rec), "run": rec["name"], "made_at": made_at(rec), "mean": iv["mean"],
                         "low": iv["low"], "high": iv["high"], "n": iv["n"]})
     return out

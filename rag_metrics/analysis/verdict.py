@@ -89,7 +89,7 @@ class Verdict:
         return self._line(f"**{md_escape(self.after)}**", f"**{md_escape(self.before)}**", bold=True)
 
     def _line(self, after: str, before: str, bold: bool = False) -> str:
-        outcome = f"**{self.outcome}**" if bold else self.outcome.upper()
+        outcome = f"**{self.outcome}**" if bold else self.outcome.capitalize()
         why = (f"significant at {self.alpha:g}" if self.significant else f"not significant at {self.alpha:g}")
         return (f"{outcome}: {after} against {before} on {self.measure}, {self.mean_before:.3f} → {self.mean_after:.3f} "
                 f"(change {self.delta:+.3f}, 95% interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "

@@ -73,6 +73,8 @@ def _lab_stable(value):
     """JSON that JupyterLab saves back unchanged: JavaScript writes the float 1.0 as 1, so integral floats are ints."""
     if isinstance(value, dict):
         return {k: _lab_stable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lab_stable(v) for v in value]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
