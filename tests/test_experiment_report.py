@@ -440,3 +440,41 @@ def test_gate_refuses_bad_input_before_writing(tmp_path, capsys, both):
                  str(next(Path(both.history_dir).glob("*.json"))), "--run", str(NEW), "--markdown", str(md)]) == 2
     assert "another golden set" in capsys.readouterr().err
     assert not md.parent.exists()
+
+
+def test_readme_ci_snippets_are_valid_yaml_with_valid_gate_commands():
+    """The GitHub Actions and GitLab CI snippets cannot run here: their YAML parses, and every rag-metrics command
+    in them is accepted by the command line's own parser."""
+    import shlex
+
+    import yaml
+
+    from rag_metrics.cli import _parser
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    snippets = re.findall(r"^```yaml\n(.*?)^```", text, re.S | re.M)
+    assert len(snippets) == 2
+    commands = []
+    for snippet in snippets:
+        data = yaml.safe_load(snippet)
+        scripts = [step["run"] for step in data] if isinstance(data, list) else data["retrieval-gate"]["script"]
+        for script in scripts:
+            commands += [line for line in script.splitlines() if line.strip().startswith("rag-metrics")]
+    assert sum("rag-metrics gate" in c for c in commands) == 2
+    for command in commands:
+        args = _parser().parse_args(shlex.split(command.replace("$GITHUB_STEP_SUMMARY", "summary.md"))[1:])
+        if args.command == "gate":
+            assert args.max_drop == 0.02 and args.junit == "gate.xml" and args.markdown
+
+
+def test_a_first_run_without_misses_has_an_empty_plan(golden, corpus, tmp_path):
+    from rag_metrics.io.golden import load_golden
+
+    small = tmp_path / "golden.csv"
+    small.write_text("question_id,question,doc_id,page\nq001,What is the deadline for submitting an expense claim?,"
+                     "expense_policy,3\n")
+    rep = experiment_report(load_golden(small, corpus=corpus), [load_log(NEW)], corpus, n_resamples=100)
+    plan = rep.drilldown_plan()
+    assert rep.verdict is None and rep.baseline_record is None and len(rep.moved()) == 0
+    assert len(plan.loc[plan["drilldown"]]) == 0 and plan["drilldown"].dtype == bool
+    assert "is the first run of this experiment" in rep.verdict_markdown() and len(rep.config_diff()) == 0

@@ -179,7 +179,7 @@ class ExperimentReport:
         rows += [{"question_id": q, "why": "missed" + (" in both runs" if self.baseline_record is not None else "")}
                  for q in self.remaining_misses()]
         plan = pd.DataFrame(rows, columns=["question_id", "why"])
-        plan["drilldown"] = [i < cap for i in range(len(plan))]
+        plan["drilldown"] = pd.Series([i < cap for i in range(len(plan))], index=plan.index, dtype=bool)
         questions = self.subject.golden.questions
         plan.insert(1, "question", plan["question_id"].map(questions["question"]))
         failures = self.subject.failures.set_index("question_id")

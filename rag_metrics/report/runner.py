@@ -312,8 +312,10 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"] if ks else []
     if measure is not None and measure not in allowed:
         raise InputError(f"measure {measure!r}: expected one of {', '.join(allowed)}.", field="measure")
-    reading = dict(golden=golden, runs=list(runs or []), pages=pages, answers=answers, generator=generator,
-                   preset=preset, fields=mapping, page_base=page_base)
+    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
+    reading = dict(golden=absolute(golden) if golden else golden, runs=[absolute(r) for r in runs or []],
+                   pages=absolute(pages) if pages else pages, answers=absolute(answers) if answers else answers,
+                   generator=generator, preset=preset, fields=mapping, page_base=page_base)
     inputs = read_inputs(**reading)
     ordered = order_logs(inputs.logs, order)
     for log, unknown in zip(inputs.logs, inputs.unknown):
@@ -326,16 +328,14 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
         rules = sorted({e["ordered_by"] for e in ordered}, key=str)
         print(f"rag-metrics report: runs oldest first: {names}; ordered by {'; '.join(RULES[r] for r in rules)}.",
               file=sys.stderr)
-    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
-    parameters = {"experiment": experiment, "golden": absolute(golden), "runs": [absolute(p) for p in runs],
-                  "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
+    parameters = {"experiment": experiment, "golden": reading["golden"], "runs": reading["runs"],
+                  "pages": reading["pages"], "answers": reading["answers"], "generator": generator, "preset": preset,
                   "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
                   "primary": judge, "measure": measure, "order": order, "alpha": alpha, "drilldowns": drilldowns,
                   "history_dir": absolute(Path(reports_dir) / experiment / "history")}
     cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
     try:
-        absolute_reading = {**reading, **{k: parameters[k] for k in ("golden", "runs", "pages", "answers")}}
-        parameters["inputs"] = str(write_cache(inputs, cache_dir / "inputs.pickle", **absolute_reading))
+        parameters["inputs"] = str(write_cache(inputs, cache_dir / "inputs.pickle", **reading))
         del inputs, ordered  # the notebook's kernel holds them from here on
         return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
                             progress_bar=progress_bar, hide_input=True)
