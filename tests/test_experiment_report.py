@@ -478,3 +478,21 @@ def test_a_first_run_without_misses_has_an_empty_plan(golden, corpus, tmp_path):
     assert rep.verdict is None and rep.baseline_record is None and len(rep.moved()) == 0
     assert len(plan.loc[plan["drilldown"]]) == 0 and plan["drilldown"].dtype == bool
     assert "is the first run of this experiment" in rep.verdict_markdown() and len(rep.config_diff()) == 0
+
+
+def test_inputs_are_handed_over_when_they_match_and_read_again_otherwise(tmp_path):
+    from rag_metrics.report.inputs import load_inputs, read_inputs, write_cache
+
+    log = _copy_log(NEW, tmp_path / "log.jsonl")
+    params = dict(golden=GOLDEN, runs=[str(log)], pages=PAGES)
+    inputs = read_inputs(**params)
+    inputs.golden.questions.attrs["marker"] = "from the cache"
+    cache = write_cache(inputs, tmp_path / "inputs.pickle", **params)
+    assert oct(cache.stat().st_mode & 0o777) == "0o600"
+    handed = load_inputs(cache, **params)
+    assert handed.source.startswith("handed over") and handed.golden.questions.attrs["marker"] == "from the cache"
+    assert handed.unknown == [0] and len(handed.logs[0].run) == 355
+    os.utime(log, (1_600_000_000, 1_600_000_000))  # the log changed since: the cache no longer matches
+    again = load_inputs(cache, **params)
+    assert again.source == "read from the files" and "marker" not in again.golden.questions.attrs
+    assert load_inputs(None, **params).source == "read from the files"

@@ -113,6 +113,10 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
                + (f"“{text_if_true}” does not hold." if len(text_if_true) < 300 else "its headline claim does not hold."))
 
 
+PLAIN_ROWS = 200
+"""Rows a table's plain-text fallback shows (:func:`show`); its HTML shows them all."""
+
+
 def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: bool = True) -> None:
     """Display a table whole: every row and every character of every cell (pandas' display cuts text at 50
     characters and elides rows), each value escaped (:func:`rag_metrics.html.table`). An empty table draws
@@ -125,7 +129,11 @@ def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: b
 
     fmt = (lambda v: format(v, float_format))  # noqa: E731 - pandas wants a callable
     html = str(table(frame, float_format=fmt, index=index, na_rep="-", border=0))
-    text = frame.to_string(float_format=fmt, index=index, na_rep="-")
+    if len(frame) <= PLAIN_ROWS:
+        text = frame.to_string(float_format=fmt, index=index, na_rep="-")
+    else:  # the plain-text fallback of a long table stays short; the HTML holds every row
+        text = (frame.head(PLAIN_ROWS).to_string(float_format=fmt, index=index, na_rep="-")
+                + f"\n... {len(frame) - PLAIN_ROWS} more rows in the HTML view")
     _display({"text/html": html, "text/plain": text}, text)
 
 
