@@ -196,7 +196,8 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
     rp.add_argument("--golden", metavar="FILE", help="golden set (JSON lines or CSV); with --run")
     rp.add_argument("--run", action="append", default=[], metavar="LOG",
-                    help="retrieval log (repeatable, oldest first); turns on the experiment report")
+                    help="retrieval log (repeatable, in any order: runs are ordered by when they were made, see "
+                         "--order); turns on the experiment report")
     rp.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")

@@ -215,6 +215,7 @@ class ExperimentReport:
                          "made_at": entry["made_at"], "ordered_by": entry["ordered_by"], "measure": self.measure,
                          "judge": self.subject.primary,
                          "baseline": (self.baseline_record or {}).get("name"),
+                         "baseline_id": _history.run_key(self.baseline_record) if self.baseline_record else None,
                          "verdict": self.verdict.to_dict() if self.verdict is not None else None,
                          "line": self.verdict.line() if self.verdict is not None else None,
                          "trend": self.trend()})

@@ -139,7 +139,7 @@ def verdict(before, after, measure: str, *, before_name: str = "before", after_n
     discordant = s["wins"] + s["losses"]
     floor = 2.0 ** (1 - discordant) if discordant else 1.0
     if floor >= alpha:
-        notes.append(f"only {discordant} question(s) changed: the smallest p the exact test can give is {min(floor, 1):.3g}, "
+        notes.append(f"Only {discordant} question(s) changed: the smallest p the exact test can give is {min(floor, 1):.3g}, "
                      f"so no change this small can be significant at {alpha:g}")
     return Verdict(measure=str(measure), before=str(before_name), after=str(after_name), alpha=float(alpha),
                    outcome=outcome, notes=tuple(notes), **s)

@@ -125,11 +125,12 @@ def _experiment_view(records: list[dict]) -> dict | None:
     newest = max(built, key=lambda r: r["_summary"][EXPERIMENT_KEY].get("made_at") or "")
     block = newest["_summary"][EXPERIMENT_KEY]
     links: dict = {}
-    for rec in built:  # newest build first: each run links to the newest report that describes it
-        sid = rec["_summary"][EXPERIMENT_KEY].get("subject_id")
-        page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
-        if sid and page and sid not in links:
-            links[sid] = href(rec["_dir"], page)
+    for key in ("subject_id", "baseline_id"):  # a run links to the newest report describing it, else comparing with it
+        for rec in built:  # newest build first
+            sid = rec["_summary"][EXPERIMENT_KEY].get(key)
+            page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
+            if sid and page and sid not in links:
+                links[sid] = href(rec["_dir"], page)
     verdict = block.get("verdict") or {}
     return {"subject": block.get("subject"), "made_at": block.get("made_at"), "measure": block.get("measure"),
             "judge": block.get("judge"), "baseline": block.get("baseline"), "line": block.get("line"),
