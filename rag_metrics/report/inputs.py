@@ -7,7 +7,9 @@ before anything is written, then hands the validated objects to the notebook thr
 :func:`load_inputs`, which takes the cache when it matches the notebook's parameters and the files as they are now
 (names, sizes, modification times), and otherwise reads the files itself -- the same reading either way.
 
-The cache is a pickle written by the report command into a folder only its user can read, and removed when the
+:func:`hand_over` does the reading, the run order and the cache in a child process (forked where the system can):
+the command then holds none of the inputs while the notebook's kernel works on them, so the two never hold them at
+once. The cache is a pickle written by the report command into a folder only its user can read, and removed when the
 report is built; :func:`load_inputs` only unpickles a file whose key matches, so point ``cache`` only at files
 this command wrote.
 """
@@ -23,7 +25,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["ExperimentInputs", "read_inputs", "write_cache", "load_inputs"]
+__all__ = ["ExperimentInputs", "read_inputs", "write_cache", "load_inputs", "hand_over"]
 
 
 @dataclass
@@ -121,3 +123,56 @@ def load_inputs(cache=None, *, golden, runs, pages=None, answers=None, generator
             inputs.source = "handed over by rag-metrics report (read and validated once)"
             return inputs
     return read_inputs(**params)
+
+
+def _hand_over(reading: dict, order: str, cache) -> dict:
+    """Read and validate (:func:`read_inputs`), order the runs, write the cache; what the command prints."""
+    from ..analysis.history import order_logs
+
+    inputs = read_inputs(**reading)
+    ordered = order_logs(inputs.logs, order)
+    write_cache(inputs, cache, **reading)
+    return {"logs": [{"source": log.source, "questions": len(log.questions), "unknown": unknown}
+                     for log, unknown in zip(inputs.logs, inputs.unknown)],
+            "order": [{"source": e["log"].source, "made_at": e["made_at"], "ordered_by": e["ordered_by"]}
+                      for e in ordered]}
+
+
+def _child(conn, reading, order, cache) -> None:  # pragma: no cover - runs in the forked process
+    try:
+        conn.send(("ok", _hand_over(reading, order, cache)))
+    except InputError as e:
+        conn.send(("input", e))
+    except BaseException as e:  # noqa: BLE001 - a bug: its traceback goes to the parent
+        import traceback
+
+        conn.send(("bug", "".join(traceback.format_exception(e))))
+    finally:
+        conn.close()
+
+
+def hand_over(reading: dict, order: str, cache) -> dict:
+    """Read and validate every input (``reading``: the keyword arguments of :func:`read_inputs`), order the runs
+    (:func:`rag_metrics.analysis.history.order_logs`) and write the cache for the notebook, in a forked child
+    process where the system can fork (else here). Returns, per log, its source, questions and questions not in the
+    golden set, and the order of the runs; an :class:`~rag_metrics.InputError` is raised here as it was there."""
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Windows
+        return _hand_over(reading, order, cache)
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, reading, order, cache), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        kind, value = parent.recv()
+    except EOFError:
+        proc.join()
+        raise RuntimeError(f"reading the report's inputs failed (the process ended with {proc.exitcode})") from None
+    proc.join()
+    if kind == "input":
+        raise value
+    if kind == "bug":
+        raise RuntimeError("reading the report's inputs failed:\n" + value)
+    return value

@@ -284,7 +284,8 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`) -- golden set, pages,
     each log, answers -- so that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field,
     and nothing is written. The validated objects are handed to ``experiment.ipynb`` (a private cache file,
-    removed afterwards) so the notebook does not read them again; it runs through papermill into
+    removed afterwards) so the notebook does not read them again; the reading happens in a child process
+    (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel does; it runs through papermill into
     ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation is added to the experiment's history
     (``reports_dir/experiment/history/``). The runs are ordered by when they were made (``order="made"``: the
     log's settings, else the file's modification time) or as given (``order="given"``); the newest is the
@@ -294,10 +295,10 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     """
     import sys
 
-    from ..analysis.history import ORDERS, RULES, order_logs
+    from ..analysis.history import ORDERS, RULES
     from ..errors import check_int
     from ..io.logs import parse_field_mapping
-    from .inputs import read_inputs, write_cache
+    from .inputs import hand_over
 
     check_name(experiment, what="experiment name")
     mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
@@ -316,18 +317,6 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     reading = dict(golden=absolute(golden) if golden else golden, runs=[absolute(r) for r in runs or []],
                    pages=absolute(pages) if pages else pages, answers=absolute(answers) if answers else answers,
                    generator=generator, preset=preset, fields=mapping, page_base=page_base)
-    inputs = read_inputs(**reading)
-    ordered = order_logs(inputs.logs, order)
-    for log, unknown in zip(inputs.logs, inputs.unknown):
-        if unknown * 2 > len(log.questions):
-            print(f"rag-metrics report: {log.source}: {unknown} of {len(log.questions)} logged questions are not in "
-                  "the golden set and are not used (their IDs, or their texts when the log has no IDs, match no "
-                  "golden question).", file=sys.stderr)
-    if progress_bar or len(ordered) > 1:
-        names = ", ".join(f"{Path(e['log'].source).name} ({e['made_at'] or 'time unknown'})" for e in ordered)
-        rules = sorted({e["ordered_by"] for e in ordered}, key=str)
-        print(f"rag-metrics report: runs oldest first: {names}; ordered by {'; '.join(RULES[r] for r in rules)}.",
-              file=sys.stderr)
     parameters = {"experiment": experiment, "golden": reading["golden"], "runs": reading["runs"],
                   "pages": reading["pages"], "answers": reading["answers"], "generator": generator, "preset": preset,
                   "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
@@ -335,8 +324,19 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                   "history_dir": absolute(Path(reports_dir) / experiment / "history")}
     cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
     try:
-        parameters["inputs"] = str(write_cache(inputs, cache_dir / "inputs.pickle", **reading))
-        del inputs, ordered  # the notebook's kernel holds them from here on
+        cache = cache_dir / "inputs.pickle"
+        info = hand_over(reading, order, cache)  # read and validated once, in a child: this process holds none
+        for log in info["logs"]:
+            if log["unknown"] * 2 > log["questions"]:
+                print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
+                      "are not in the golden set and are not used (their IDs, or their texts when the log has no "
+                      "IDs, match no golden question).", file=sys.stderr)
+        if progress_bar or len(info["order"]) > 1:
+            names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
+            rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
+            print(f"rag-metrics report: runs oldest first: {names}; ordered by "
+                  f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
+        parameters["inputs"] = str(cache)
         return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
                             progress_bar=progress_bar, hide_input=True)
     finally:
