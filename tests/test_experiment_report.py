@@ -108,6 +108,11 @@ def test_gate_rules():
     assert not gate(verdict(a, better, "m"), max_drop=0.0).failed  # an improvement passes
     with pytest.raises(InputError, match="max_drop"):
         gate(verdict(a, a, "m"), max_drop=-1)
+    exact, lost = binary(32, 64), binary(32, 64)
+    lost.iloc[:2] = 0.0  # a drop of exactly 2/64 = 0.03125: "more than the tolerance" fails, equal to it passes
+    assert verdict(exact, lost, "m").delta == -0.03125
+    assert not gate(verdict(exact, lost, "m"), max_drop=0.03125).failed
+    assert gate(verdict(exact, lost, "m"), max_drop=0.03).failed
 
 
 # ---- runs in the order they were made ------------------------------------------------------------------------------
@@ -586,3 +591,23 @@ def test_a_drilldown_costs_the_same_whatever_the_size_of_the_run():
 
     small, large = cost(500), cost(8000)  # the old way: 5.8 vs 29 ms (a ratio of 5); now about 1
     assert large < 2 * small, (small, large)
+
+
+def test_the_baseline_skips_runs_on_another_judge_or_golden_set(golden, corpus, tmp_path):
+    middle = _copy_log(NEW, tmp_path / "middle.jsonl", settings=False, mtime=1_900_000_000)  # made in between
+    old_r = evaluate_log(golden, load_log(OLD), corpus)
+    mid_r = evaluate_log(golden, load_log(middle), corpus, primary="page")  # another judge
+    new_r = evaluate_log(golden, _log_made_at(tmp_path, "2099-01-01T00:00:00Z"), corpus)
+    for r in (new_r, mid_r, old_r):
+        hist.save_experiment(r, tmp_path / "h", n_resamples=100)
+    records = hist.experiment_history(tmp_path / "h")
+    assert [r["name"] for r in records] == ["bm25_c300o50", "middle", "newest"]
+    assert hist.previous_comparable(records, records[2]["id"])["name"] == "bm25_c300o50"
+    assert [hist.comparable(r, records[2]) for r in records] == [True, False, True]
+
+
+def _log_made_at(folder, when):
+    path = _copy_log(NEW, folder / "newest.jsonl", settings=False)
+    settings = json.loads(Path(f"{NEW}.settings.json").read_text())
+    Path(f"{path}.settings.json").write_text(json.dumps({**settings, "started_at": when}))
+    return load_log(path)
