@@ -244,6 +244,8 @@ def test_experiment_report_end_to_end(tmp_path, capsys):
     first = build_experiment_report("exp", runs=[old], **kwargs)
     page = (first / "experiment.html").read_text()
     assert "is the first run of this experiment" in page and "In&nbsp;[" not in page  # code hidden
+    executed = json.loads((first / "experiment.ipynb").read_text())
+    assert not [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("name") == "stderr"]  # no warning
     second = build_experiment_report("exp", runs=[new, old], **kwargs)
     page = (second / "experiment.html").read_text()
     verdict = ("<strong>within noise</strong>: <strong>bm25_c400o100</strong> against <strong>bm25_c300o50</strong> "
