@@ -13,6 +13,13 @@ A record is one JSON file ``<history_dir>/<UTC timestamp>_<name>.json``::
 naming what differs, to compare runs whose golden set or judge differ, unless
 ``force=True``: such numbers measure different things. The corpus and chunking may differ
 -- that is usually what an experiment changes -- and the diff reports it.
+
+The experiment report keeps its history in the same records (one store for reports and the
+``rag-metrics history`` commands): :func:`save_experiment` saves a judged log once, with the
+configuration a diff shows and each headline measure's interval computed once;
+:func:`order_logs` and :func:`experiment_history` order runs by when they were made (the log's
+settings, else the file's modification time, or the order given -- never a report's own time);
+:func:`previous_comparable`, :func:`config_diff`, :func:`history_table` and :func:`trend` read them.
 """
 
 from __future__ import annotations
