@@ -36,6 +36,12 @@ NOTEBOOK_RUNS = {
          "overlap": 50, "k": 5, "elsewhere_share": 0.5},
         {"per_document": 1, "retrievers": ["dense", "hybrid"], "elsewhere_share": 1.0, "k": 1},
     ],
+    "notebooks/09_labels_you_can_trust.ipynb": [
+        {"retriever": "dense", "k": 5, "per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3,
+         "size": 300, "overlap": 50, "min_evidence_chars": 32, "sample_size": 20, "sample_seed": 3,
+         "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0},
+        {"k": 1, "retriever": "hybrid", "sample_size": 65},
+    ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
