@@ -77,10 +77,12 @@ def _parser() -> argparse.ArgumentParser:
     for p in (ev,):
         _format_options(p)
 
-    cp = sub.add_parser("compare", help="compare runs against the first (paired CI, randomization p, Holm)",
+    cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
-                                    "difference, its 95%% bootstrap CI, the randomization-test p-value and the "
-                                    "Holm-adjusted p-value across the runs, and wins/ties/losses.")
+                                    "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
+                                    "hit@k, randomization test otherwise) and the 95%% interval of the same test, "
+                                    "wins/ties/losses, the Holm-adjusted p-value across the runs and the verdict "
+                                    "(better / worse / within noise).")
     cp.add_argument("qrels", help="qrels: TREC, BEIR TSV or JSON dict (plain or gzip)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
     cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",

@@ -232,7 +232,7 @@ def test_user_errors_are_input_errors_not_key_errors():
 
 BLOCK = """
 import importlib.abc, sys
-OPTIONAL = {"bm25s", "faiss", "sklearn", "scipy", "matplotlib", "papermill", "nbformat", "nbconvert", "jinja2",
+OPTIONAL = {"bm25s", "faiss", "sklearn", "matplotlib", "papermill", "nbformat", "nbconvert", "jinja2",
             "dask", "distributed", "yaml", "tqdm", "IPython"}
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
@@ -253,8 +253,10 @@ assert main(["evaluate", {qrels!r}, {run!r}, "-m", "mrr"]) == 0
 ev = rm.evaluate(pd.DataFrame({{"question_id": ["q"], "doc_id": ["d"]}}),
                  pd.DataFrame({{"question_id": ["q"], "rank": [1], "doc_id": ["d"]}}), ["mrr"])
 assert ev.summary.loc["mrr", "mean"] == 1.0
-from rag_metrics.analysis.stats import bootstrap_ci, questions_needed
+from rag_metrics.analysis.stats import mean_interval, paired_test, questions_needed
 assert questions_needed(0.05, 0.2) > 0
+assert mean_interval([1.0, 0.0, 1.0]).method == "Clopper-Pearson" and paired_test([0.0, 1.0], [1.0, 1.0]).n == 2
+assert main(["compare", {qrels!r}, {run!r}, {run!r}, "-m", "mrr"]) == 0
 print("ok")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

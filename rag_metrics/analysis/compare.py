@@ -2,8 +2,10 @@
 
 :func:`compare_runs` evaluates each run file with :func:`rag_metrics.evaluate_trec` and, against the
 first run (the baseline), gives for every other run and measure the paired difference of the
-per-question values with its bootstrap CI, the randomization-test p-value and the Holm-adjusted
-p-value across the runs compared -- the numbers of :func:`rag_metrics.analysis.stats.compare_to_baseline`.
+per-question values, the exact paired test's p-value (the sign test for 0/1 values such as hit@k, the
+randomization test otherwise) with the interval of the same test, wins/ties/losses, the Holm-adjusted
+p-value across the runs compared and the verdict (better / worse / within noise, from the Holm-adjusted p: several
+runs were tested) -- the numbers of :func:`rag_metrics.analysis.stats.compare_to_baseline`.
 Questions where a measure is undefined in either run are left out of that pair (counted).
 """
 
@@ -26,8 +28,10 @@ __all__ = ["compare_runs", "Comparison"]
 @dataclass(frozen=True)
 class Comparison:
     """``table``: one row per (run, measure) -- mean, evaluated, and against the baseline ``delta``, ``ci_low``,
-    ``ci_high``, ``p_value``, ``p_holm``, ``wins``, ``ties``, ``losses``, ``within_noise`` (empty for the
-    baseline). ``evaluations``: each run's :class:`~rag_metrics.Evaluation`."""
+    ``ci_high`` (the run's own 95% interval, consistent with ``p_value``), ``p_value``, ``p_holm``, ``wins``,
+    ``ties``, ``losses``, ``min_p`` (the smallest p the test can give with that many questions differing),
+    ``verdict`` (from ``p_holm``), ``within_noise`` and ``method`` (empty for the baseline). ``evaluations``:
+    each run's :class:`~rag_metrics.Evaluation`."""
 
     table: pd.DataFrame
     evaluations: dict
@@ -53,15 +57,17 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
     def to_text(self) -> str:
-        cols = ["mean", "delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses", "within_noise"]
+        cols = ["mean", "delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses", "verdict"]
         shown = self.table[cols].copy()
         for c in ("mean", "delta", "ci_low", "ci_high", "p_value", "p_holm"):
             shown[c] = shown[c].map(lambda v: "" if v is None or v != v else f"{v:.4f}")
         for c in ("wins", "ties", "losses"):
             shown[c] = shown[c].map(lambda v: "" if v is None or v != v else str(int(v)))
-        shown["within_noise"] = shown["within_noise"].map(lambda v: "" if v is None or v != v else
-                                                          ("within noise" if v else "CI excludes 0"))
-        return shown.to_string()
+        shown["verdict"] = shown["verdict"].map(lambda v: "" if v is None or v != v else v)
+        notes = sorted({str(m) for m in self.table["method"].dropna() if m})
+        return shown.to_string() + "\n" + "\n".join(
+            ["", "delta: run - baseline; ci: the run's own 95% interval (consistent with p_value); verdict: from "
+                 "p_holm (Holm over the runs compared)."] + [f"test: {m}" for m in notes]) + "\n"
 
 
 def _label(path: Path, taken: set) -> str:
@@ -96,18 +102,20 @@ def compare_runs(qrels, runs, measures=None, *, n_resamples: int = N_RESAMPLES, 
     for m in base.measures:
         series = {name: pd.Series(ev.values[m], index=list(ev.questions)) for name, ev in evaluations.items()}
         others = {name: s for name, s in series.items() if name != base_name}
-        stats = compare_to_baseline(series[base_name], others, n_resamples=n_resamples, seed=seed)
+        stats = compare_to_baseline(series[base_name], others, n_resamples=n_resamples, seed=seed, measure=m)
         for name, ev in evaluations.items():
             summary = ev.summary_dict()[m]
             row = {"run": name, "measure": m, "mean": summary["mean"], "evaluated": summary["evaluated"]}
             if name == base_name:
-                row |= {k: np.nan for k in ("delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses")}
-                row["within_noise"] = None
+                row |= {k: np.nan for k in ("delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses",
+                                            "min_p")}
+                row |= {"verdict": None, "within_noise": None, "method": None}
             else:
                 s = stats.loc[name]
                 row |= {"delta": s["mean_diff"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "p_value": s["p_value"],
                         "p_holm": s["p_holm"], "wins": s["wins"], "ties": s["ties"], "losses": s["losses"],
-                        "within_noise": bool(s["within_noise"])}
+                        "min_p": s["min_p"], "verdict": s["verdict"], "within_noise": bool(s["within_noise"]),
+                        "method": s["method"]}
             rows.append(row)
     table = pd.DataFrame(rows).set_index(["run", "measure"])
     return Comparison(table, evaluations)

@@ -35,7 +35,7 @@ from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, gram_hashes, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from .stats import bootstrap_ci
+from .stats import mean_interval
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "GenerationView", "latency_table", "unused_questions"]
 
@@ -451,13 +451,14 @@ def _describe(judge) -> str:
 
 
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per run: n and each measure's mean with its 95% bootstrap CI (``{run: per-question table}``)."""
+    """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
+    :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
     rows = {}
     for name, pq in per_question.items():
         row = {"n": int(pq[measures[0]].notna().sum())}
         for m in measures:
-            mean, low, high, _ = bootstrap_ci(pq[m], n_resamples=n_resamples)
-            row |= {m: mean, f"{m} low": low, f"{m} high": high}
+            iv = mean_interval(pq[m], n_resamples=n_resamples)
+            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
         rows[name] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"

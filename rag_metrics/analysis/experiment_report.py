@@ -267,9 +267,9 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
     history_dir = str(history_dir or tempfile.mkdtemp(prefix="experiment-history-"))
     ids = []
     for entry, result in zip(ordered, results):
-        rid, _ = _history.save_experiment(result, history_dir, made_at=entry["made_at"], rule=entry["rule"],
-                                          n_resamples=n_resamples)
-        ids.append(rid)
+        path, _ = _history.save_experiment(result, history_dir, made_at=entry["made_at"], rule=entry["rule"],
+                                           n_resamples=n_resamples)
+        ids.append(path.stem)
     records = _history.experiment_history(history_dir, given=ids if order == "given" else None)
     by_id = {r["id"]: r for r in records}
     subject_record = by_id[ids[-1]]

@@ -225,11 +225,11 @@ def _log_depth(result) -> int:
 
 
 def save_experiment(result, history_dir, *, made_at: str | None = None, rule: str | None = None,
-                    n_resamples: int = 10_000, now=None) -> tuple[str, str]:
+                    n_resamples: int = 10_000, now=None) -> tuple[Path, str]:
     """Save an :class:`~rag_metrics.analysis.experiment.ExperimentResult` (its primary judge's evaluation) once.
 
-    The same log judged the same way against the same golden set is saved once: returns ``(record id, "saved")``
-    or ``(record id, "already in the history")``. The record's ``config`` holds what a configuration diff shows
+    The same log judged the same way against the same golden set is saved once: returns ``(path, "saved")`` or
+    ``(path of the record already there, "already in the history")`` (the record's ID is the file's stem). The record's ``config`` holds what a configuration diff shows
     (:func:`config_diff`): the log, when its run was made and by which rule (``made_at``/``made_rule``; default
     :func:`run_made_at`), the retriever, its options and chunking, the k it was run with, the depth the log holds,
     the golden-set fingerprint, the judge, the ks evaluated and the software; ``intervals`` holds each headline
@@ -241,10 +241,12 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
 
     fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
     probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
-    for rec in _records(history_dir):
+    folder = Path(history_dir)
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        rec = _read_record(path)
         if rec.get("config", {}).get("log_fingerprint") == result.settings["log_fingerprint"] and \
                 {k: rec["fingerprint"].get(k) for k in probe} == probe:
-            return rec["id"], "already in the history"
+            return path, "already in the history"
     if made_at is None:
         made_at, rule = run_made_at(result.log)
     rs = result.settings.get("run_settings") or {}
@@ -267,7 +269,7 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(rec, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
     tmp.replace(path)
-    return rec["id"], "saved"
+    return path, "saved"
 
 
 def _records(history_dir) -> list[dict]:

@@ -2,15 +2,16 @@
 
 :func:`verdict` compares two runs on the same questions (per-question values of one measure, the *primary*
 measure) and returns a :class:`Verdict`: both means, the paired change with its 95% interval, the two-sided
-p-value of the paired exact test, wins / ties / losses, and the outcome:
+p-value of the paired exact test (the sign test for 0/1 values such as hit@k, the randomization test otherwise),
+wins / ties / losses, and the outcome:
 
 * ``better`` -- the change is positive and significant at ``alpha`` (p < alpha);
 * ``worse`` -- the change is negative and significant at ``alpha``;
 * ``within noise`` -- otherwise (p >= alpha): the data cannot tell the runs apart.
 
-The decision and the p-value come from the same test, so the outcome never contradicts the p printed beside
-it. :func:`verdict_table` gives the same figures for every measure, the non-primary ones with Holm-adjusted
-p-values (several measures tested at once); :func:`moved_questions` lists the questions whose value changed
+The decision, the p-value and the interval come from the same test, so the outcome never contradicts the p or the
+interval printed beside it. :func:`verdict_table` gives the same figures for every measure: the primary measure
+decided by its own p, the others by their p-values Holm-adjusted among themselves (several measures tested at once); :func:`moved_questions` lists the questions whose value changed
 (newly hit / newly missed for 0/1 measures such as hit@k, improved / worsened otherwise); :func:`gate` applies the
 two documented rules of ``rag-metrics gate`` (a significant regression, or a drop larger than a declared
 tolerance). :func:`mean_interval` is the 95% interval of one run's mean that the report and the index show.
@@ -47,8 +48,9 @@ class Verdict:
     """The paired comparison of run ``after`` with run ``before`` on ``measure`` (module docstring).
 
     ``delta = mean_after - mean_before`` over the ``n`` questions defined in both runs (``excluded``: undefined in
-    either, left out and counted); ``ci_low``/``ci_high``: its 95% interval; ``p_value``: two-sided, from the
-    paired exact test (``method``); ``wins``/``ties``/``losses``: questions whose value rose / stayed / fell.
+    either, left out and counted); ``ci_low``/``ci_high``: its interval at ``confidence = 1 - alpha``, from the
+    same test as ``p_value`` (two-sided; ``method``), so it excludes 0 exactly when the outcome is not "within
+    noise"; ``wins``/``ties``/``losses``: questions whose value rose / stayed / fell.
     """
 
     measure: str
@@ -68,6 +70,7 @@ class Verdict:
     alpha: float
     outcome: str
     method: str
+    confidence: float = 0.95
     notes: tuple = field(default_factory=tuple)
 
     @property
@@ -92,7 +95,7 @@ class Verdict:
         outcome = f"**{self.outcome}**" if bold else self.outcome.capitalize()
         why = (f"significant at {self.alpha:g}" if self.significant else f"not significant at {self.alpha:g}")
         return (f"{outcome}: {after} against {before} on {self.measure}, {self.mean_before:.3f} → {self.mean_after:.3f} "
-                f"(change {self.delta:+.3f}, 95% interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "
+                f"(change {self.delta:+.3f}, {self.confidence:.0%} interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "
                 f"{_fmt_p(self.p_value)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
                 f"{self.ties} unchanged of {self.n}.")
 
@@ -110,14 +113,16 @@ def _series(values, name) -> pd.Series:
     raise InputError(f"{name}: expected per-question values (a Series or a dict indexed by question ID).")
 
 
-def _paired(before: pd.Series, after: pd.Series, *, n_resamples: int, seed: int):
-    """The paired statistics of ``after - before``: the one place that calls the statistics module."""
-    from .stats import paired_comparison
+def _paired(before: pd.Series, after: pd.Series, measure: str, *, alpha: float, n_resamples: int, seed: int):
+    """The paired statistics of ``after - before``: the one place that calls the statistics module
+    (:func:`rag_metrics.analysis.stats.paired_test`: the exact sign test for 0/1 values, the paired randomization
+    test otherwise; its interval is consistent with its p)."""
+    from .stats import paired_test
 
-    c = paired_comparison(before, after, n_resamples=n_resamples, seed=seed)
-    return {"n": c.n, "excluded": c.excluded, "mean_before": c.mean_a, "mean_after": c.mean_b,
-            "delta": c.mean_diff, "ci_low": c.ci_low, "ci_high": c.ci_high, "p_value": c.p_value,
-            "wins": c.wins, "ties": c.ties, "losses": c.losses, "method": f"paired randomization test ({c.method})"}
+    t = paired_test(before, after, measure=measure, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    return t, {"n": t.n, "excluded": t.excluded, "mean_before": t.mean_a, "mean_after": t.mean_b, "delta": t.delta,
+               "ci_low": t.ci_low, "ci_high": t.ci_high, "p_value": t.p_value, "wins": t.wins, "ties": t.ties,
+               "losses": t.losses, "method": t.method, "outcome": t.verdict, "confidence": t.confidence}
 
 
 def verdict(before, after, measure: str, *, before_name: str = "before", after_name: str = "after",
@@ -127,50 +132,38 @@ def verdict(before, after, measure: str, *, before_name: str = "before", after_n
     ``before`` and ``after`` are the runs' per-question values of ``measure`` (Series or dicts indexed by question
     ID, NaN = undefined); both must hold the same questions (the same golden set).
     """
-    if not 0 < alpha < 1:
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
         raise InputError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.", field="alpha")
     a, b = _series(before, "before"), _series(after, "after")
-    s = _paired(a, b, n_resamples=n_resamples, seed=seed)
-    if s["p_value"] < alpha and s["delta"] != 0:
-        outcome = "better" if s["delta"] > 0 else "worse"
-    else:
-        outcome = "within noise"
+    t, s = _paired(a, b, str(measure), alpha=alpha, n_resamples=n_resamples, seed=seed)
     notes = []
-    discordant = s["wins"] + s["losses"]
-    floor = 2.0 ** (1 - discordant) if discordant else 1.0
-    if floor >= alpha:
-        notes.append(f"Only {discordant} question(s) changed: the smallest p the exact test can give is {min(floor, 1):.3g}, "
-                     f"so no change this small can be significant at {alpha:g}")
+    if not t.can_reach_alpha:
+        notes.append(f"Only {t.discordant} question(s) changed: the smallest p the exact test can give is "
+                     f"{t.min_p:.3g}, so no change this small can be significant at {alpha:g}")
     return Verdict(measure=str(measure), before=str(before_name), after=str(after_name), alpha=float(alpha),
-                   outcome=outcome, notes=tuple(notes), **s)
+                   notes=tuple(notes), **s)
 
 
 def verdict_table(before: pd.DataFrame, after: pd.DataFrame, measures, primary: str, *, alpha: float = ALPHA,
                   n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Every measure's paired comparison, one row each (the primary first): before, after, change, interval, p,
-    Holm-adjusted p (over all the measures compared), wins / ties / losses and the outcome -- the primary
-    measure's outcome from its own p (it carries the verdict), the others' from their Holm-adjusted p."""
-    from .stats import holm
+    """Every measure's paired comparison, one row each, the primary first: before, after, change, interval, p,
+    wins / ties / losses and the outcome. The primary measure (chosen before looking) is decided by its own p; the
+    others form one family, decided by their Holm-adjusted p (``p_holm``)
+    (:func:`rag_metrics.analysis.stats.paired_verdict`). Measures either run lacks are left out."""
+    from .stats import paired_verdict
 
     measures = [primary] + [m for m in measures if m != primary]
-    rows = []
-    for m in measures:
-        if m not in before or m not in after or before[m].dropna().empty or after[m].dropna().empty:
-            continue
-        v = verdict(before[m], after[m], m, alpha=alpha, n_resamples=n_resamples, seed=seed)
-        rows.append({"measure": m, "before": v.mean_before, "after": v.mean_after, "change": v.delta,
-                     "ci_low": v.ci_low, "ci_high": v.ci_high, "p": v.p_value, "wins": v.wins, "ties": v.ties,
-                     "losses": v.losses, "n": v.n})
-    table = pd.DataFrame(rows, columns=["measure", "before", "after", "change", "ci_low", "ci_high", "p", "wins",
-                                        "ties", "losses", "n"])
-    if not len(table):
-        return table.set_index("measure")
-    table["p_holm"] = holm(table["p"]) if len(table) else []
-    decide = [row.p if i == 0 else row.p_holm for i, row in enumerate(table.itertuples())]
-    table["outcome"] = [("better" if c > 0 else "worse") if p < alpha and c != 0 else "within noise"
-                        for p, c in zip(decide, table["change"])]
-    table["primary"] = [i == 0 for i in range(len(table))]
-    return table.set_index("measure")
+    measures = [m for m in measures if m in before and m in after and before[m].notna().any() and after[m].notna().any()]
+    columns = ["before", "after", "change", "ci_low", "ci_high", "p", "p_holm", "wins", "ties", "losses", "n",
+               "outcome", "primary"]
+    if primary not in measures:
+        return pd.DataFrame(columns=columns).rename_axis("measure")
+    v = paired_verdict(before[measures], after[measures], measures, primary=primary, alpha=alpha,
+                       n_resamples=n_resamples, seed=seed)
+    rows = [{"measure": t.measure, "before": t.mean_a, "after": t.mean_b, "change": t.delta, "ci_low": t.ci_low,
+             "ci_high": t.ci_high, "p": t.p_value, "p_holm": t.p_holm, "wins": t.wins, "ties": t.ties,
+             "losses": t.losses, "n": t.n, "outcome": t.verdict, "primary": t.role == "primary"} for t in v.tests]
+    return pd.DataFrame(rows).set_index("measure")[columns]
 
 
 def moved_questions(before, after) -> pd.DataFrame:
@@ -232,12 +225,13 @@ def gate(v: Verdict, *, max_drop: float | None = None) -> GateDecision:
 
 
 def mean_interval(values, *, n_resamples: int = 10_000, seed: int = 0) -> dict:
-    """One run's mean of ``values`` (NaN excluded) with its 95% interval: ``{"mean", "low", "high", "n"}``.
+    """One run's mean of ``values`` (NaN excluded) with its 95% interval: ``{"mean", "low", "high", "n", "method"}``
+    (:func:`rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise).
 
     The one place the report and the index get a run's interval from (computed once per run and measure, and
     stored with the run in its history).
     """
-    from .stats import bootstrap_ci
+    from .stats import mean_interval as stats_interval
 
-    mean, low, high, n = bootstrap_ci(pd.Series(values, dtype=float), n_resamples=n_resamples, seed=seed)
-    return {"mean": mean, "low": low, "high": high, "n": int(n), "method": "percentile bootstrap"}
+    iv = stats_interval(pd.Series(values, dtype=float), n_resamples=n_resamples, seed=seed)
+    return {"mean": iv.mean, "low": iv.low, "high": iv.high, "n": int(iv.n), "method": iv.method}
