@@ -15,6 +15,7 @@ NOTEBOOK_RUNS = {
     "notebooks/03_marker_vs_overlap_judging.ipynb": [
         {"min_chars": 192, "k": 5, "window": 0},
         {"retriever": "hybrid", "size": 500, "overlap": 0},
+        {"size": 1500, "overlap": 300, "k": 1, "min_chars": 8},
     ],
     "notebooks/04_upper_bound_filters.ipynb": [
         {"k": 1, "window": 0, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},

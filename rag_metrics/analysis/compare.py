@@ -1,6 +1,7 @@
 """Several runs on the same qrels, compared as ranx's ``compare`` does: one row per run and measure.
 
-:func:`compare_runs` evaluates each run file with :func:`rag_metrics.evaluate_trec` and, against the
+:func:`compare_runs` reads the qrels once (a prepared :func:`rag_metrics.evaluator`), evaluates each run
+against them and, against the
 first run (the baseline), gives for every other run and measure the paired difference of the
 per-question values, the exact paired test's p-value (the sign test for 0/1 values such as hit@k, the
 randomization test otherwise) with the interval of the same test, wins/ties/losses, the Holm-adjusted
@@ -18,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..measures.evaluation import Evaluation, evaluate_trec
+from ..measures.evaluation import Evaluation
+from ..measures.evaluator import evaluator
 from ..serialize import jsonable
 from .stats import N_RESAMPLES, compare_to_baseline
 
@@ -83,19 +85,24 @@ def _label(path: Path, taken: set) -> str:
 
 
 def compare_runs(qrels, runs, measures=None, *, n_resamples: int = N_RESAMPLES, seed: int = 0,
-                 **evaluate_kwargs) -> Comparison:
+                 order_by: str = "score", qrels_format: str = "auto", run_format: str = "auto",
+                 **evaluator_kwargs) -> Comparison:
     """Evaluate every run against ``qrels`` and compare each with the first (module docstring).
 
-    ``evaluate_kwargs`` go to :func:`rag_metrics.evaluate_trec` (``min_rel``, ``gain``, ``order_by``,
-    ``qrels_format``, ``run_format``...).
+    ``qrels`` is a path, a :class:`~rag_metrics.io.judgments.Qrels` or anything :func:`rag_metrics.evaluator`
+    takes; it is read once. ``runs``: paths (or :class:`~rag_metrics.io.rankings.Run` objects), the baseline
+    first; ``order_by`` and ``run_format`` say how run files are read. ``evaluator_kwargs`` go to
+    :func:`rag_metrics.evaluator` (``min_rel``, ``gain``, ``level``, ``doc_map``, ``engine``...).
     """
     runs = list(runs)
     if len(runs) < 2:
         raise InputError("compare needs at least two runs: the baseline first, then the runs to compare with it.")
+    prepared = evaluator(qrels, measures, golden_format=qrels_format, **evaluator_kwargs)
     taken: set = set()
     evaluations: dict[str, Evaluation] = {}
-    for path in runs:
-        evaluations[_label(path, taken)] = evaluate_trec(qrels, path, measures, **evaluate_kwargs)
+    for run in runs:
+        label = _label(run.source or "run", taken) if hasattr(run, "source") else _label(run, taken)
+        evaluations[label] = prepared.evaluate(run, run_format=run_format, order_by=order_by)
     names = list(evaluations)
     base_name, base = names[0], evaluations[names[0]]
     rows = []

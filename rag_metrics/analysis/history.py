@@ -6,7 +6,10 @@ A record is one JSON file ``<history_dir>/<UTC timestamp>_<name>.json``::
      "summary": {measure: {"mean", "evaluated", "excluded", "excluded_ids"}},
      "per_query": {question_id: {measure: value|null}}, "unknown_questions": [...], "settings": {...}}
 
-(everything from ``"summary"`` on is :meth:`rag_metrics.Evaluation.to_dict`).
+(everything from ``"summary"`` on is :meth:`rag_metrics.Evaluation.to_dict`). Records are written atomically
+(a killed process leaves no half-written file); a file of the folder that is not a readable record is
+skipped with a :class:`HistoryWarning` naming it. :func:`save_experiment` checks whether a run is saved
+already and saves it under a lock on the folder, so concurrent reports save each run once.
 
 :func:`diff` lists per-measure deltas and per-question flips (newly hit / newly missed for
 0/1 measures such as hit@k; improved / worsened otherwise). It refuses, with a message
@@ -27,17 +30,20 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import InputError, check_name
+from ..files import FileLock, atomic_write_text
 from ..fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
-           "history_table", "safe_name", "ORDERS", "RULES", "run_made_at", "order_logs", "made_at", "comparable",
-           "per_question", "run_key", "previous_comparable", "interval", "config_diff", "trend", "CONFIG_ROWS"]
+           "history_table", "safe_name", "merge_history", "HistoryWarning", "ORDERS", "RULES", "run_made_at",
+           "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
+           "config_diff", "trend", "CONFIG_ROWS"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -66,7 +72,7 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
         **evaluation.to_dict(per_query=True),
     }
     path = folder / f"{record['id']}.json"
-    path.write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    atomic_write_text(path, json.dumps(record, ensure_ascii=False, indent=1, default=str))
     return path
 
 
@@ -101,11 +107,28 @@ def _read_record(path: Path) -> dict:
     return rec
 
 
+class HistoryWarning(UserWarning):
+    """A file of the history folder that is not a readable run record (a kill mid-write, an edit) was skipped."""
+
+
+def _readable_records(history_dir) -> list[dict]:
+    """Every readable record of the folder, oldest file first; a file that is not one (0 bytes, cut off, not a
+    record) is named in a :class:`HistoryWarning` and skipped, so one broken file never breaks every later report."""
+    folder = Path(history_dir)
+    out = []
+    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(_read_record(p))
+        except InputError as e:
+            warnings.warn(f"skipped {e}", HistoryWarning, stacklevel=3)
+    return out
+
+
 def list_runs(history_dir="history") -> pd.DataFrame:
-    """One row per saved run, oldest first: id, name, timestamp and the summary means."""
+    """One row per saved run, oldest first: id, name, timestamp and the summary means (unreadable files are skipped
+    with a :class:`HistoryWarning` naming them)."""
     rows = []
-    for p in sorted(Path(history_dir).glob("*.json")):
-        rec = _read_record(p)
+    for rec in _readable_records(history_dir):
         rows.append({"id": rec["id"], "name": rec["name"], "timestamp": rec["timestamp"],
                      **{m: v["mean"] for m, v in rec["summary"].items()}})
     return pd.DataFrame(rows)
@@ -229,24 +252,74 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
     """Save an :class:`~rag_metrics.analysis.experiment.ExperimentResult` (its primary judge's evaluation) once.
 
     The same log judged the same way against the same golden set is saved once: returns ``(path, "saved")`` or
-    ``(path of the record already there, "already in the history")`` (the record's ID is the file's stem). The record's ``config`` holds what a configuration diff shows
+    ``(path of the record already there, "already in the history as <id>")``. The record's ``config`` holds what a
+    configuration diff shows
     (:func:`config_diff`): the log, when its run was made and by which rule (``made_at``/``made_rule``; default
     :func:`run_made_at`), the retriever, its options and chunking, the k it was run with, the depth the log holds,
     the golden-set fingerprint, the judge, the ks evaluated and the software; ``intervals`` holds each headline
     measure's mean and 95% interval, computed here once (:func:`~rag_metrics.analysis.verdict.mean_interval`).
+    The check and the save happen under a lock on the folder, so concurrent reports save each run once.
     """
+    fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
+    probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
+    folder = Path(history_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder / LOCK_NAME):  # the check and the save, one process at a time
+        for path in sorted(folder.glob("*.json")):
+            try:
+                rec = _read_record(path)
+            except InputError:
+                continue  # named by experiment_history's HistoryWarning
+            if _same_run(rec, result.settings["log_fingerprint"], probe):
+                return path, f"already in the history as {rec['id']}"
+        return _save_experiment(result, folder, fp_golden, judge, made_at, rule, n_resamples, now), "saved"
+
+
+LOCK_NAME = ".history.lock"
+"""The lock file of a history folder (held while a run is checked and saved)."""
+
+
+def _same_run(rec: dict, log_fingerprint, probe: dict) -> bool:
+    return rec.get("config", {}).get("log_fingerprint") == log_fingerprint and \
+        {k: rec.get("fingerprint", {}).get(k) for k in probe} == probe
+
+
+def merge_history(staged_dir, history_dir, *, skip=()) -> list[Path]:
+    """Copy the records saved in ``staged_dir`` (a report's staging copy of the history) into ``history_dir``, each
+    once: under the history lock, a record of a run already there (same log, golden set and judge) is dropped.
+    ``skip``: file names not to copy (those the staging copy started with). Returns the paths added. A report
+    adds its runs to the history only when it is published."""
+    skip = set(skip)
+    staged = [p for p in sorted(Path(staged_dir).glob("*.json")) if p.name not in skip] \
+        if Path(staged_dir).is_dir() else []
+    if not staged:
+        return []
+    folder = Path(history_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    added = []
+    with FileLock(folder / LOCK_NAME):
+        present = _records(folder)
+        for p in staged:
+            try:
+                rec = _read_record(p)
+            except InputError:
+                continue
+            probe = {k: rec.get("fingerprint", {}).get(k) for k in ("golden", "judge")}
+            fp = rec.get("config", {}).get("log_fingerprint")
+            if (folder / p.name).exists() or (fp is not None and any(_same_run(r, fp, probe) for r in present)):
+                continue
+            target = folder / p.name
+            atomic_write_text(target, p.read_text(encoding="utf-8"))
+            present.append(rec)
+            added.append(target)
+    return added
+
+
+def _save_experiment(result, history_dir, fp_golden, judge, made_at, rule, n_resamples, now) -> Path:
     import rag_metrics
 
     from .verdict import mean_interval
 
-    fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
-    probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
-    folder = Path(history_dir)
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        rec = _read_record(path)
-        if rec.get("config", {}).get("log_fingerprint") == result.settings["log_fingerprint"] and \
-                {k: rec["fingerprint"].get(k) for k in probe} == probe:
-            return path, "already in the history"
     if made_at is None:
         made_at, rule = run_made_at(result.log)
     rs = result.settings.get("run_settings") or {}
@@ -266,15 +339,12 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
                     corpus=result.settings.get("corpus"), judge=judge, config=config, now=now)
     rec = json.loads(path.read_text(encoding="utf-8"))
     rec["intervals"] = intervals
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(rec, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
-    tmp.replace(path)
-    return path, "saved"
+    atomic_write_text(path, json.dumps(rec, ensure_ascii=False, indent=1, default=str))
+    return path
 
 
 def _records(history_dir) -> list[dict]:
-    folder = Path(history_dir)
-    return [_read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return _readable_records(history_dir)
 
 
 def made_at(record: dict) -> str:

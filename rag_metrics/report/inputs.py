@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..errors import InputError
 
-__all__ = ["ExperimentInputs", "read_inputs", "write_cache", "load_inputs", "hand_over"]
+__all__ = ["ExperimentInputs", "read_inputs", "check_answers", "write_cache", "load_inputs", "hand_over"]
 
 
 @dataclass
@@ -43,12 +43,21 @@ class ExperimentInputs:
 
 
 def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, preset: str = "native", fields=None,
-                page_base=None) -> ExperimentInputs:
-    """Read and validate every input of an experiment report (module docstring)."""
-    from ..analysis.experiment import unused_questions
-    from ..io.corpus import load_answers, load_corpus
+                page_base=None, judge: str | None = None) -> ExperimentInputs:
+    """Read and validate every input of an experiment report (module docstring).
+
+    Each log is read with its shape (``runs`` may be per-run specs, ``langchain:LOG``:
+    :func:`rag_metrics.io.logs.parse_run_spec`), matched to the golden set and the documents as it is read, its
+    text-only items refused without the documents (:func:`rag_metrics.analysis.experiment.prepare_log`), its pages
+    checked against the documents (:func:`rag_metrics.judging.audit.check_log_pages`) and the headline ``judge``
+    refused when it does not apply (:func:`rag_metrics.analysis.experiment.check_judge`); the answers are joined as
+    the report joins them (:func:`check_answers`).
+    """
+    from ..analysis.experiment import check_judge, prepare_log
+    from ..io.corpus import load_corpus
     from ..io.golden import load_golden
-    from ..io.logs import PRESETS, load_log, parse_field_mapping
+    from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
+    from ..judging.audit import check_log_pages
 
     if not golden:
         raise InputError("an experiment report needs the golden set: --golden FILE.")
@@ -60,27 +69,51 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
     corpus = load_corpus(pages) if pages else None
     golden_set = load_golden(golden, corpus=corpus)
     logs, unknown = [], []
-    for path in runs:
-        log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
+    for run in runs:
+        spec = parse_run_spec(run)
+        log = load_log(spec, preset=preset, fields=mapping, page_base=page_base, golden=golden_set, corpus=corpus)
         if not len(log.questions):
-            raise InputError("the log holds no question.", path=path)
+            raise InputError("the log holds no question.", path=spec.path)
+        log = prepare_log(golden_set, log, corpus)
+        check_judge(judge, log, corpus)
+        check_log_pages(log, corpus)
         logs.append(log)
-        unknown.append(len(unused_questions(golden_set, log)))
-    table = None
-    if answers:
-        table = load_answers(answers)
-        if "question_id" not in table.columns or "generated_answer" not in table.columns:
-            raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
-        if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
-            raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
-                             " choose one with --generator.", path=answers)
+        unknown.append(len(log.unknown_questions or []))
+    table = check_answers(answers, generator, golden_set) if answers else None
     return ExperimentInputs(golden_set, corpus, logs, table, unknown)
+
+
+def check_answers(answers, generator, golden_set):
+    """The answers file read and checked as the report joins it: one generator's (``generator``; required when the
+    file holds several), one per labelled question. Returns the whole table (the report picks ``generator``)."""
+    from ..analysis.attribution import join_answers
+    from ..io.corpus import load_answers
+
+    table = load_answers(answers)
+    if "question_id" not in table.columns or "generated_answer" not in table.columns:
+        raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
+    if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
+        raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
+                         " choose one with --generator.", path=answers)
+    chosen = table
+    if generator is not None and "generator" in table.columns:
+        if generator not in set(table["generator"]):
+            raise InputError(f"no answer of generator {generator!r}; the answers hold "
+                             f"{', '.join(map(str, table['generator'].unique()))}.", path=answers, field="generator")
+        chosen = table[table["generator"] == generator]
+    try:
+        join_answers(golden_set, chosen[["question_id", "generated_answer"]])
+    except InputError as e:
+        raise InputError(e.message, path=answers, question=e.question, field=e.field) from None
+    return table
 
 
 def _stat(path) -> list:
     """What identifies a file's current content cheaply: its resolved path, size and modification time (for a
     folder, those of every file in it)."""
-    p = Path(path)
+    from ..io.logs import parse_run_spec
+
+    p = Path(parse_run_spec(path).path)
     files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p, Path(f"{p}.settings.json")]
     out = []
     for q in files:
@@ -93,7 +126,7 @@ def _stat(path) -> list:
 
 
 def _key(golden, runs, pages, answers, generator, preset, fields, page_base) -> str:
-    parts = {"golden": _stat(golden), "runs": [_stat(r) for r in runs], "pages": _stat(pages) if pages else None,
+    parts = {"golden": _stat(golden), "runs": [[str(r), _stat(r)] for r in runs], "pages": _stat(pages) if pages else None,
              "answers": _stat(answers) if answers else None, "generator": generator, "preset": preset,
              "fields": dict(fields or {}), "page_base": page_base}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
@@ -125,11 +158,11 @@ def load_inputs(cache=None, *, golden, runs, pages=None, answers=None, generator
     return read_inputs(**params)
 
 
-def _hand_over(reading: dict, order: str, cache) -> dict:
+def _hand_over(reading: dict, order: str, cache, judge=None) -> dict:
     """Read and validate (:func:`read_inputs`), order the runs, write the cache; what the command prints."""
     from ..analysis.history import order_logs
 
-    inputs = read_inputs(**reading)
+    inputs = read_inputs(**reading, judge=judge)
     ordered = order_logs(inputs.logs, order)
     write_cache(inputs, cache, **reading)
     return {"logs": [{"source": log.source, "questions": len(log.questions), "unknown": unknown}
@@ -138,9 +171,9 @@ def _hand_over(reading: dict, order: str, cache) -> dict:
                       for e in ordered]}
 
 
-def _child(conn, reading, order, cache) -> None:  # pragma: no cover - runs in the forked process
+def _child(conn, reading, order, cache, judge) -> None:  # pragma: no cover - runs in the forked process
     try:
-        conn.send(("ok", _hand_over(reading, order, cache)))
+        conn.send(("ok", _hand_over(reading, order, cache, judge)))
     except InputError as e:
         conn.send(("input", e))
     except BaseException as e:  # noqa: BLE001 - a bug: its traceback goes to the parent
@@ -151,7 +184,7 @@ def _child(conn, reading, order, cache) -> None:  # pragma: no cover - runs in t
         conn.close()
 
 
-def hand_over(reading: dict, order: str, cache) -> dict:
+def hand_over(reading: dict, order: str, cache, judge: str | None = None) -> dict:
     """Read and validate every input (``reading``: the keyword arguments of :func:`read_inputs`), order the runs
     (:func:`rag_metrics.analysis.history.order_logs`) and write the cache for the notebook, in a forked child
     process where the system can fork (else here). Returns, per log, its source, questions and questions not in the
@@ -159,10 +192,10 @@ def hand_over(reading: dict, order: str, cache) -> dict:
     import multiprocessing
 
     if "fork" not in multiprocessing.get_all_start_methods():  # pragma: no cover - Windows
-        return _hand_over(reading, order, cache)
+        return _hand_over(reading, order, cache, judge)
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, reading, order, cache), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, reading, order, cache, judge), daemon=True)
     proc.start()
     child.close()
     try:

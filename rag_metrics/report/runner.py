@@ -23,17 +23,22 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
+import secrets
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..analysis.history import merge_history
 from ..errors import InputError, check_name
+from ..files import HOST, atomic_write_text, process_alive
+from ..options import parse_key_values
 from .index import write_index
 from .kernel import EXPERIMENT_KEY, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
-           "EXPERIMENT_NOTEBOOK"]
+           "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
 
 
 class ReportError(RuntimeError):
@@ -62,20 +67,9 @@ class RunRecord:
 
 
 def parse_parameters(items) -> dict:
-    """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values read as YAML)."""
-    import yaml
-
-    params = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise InputError(f"parameter {item!r}: expected KEY=VALUE with KEY a Python identifier.")
-        try:
-            params[key] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            params[key] = value
-    return params
+    """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values typed as
+    :func:`rag_metrics.options.parse_value` says: numbers, true/false, none, JSON lists and objects, else text)."""
+    return parse_key_values(items, what="parameter")
 
 
 def _declared_parameters(path: Path) -> dict:
@@ -123,6 +117,57 @@ def _check_notebooks(paths: list[Path], parameters: dict, chosen: bool) -> None:
             hint = "" if chosen else " Run only the notebooks that declare it with --notebook PATH."
             raise InputError(f"{path}: parameter(s) {unknown} not declared in its 'parameters' cell "
                              f"(declared: {sorted(declared)}).{hint}")
+
+
+_STAGING = re.compile(r"\.(?P<stamp>[0-9]{8}T[0-9]{6}Z)-(?P<host>.+)-(?P<pid>[0-9]+)-(?P<token>[0-9a-f]{8})\.partial")
+_LEGACY_STAGING = re.compile(r"\.[0-9]{8}T[0-9]{6}Z-[A-Za-z0-9_]+\.partial")
+LEGACY_STAGING_AGE_S = 24 * 3600
+"""A staging folder without its builder's process ID (written by an older version) is removed after a day."""
+
+
+def _host_tag() -> str:
+    return re.sub(r"[^A-Za-z0-9._]", "_", HOST) or "host"
+
+
+def _make_staging(folder: Path, stamp: str) -> Path:
+    """A new hidden staging folder named after this process (``.<stamp>-<host>-<pid>-<token>.partial``), created
+    with ``os.mkdir`` so that its mode follows the user's umask like any folder the user makes (``mkdtemp`` makes
+    0700, which teammates and web servers cannot read once it is published)."""
+    while True:
+        staging = folder / f".{stamp}-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.partial"
+        try:
+            os.mkdir(staging)
+            return staging
+        except FileExistsError:  # pragma: no cover - a 32-bit token collision
+            continue
+
+
+def clean_stale_staging(folder) -> list[Path]:
+    """Remove the staging folders of report builds whose process is gone (killed, crashed): those named after a
+    process of this machine that no longer runs, and unnamed ones older than :data:`LEGACY_STAGING_AGE_S`.
+    Returns what was removed. Builds running on other machines (a shared disk) are left alone."""
+    import time
+
+    removed = []
+    folder = Path(folder)
+    if not folder.is_dir():
+        return removed
+    for path in folder.glob(".*.partial"):
+        if not path.is_dir():
+            continue
+        m = _STAGING.fullmatch(path.name)
+        if m:
+            stale = m.group("host") == _host_tag() and not process_alive(int(m.group("pid")))
+        else:
+            try:
+                stale = bool(_LEGACY_STAGING.fullmatch(path.name)) and \
+                    time.time() - path.stat().st_mtime > LEGACY_STAGING_AGE_S
+            except OSError:
+                stale = False
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _publish(staging: Path, folder: Path, stamp: str) -> Path:
@@ -196,6 +241,7 @@ def build_report(
     progress_bar: bool = True,
     hide_input: bool = False,
     jobs: int | None = None,
+    history_dir=None,
 ) -> Path:
     """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
 
@@ -204,9 +250,15 @@ def build_report(
     anything runs or is written. Notebooks run ``jobs`` at a time (default: one per CPU core, at most
     the number of notebooks), each in its own kernel; with ``progress_bar`` one line per notebook says
     ``[i/n] name: ok (seconds)``. The run is assembled in a hidden staging folder and appears under its
-    timestamp only when complete, so concurrent runs and the index never see half a run. A failing
-    notebook raises :class:`ReportError` after the others ran (its partial executed notebook and HTML
-    are kept, and the run is listed as failed).
+    timestamp only when complete, so concurrent runs and the index never see half a run; staging folders
+    of builds whose process is gone are removed first (:func:`clean_stale_staging`). Folders and files
+    get the modes the user's umask gives. A failing notebook raises :class:`ReportError` after the others
+    ran (its partial executed notebook and HTML are kept, and the run is listed as failed).
+
+    ``history_dir``: a run history the notebooks add to (parameter ``history_dir``). They write to a copy
+    inside the staging folder; the runs they saved join ``history_dir`` only once the report is published
+    and only when no notebook failed (:func:`rag_metrics.analysis.history.merge_history`), so a killed or
+    failed build leaves the history as it was.
     """
     import sys
     import time
@@ -225,9 +277,20 @@ def build_report(
     stamp = _timestamp(now)
     folder = root / experiment
     folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{stamp}-", suffix=".partial", dir=folder))
+    clean_stale_staging(folder)
+    staging = _make_staging(folder, stamp)
+    copied: list[str] = []
     try:
-        run_record = RunRecord(experiment, stamp, parameters)
+        run_record = RunRecord(experiment, stamp, dict(parameters))
+        if history_dir is not None:
+            history_dir = Path(history_dir).resolve()
+            staged_history = staging / STAGED_HISTORY
+            staged_history.mkdir()
+            for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
+                shutil.copyfile(p, staged_history / p.name)
+                copied.append(p.name)
+            parameters = {**parameters, "history_dir": str(staged_history)}
+            run_record.parameters["history_dir"] = str(history_dir)
 
         def task(numbered):
             i, path = numbered
@@ -257,12 +320,14 @@ def build_report(
         run_dir = _publish(staging, folder, stamp)
         if run_dir.name != stamp:  # the timestamp was taken: record the folder's name
             run_record.timestamp = run_dir.name
-            tmp = run_dir / ".run.json.tmp"
-            tmp.write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
-            os.replace(tmp, run_dir / "run.json")
+            atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if history_dir is not None:  # published: its runs join the history (a failed report's do not)
+        if not failures:
+            merge_history(run_dir / STAGED_HISTORY, history_dir, skip=copied)
+        shutil.rmtree(run_dir / STAGED_HISTORY, ignore_errors=True)
     write_index(root)
     if failures:
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
@@ -273,6 +338,9 @@ def build_report(
 EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
 
 
+STAGED_HISTORY = ".history"
+"""The staging copy of the history inside a report being built (removed once the report is published)."""
+
 
 def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
                             preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
@@ -281,51 +349,53 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                             now=None, progress_bar: bool = True) -> Path:
     """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
 
-    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`) -- golden set, pages,
-    each log, answers -- so that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field,
-    and nothing is written. The validated objects are handed to ``experiment.ipynb`` (a private cache file,
-    removed afterwards) so the notebook does not read them again; the reading happens in a child process
-    (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel does; it runs through papermill into
-    ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation is added to the experiment's history
-    (``reports_dir/experiment/history/``). The runs are ordered by when they were made (``order="made"``: the
-    log's settings, else the file's modification time) or as given (``order="given"``); the newest is the
-    report's subject, compared on ``measure`` with the previous comparable run at level ``alpha``; at most
-    ``drilldowns`` questions are shown item by item. On the terminal (stderr) it says when most of a log's
-    questions are not in the golden set, and how the runs were ordered.
+    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`, the checks of
+    :func:`check_experiment_inputs`) -- golden set, pages, each log matched to them, the headline judge, answers -- so
+    that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is written.
+    ``runs`` may carry their own shapes (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`);
+    ``preset``/``fields``/``page_base`` apply to the others. The validated objects are handed to ``experiment.ipynb``
+    (a private cache file, removed afterwards) so the notebook does not read them again; the reading happens in a
+    child process (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel
+    does. The notebook runs through papermill into ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation
+    joins the experiment's history (``reports_dir/experiment/history/``) once the report is published. The runs are
+    ordered by when they were made (``order="made"``: the log's settings, else the file's modification time) or as
+    given (``order="given"``); the newest is the report's subject, compared on ``measure`` with the previous
+    comparable run at level ``alpha``; at most ``drilldowns`` questions are shown item by item. On the terminal
+    (stderr) it says when most of a log's questions are not in the golden set, and how the runs were ordered.
     """
     import sys
 
     from ..analysis.history import ORDERS, RULES
     from ..errors import check_int
-    from ..io.logs import parse_field_mapping
+    from ..io.logs import parse_run_spec
     from .inputs import hand_over
 
-    check_name(experiment, what="experiment name")
-    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
-    ks = sorted({check_int(k, "k") for k in ks})
-    check_int(min_chars, "min_chars")
-    check_int(window, "window", low=0)
+    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
+                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
     check_int(drilldowns, "drilldowns", low=0)
     if order not in ORDERS:
         raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
     if not 0 < alpha < 1:
         raise InputError(f"alpha {alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
-    allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"] if ks else []
+    allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if measure is not None and measure not in allowed:
         raise InputError(f"measure {measure!r}: expected one of {', '.join(allowed)}.", field="measure")
     absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
-    reading = dict(golden=absolute(golden) if golden else golden, runs=[absolute(r) for r in runs or []],
+    specs = [parse_run_spec(r) for r in runs]
+    history = Path(reports_dir) / experiment / "history"
+    reading = dict(golden=absolute(golden), runs=[str(spec.with_path(absolute(spec.path))) for spec in specs],
                    pages=absolute(pages) if pages else pages, answers=absolute(answers) if answers else answers,
                    generator=generator, preset=preset, fields=mapping, page_base=page_base)
     parameters = {"experiment": experiment, "golden": reading["golden"], "runs": reading["runs"],
                   "pages": reading["pages"], "answers": reading["answers"], "generator": generator, "preset": preset,
                   "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
                   "primary": judge, "measure": measure, "order": order, "alpha": alpha, "drilldowns": drilldowns,
-                  "history_dir": absolute(Path(reports_dir) / experiment / "history")}
+                  "history_dir": absolute(history)}
     cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
     try:
         cache = cache_dir / "inputs.pickle"
-        info = hand_over(reading, order, cache)  # read and validated once, in a child: this process holds none
+        # read and validated once, in a child: this process holds none of it
+        info = hand_over(reading, order, cache, judge=judge)
         for log in info["logs"]:
             if log["unknown"] * 2 > log["questions"]:
                 print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
@@ -338,6 +408,59 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                   f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
         parameters["inputs"] = str(cache)
         return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
-                            progress_bar=progress_bar, hide_input=True)
+                            progress_bar=progress_bar, hide_input=True, history_dir=history)
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
+    """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
+    from ..errors import check_int
+    from ..io.logs import PRESETS, parse_field_mapping
+
+    check_name(experiment, what="experiment name")
+    if not golden:
+        raise InputError("an experiment report needs the golden set: --golden FILE.")
+    if not runs:
+        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
+    if preset not in PRESETS:
+        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    if page_base is not None and page_base not in (0, 1):
+        raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
+    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
+    ks = sorted({check_int(k, "k") for k in ks})
+    if not ks:
+        raise InputError("give at least one cutoff k.", field="k")
+    check_int(min_chars, "min_chars")
+    check_int(window, "window", low=0)
+    if judge is not None and judge not in ("overlap", "page", "marker", "document"):
+        raise InputError(f"unknown judge {judge!r}; expected overlap, page, marker or document.", field="judge")
+    return mapping, ks
+
+
+def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
+                            preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
+                            window: int = 1, judge: str | None = None):
+    """Everything the experiment report would refuse, refused before anything is written: returns ``(run specs,
+    field mapping, ks)``.
+
+    Reads the golden set (against the pages when given) and every log with its shape, matched to them as it is
+    read (questions, documents by path suffix; :func:`rag_metrics.io.logs.load_log`); places text-only items or
+    refuses them without pages (:func:`rag_metrics.analysis.experiment.prepare_log`); refuses a headline judge
+    that does not apply to a log (:func:`rag_metrics.analysis.experiment.check_judge`); joins the answers as
+    the report does (:func:`rag_metrics.analysis.attribution.join_answers`) -- all in
+    :func:`rag_metrics.report.inputs.read_inputs`, the reading the report itself uses.
+    """
+    from ..io.logs import parse_run_spec
+    from .inputs import read_inputs
+
+    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
+                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    read_inputs(golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
+                fields=mapping, page_base=page_base, judge=judge)
+    return [parse_run_spec(r) for r in runs], mapping, ks
+    ks = sorted({check_int(k, "k") for k in ks})
+    if not ks:
+        raise InputError("give at least one cutoff k.", field="k")
+    check_int(min_chars, "min_chars")
+    check_int(window, "window", low=0)
