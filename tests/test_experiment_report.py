@@ -218,7 +218,7 @@ def test_a_log_is_saved_once_and_the_history_keeps_made_order(golden, corpus, tm
     new, old = evaluate_log(golden, load_log(NEW), corpus), evaluate_log(golden, load_log(OLD), corpus)
     first, status = hist.save_experiment(new, tmp_path, n_resamples=200)  # saved first, made second
     assert status == "saved"
-    assert hist.save_experiment(new, tmp_path, n_resamples=200) == (first, "already in the history")
+    assert hist.save_experiment(new, tmp_path, n_resamples=200) == (first, f"already in the history as {first.stem}")
     hist.save_experiment(old, tmp_path, n_resamples=200)
     assert [r["name"] for r in hist.experiment_history(tmp_path)] == ["bm25_c300o50", "bm25_c400o100"]
     records = hist.experiment_history(tmp_path)

@@ -196,6 +196,133 @@ class ExperimentReport:
         return _Html("explain_pair.html.j2", {"q": after, "before": before, "why": why,
                                               "baseline_name": (self.baseline_record or {}).get("name")})
 
+    # ---- the rulers (rag_metrics.analysis.rulers, rag_metrics.judging.audit) -------------------------------------
+
+    def ruler_table(self) -> pd.DataFrame:
+        """Every headline measure (hit@k at every k, MRR, Recall@k) of the subject under every ruler that applies,
+        the overlap judge with boilerplate kept among them (:func:`rag_metrics.analysis.rulers.ruler_table`)."""
+        if "ruler_table" not in self._cache:
+            self._cache["ruler_table"] = self.subject.ruler_table()
+        return self._cache["ruler_table"]
+
+    def ruler_spread(self, measure: str | None = None) -> dict:
+        """How far the page-level rulers apart on ``measure`` (default the primary): ``low``/``high`` (ruler
+        names), ``low_value``/``high_value``, ``spread``, ``rulers`` (how many), and ``width`` -- the width of the
+        subject's 95% interval on that measure, the yardstick the spread is read against."""
+        measure = measure or self.measure
+        table = self.ruler_table()
+        page_level = table.loc[[r for r in table.index if not r.endswith(" level (gold documents)")
+                                and not r.startswith("chunk level")], measure].astype(float)
+        iv = _history.interval(self.subject_record, measure, n_resamples=self.n_resamples)
+        return {"measure": measure, "rulers": int(len(page_level)), "low": page_level.idxmin(),
+                "high": page_level.idxmax(), "low_value": float(page_level.min()), "high_value": float(page_level.max()),
+                "spread": float(page_level.max() - page_level.min()), "width": float(iv["high"] - iv["low"])}
+
+    def ruler_changes(self) -> pd.DataFrame | None:
+        """The change from the baseline to the subject under every ruler both have, one row per ruler, one column
+        per headline measure (:func:`rag_metrics.analysis.rulers.ruler_changes`); None when there is no baseline
+        or its log is not among this report's inputs (the rulers need its items)."""
+        if self.baseline is None:
+            return None
+        if "ruler_changes" not in self._cache:
+            long = self.subject.ruler_changes(self.baseline)
+            self._cache["ruler_changes"] = long["change"].astype(float).unstack("measure").reindex(
+                columns=[m for m in self.measures if m in set(long.index.get_level_values("measure"))]).reindex(
+                index=list(dict.fromkeys(long.index.get_level_values("ruler"))))
+        return self._cache["ruler_changes"]
+
+    def ruler_pairs(self) -> list:
+        """The pairs of rulers compared item by item: the subject's headline ruler against every other ruler that
+        applies -- the page-level ones first (the overlap judge with boilerplate kept included), the document judge
+        last."""
+        from .rulers import RAW_OVERLAP
+
+        names = [n for n in self.subject.judges if n != "document"]
+        names += [RAW_OVERLAP] if self.subject.raw_overlap() is not None else []
+        names += ["document"]  # it credits every item of a gold document: last, its many disagreements expected
+        return [(self.subject.primary, other) for other in names if other != self.subject.primary]
+
+    def ruler_disagreements(self) -> pd.DataFrame:
+        """Every top-k item (largest k) of the subject that one ruler credits and another does not, for each pair of
+        :meth:`ruler_pairs`, with the text the item shares with a gold page and whether that text is all page
+        furniture (:func:`rag_metrics.analysis.rulers.ruler_disagreements`). False hits (credited by a ruler that
+        should not have) and misses (not credited by one that should) both appear: ``credited_by`` says which."""
+        if "disagreements" not in self._cache:
+            parts = [self.subject.ruler_disagreements(a, b) for a, b in self.ruler_pairs()]
+            parts = [p for p in parts if len(p)]
+            columns = ["question_id", "rank", "doc_id", "pages", "credited_by", "not_credited_by", "shared_text",
+                       "only_boilerplate"]
+            table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+            self._cache["disagreements"] = table
+        return self._cache["disagreements"]
+
+    def disagreement_counts(self) -> pd.DataFrame:
+        """Per pair of rulers: items only the first credits, items only the second credits, and how many of the
+        credited-by-one items share only boilerplate with the gold page (false hits of a ruler that keeps it)."""
+        table = self.ruler_disagreements()
+        rows = []
+        for a, b in self.ruler_pairs():
+            mine = table[((table["credited_by"] == a) & (table["not_credited_by"] == b))
+                         | ((table["credited_by"] == b) & (table["not_credited_by"] == a))]
+            rows.append({"rulers": f"{a} vs {b}", f"credited by the first only": int((mine["credited_by"] == a).sum()),
+                         "credited by the second only": int((mine["credited_by"] == b).sum()),
+                         "sharing only boilerplate": int(mine["only_boilerplate"].astype(bool).sum())})
+        return pd.DataFrame(rows, columns=["rulers", "credited by the first only", "credited by the second only",
+                                           "sharing only boilerplate"]).set_index("rulers")
+
+    def page_audits(self) -> pd.DataFrame:
+        """The page-metadata audit of every log of this report, one row per log (:meth:`ExperimentResult.page_audit`:
+        items whose logged page equals the page their text lies on, is off by +1, by -1, or elsewhere, with the
+        shares of the located items and the warning naming the fix); empty without the documents."""
+        tables = [a.table() for a in (r.page_audit() for r in self.results) if a is not None and a.located]
+        return pd.concat(tables) if tables else pd.DataFrame()
+
+    def page_warnings(self) -> list:
+        """The audits' warnings (a constant page offset, with ``--page-base`` named), one per log that has one."""
+        return [a.warning for a in (r.page_audit() for r in self.results) if a is not None and a.warning]
+
+    def placements(self) -> pd.DataFrame:
+        """How each log's items got their document and pages (``logged``, or placed by finding their text on the
+        pages), one row per log and way, with the item count (:meth:`ExperimentResult.placements`)."""
+        parts = []
+        for r in self.results:
+            p = r.placements()
+            if len(p):
+                parts.append(p.reset_index().assign(run=r.name))
+        if not parts:
+            return pd.DataFrame()
+        table = pd.concat(parts, ignore_index=True)
+        return table[["run"] + [c for c in table.columns if c != "run"]].set_index("run")
+
+    def placed_by_text(self) -> dict:
+        """Per log, how many items were placed by their text (not by logged metadata); logs with none left out."""
+        out = {}
+        for r in self.results:
+            if "placed_by" in r.run.columns:
+                n = int((r.run["placed_by"] != "logged").sum())
+                if n:
+                    out[r.name] = n
+        return out
+
+    def boilerplate(self) -> pd.DataFrame:
+        """The lines the overlap judge leaves out as page furniture, per document (:meth:`ExperimentResult.boilerplate`:
+        the repeated text with digits as ``#``, on how many of the document's pages, an example)."""
+        if "boilerplate" not in self._cache:
+            self._cache["boilerplate"] = self.subject.boilerplate()
+        return self._cache["boilerplate"]
+
+    def unfindable(self) -> pd.DataFrame:
+        """Gold pages without text, per question (:meth:`ExperimentResult.unfindable_gold`): misses under every text
+        judge whatever the retriever does. Columns question_id, question, gold pages without text."""
+        table = self.subject.unfindable_gold()
+        if not len(table):
+            return pd.DataFrame(columns=["question_id", "question", "pages without text"])
+        grouped = table.groupby("question_id", sort=False).apply(
+            lambda g: ", ".join(f"{d} p.{int(p)}" for d, p in zip(g["doc_id"], g["page"])), include_groups=False)
+        out = grouped.rename("pages without text").reset_index()
+        out.insert(1, "question", out["question_id"].map(self.subject.golden.questions["question"]))
+        return out
+
     # ---- what the index records -----------------------------------------------------------------------------
 
     def trend(self) -> list:
