@@ -322,10 +322,11 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                                     "TREC run file or a history record (a file, or an ID with --history-dir). "
                                     "help(rag_metrics.analysis.gate)")
     gt.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
-    gt.add_argument("--baseline", required=True, metavar="BASE", help="the baseline: a log, a TREC run or a history "
+    gt.add_argument("--baseline", required=True, metavar="BASE", help="the baseline: a log (PRESET:LOG for a log "
+                                                                      "with its own shape), a TREC run or a history "
                                                                       "record")
-    gt.add_argument("--run", required=True, metavar="NEW", help="the run to gate: a log, a TREC run or a history "
-                                                                "record")
+    gt.add_argument("--run", required=True, metavar="NEW", help="the run to gate: a log (PRESET:LOG for a log with "
+                                                                "its own shape), a TREC run or a history record")
     gt.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     gt.add_argument("--history-dir", metavar="DIR", help="history folder where BASE or NEW may be a run ID or name "
                                                          "(e.g. reports/EXPERIMENT/history)")

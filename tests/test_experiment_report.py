@@ -417,6 +417,15 @@ def test_gate_passes_identical_within_noise_and_improved_runs(tmp_path, capsys):
     assert "Better: bm25_c400o100 against lost" in capsys.readouterr().out
 
 
+def test_gate_reads_a_log_with_its_own_shape(capsys):
+    """``PRESET:LOG`` as in the report: a LangChain log gated against itself passes; read as native it is refused."""
+    lc = EXAMPLES / "langchain_bm25_c400o100.jsonl"
+    assert gate_cli("--baseline", f"langchain:{lc}", "--run", f"langchain:{lc}") == 0
+    assert "Within noise" in capsys.readouterr().out
+    assert gate_cli("--baseline", f"langchain:{lc}", "--run", lc) == 2
+    assert str(lc) in capsys.readouterr().err
+
+
 def test_gate_compares_a_trec_run_and_a_history_entry(tmp_path, capsys, both):
     run = load_log(NEW).run.drop_duplicates(["question_id", "doc_id"])  # TREC: each document once per question
     trec = tmp_path / "run.trec"

@@ -85,8 +85,13 @@ def _trec_log(path: Path):
 def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, page_base=None) -> Side:
     """Read one side of the gate (module docstring): a history record, a TREC run or a retrieval log by content;
     a reference that is no file is looked up in ``history_dir`` (an ID, an ID prefix or a run name)."""
+    from ..io.logs import load_log, parse_run_spec
     from .history import _read_record, load_run
 
+    spec = parse_run_spec(str(ref))
+    if spec.own and Path(spec.path).is_file():  # a log with its own shape (``langchain:LOG``)
+        log = load_log(spec)
+        return Side("log", log.name, spec.path, log=log)
     path = Path(str(ref))
     if not path.is_file():
         if history_dir is None:
@@ -103,8 +108,6 @@ def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, pag
         if isinstance(whole, dict) and {"id", "name", "timestamp", "summary", "fingerprint"} <= set(whole):
             rec = _read_record(path)
             return Side("history", rec["name"], str(path), record=rec)
-        from ..io.logs import load_log
-
         log = load_log(path, preset=preset, fields=fields, page_base=page_base)
         return Side("log", log.name, str(path), log=log)
     if len(first.split()) == 6:
