@@ -186,3 +186,20 @@ def test_the_report_notebook_shows_the_ruler_section(footer, tmp_path, capsys):
     assert RAW_OVERLAP in html and "credited by the first only" in html
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     assert summary[EXPERIMENT_KEY]["subject"] == "one_based"
+
+
+def test_a_log_without_text_has_no_audit_row(footer, tmp_path):
+    """Nothing to locate without text: the audit lists only the logs whose items it could place, never a row of
+    undefined shares."""
+    _, corpus, golden, logs, _ = footer
+    rows = [json.loads(line) for line in logs[5].read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        for d in r["source_documents"]:
+            d["page_content"] = ""
+    bare = tmp_path / "no_text.jsonl"
+    bare.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = experiment_report(golden, [load_log(logs[3], preset="langchain"), load_log(bare, preset="langchain")],
+                               corpus, order="given", history_dir=tmp_path / "history", n_resamples=200)
+    audit = report.subject.page_audit()
+    assert audit is not None and audit.located == 0
+    assert list(report.page_audits().index) == ["top3"] and report.page_warnings() == []
