@@ -68,6 +68,8 @@ def test_ruler_spread_reads_the_table(footer):
     assert s["spread"] == pytest.approx(column.max() - column.min()) and s["rulers"] == len(column)
     # page furniture credits whole documents: the ruler that keeps it reads hit@1 like the document judge
     assert s["high_value"] == pytest.approx(column["document"]) and s["spread"] >= 0.1
+    iv = report.subject_record["intervals"]["hit@1"]  # the yardstick: the subject's own 95% interval
+    assert s["width"] == pytest.approx(iv["high"] - iv["low"]) and 0 < s["width"] < 1
 
 
 def test_changes_per_ruler_show_top3_to_top5_where_the_footer_hid_it(footer):
@@ -105,15 +107,34 @@ def test_disagreements_list_false_hits_and_misses_with_their_text(footer):
     both = mine[mine["rank"] <= k][key + ["hit"]].merge(raw[raw["rank"] <= k][key + ["hit"]], on=key)
     raw_only = int((both["hit_y"] & ~both["hit_x"]).sum())
     pair = d[(d["credited_by"] == RAW_OVERLAP) & (d["not_credited_by"] == "overlap")]
-    assert len(pair) == raw_only >= 8
+    assert len(pair) == raw_only >= 8 and report.furniture_hits() == raw_only
+    # credited through furniture alone: all the text they share with the gold page is furniture
     assert pair["only_boilerplate"].mean() > 0.8 and pair["shared_text"].str.len().gt(0).all()
     counts = report.disagreement_counts()
     row = counts.loc[f"overlap vs {RAW_OVERLAP}"]
     assert row["credited by the second only"] == raw_only and row["credited by the first only"] == 0
-    assert row["sharing only boilerplate"] == int(pair["only_boilerplate"].sum())
+    # the counts (from the judged rows) and the full list (item by item) are two paths to the same numbers
     for (a, b), (_, r) in zip(report.ruler_pairs(), counts.iterrows()):
         assert r["credited by the first only"] == int(((d["credited_by"] == a) & (d["not_credited_by"] == b)).sum())
         assert r["credited by the second only"] == int(((d["credited_by"] == b) & (d["not_credited_by"] == a)).sum())
+
+
+def test_the_list_of_disagreements_is_capped_per_pair(footer):
+    *_, report = footer
+    full, capped = report.ruler_disagreements(), report.ruler_disagreements(limit=2)
+    for a, b in report.ruler_pairs():
+        first = full[((full["credited_by"] == a) & (full["not_credited_by"] == b))
+                     | ((full["credited_by"] == b) & (full["not_credited_by"] == a))]
+        mine = capped[((capped["credited_by"] == a) & (capped["not_credited_by"] == b))
+                      | ((capped["credited_by"] == b) & (capped["not_credited_by"] == a))]
+        pd.testing.assert_frame_equal(mine.reset_index(drop=True), first.head(2).reset_index(drop=True))
+
+
+def test_no_furniture_comparison_when_the_headline_is_not_the_overlap_judge(footer, tmp_path):
+    _, corpus, golden, logs, _ = footer
+    report = experiment_report(golden, [load_log(logs[5], preset="langchain")], corpus, judge="page",
+                               history_dir=tmp_path / "h", n_resamples=200)
+    assert report.ruler_pairs()[0][0] == "page" and report.furniture_hits() is None
 
 
 def test_boilerplate_lines_per_document(footer):

@@ -24,6 +24,7 @@ import pandas as pd
 
 from ..errors import InputError, check_int
 from . import history as _history
+from . import rulers as _rulers
 from .experiment import ExperimentResult, _Html, evaluate_log, latency_table
 from .verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
 
@@ -242,33 +243,53 @@ class ExperimentReport:
         names += ["document"]  # it credits every item of a gold document: last, its many disagreements expected
         return [(self.subject.primary, other) for other in names if other != self.subject.primary]
 
-    def ruler_disagreements(self) -> pd.DataFrame:
-        """Every top-k item (largest k) of the subject that one ruler credits and another does not, for each pair of
-        :meth:`ruler_pairs`, with the text the item shares with a gold page and whether that text is all page
-        furniture (:func:`rag_metrics.analysis.rulers.ruler_disagreements`). False hits (credited by a ruler that
-        should not have) and misses (not credited by one that should) both appear: ``credited_by`` says which."""
-        if "disagreements" not in self._cache:
-            parts = [self.subject.ruler_disagreements(a, b) for a, b in self.ruler_pairs()]
+    def disagreement_counts(self) -> pd.DataFrame:
+        """Per pair of :meth:`ruler_pairs`, counted over every top-k item (largest k) of the subject from the two
+        rulers' judged rows: items only the first ruler credits, items only the second credits. Against the overlap
+        judge with furniture kept, the items only it credits are credited through page furniture alone (their only
+        shared text with the gold page touches furniture): false hits of a ruler that keeps it."""
+        if "disagreement_counts" not in self._cache:
+            k = max(self.subject.ks)
+            judged = dict(self.subject.judged)
+            if self.subject.raw_overlap() is not None:
+                judged[_rulers.RAW_OVERLAP] = self.subject.raw_overlap()[2]
+            key = ["question_id", "rank"]
+            rows = []
+            for a, b in self.ruler_pairs():
+                ja, jb = judged[a], judged[b]
+                both = ja.loc[ja["rank"] <= k, key + ["hit"]].merge(jb.loc[jb["rank"] <= k, key + ["hit"]], on=key,
+                                                                    suffixes=("_a", "_b"))
+                rows.append({"rulers": f"{a} vs {b}",
+                             "credited by the first only": int((both["hit_a"] & ~both["hit_b"]).sum()),
+                             "credited by the second only": int((~both["hit_a"] & both["hit_b"]).sum())})
+            self._cache["disagreement_counts"] = pd.DataFrame(
+                rows, columns=["rulers", "credited by the first only", "credited by the second only"]).set_index(
+                "rulers")
+        return self._cache["disagreement_counts"]
+
+    def furniture_hits(self) -> int | None:
+        """Top-k items (largest k) that only the overlap judge with furniture kept credits, against the headline
+        overlap judge: credited through page furniture alone. None when the two are not compared (the overlap
+        judge is not the headline, or keeps furniture itself)."""
+        label = f"overlap vs {_rulers.RAW_OVERLAP}"
+        counts = self.disagreement_counts()
+        return int(counts.at[label, "credited by the second only"]) if label in counts.index else None
+
+    def ruler_disagreements(self, limit: int | None = None) -> pd.DataFrame:
+        """The top-k items (largest k) of the subject that one ruler credits and another does not, for each pair of
+        :meth:`ruler_pairs` in turn, with the text each item shares with a gold page and whether that text is all
+        page furniture (:func:`rag_metrics.analysis.rulers.ruler_disagreements`). False hits (credited by a ruler
+        that should not have) and misses (not credited by one that should) both appear: ``credited_by`` says which.
+        ``limit``: at most that many items per pair (finding the shared text costs a search per item; the counts
+        of every item are :meth:`disagreement_counts`)."""
+        key = ("disagreements", limit)
+        if key not in self._cache:
+            parts = [_rulers.ruler_disagreements(self.subject, a, b, limit=limit) for a, b in self.ruler_pairs()]
             parts = [p for p in parts if len(p)]
             columns = ["question_id", "rank", "doc_id", "pages", "credited_by", "not_credited_by", "shared_text",
                        "only_boilerplate"]
-            table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-            self._cache["disagreements"] = table
-        return self._cache["disagreements"]
-
-    def disagreement_counts(self) -> pd.DataFrame:
-        """Per pair of rulers: items only the first credits, items only the second credits, and how many of the
-        credited-by-one items share only boilerplate with the gold page (false hits of a ruler that keeps it)."""
-        table = self.ruler_disagreements()
-        rows = []
-        for a, b in self.ruler_pairs():
-            mine = table[((table["credited_by"] == a) & (table["not_credited_by"] == b))
-                         | ((table["credited_by"] == b) & (table["not_credited_by"] == a))]
-            rows.append({"rulers": f"{a} vs {b}", f"credited by the first only": int((mine["credited_by"] == a).sum()),
-                         "credited by the second only": int((mine["credited_by"] == b).sum()),
-                         "sharing only boilerplate": int(mine["only_boilerplate"].astype(bool).sum())})
-        return pd.DataFrame(rows, columns=["rulers", "credited by the first only", "credited by the second only",
-                                           "sharing only boilerplate"]).set_index("rulers")
+            self._cache[key] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+        return self._cache[key]
 
     def page_audits(self) -> pd.DataFrame:
         """The page-metadata audit of every log of this report, one row per log (:meth:`ExperimentResult.page_audit`:
