@@ -80,7 +80,8 @@ def inputs(tmp_path_factory):
     names = {doc: hostile(i, f"doc{i}") for i, doc in enumerate(docs)}
     rows = []
     for i, r in enumerate(sample[sample["doc_id"].isin(docs)].itertuples()):
-        rows.append({"doc_id": names[r.doc_id], "page": int(r.page), "text": r.text + "\n" + hostile(i, "page text "),
+        rows.append({"doc_id": names[r.doc_id], "page": int(r.page),  # a running footer carrying a payload too
+                     "text": r.text + "\n" + hostile(i, "page text ") + "\n" + hostile(0, "running footer "),
                      "title": hostile(docs.index(r.doc_id) + 1, "title ")})
     (d / "pages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     golden, log = [], []
@@ -122,6 +123,8 @@ def test_experiment_report_and_index_escape_every_payload(experiment_pages):
         text = page.read_text(encoding="utf-8")
         assert "data-pwned" in text  # the payloads did reach the page, as text
         assert html_problems(text) == [], page.name
+    report = experiment_pages[0].read_text(encoding="utf-8")
+    assert "running footer &lt;script&gt;" in report  # the furniture left out, listed per document, escaped
 
 
 def test_result_objects_render_escaped(inputs):
