@@ -138,8 +138,8 @@ MUTANTS = [
     Mutant("experiment-multi-gold", EX, 'multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()',
            'multi = (self.golden.gold_pages.groupby("question_id").size() >= 1).any()',
            "recall shown though every question has one gold page"),
-    Mutant("experiment-explain-k", EX, '(judged["question_id"] == question_id) & (judged["rank"] <= k)',
-           '(judged["question_id"] == question_id) & (judged["rank"] < k)', "explain drops the k-th item"),
+    Mutant("experiment-explain-k", EX, 'rows = rows[rows["rank"] <= k].sort_values("rank", kind="stable")',
+           'rows = rows[rows["rank"] < k].sort_values("rank", kind="stable")', "explain drops the k-th item"),
     Mutant("experiment-no-answer-top", EX, 'top = self.run[self.run["rank"] == 1].set_index("question_id")',
            'top = self.run[self.run["rank"] == 2].set_index("question_id")', "no_answer shows the 2nd item as top"),
     # -- golden review ----------------------------------------------------------------------------------------------
