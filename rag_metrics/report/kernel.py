@@ -64,6 +64,8 @@ def _lab_stable(value):
     """JSON that JupyterLab saves back unchanged: JavaScript writes the float 1.0 as 1, so integral floats are ints."""
     if isinstance(value, dict):
         return {k: _lab_stable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_lab_stable(v) for v in value]
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -76,7 +78,7 @@ def banner(message: str) -> None:
 
 
 def claim(condition, text_if_true: str, text_if_false: str | None = None, *, headline: bool = False,
-          name: str | None = None) -> None:
+          name: str | None = None, figures: dict | None = None) -> None:
     """Print a conclusion only when the numbers beside it support it; record every claim with its truth.
 
     ``condition`` is computed from the notebook's variables (``bool(condition)`` is taken). When it holds,
@@ -88,11 +90,16 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
 
     Values interpolated into the texts that come from a user's file must go through
     :func:`rag_metrics.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
+
+    ``name`` and ``figures`` (``{name: number or text}``, the values the condition and the texts are computed
+    from) are recorded too: a test that knows what the sentence means can recompute the condition from the
+    figures and check that the notebook's condition says what its sentence says.
     """
     holds = bool(condition)
     shown = text_if_true if holds else text_if_false
     data = _lab_stable({"name": name, "holds": holds, "headline": bool(headline), "text_if_true": text_if_true,
-                        "text_if_false": text_if_false, "shown": shown})
+                        "text_if_false": text_if_false, "shown": shown,
+                        **({"figures": jsonable(dict(figures))} if figures else {})})
     bundle = {CLAIM_MIME: data}
     if shown:
         bundle |= {"text/markdown": shown, "text/plain": shown}
