@@ -44,6 +44,96 @@ GLOSSARY = {
     "no_answer_lowers_judged": lambda f, h: f["answerable"] > f["all"],
 }
 
+def _headline(h, name):
+    return h[name]["mean"]
+
+
+DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; gold {manual, faq}
+    "source_reproduced": lambda f, h: (
+        that(close(_headline(h, f"Recall@{f['k']} cut_then_dedup"), f["cut"])
+             and close(_headline(h, f"Recall@{f['k']} dedup_then_cut"), f["dedup"]), "figures differ from the headlines")
+        and f["k"] == f["source_k"] and [f["naive"], f["cut"], f["dedup"]] == f["source"]),
+    "naive_above_one": lambda f, h: (that(close(f["naive"] * f["n_gold"], min(f["k"], 4)),
+                                          "the naive count is the gold chunks among the top k over the gold documents")
+                                     and f["naive"] > 1),
+    "orders_differ": lambda f, h: (that(close(f["cut"], f["in_context"] / f["n_gold"])
+                                        and len(f["missing"]) == f["n_gold"] - f["in_context"]
+                                        and (f["k"] in f["differ"]) == (f["cut"] != f["dedup"]))
+                                   and f["cut"] != f["dedup"]),
+}
+
+CHUNKING_GRID = {
+    "grid_moves_in_questions": lambda f, h: all(abs(x - round(x)) < 1e-9 for x in f["hits"]),
+    "grid_flat": lambda f, h: (that(close(f["spread"], max(f["recalls"]) - min(f["recalls"])), "spread is not max - min")
+                               and f["spread"] * f["n_eval"] <= 2),
+    "misses_by_language": lambda f, h: (that(f["table_rows"] == f["missed"] and f["table_cross"] == f["cross_language"]
+                                             and f["cross_language"] <= f["missed"] <= f["gold"])
+                                        and f["missed"] > 0),
+    "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
+    "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
+                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"])
+                                           and f["flat"] and f["avoidable"] > 0
+                                           and 2 * f["avoidable_cross_language"] >= f["avoidable"]),
+    "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))
+                                                    and f["gap"] * f["n_eval"] < 1),
+    "heading_cheaper": lambda f, h: f["heading_recall"] >= f["largest_recall"] and f["heading_chars"] < f["largest_chars"],
+}
+
+def _sample_failures(f):
+    c = f["counts"]
+    that(f["retrieval_failed"] == c["retrieval_failure"] + c["correct_without_evidence"]
+         and f["answer_failed"] == c["retrieval_failure"] + c["generation_failure"]
+         and f["both"] == c["retrieval_failure"] and f["three"]["retrieval_failure"] == f["retrieval_failed"]
+         and sum(c.values()) == sum(f["three"].values()) == f["n"], "status counts and failure counts disagree")
+    return not (f["retrieval_failed"] == f["answer_failed"] == f["both"])
+
+
+RETRIEVAL_VS_GENERATION = {
+    "source_reproduced": lambda f, h: [round(f["recall"], 3), round(f["accuracy"], 3)] == f["source"],
+    "same_averages_different_failures": lambda f, h: (
+        that(all(f["statuses"][q] in ("retrieval_failure", "correct_without_evidence") for q in f["retrieval_missed"]))
+        and close(f["recall"], f["accuracy"]) and not set(f["retrieval_missed"]) & set(f["answer_wrong"])),
+    "k_is_the_logged_context": lambda f, h: that(f["refused"] == (f["k"] != f["context_k"])) and f["k"] == f["context_k"],
+    "sample_failures_differ": lambda f, h: _sample_failures(f),
+    "any_rule_moves": lambda f, h: that(0 <= f["with_policy"] <= f["moved"]) and f["moved"] > 0
+    and f["with_policy"] == f["moved"],
+    "check_group": lambda f, h: (that(len(f["check"]) == f["faithful_failures"] <= f["generation_failures"])
+                                 and len(f["check"]) > 0),
+    "threshold_trade": lambda f, h: that(0 <= f["quiet"] <= f["count"] and 0 <= f["lost"] <= 1)
+    and f["quiet"] > 0 and f["lost"] > 0,
+}
+
+def _most_gain(hits, n):
+    """The largest ceiling gain, in questions, of the oracle rows over the no-filter row (rows of [hit@1, hit@3, hit@5])."""
+    return max(round((row[i] - hits[0][i]) * n) for row in hits[1:] for i in range(len(hits[0])))
+
+
+UPPER_BOUNDS = {
+    "ceilings_barely_move": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"]))
+                                          and f["most_questions"] <= 2),
+    "document_adds_nothing_to_genre": lambda f, h: (
+        that(f["document_adds"] == max(abs(round((d - g) * f["n_eval"])) for g, d in zip(f["hits"][1], f["hits"][2])))
+        and f["document_adds"] == 0),
+    "source_misses_wrong_page": lambda f, h: (that(f["wrong_page"] + f["other"] == f["missed"])
+                                              and f["wrong_page"] > f["other"]),
+    "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
+                                                  for x, y in zip(row, src)),
+    "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
+    "document_row_by_construction": lambda f, h: all(x == 1 for x in f["row"]),
+    "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
+                                            and f["counts"][f["main_kind"]] == max(f["counts"].values()))
+                                       and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
+    "heading_helps": lambda f, h: (
+        that(close(_headline(h, f"page hit@{f['k']} fixed {f['size']}/{f['overlap']}"), f["fixed"])
+             and close(_headline(h, f"page hit@{f['k']} by heading"), f["heading"])
+             and f["moved"] == round((f["heading"] - f["fixed"]) * f["n_eval"]), "figures differ from the headlines")
+        and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
+}
+
 RULES = {
     "00_glossary": GLOSSARY,
+    "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
+    "02_chunking_grid": CHUNKING_GRID,
+    "04_upper_bound_filters": UPPER_BOUNDS,
+    "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
 }
