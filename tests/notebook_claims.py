@@ -130,10 +130,52 @@ UPPER_BOUNDS = {
         and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
 }
 
+NORMALIZATION = {
+    "source_reproduced": lambda f, h: (that(all(f["ours"][r] == f["source"][r][0] for r in f["source"]),
+                                            "the seed scores are the source's at any threshold")
+                                       and all(f["counts"][r] == f["source"][r][1] for r in f["source"])),
+    "raw_ranking_broken": lambda f, h: f["top"]["raw"] != "A",
+    "ranking_fixed_scores_scaled": lambda f, h: (f["top"]["documents_normalized"] == f["top"]["both_normalized"] == "A"
+                                                 and all(close(r, f["query_norm"]) for r in f["ratio"])),
+    "true_cosines": lambda f, h: that(f["passing"] == sum(c >= f["threshold"] for c in f["cosines"])),
+    "pass_count_differs": lambda f, h: f["counts"]["documents_normalized"] != f["counts"]["both_normalized"],
+    "real_top_same_pass_differs": lambda f, h: (that(f["ok"] <= f["broken"] if f["query_scale"] >= 1
+                                                     else f["broken"] <= f["ok"], "a longer query lets more through")
+                                                and f["same_top"] == f["n"] and f["moved"] >= 0.5),
+    "raw_queries_short": lambda f, h: f["max_norm"] < 1 and f["natural"] < f["ok"],
+    "audit_finds_stale": lambda f, h: f["off_unit"] == f["stale"] and f["same_ids"],
+}
+
+GOLDEN_SET = {
+    "review_drops_few": lambda f, h: f["dropped"] <= max(2, 0.1 * f["generated"]),
+    "cost_reconciled": lambda f, h: f["implied"] is not None and f["implied"] > 10_000,
+    "sample_complete": lambda f, h: (that((f["pages"] == f["documents"] * f["per_document"]) or f["shortfalls"] > 0)
+                                     and f["shortfalls"] == 0),
+    "flagged": lambda f, h: that(f["duplicates"] <= f["flagged"] <= f["total"]) and f["flagged"] > 0,
+    "duplicates_from_templates": lambda f, h: f["duplicates"] > f["total"] / 4,
+    "estimate": lambda f, h: (that(f["output_tokens"] == f["calls"] * f["questions_per_page"] * f["per_question"])
+                              and f["calls"] == f["pages"]),
+    "enough_questions": lambda f, h: f["kept"] >= 10,
+    "absolute_differs": lambda f, h: (that(close(f["gap"], sum(g - x for g, x in zip(f["generated"], f["hand"]))
+                                                / len(f["hand"])), "gap is not the mean difference")
+                                      and abs(f["gap"]) >= 0.05),
+    "generated_shorter": lambda f, h: f["generated"] < f["hand"],
+    "cannot_tell_apart": lambda f, h: len(set(f["values"])) == 1,
+    "same_ranking": lambda f, h: ([sorted(f["generated"], reverse=True).index(x) for x in f["generated"]]
+                                  == [sorted(f["hand"], reverse=True).index(x) for x in f["hand"]]),
+    "paired_within_noise": lambda f, h: that(f["ci_low"] <= f["mean_diff"] <= f["ci_high"]) and f["within_noise"],
+    "several_retrievers": lambda f, h: f["retrievers"] > 1,
+    "answered_elsewhere": lambda f, h: that(f["elsewhere"] <= f["generated"]) and f["elsewhere"] > 0,
+    "misses_answered_elsewhere": lambda f, h: (that(f["top1_elsewhere"] <= f["missed"])
+                                               and f["missed"] > 0 and f["top1_elsewhere"] > 0),
+}
+
 RULES = {
     "00_glossary": GLOSSARY,
     "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
     "02_chunking_grid": CHUNKING_GRID,
     "04_upper_bound_filters": UPPER_BOUNDS,
     "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
+    "06_normalization_threshold": NORMALIZATION,
+    "08_building_a_golden_set": GOLDEN_SET,
 }

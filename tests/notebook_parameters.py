@@ -38,9 +38,9 @@ NOTEBOOK_RUNS = {
         {"retriever": "hybrid", "size": 500, "overlap": 0},
     ],
     "notebooks/04_upper_bound_filters.ipynb": [
-        {"k": 1, "window": 0, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},
-        {"retriever": "hybrid", "min_chars": 96, "window": 0},
-        {"size": 1500, "overlap": 300},
+        {"k": 1, "window": 1, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},
+        {"min_chars": 96},
+        {"size": 1500, "overlap": 300, "retriever": "bm25", "window": 1},
     ],
     "notebooks/05_retrieval_vs_generation.ipynb": [
         {"generator": "gen_b", "match": "contains"},
