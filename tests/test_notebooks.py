@@ -124,6 +124,27 @@ def test_every_lesson_links_the_glossary(path):
     assert f"]({GLOSSARY}" in markdown, f"{path.name} does not link {GLOSSARY}"
 
 
+def test_glossary_links_reach_their_entries_in_the_html_report(tmp_path):
+    """Every link to a glossary entry, from any notebook, lands on a heading of the glossary's exported page (the
+    report rewrites ``.ipynb`` links to the sibling ``.html``; JupyterLab names heading anchors the same way)."""
+    import re
+
+    from rag_metrics.report.runner import export_html
+
+    export_html(ROOT / "notebooks" / GLOSSARY, tmp_path / "glossary.html")
+    ids = set(re.findall(r'id="([^"]+)"', (tmp_path / "glossary.html").read_text(encoding="utf-8")))
+    links = {}
+    for path in ROOT.glob("notebooks/*.ipynb"):
+        export_html(path, tmp_path / f"{path.stem}.html")
+        page = (tmp_path / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert ".ipynb#" not in page and f'href="{GLOSSARY}' not in page, f"{path.name}: a link left to the .ipynb"
+        for anchor in re.findall(r'href="00_glossary\.html#([^"]+)"', page):
+            links.setdefault(anchor, []).append(path.stem)
+    assert links, "no notebook links a glossary entry"
+    missing = {a: names for a, names in links.items() if a not in ids}
+    assert not missing, f"glossary anchors that do not exist: {missing}"
+
+
 def lab_save(text: str) -> str:
     """What JupyterLab writes back for a notebook it opened: its kernel's display name, JSON outputs through
     JavaScript (whose numbers have no integral floats), nbformat's own serialization."""
