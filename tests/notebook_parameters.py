@@ -190,6 +190,15 @@ FIXES = {
     "notebooks/04_upper_bound_filters.ipynb": _overlap_below_size,
 }
 
+KNOWN_FAILURES = {
+    ("notebooks/07_small_sample_noise.ipynb", "random0"):
+        "its checks cell asserts that the bootstrap CI narrows with every added question; with measure=mrr and "
+        "1,000 resamples one step widens (a Monte Carlo interval is not monotone): the assertion is false, not the "
+        "statistics",
+}
+"""Runs that fail today in a notebook its owner is still converting: (notebook, run label) -> the defect. They are
+expected to fail (strictly: a run that passes fails the test, so the entry is removed once the notebook is fixed)."""
+
 DRAWS = int(os.environ.get("NOTEBOOK_DRAWS", "2"))
 """Random draws per notebook in ``make test`` (a handful: each is a full notebook run)."""
 SEED = int(os.environ.get("NOTEBOOK_SEED", "0"))

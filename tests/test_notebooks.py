@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from notebook_claims import RULES
-from notebook_parameters import DRAWS, NOTEBOOK_RUNS, SPACES, draw
+from notebook_parameters import DRAWS, KNOWN_FAILURES, NOTEBOOK_RUNS, SEED, SPACES, draw
 
 papermill = pytest.importorskip("papermill")
 
@@ -40,6 +40,10 @@ def test_every_parameter_has_a_valid_range_and_draws_are_reproducible():
 
 RUNS = ([(name, f"table{i}", params) for name, runs in NOTEBOOK_RUNS.items() for i, params in enumerate(runs)]
         + [(name, f"random{i}", draw(name, i)) for name in NOTEBOOK_RUNS for i in range(DRAWS)])
+RUNS = [pytest.param(*run, id=f"{Path(run[0]).stem}-{run[1]}",
+                     marks=[pytest.mark.xfail(reason=KNOWN_FAILURES[run[:2]], strict=True)]
+                     if run[:2] in KNOWN_FAILURES and SEED == 0 else [])
+        for run in RUNS]
 
 
 def check_claims(path: Path, stem: str) -> list[str]:
@@ -78,7 +82,7 @@ def check_claims(path: Path, stem: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("name, label, params", RUNS, ids=[f"{Path(n).stem}-{label}" for n, label, _ in RUNS])
+@pytest.mark.parametrize("name, label, params", RUNS)
 def test_every_notebook_runs_and_says_nothing_false(tmp_path, name, label, params):
     """Each run of the fixed table and each random draw: no error, the checks cell ran to its end, and no claim is
     false -- neither shown for a condition that does not hold, nor computed differently from what its sentence says."""
