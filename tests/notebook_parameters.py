@@ -50,6 +50,7 @@ NOTEBOOK_RUNS = {
     ],
     "notebooks/06_normalization_threshold.ipynb": [
         {"threshold": 0.5, "query_scale": 1.0, "real_threshold": 0.5, "stale_document": "faq_ja"},
+        {"threshold": 3.0, "query_scale": 0.5},
     ],
     "notebooks/07_small_sample_noise.ipynb": [
         {"measure": "recall@3", "retriever_b": "dense", "overlap_b": 0, "n_resamples": 2000},
@@ -59,7 +60,7 @@ NOTEBOOK_RUNS = {
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
          "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0, "retrievers": ["bm25"], "size": 300,
          "overlap": 50, "k": 5, "elsewhere_share": 0.5},
-        {"per_document": 1, "retrievers": ["dense", "hybrid"], "elsewhere_share": 1.0, "k": 1},
+        {"per_document": 1, "retrievers": ["bm25", "hybrid"], "elsewhere_share": 1.0, "k": 1},
         {"elsewhere_share": 0.3, "k": 10, "duplicate_threshold": 0.3},
     ],
     "rag_metrics/report/experiment.ipynb": [

@@ -233,13 +233,14 @@ def test_three_status_taxonomy_counts_a_right_answer_without_evidence_as_a_retri
 
 def test_top_gold_retrieved_names_the_answer_bearing_document():
     table = pd.DataFrame({
-        "question_id": ["both", "policy", "faq_only"], "expected_answer": ["x"] * 3,
-        "gold_ids": [["policy", "faq"]] * 3, "gold_relevance": [{"policy": 2.0, "faq": 1.0}] * 3,
-        "retrieved_ids": [["policy", "faq"], ["policy", "z"], ["faq", "z"]], "generated_answer": ["x"] * 3,
+        "question_id": ["both", "policy", "faq_only", "policy_too_late"], "expected_answer": ["x"] * 4,
+        "gold_ids": [["policy", "faq"]] * 4, "gold_relevance": [{"policy": 2.0, "faq": 1.0}] * 4,
+        "retrieved_ids": [["policy", "faq"], ["policy", "z"], ["faq", "z"], ["faq", "z", "policy"]],
+        "generated_answer": ["x"] * 4,
     })
     rec = attribute(table, k=2).records
-    assert rec["status"].tolist() == ["passed", "correct_without_evidence", "correct_without_evidence"]
-    assert rec["top_gold_retrieved"].tolist() == [True, True, False]
+    assert rec["status"].tolist() == ["passed"] + ["correct_without_evidence"] * 3
+    assert rec["top_gold_retrieved"].tolist() == [True, True, False, False]  # the policy at rank 3 is not in the top 2
     from rag_metrics.io.corpus import load_answers
 
     logs = load_answers()
