@@ -113,7 +113,7 @@ def test_committed_notebooks_teach_their_lesson(path):
     found = claims(path)
     failed = [c["text_if_true"] for c in found if c["headline"] and not c["holds"]]
     assert not failed, f"{path.name}: headline claim(s) false at the defaults: {failed}"
-    if path.stem in RULES:
+    if path.stem in RULES and path.name != GLOSSARY:  # the glossary is a reference, not a lesson
         assert any(c["headline"] for c in found), f"{path.name}: no headline claim"
 
 
