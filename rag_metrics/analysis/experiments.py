@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_k
 from ..measures.evaluation import evaluate
 from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 from ..text import token_spans
@@ -153,8 +153,6 @@ def gold_misses(golden, run: pd.DataFrame, k: int, corpus) -> GoldMisses:
     with question_id, rank, doc_id), with the language of each and what no ranking at ``k`` could reach
     (:class:`GoldMisses`). Question languages come from :func:`question_language`, document languages from
     ``corpus.documents``."""
-    from ..errors import check_k
-
     k = check_k(k, func="gold_misses")
     gold = golden.gold.dropna(subset=["doc_id"])
     top = run[run["rank"] <= k].groupby("question_id")["doc_id"].agg(set)
