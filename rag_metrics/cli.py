@@ -190,6 +190,78 @@ def _parser() -> argparse.ArgumentParser:
                     help=f"the golden set (default {GOLDEN_WORK}/golden.jsonl)")
     ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
 
+    lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
+                        description="audit -> review -> accept; sample -> judge -> assess. "
+                                    "help(rag_metrics.golden.labels), help(rag_metrics.analysis.agreement)")
+    lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
+    la = lsub.add_parser("audit", help="candidate answer pages, near-duplicate questions, answers on no gold page, "
+                                       "gold pages without text",
+                         description="For every answerable question: the retrieved pages that are not gold but hold "
+                                     "the expected answer (or a long fragment of the gold evidence), ranked and "
+                                     "highlighted. Writes DIR/review.csv (decision pending -> accept/reject), "
+                                     "DIR/findings.csv, DIR/audit.html and DIR/audit.json.")
+    la.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    la.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    la.add_argument("--run", action="append", required=True, metavar="LOG", help="retrieval log (repeatable)")
+    la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
+                    help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
+    la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
+    la.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
+    la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
+    la.add_argument("--min-evidence-chars", type=int, default=48,
+                    help="shared fragment with the gold evidence that makes a candidate (default 48)")
+    la.add_argument("--duplicate-threshold", type=float, default=0.7,
+                    help="trigram similarity from which questions are near-duplicates (default 0.7)")
+    ls = lsub.add_parser("assess", help="grade the retrieved pages nobody labelled; measure the assessor against people "
+                                        "first; hit@k with assessed labels and prediction-powered",
+                         description="An assessor (offline: answer and evidence matching; openai / bedrock: an LLM "
+                                     "with a versioned graded-relevance prompt) grades every retrieved top-k page. On "
+                                     "the pages people labelled (gold pages, judgments) it is measured: confusion "
+                                     "matrix, Cohen's kappa with its interval. Only then, when kappa reaches 0.6 on 20+ "
+                                     "items (or --force), hit@k with assessed labels added and its prediction-powered "
+                                     "estimate are printed. Writes DIR/assessed.jsonl (assessed labels only, apart from "
+                                     "human ones) and DIR/agreement.json. help(rag_metrics.analysis.agreement)")
+    ls.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    ls.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    ls.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    ls.add_argument("--judgments", metavar="FILE", help="human judgments (default: GOLDEN.judgments.jsonl if present)")
+    ls.add_argument("--assessor", default="offline", help="offline (default), openai or bedrock")
+    ls.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="assessor option (repeatable): model, base_url, region, retries, backoff, max_tokens, "
+                         "min_evidence_chars")
+    ls.add_argument("-k", type=int, default=5, help="the top k graded and evaluated (default 5)")
+    ls.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/assess", metavar="DIR",
+                    help=f"folder of the assessed labels (default {GOLDEN_WORK}/assess)")
+    ls.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM response cache")
+    ls.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    ls.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    ls.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    ls.add_argument("--force", action="store_true", help="use an assessor below the stated agreement anyway")
+    ls.add_argument("--sample", metavar="SHEET", help="a filled judging sheet (`labels sample`): a random sample of "
+                                                      "questions people judged completely; gives the prediction-"
+                                                      "powered figure")
+    lm = lsub.add_parser("sample", help="draw questions at random and list their retrieved pages for people to judge",
+                         description="Writes a judging sheet (CSV): n answerable questions drawn at random (seeded) "
+                                     "and every page the run retrieved for them in the top k; gold pages pre-marked "
+                                     "yes. Mark every other page relevant yes or no, then give the sheet to "
+                                     "`labels assess --sample`.")
+    lm.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    lm.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    lm.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
+    lm.add_argument("-n", type=int, default=30, help="questions drawn (default 30)")
+    lm.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    lm.add_argument("-k", type=int, default=5, help="the top k listed (default 5)")
+    lm.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/judging_sheet.csv", metavar="FILE",
+                    help=f"the sheet (default {GOLDEN_WORK}/judging_sheet.csv)")
+    lc = lsub.add_parser("accept", help="write a new golden set with the accepted pages as gold (who, when, why)")
+    lc.add_argument("--golden", required=True, metavar="FILE", help="the golden set that was audited")
+    lc.add_argument("--decisions", default=f"{GOLDEN_WORK}/audit/review.csv", metavar="FILE",
+                    help=f"the reviewed file (default {GOLDEN_WORK}/audit/review.csv)")
+    lc.add_argument("-o", "--output", required=True, metavar="FILE", help="the new golden set (JSON lines)")
+    lc.add_argument("--by", required=True, metavar="NAME", help="who reviewed (recorded with every accepted page)")
+    lc.add_argument("--pages", metavar="PATH", help="check the pages against these documents")
+
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "
                                     "Without: run the notebooks through papermill.")
@@ -433,6 +505,139 @@ def cmd_golden(args) -> int:
     return 0
 
 
+def cmd_labels(args) -> int:
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+
+    if args.action == "audit":
+        from .golden.labels import audit_labels
+        from .io.logs import load_log, parse_field_mapping
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        fields = parse_field_mapping(args.field)
+        logs = [load_log(path, preset=args.preset, fields=fields, page_base=args.page_base) for path in args.run]
+        audit = audit_labels(golden, corpus, logs, k=args.k, min_evidence_chars=args.min_evidence_chars,
+                             duplicate_threshold=args.duplicate_threshold)
+        paths = audit.write(args.output)
+        c = audit.counts()
+        share = "-" if c["judged_share"] is None else f"{c['judged_share']:.3f}"
+        print(f"wrote {paths['review']} and {paths['html']}: {c['candidates']} candidate page(s) for "
+              f"{c['questions_with_candidates']} question(s) ({c['candidates_with_answer']} hold the expected answer); "
+              f"judged share of the retrieved pages {share}")
+        print(f"{c['near_duplicates']} near-duplicate pair(s), {c['answer_not_on_gold_page']} answer(s) on no gold "
+              f"page, {c['no_expected_answer']} question(s) without an expected answer, {c['gold_pages_without_text']} "
+              f"gold page(s) without text: {paths['findings']}")
+        for row in audit.candidates.head(10).to_dict("records"):
+            print(f"  {row['candidate_id']}: {row['reasons']}")
+        return 0
+    if args.action == "assess":
+        return _labels_assess(args)
+    if args.action == "sample":
+        from .analysis.experiment import evaluate_log
+        from .golden.labels import judging_sample
+        from .golden.review import write_review
+        from .io.logs import load_log
+
+        corpus = load_corpus(args.pages)
+        golden = load_golden(args.golden, corpus=corpus)
+        sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,
+                               k=args.k)
+        write_review(sheet, args.output)
+        todo = int(sheet["relevant"].isna().sum() - sheet["doc_id"].isna().sum())
+        print(f"wrote {args.output}: {sheet['question_id'].nunique()} questions drawn at random (seed {args.seed}), "
+              f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
+              "yes or no; gold pages are marked yes)")
+        return 0
+    from .golden.labels import accept_labels, read_audit_decisions
+
+    corpus = load_corpus(args.pages) if args.pages else None
+    decisions = read_audit_decisions(args.decisions)
+    golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,
+                                        decisions_source=args.decisions)
+    meta = json.loads(Path(str(path) + ".meta.json").read_text(encoding="utf-8"))
+    print(f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, {meta['pending']} "
+          f"pending; human judgments in {jpath}")
+    print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
+          "not compared with runs judged against the new one")
+    return 0
+
+
+def _labels_assess(args) -> int:
+    import pandas as pd
+
+    from .analysis.agreement import agreement, assessed_figures
+    from .analysis.assessors import assess_items, assessment_items
+    from .analysis.experiment import evaluate_log
+    from .golden.assessors import load_assessor
+    from .golden.labels import human_labels, load_judgments
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+    from .io.jsonl import write_jsonl
+    from .io.logs import load_log
+
+    options = _options(args.option)
+    if args.assessor in ("openai", "bedrock"):
+        options.setdefault("cache_dir", args.cache)
+    assessor = load_assessor(args.assessor, **options)
+    corpus = load_corpus(args.pages)
+    golden = load_golden(args.golden, corpus=corpus)
+    judgments_path = args.judgments or (str(args.golden) + ".judgments.jsonl")
+    judgments = load_judgments(judgments_path) if args.judgments or Path(judgments_path).is_file() else None
+    sample = None
+    if args.sample:
+        from .golden.labels import read_judging_sheet
+
+        sheet, sample = read_judging_sheet(args.sample)
+        judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
+            ["question_id", "doc_id", "page"], keep="last")
+    human = human_labels(golden, judgments)
+    result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
+    items = assessment_items(result, corpus, k=args.k)
+    keys = ["question_id", "doc_id", "page"]
+    labelled_keys = set(map(tuple, human[keys].itertuples(index=False)))
+    is_labelled = [t in labelled_keys for t in map(tuple, items[keys].itertuples(index=False))]
+    if hasattr(assessor, "estimate"):
+        est = assessor.estimate(items, price_in=args.price_in, price_out=args.price_out)
+        cost = "unknown (give --price-in and --price-out, USD per million tokens)" if est["cost"] is None \
+            else f"${est['cost']:.4f}"
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people, graded to measure the "
+              f"assessor): {est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} "
+              f"input + {est['output_tokens']} output tokens; cost {cost}")
+    else:
+        print(f"{len(items)} retrieved top-{args.k} pages ({sum(is_labelled)} labelled by people); the "
+              f"{args.assessor} assessor makes no call and costs nothing")
+    if args.dry_run:
+        return 0
+    measured = assess_items(items[is_labelled], assessor)
+    labels = assess_items(items, assessor, human=human)
+    agr = agreement(measured, human, assessor=args.assessor)
+    out = Path(args.output)
+    write_jsonl(labels.to_dict("records"), out / "assessed.jsonl")
+    (out / "agreement.json").write_text(json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
+                                        encoding="utf-8")
+    k = agr.kappa
+    kappa = "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
+    print(f"agreement with people on {agr.n} labelled pages: kappa {kappa}, accuracy {agr.accuracy:.3f}")
+    print(agr.confusion.to_string())
+    print(agr.verdict)
+    print(f"wrote {out / 'assessed.jsonl'}: {len(labels)} assessed label(s) of unlabelled pages "
+          f"({int(labels['relevant'].sum()) if len(labels) else 0} relevant), kept apart from the human labels")
+    if not agr.usable and not args.force:
+        print("figures with assessed labels are not shown: the assessor is refused for headline figures (--force to "
+              "see them anyway)")
+        return 0
+    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
+                               force=args.force, sample=sample)
+    print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
+    if args.force and not agr.usable:
+        print("(forced: the assessor is below the stated agreement)")
+    if sample is None:
+        print("no prediction-powered figure: give --sample, a random sample of questions people judged completely "
+              "(`rag-metrics labels sample`)")
+    return 0
+
+
 def cmd_run(args) -> int:
     import datetime as dt
 
@@ -503,7 +708,7 @@ def cmd_history(args) -> int:
 
 
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels}
 
 
 def main(argv=None) -> int:

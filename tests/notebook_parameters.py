@@ -63,6 +63,12 @@ NOTEBOOK_RUNS = {
         {"per_document": 1, "retrievers": ["bm25", "hybrid"], "elsewhere_share": 1.0, "k": 1},
         {"elsewhere_share": 0.3, "k": 10, "duplicate_threshold": 0.3},
     ],
+    "notebooks/09_labels_you_can_trust.ipynb": [
+        {"retriever": "dense", "k": 5, "per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3,
+         "size": 300, "overlap": 50, "min_evidence_chars": 32, "sample_size": 20, "sample_seed": 3,
+         "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0},
+        {"k": 1, "retriever": "hybrid", "sample_size": 65},
+    ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
@@ -153,6 +159,12 @@ SPACES = {
         "price_out": Floats(0.0, 15.0), "retrievers": Subset(("bm25", "dense", "hybrid"), 1, 3),
         "size": Choice((300, 400, 800)), "overlap": Choice((0, 50, 100)), "k": Ints(1, 10),
         "elsewhere_share": Floats(0.3, 1.0)},
+    "notebooks/09_labels_you_can_trust.ipynb": {
+        "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
+        "questions_per_page": Ints(1, 3), "retriever": RETRIEVER, "size": Choice((300, 400, 800)),
+        "overlap": Choice((0, 50, 100)), "k": Ints(1, 10), "min_evidence_chars": Choice((16, 32, 48, 96)),
+        "sample_size": Ints(2, 65), "sample_seed": Ints(0, 50), "llm_model": Choice(("gpt-4o-mini", "llama3.1:8b")),
+        "price_in": Floats(0.0, 5.0), "price_out": Floats(0.0, 15.0)},
     "rag_metrics/report/experiment.ipynb": {
         # The inputs (golden set, pages, answers, their preset and field mapping) belong together: the table moves
         # them; the draws keep them at their defaults and vary the runs and the settings.

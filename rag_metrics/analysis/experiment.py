@@ -33,7 +33,7 @@ from ..judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, PageIndex
 from ..measures.evaluation import Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
-from .failures import FAILURE_KINDS, failure_breakdown_judged
+from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
 from .stats import bootstrap_ci
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table"]
@@ -110,7 +110,8 @@ class ExperimentResult:
     def headline_measures(self) -> list[str]:
         names = [f"hit@{k}" for k in self.ks] + ["mrr"]
         multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()
-        return names + ([f"recall@{max(self.ks)}"] if multi else [])
+        groups = [f"sufficiency@{max(self.ks)}"] if getattr(self.golden, "has_groups", False) else []
+        return names + ([f"recall@{max(self.ks)}"] if multi else []) + groups
 
     @property
     def evaluation(self) -> Evaluation:
@@ -150,10 +151,12 @@ class ExperimentResult:
         return means[means["n"] > 0]
 
     def failure_counts(self) -> pd.DataFrame:
+        """Questions per failure kind; with evidence groups, also ``group_missing`` (a hit, but a group missing)."""
+        kinds = FAILURE_KINDS + ((GROUP_MISSING,) if getattr(self.golden, "has_groups", False) else ())
         counts = self.failures["failure"].value_counts()
-        return pd.DataFrame({"questions": [int(counts.get(k, 0)) for k in FAILURE_KINDS],
+        return pd.DataFrame({"questions": [int(counts.get(k, 0)) for k in kinds],
                              "question IDs": [", ".join(self.failures.loc[self.failures["failure"] == k, "question_id"])
-                                              for k in FAILURE_KINDS]}, index=pd.Index(FAILURE_KINDS, name="failure"))
+                                              for k in kinds]}, index=pd.Index(kinds, name="failure"))
 
     def no_answer(self) -> pd.DataFrame:
         """The no_answer questions: what came back for them (they have no gold; evaluated apart)."""
@@ -321,17 +324,20 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
         raise InputError(f"judge {primary!r} does not apply to this log (applicable: {', '.join(judges)}).",
                          field="judge")
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
+    if golden.has_groups:
+        measures += [f"sufficiency@{k}" for k in ks]
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
     index = PageIndex(corpus) if corpus is not None else None
     for name, judge in judges.items():
         judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
         pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.gold, with_doc[["question_id", "rank", "doc_id"]], measures)
+    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
     chunk = None
     if golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any():
         gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]], measures, level="chunk")
+        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
+                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
     failed = [qmap[q if q is not None else f"text:{t}"] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])

@@ -4,6 +4,11 @@
 checked in this order: ``not_retrieved`` (no gold document in the top k),
 ``other_document_first`` (a gold document is in the top k but another document is ranked
 first), ``wrong_page`` (a gold document is ranked first, but no chunk satisfies a gold page).
+A question written with evidence groups (``gold_groups``) that has a judged hit but not every
+group satisfied in the top k is listed too, as ``group_missing`` (:data:`GROUP_MISSING`): the
+evidence is incomplete, not absent. For a golden set with groups, three more columns: ``groups`` and
+``groups_missing`` count a question's groups (a question without groups has one) and those with no satisfied page;
+``missing`` names the pages of the missing groups.
 
 :func:`upper_bounds` runs a retriever with no filter, restricted to the gold genre and to the
 gold document (oracle filters, :mod:`rag_metrics.retrieval.retrievers`): the ceiling of an idea
@@ -18,9 +23,13 @@ from ..judging.judges import judge_run
 from ..measures.evaluation import evaluate
 from ..measures.pages import evaluate_pages
 
-__all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAILURE_KINDS"]
+__all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAILURE_KINDS", "GROUP_MISSING"]
 
 FAILURE_KINDS = ("not_retrieved", "other_document_first", "wrong_page")
+GROUP_MISSING = "group_missing"
+"""The kind of a question with evidence groups that has a hit at k but not every group satisfied."""
+_COLUMNS = ["question_id", "type", "failure", "first_document", "gold_documents"]
+_GROUP_COLUMNS = ["groups", "groups_missing", "missing"]
 
 
 def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, k: int) -> pd.DataFrame:
@@ -34,14 +43,20 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
     by_question = {q: g for q, g in top_k.groupby("question_id", sort=False)}
     empty = top_k.iloc[:0]
     gold_docs = golden.gold_pages.groupby("question_id")["doc_id"].agg(set)
+    groups = golden.groups() if hasattr(golden, "groups") else {}
     types = golden.questions["type"]
     rows = []
     for q, docs in gold_docs.items():
         top = by_question.get(q, empty)
+        own = groups.get(q) or [frozenset(zip(golden.gold_pages.loc[golden.gold_pages["question_id"] == q, "doc_id"],
+                                             golden.gold_pages.loc[golden.gold_pages["question_id"] == q, "page"]))]
+        satisfied = frozenset().union(*top["satisfies"]) if len(top) else frozenset()
+        missing = [g for g in own if not g & satisfied]
         if top["hit"].any():
-            continue
-        in_top = top["doc_id"].isin(docs)
-        if not in_top.any():
+            if not missing:
+                continue
+            kind = GROUP_MISSING
+        elif not top["doc_id"].isin(docs).any():
             kind = "not_retrieved"
         elif top["doc_id"].iloc[0] not in docs:
             kind = "other_document_first"
@@ -49,8 +64,10 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
             kind = "wrong_page"
         rows.append({"question_id": q, "type": types.get(q, ""), "failure": kind,
                      "first_document": top["doc_id"].iloc[0] if len(top) else None,
-                     "gold_documents": ", ".join(sorted(docs))})
-    return pd.DataFrame(rows, columns=["question_id", "type", "failure", "first_document", "gold_documents"])
+                     "gold_documents": ", ".join(sorted(docs)), "groups": len(own), "groups_missing": len(missing),
+                     "missing": "; ".join(" or ".join(f"{d} p.{p}" for d, p in sorted(g)) for g in missing)})
+    with_groups = bool(getattr(golden, "has_groups", False))
+    return pd.DataFrame(rows, columns=_COLUMNS + _GROUP_COLUMNS)[_COLUMNS + (_GROUP_COLUMNS if with_groups else [])]
 
 
 def upper_bounds(golden, corpus, chunks, retriever, *, judge=None, ks=(1, 3, 5)) -> pd.DataFrame:

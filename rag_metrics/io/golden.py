@@ -13,6 +13,16 @@ JSON lines, one question per line::
      "answer": "30 days",                                        (expected short answer; null if none)
      "labelled": false}                                          (optional; default true)
 
+Evidence that must come together (a multi-hop question) is written as groups::
+
+    "gold_groups": [[["policy", 3], ["faq", 2]], [["travel", 8]]]
+
+Every group is needed; any page of a group satisfies it (here: policy p.3 or faq p.2, and travel
+p.8). ``gold_pages`` may then be left out (the pages of the groups); when both are given they hold
+the same pages. A question without groups has one: all its gold pages, any of which satisfies it
+(so ``sufficiency@k`` equals ``hit@k`` there). A page may belong to several groups; a group may
+not be listed twice, nor a page twice in one group.
+
 Only ``question_id`` and ``question`` are required. ``gold_docs`` may be left out when
 ``gold_pages`` is given (the pages' documents are the gold documents); pages are numbered from 1.
 ``type`` is free text (``definition``, ``fact``, ``procedure``...); ``no_answer`` marks a question
@@ -23,7 +33,9 @@ A labelled question needs gold unless it is ``no_answer``.
 CSV (UTF-8, header row), the same columns. Gold is given either long-form -- one row per gold
 item with ``doc_id`` (and ``page``, ``relevance``) or ``chunk_id``, repeating ``question_id`` (the
 other columns must then agree on every row of the question) -- or with ``gold_docs`` /
-``gold_pages`` / ``gold_chunks`` cells holding the JSON lists above. The reference workflow's
+``gold_pages`` / ``gold_chunks`` / ``gold_groups`` cells holding the JSON lists above. In long form a
+``group`` column (any label: ``1``, ``a``...) puts each gold page row in its group; a page in two
+groups takes two rows; rows of one question have a group on every row or on none. The reference workflow's
 sheet ``question_id,question,doc_id,page`` is a golden set as it stands.
 
 Every error names the file, the line and the field: malformed JSON, a non-UTF-8 byte, a
@@ -57,7 +69,8 @@ QUESTION_TYPES = ("definition", "fact", "procedure", "multi_hop", "no_answer")
 """The types of the sample golden set. Other types are accepted; ``no_answer`` has a meaning."""
 
 _LIST_FIELDS = ("gold_docs", "gold_pages", "gold_chunks")
-_EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks": '["doc#0001"]', "relevance": '{"doc": 2}'}
+_EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks": '["doc#0001"]', "relevance": '{"doc": 2}',
+             "gold_groups": '[[["doc", 3], ["faq", 2]], [["travel", 8]]]'}
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,8 @@ class GoldenSet:
     (a no_answer question has one row with doc_id None; unlabelled questions are absent).
     ``gold_pages``: question_id, doc_id, page. ``gold_chunks``: question_id, chunk_id.
     ``backlog``: IDs of questions whose gold is not annotated yet. ``source``: the file read.
+    ``gold_groups``: question_id, group (1, 2, ... in file order), doc_id, page -- only the
+    questions written with ``gold_groups``; the others have one group of all their gold pages.
     """
 
     questions: pd.DataFrame
@@ -77,6 +92,22 @@ class GoldenSet:
     backlog: tuple
     gold_chunks: pd.DataFrame | None = None
     source: str | None = None
+    gold_groups: pd.DataFrame | None = None
+
+    @property
+    def has_groups(self) -> bool:
+        """Whether any question is written with evidence groups."""
+        return self.gold_groups is not None and len(self.gold_groups) > 0
+
+    def groups(self) -> dict:
+        """``{question_id: [frozenset of (doc_id, page), ...]}`` for every question with gold pages: its groups
+        as written, or one group of all its gold pages."""
+        out = {q: [frozenset(zip(g["doc_id"], g["page"].astype(int)))]
+               for q, g in self.gold_pages.groupby("question_id", sort=False)}
+        if self.has_groups:
+            for q, g in self.gold_groups.groupby("question_id", sort=False):
+                out[q] = [frozenset(zip(m["doc_id"], m["page"].astype(int))) for _, m in g.groupby("group", sort=True)]
+        return out
 
     @property
     def labelled(self) -> pd.DataFrame:
@@ -88,11 +119,26 @@ class GoldenSet:
         with_gold = set(self.gold.loc[self.gold["doc_id"].notna(), "question_id"])
         return [q for q in self.questions.index if q in with_gold]
 
+    def document_gold(self) -> pd.DataFrame:
+        """:attr:`gold` with, when the set has evidence groups, a ``group`` column for document-level
+        ``sufficiency@k``: the groups (numbers as strings) a gold document has a page in, None for the questions
+        without groups (:func:`rag_metrics.evaluate` reads it)."""
+        if not self.has_groups:
+            return self.gold
+        member = {}
+        for q, g, d in zip(self.gold_groups["question_id"], self.gold_groups["group"], self.gold_groups["doc_id"]):
+            member.setdefault((q, d), []).append(str(g))
+        return self.gold.assign(group=[sorted(set(member[q, d])) if (q, d) in member else None
+                                       for q, d in zip(self.gold["question_id"], self.gold["doc_id"])])
+
     def fingerprint(self) -> str:
         """Digest of the questions and their gold: two runs are comparable only on the same golden set."""
-        return digest({"questions": self.questions[["question", "type", "labelled"]],
-                       "gold": self.gold[["question_id", "doc_id", "relevance"]],
-                       "pages": self.gold_pages, "chunks": self.gold_chunks})
+        parts = {"questions": self.questions[["question", "type", "labelled"]],
+                 "gold": self.gold[["question_id", "doc_id", "relevance"]],
+                 "pages": self.gold_pages, "chunks": self.gold_chunks}
+        if self.has_groups:  # only then: a set without groups keeps the fingerprint it always had
+            parts["groups"] = self.gold_groups
+        return digest(parts)
 
     def _repr_html_(self) -> str:
         from ..html import summary
@@ -174,6 +220,18 @@ def _record(row: dict, path, line) -> dict:
         dup = next((x for i, x in enumerate(items) if x in items[:i]), None)
         if dup is not None:
             raise _error(path, line, qid, f"{field} lists {list(dup) if isinstance(dup, tuple) else dup!r} twice.", field)
+    groups = _groups(row.get("gold_groups"), path, line, qid)
+    if groups:
+        members = list(dict.fromkeys(m for g in groups for m in g))
+        if not pages:
+            pages = members
+        elif set(pages) != set(members):
+            extra = next((list(p) for p in pages if p not in members), None)
+            missing = next((list(m) for m in members if m not in pages), None)
+            what = (f"gold page {extra!r} is in no group" if extra is not None
+                    else f"group page {missing!r} is not in gold_pages")
+            raise _error(path, line, qid, f"{what}; gold_groups and gold_pages must hold the same pages (or leave "
+                         "gold_pages out).", "gold_groups")
     if not docs and pages:
         docs = list(dict.fromkeys(d for d, _ in pages))
     for doc, page in pages:
@@ -194,7 +252,34 @@ def _record(row: dict, path, line) -> dict:
         raise _error(path, line, qid, "a labelled question needs gold (gold_docs, gold_pages or gold_chunks), or type "
                      "no_answer.", "gold_docs")
     return {"question_id": qid, "question": question, "type": typ, "answer": answer, "labelled": labelled,
-            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "line": line}
+            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "groups": groups, "line": line}
+
+
+def _groups(value, path, line, qid) -> list[list[tuple[str, int]]]:
+    """``gold_groups`` validated: a list of non-empty lists of ``[doc_id, page]``; [] when absent."""
+    if value is None:
+        return []
+    example = _EXAMPLES["gold_groups"]
+    if not isinstance(value, list) or not value:
+        raise _error(path, line, qid, f"'gold_groups' must be a non-empty list of groups of [doc_id, page], e.g. "
+                     f"{example}; got {value!r}.", "gold_groups")
+    groups = []
+    for i, group in enumerate(value, start=1):
+        if not isinstance(group, list) or not group:
+            raise _error(path, line, qid, f"gold group {i} must be a non-empty list of [doc_id, page], e.g. {example}; "
+                         f"got {group!r}.", "gold_groups")
+        members = []
+        for item in group:
+            if not (isinstance(item, (list, tuple)) and len(item) == 2):
+                raise _error(path, line, qid, f"gold group {i}: {item!r} must be [doc_id, page number].", "gold_groups")
+            member = (_id(item[0], path, line, qid, "gold_groups"), _page(item[1], path, line, qid, "gold_groups"))
+            if member in members:
+                raise _error(path, line, qid, f"gold group {i} lists {list(member)!r} twice.", "gold_groups")
+            members.append(member)
+        if set(members) in [set(g) for g in groups]:
+            raise _error(path, line, qid, f"gold group {i} repeats an earlier group.", "gold_groups")
+        groups.append(members)
+    return groups
 
 
 def _csv_rows(path) -> list[tuple[int, dict]]:
@@ -218,7 +303,7 @@ def _csv_rows(path) -> list[tuple[int, dict]]:
             if cells.get(key):
                 record[key] = cells[key]
         doc, page, chunk = cells.get("doc_id"), cells.get("page"), cells.get("chunk_id")
-        for field in (*_LIST_FIELDS, "relevance"):
+        for field in (*_LIST_FIELDS, "gold_groups", "relevance"):
             if not cells.get(field):
                 continue
             try:
@@ -235,6 +320,14 @@ def _csv_rows(path) -> list[tuple[int, dict]]:
             record[field] = value
         if page and not doc:
             raise InputError(f"question {qid!r}: 'page' given without 'doc_id'.", path=path, line=line, field="page")
+        group = cells.get("group")
+        if group:
+            if not (doc and page):
+                raise InputError(f"question {qid!r}: a 'group' needs the 'doc_id' and 'page' of its gold page on its "
+                                 "row.", path=path, line=line, field="group")
+            record["_group_rows"] = [(group, [doc, page], line)]
+        elif "group" in cells and doc:
+            record["_group_rows"] = [(None, [doc, page], line)]
         if doc:
             if page:
                 record.setdefault("gold_pages", []).append([doc, page])
@@ -254,11 +347,37 @@ def _csv_rows(path) -> list[tuple[int, dict]]:
                 for item in record.get(field, []):
                     if field == "gold_docs" and item in prev.get(field, []):
                         continue  # a document repeated on the rows of its pages
+                    if field == "gold_pages" and record.get("_group_rows") and item in prev.get(field, []):
+                        continue  # a page repeated on the rows of its groups
                     prev.setdefault(field, []).append(item)
             prev.setdefault("relevance", {}).update(record.get("relevance", {}))
+            prev.setdefault("_group_rows", []).extend(record.get("_group_rows", []))
+            if "gold_groups" in record:
+                prev["gold_groups"] = record["gold_groups"]
         else:
             merged[qid or f"\0{line}"] = (line, record)
-    return list(merged.values())
+    return [(line, _long_form_groups(record, path)) for line, record in merged.values()]
+
+
+def _long_form_groups(record: dict, path) -> dict:
+    """A CSV question's ``group`` cells turned into ``gold_groups`` (groups in order of first appearance)."""
+    rows = record.pop("_group_rows", [])
+    labelled = [r for r in rows if r[0] is not None]
+    if not labelled:
+        return record
+    qid = record.get("question_id")
+    unlabelled = next((r for r in rows if r[0] is None), None)
+    if unlabelled is not None:
+        raise InputError(f"question {qid!r}: gold page {unlabelled[1]!r} has no group while other rows of the question "
+                         "have one; give every gold row of a question a group, or none.", path=path,
+                         line=unlabelled[2], field="group")
+    if "gold_groups" in record:
+        raise InputError(f"question {qid!r}: evidence groups given twice (a 'gold_groups' cell and 'group' rows).",
+                         path=path, line=labelled[0][2], field="group")
+    groups: dict = {}
+    for label, page, _ in labelled:
+        groups.setdefault(label, []).append(page)
+    return {**record, "gold_groups": list(groups.values())}
 
 
 def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> GoldenSet:
@@ -266,7 +385,7 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
     import pandas as pd
 
     n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
-    questions, gold, gold_pages, gold_chunks, seen = [], [], [], [], {}
+    questions, gold, gold_pages, gold_chunks, gold_groups, seen = [], [], [], [], [], {}
     for line, row in rows:
         rec = _record(row, path, line)
         qid = rec["question_id"]
@@ -285,6 +404,8 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
                           "answer": rec["answer"], "labelled": rec["labelled"]})
         gold_pages += [{"question_id": qid, "doc_id": d, "page": p} for d, p in rec["pages"]]
         gold_chunks += [{"question_id": qid, "chunk_id": c} for c in rec["chunks"]]
+        gold_groups += [{"question_id": qid, "group": i, "doc_id": d, "page": p}
+                        for i, group in enumerate(rec["groups"], start=1) for d, p in group]
         if rec["labelled"]:
             if rec["docs"]:
                 gold += [{"question_id": qid, "doc_id": d, "relevance": float(rec["relevance"].get(d, 1)),
@@ -298,7 +419,8 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
     return GoldenSet(qdf, pd.DataFrame(gold, columns=["question_id", "doc_id", "relevance", "type"]),
                      pd.DataFrame(gold_pages, columns=["question_id", "doc_id", "page"]), backlog,
                      pd.DataFrame(gold_chunks, columns=["question_id", "chunk_id"]),
-                     None if path is None else str(path))
+                     None if path is None else str(path),
+                     pd.DataFrame(gold_groups, columns=["question_id", "group", "doc_id", "page"]))
 
 
 def load_golden(path=None, corpus: Corpus | None = None) -> GoldenSet:

@@ -6,7 +6,10 @@ below, and a differential test feeds all of them the same odd files.
 
 Formats (one judgment or result per line):
 
-* qrels: ``qid iter docid rel`` -- ``iter`` is ignored; ``rel`` an integer label.
+* qrels: ``qid iter docid rel`` -- ``iter`` is ignored; ``rel`` an integer label. An optional fifth field
+  ``group`` names the evidence group(s) of the document for ``sufficiency@k`` (``a``, or ``a,b`` for a document in
+  two groups): ``q1 0 policy 1 a`` / ``q1 0 faq 1 a`` / ``q1 0 travel 1 b`` -- policy or faq, and travel. Every
+  relevant line of a question has a group or none; such files take the general reader.
 * run: ``qid Q0 docid rank score tag`` -- ``Q0`` and ``tag`` ignored; ``rank`` an
   integer, ``score`` a finite number.
 
@@ -217,17 +220,32 @@ def check_duplicates(df, path, id_name):
 
 
 def read_qrels(path) -> pd.DataFrame:
-    """Read ``qid iter docid rel`` lines into columns ``question_id, doc_id, relevance, line``."""
+    """Read ``qid iter docid rel [group]`` lines into columns ``question_id, doc_id, relevance, line`` (and
+    ``group`` when a line has the fifth field; None on the lines without it)."""
     import pandas as pd
 
-    expected = "'qid iter docid rel'"
-    qids, docs, rels, lines = [], [], [], []
-    for lineno, fields in _rows(path, "TREC qrels", expected, 4):
+    expected = "'qid iter docid rel' or 'qid iter docid rel group'"
+    qids, docs, rels, lines, groups = [], [], [], [], []
+    rows = []
+    for lineno, line in enumerate(read_text(path, "TREC qrels", expected), start=1):
+        fields = split_fields(line)
+        if not fields:
+            continue
+        if len(fields) not in (4, 5):
+            raise InputError(f"expected 4 fields {expected} separated by spaces or tabs, got {len(fields)}: "
+                             f"{line!r}.", path=path, line=lineno)
+        rows.append((lineno, fields))
+    if not rows:
+        raise InputError(f"file is empty; expected TREC qrels lines ({expected}).", path=path)
+    for lineno, fields in rows:
         qids.append(fields[0])
         docs.append(fields[2])
         rels.append(parse_int(fields[3], "relevance label", path=path, line=lineno))
+        groups.append(fields[4] if len(fields) == 5 else None)
         lines.append(lineno)
     df = pd.DataFrame({"question_id": qids, "doc_id": docs, "relevance": rels, "line": lines})
+    if any(g is not None for g in groups):
+        df["group"] = groups
     check_duplicates(df, path, "doc_id")
     df.attrs["path"] = str(path)
     return df

@@ -53,6 +53,7 @@ def compute(
     gain: str = "linear",
     order: str = "cut_then_dedup",
     dedup: bool = True,
+    groups: tuple | None = None,
 ) -> dict[str, np.ndarray]:
     """Per-question values of ``measures``; NaN where undefined (no relevant gold).
 
@@ -63,6 +64,8 @@ def compute(
         then by rank** (the caller orders them). Item codes are shared with ``gold_item``.
     gold_q, gold_item, gold_label : the judged pairs, unique per (question, item).
     dedup : when False the caller guarantees no item repeats within a question.
+    groups : ``(group_q, group_item, group_id, group_label)`` int/float arrays, one row per (evidence group, gold
+        member), group codes unique over all questions (``sufficiency@k``); None when the gold has no groups.
 
     Returns
     -------
@@ -100,8 +103,14 @@ def compute(
     else:
         matched = np.zeros(run_key.shape[0], dtype=bool)
     label = gold_label[sorter][pos_clipped[matched]]
+    grouping = {}
+    if groups is not None:
+        group_q, group_item, group_id, group_label = (np.asarray(a) for a in groups)
+        grouping = {"item": run_key[matched] - run_q[matched] * n_items, "group_q": group_q.astype(np.int64),
+                    "group_item": group_item.astype(np.int64), "group_id": group_id.astype(np.int64),
+                    "group_label": group_label.astype(np.float64), "n_items": n_items}
     judged = Judged(n_questions, run_q[matched], p[matched], j[matched], label, gold_q, gold_label, n_retrieved,
-                    min_rel=min_rel, gain=gain, order=order, distinct_q=run_q, distinct_p=p)
+                    min_rel=min_rel, gain=gain, order=order, distinct_q=run_q, distinct_p=p, **grouping)
     return judged.values(measures)
 
 
@@ -145,6 +154,9 @@ class Judged:
     results per question. The ``r*`` properties are the relevant rows (label >= ``min_rel``).
     ``distinct_q, distinct_p``: question and position of every distinct retrieved item (judged or not),
     when the ranking may repeat items; without them every result is distinct.
+    ``item``: the item code of each judged row; ``group_q, group_item, group_id, group_label``: one row per
+    (evidence group, gold member) with the group's code (unique over all questions) and the member's label --
+    given only when the gold has evidence groups (``sufficiency@k``); ``n_items``: item codes are below it.
     """
 
     n_questions: int
@@ -160,6 +172,12 @@ class Judged:
     order: str = "cut_then_dedup"
     distinct_q: np.ndarray | None = None
     distinct_p: np.ndarray | None = None
+    item: np.ndarray | None = None
+    group_q: np.ndarray | None = None
+    group_item: np.ndarray | None = None
+    group_id: np.ndarray | None = None
+    group_label: np.ndarray | None = None
+    n_items: int = 0
 
     def gain_of(self, labels: np.ndarray) -> np.ndarray:
         return labels if self.gain == "linear" else np.exp2(labels) - 1.0

@@ -13,6 +13,8 @@ doc_id          gold document ID (``level="document"``) -- or ``chunk_id`` at ch
                 A null ID declares a question without gold (e.g. ``no_answer``): it is
                 evaluated, and its undefined measures are excluded and counted.
 relevance       optional graded label (default 1 for every row); finite numbers
+group           optional evidence group(s) of the gold ID (``sufficiency@k``): a label, several
+                separated by commas or as a list; every gold row of a question has one or none
 other columns   question attributes such as ``type``; a column whose value is the same
                 on every row of each question becomes a per-question column, usable
                 in :meth:`Evaluation.by`.
@@ -391,7 +393,7 @@ def _first_duplicate(*columns: np.ndarray) -> int | None:
 
 
 def _question_attributes(golden: pd.DataFrame, qids: np.ndarray, id_col: str) -> pd.DataFrame | None:
-    skip = {"question_id", id_col, "relevance", "line", "doc_id", "chunk_id"}
+    skip = {"question_id", id_col, "relevance", "line", "doc_id", "chunk_id", "group"}
     candidates = [c for c in golden.columns if c not in skip]
     if not candidates:
         return None
@@ -512,16 +514,68 @@ def evaluate(
 
     codes, _ = pd.factorize(np.concatenate([g_id[judged], r_item]))
     n_gold = int(judged.sum())
+    gold_q_codes = questions.get_indexer(g_q[judged])
+    groups = _group_table(golden, judged, g_q, gold_q_codes, codes[:n_gold], g_rel[judged]) \
+        if "group" in golden.columns else None
     result = engine.compute(
         len(questions), q_code[sort], codes[n_gold:][sort],
-        questions.get_indexer(g_q[judged]), codes[:n_gold], g_rel[judged], measures,
-        min_rel=min_rel, gain=gain, order=order, dedup=(level == "document"),
+        gold_q_codes, codes[:n_gold], g_rel[judged], measures,
+        min_rel=min_rel, gain=gain, order=order, dedup=(level == "document"), groups=groups,
     )
     names = [str(m) for m in measures]
     settings = {"level": level, "order": order if level == "document" else None, "min_rel": min_rel, "gain": gain,
                 "measures": names, "engine": "dataframe"}
     return Evaluation(tuple(questions), {m: result[m] for m in names}, result["n_relevant"], result["n_retrieved"],
                       unknown, settings, _question_attributes(golden, g_q, id_col))
+
+
+def _group_labels(value) -> list[str] | None:
+    """The group labels of one gold row: [] when null; None when the value is not a group label."""
+    import pandas as pd
+
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return [str(int(value))]
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return [str(int(value))]
+    if isinstance(value, (list, tuple, set, frozenset, np.ndarray)):
+        out = [_group_labels(v) for v in value]
+        if any(o is None or len(o) != 1 for o in out):
+            return None
+        return sorted({o[0] for o in out})
+    return None
+
+
+def _group_table(golden, judged, g_q, q_codes, item_codes, labels):
+    """``(group_q, group_item, group_id, group_label)`` from the golden set's ``group`` column (None when no row has
+    a group); a question with a group on some gold rows but not on others is an error naming the row."""
+    raw = golden["group"].to_numpy(dtype=object)
+    positions = np.flatnonzero(judged)
+    rows, grouped = [], {}
+    for j, pos in enumerate(positions):
+        found = _group_labels(raw[pos])
+        if found == [] and labels[j] <= 0:
+            continue  # a judged non-relevant ID needs no group
+        if found is None:
+            raise _located(golden, "golden", int(pos), f"question {g_q[pos]!r}: group {_show(raw[pos])} is not a group "
+                           "label; expected a label, labels separated by commas, or a list of labels.", "group")
+        first = grouped.setdefault(g_q[pos], (bool(found), int(pos)))
+        if first[0] != bool(found):
+            raise _located(golden, "golden", int(pos), f"question {g_q[pos]!r}: some gold rows have a group and others "
+                           f"not (see row {first[1]}); give every gold row of a question a group, or none.", "group")
+        rows += [(q_codes[j], item_codes[j], (g_q[pos], label), labels[j]) for label in found]
+    if not rows:
+        return None
+    gq, gi, keys, gl = zip(*rows)
+    codes: dict = {}
+    ids = [codes.setdefault(key, len(codes)) for key in keys]
+    return (np.asarray(gq, dtype=np.int64), np.asarray(gi, dtype=np.int64), np.asarray(ids, dtype=np.int64),
+            np.asarray(gl, dtype=np.float64))
 
 
 def _run_items(run, level, doc_map):

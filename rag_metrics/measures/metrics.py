@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import check_gain, check_k, check_min_rel
+from ..errors import InputError, check_gain, check_k, check_min_rel
 from .inputs import as_gold, as_ranking
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "judged_at_k",
     "num_relevant",
     "num_retrieved",
+    "sufficiency_at_k",
 ]
 
 
@@ -372,3 +373,52 @@ def num_retrieved(ranked, gold, *, min_rel=1) -> float:
     """
     ranked, _, _, _ = _prepare(ranked, gold, "num_retrieved", min_rel)
     return float(len(_distinct(ranked)))
+
+
+def _check_groups(groups, func: str) -> list[frozenset]:
+    if isinstance(groups, (str, bytes)) or not hasattr(groups, "__iter__"):
+        raise TypeError(f"{func}: 'groups' must be a list of groups of gold IDs, got {groups!r}.")
+    out = []
+    for group in groups:
+        if isinstance(group, (str, bytes)) or not hasattr(group, "__iter__"):
+            raise TypeError(f"{func}: each group must be a collection of gold IDs, got {group!r}.")
+        members = frozenset(group)
+        if not members:
+            raise InputError(f"{func}: a group is empty; every group needs at least one gold ID.")
+        out.append(members)
+    return out
+
+
+def sufficiency_at_k(ranked, gold, k, *, min_rel=1, groups=None) -> float | None:
+    r"""Sufficiency@k: 1.0 if every evidence group has a relevant member in the top ``k``, else 0.0.
+
+    .. math:: \mathrm{Sufficiency}@k = \prod_{g \in G} \mathbb{1}[\exists\, d \in g:
+              \mathrm{rel}(d) \ge \mathrm{min\_rel},\ \mathrm{rank}(d) \le k]
+
+    ``groups`` lists the groups of gold IDs a question's answer needs together (a multi-hop
+    question: all groups are needed, any member satisfies its group). A member counts when its
+    label is ``>= min_rel``: a group without such a member can never be satisfied (0.0). Without
+    ``groups`` the relevant gold IDs form one group, so the value is hit@k. ``None`` when no gold
+    ID is relevant. Between hit@k ("any gold") and recall@k = 1 ("all gold"):
+    ``recall@k == 1  =>  sufficiency@k == 1  =>  hit@k == 1`` when the groups cover the gold.
+
+    Examples
+    --------
+    >>> groups = [{"policy", "faq"}, {"travel"}]
+    >>> sufficiency_at_k(["faq", "x", "travel"], {"policy", "faq", "travel"}, 3, groups=groups)
+    1.0
+    >>> sufficiency_at_k(["faq", "policy", "x"], {"policy", "faq", "travel"}, 3, groups=groups)  # travel missing
+    0.0
+    """
+    k = check_k(k, func="sufficiency_at_k")
+    ranked, labels, relevant, _ = _prepare(ranked, gold, "sufficiency_at_k", min_rel)
+    if not relevant:
+        return None
+    top = set(ranked[:k])
+    if groups is None:
+        return 1.0 if top & relevant else 0.0
+    groups = _check_groups(groups, "sufficiency_at_k")
+    if not groups:
+        raise InputError("sufficiency_at_k: 'groups' is empty; give at least one group, or None for one group of "
+                         "all relevant gold IDs.")
+    return 1.0 if all(top & (g & relevant) for g in groups) else 0.0

@@ -2,6 +2,8 @@
 
 * Recall@k = share of the question's gold pages satisfied by at least one top-k chunk (a
   chunk crossing two gold pages satisfies both).
+* Sufficiency@k = 1 when every evidence group of the question (``gold_groups``; without them one
+  group of all its gold pages) has a page satisfied by a top-k chunk.
 * The other measures rank chunks: a chunk is relevant when it satisfies a gold page that no
   higher-ranked chunk satisfied (counted once, as at document level), so hit@k, MRR,
   precision@k, nDCG@k (binary gain) and AP keep their definitions, with R = number of gold pages.
@@ -67,5 +69,20 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
             n_pages = per_question["n_relevant"]
             per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0)
                                             / n_pages.where(n_pages > 0, 1), np.nan)
+        elif m.name == "sufficiency":
+            per_question[str(m)] = _sufficiency(golden, judged, m.k, per_question.index)
     settings = {**ev.settings, "level": "page", **(judge_params or {})}
     return Evaluation.from_frame(per_question, measures, unknown_questions=ev.unknown_questions, settings=settings)
+
+
+def _sufficiency(golden, judged: pd.DataFrame, k: int, questions) -> np.ndarray:
+    """Per question: 1.0 when each evidence group has a page satisfied in the top ``k``; NaN without gold pages."""
+    groups = golden.groups()
+    top = judged[judged["rank"] <= k]
+    satisfied = top.groupby("question_id")["satisfies"].agg(lambda s: frozenset().union(*s)).to_dict()
+    out = np.full(len(questions), np.nan)
+    for i, q in enumerate(questions):
+        if q in groups:
+            pages = satisfied.get(q, frozenset())
+            out[i] = float(all(g & pages for g in groups[q]))
+    return out

@@ -168,6 +168,23 @@ def _f1(j: Judged, k):
     return 2.0 * _found(j, k) / (k + j.n_rel)
 
 
+def _sufficiency(j: Judged, k):
+    """Every evidence group of the question has a relevant member within k; without groups, hit@k."""
+    hit = _hit(j, k)
+    if j.group_id is None:
+        return hit
+    rows = j.within(k)
+    keys = np.unique(j.rq[rows] * j.n_items + j.item[j.relevant][rows])
+    member_keys = j.group_q * j.n_items + j.group_item
+    satisfied = np.isin(member_keys, keys) & (j.group_label >= j.min_rel)
+    n_groups = j.per_q(j.group_q[np.unique(j.group_id, return_index=True)[1]])
+    sat_ids = np.unique(j.group_id[satisfied])
+    group_q_of = np.zeros(int(j.group_id.max(initial=-1)) + 1, dtype=np.int64)
+    group_q_of[j.group_id] = j.group_q
+    n_satisfied = j.per_q(group_q_of[sat_ids])
+    return np.where(n_groups > 0, (n_satisfied == n_groups).astype(np.float64), hit)
+
+
 def _judged(j: Judged, k):
     n = j.n_within(k)
     judged = j.per_q(j.q[j.within_judged(k)])
@@ -212,6 +229,9 @@ _SPECS = (
     MeasureSpec("hits", ("num_rel_ret", "numrelret"), "allowed", False, metrics.hits_at_k, _found,
                 "number of relevant IDs retrieved (in the top k with @k)", count=True,
                 trec_eval=("num_rel_ret", None), ir_measures=("NumRelRet", None)),
+    MeasureSpec("sufficiency", ("suff",), "required", True, metrics.sufficiency_at_k, _sufficiency,
+                "1 if every evidence group has a relevant ID in the top k (all groups needed, any ID within a group); "
+                "without groups, hit@k", ir_measures=(None, None)),
     MeasureSpec("judged", (), "required", False, metrics.judged_at_k, _judged,
                 "share of the top k with any judgment (None if nothing retrieved): low means missing labels",
                 uses_rel=False, ir_measures=(None, "Judged@{k}")),

@@ -1,0 +1,193 @@
+"""Agreement with people and intervals that account for automatic labels: values by hand, against scikit-learn, and
+seeded simulations of the intervals' coverage at the sizes teams use (30, 65, 200)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from statistics import NormalDist
+
+from rag_metrics import InputError
+from rag_metrics.analysis.agreement import (MIN_KAPPA, _kappa, _kappa_intervals, _ppi, agreement, agreement_table,
+                                            cohen_kappa, confusion_matrix, ppi_mean, wilson)
+
+# ---- Cohen's kappa ---------------------------------------------------------------------------------------------
+
+
+def test_kappa_by_hand():
+    human = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0]
+    assessed = [1, 1, 1, 0, 1, 0, 0, 0, 0, 0]
+    # table: both 3, human only 1, assessor only 1, neither 5 -> p_o = 0.8
+    # p_h = 0.4, p_a = 0.4 -> p_e = 0.16 + 0.36 = 0.52 -> kappa = (0.8 - 0.52) / 0.48 = 0.58333
+    k = cohen_kappa(human, assessed)
+    assert (k.observed, k.expected, k.n) == (0.8, pytest.approx(0.52), 10)
+    assert k.kappa == pytest.approx(0.28 / 0.48)
+    assert k.low <= k.kappa <= k.high
+    assert confusion_matrix(human, assessed).to_numpy().tolist() == [[3, 1], [1, 5]]
+    # unequal shares: p_h = 0.4, p_a = 0.6 -> p_e = 0.24 + 0.24 = 0.48
+    k2 = cohen_kappa(human, [1, 1, 1, 1, 1, 1, 0, 0, 0, 0])
+    assert k2.expected == pytest.approx(0.48) and k2.kappa == pytest.approx((0.8 - 0.48) / 0.52)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=2, max_size=60))
+def test_kappa_equals_scikit_learn(pairs):
+    from sklearn.metrics import cohen_kappa_score
+
+    human, assessed = zip(*pairs)
+    k = cohen_kappa(list(human), list(assessed), n_resamples=100)
+    if len(set(human) | set(assessed)) == 1:
+        assert k.kappa is None  # one class on both sides: undefined (scikit-learn returns nan)
+        return
+    with np.errstate(all="ignore"):
+        expected = cohen_kappa_score(human, assessed)
+    if np.isnan(expected):
+        assert k.kappa is None
+    else:
+        assert k.kappa == pytest.approx(expected, abs=1e-12)
+        assert k.low <= k.kappa <= k.high and -1 <= k.low and k.high <= 1
+
+
+def test_kappa_refusals_and_a_perfect_table():
+    with pytest.raises(InputError, match="value 2 at position 1 is not a 0/1 label"):
+        cohen_kappa([1, 2], [1, 0])
+    with pytest.raises(InputError, match="3 human labels but 2 assessed"):
+        cohen_kappa([1, 0, 1], [1, 0])
+    perfect = cohen_kappa([1] * 10 + [0] * 20, [1] * 10 + [0] * 20)
+    assert perfect.kappa == 1.0 and perfect.low < 1.0, "no disagreement seen is not proof of none: the interval has width"
+
+
+def _cells(share, kappa):
+    """A 2x2 table (both, human only, assessor only, neither) with both sides at ``share`` relevant and ``kappa``."""
+    pe = share ** 2 + (1 - share) ** 2
+    both = (pe + kappa * (1 - pe) - 1 + 2 * share) / 2
+    return np.array([both, share - both, share - both, 1 - 2 * share + both])
+
+
+@pytest.mark.parametrize("n", [30, 65, 200])
+def test_kappa_interval_coverage(n):
+    """1,000 simulated tables per case: the interval holds the true kappa in at least 93% of them."""
+    rng = np.random.default_rng(20261201 + n)
+    for share, kappa in ((0.2, 0.8), (0.5, 0.6), (0.1, 0.4), (0.5, 0.2)):
+        tables = rng.multinomial(n, _cells(share, kappa), size=1000)
+        tables = tables[np.isfinite(_kappa(tables))]
+        low, high = _kappa_intervals(tables, confidence=0.95, n_resamples=400, rng=rng)
+        coverage = np.mean((low <= kappa) & (kappa <= high))
+        assert coverage >= 0.93, (n, share, kappa, coverage)
+        assert np.mean(high - low) < {30: 1.0, 65: 0.75, 200: 0.45}[n], "covering by being uninformative"
+
+
+def test_the_plain_asymptotic_interval_would_not_cover():
+    """Why the bootstrap: the textbook interval (Fleiss, Cohen & Everitt 1969) covers ~85% at 30 items."""
+    rng = np.random.default_rng(7)
+    tables = rng.multinomial(30, _cells(0.2, 0.8), size=2000).astype(float)
+    p11, p10, p01, p00 = (tables / 30).T
+    ph, pa = p11 + p10, p11 + p01
+    pe = ph * pa + (1 - ph) * (1 - pa)
+    k = (p11 + p00 - pe) / (1 - pe)
+    a = p11 * (1 - (ph + pa) * (1 - k)) ** 2 + p00 * (1 - (2 - ph - pa) * (1 - k)) ** 2
+    b = (1 - k) ** 2 * (p10 * (pa + 1 - ph) ** 2 + p01 * (1 - pa + ph) ** 2)
+    se = np.sqrt(np.maximum(a + b - (k - pe * (1 - k)) ** 2, 0) / (30 * (1 - pe) ** 2))
+    assert np.mean(np.abs(k - 0.8) <= 1.96 * se) < 0.9
+
+
+# ---- agreement of an assessor with people --------------------------------------------------------------------
+
+def _frames(human_rel, grades):
+    keys = pd.DataFrame({"question_id": [f"q{i // 3}" for i in range(len(grades))], "doc_id": "d",
+                         "page": [i % 3 + 1 for i in range(len(grades))]})
+    return keys.assign(grade=grades, assessor="offline"), keys.assign(relevant=human_rel)
+
+
+def test_agreement_reports_and_refuses_below_the_stated_level():
+    human = [True] * 12 + [False] * 18
+    good = [3] * 11 + [1] + [0] * 17 + [2]
+    g, h = _frames(human, good)
+    a = agreement(g, h)
+    assert a.n == 30 and a.confusion.to_numpy().tolist() == [[11, 1], [1, 17]]
+    assert a.grades.loc["relevant", 3] == 11 and a.grades.loc["not relevant", 2] == 1
+    assert a.sensitivity == pytest.approx(11 / 12) and a.specificity == pytest.approx(17 / 18)
+    assert a.usable and a.kappa.kappa >= MIN_KAPPA and a.verdict.startswith("usable")
+    a.require()
+    poor = [3] * 6 + [0] * 6 + [2] * 9 + [0] * 9
+    g, h = _frames(human, poor)
+    b = agreement(g, h)
+    assert not b.usable and "below 0.6" in b.verdict
+    with pytest.raises(InputError, match="refused: kappa .* below 0.6.*force=True"):
+        b.require()
+    b.require(force=True)
+    few = agreement(*_frames(human[6:16], good[6:16]))
+    assert not few.usable and "only 10 labelled items" in few.verdict
+    table = agreement_table([a, b])
+    assert list(table.index) == ["offline", "offline"] and table["items"].tolist() == [30, 30]
+
+
+def test_agreement_compares_only_items_both_sides_have():
+    g, h = _frames([True, False, True, False], [3, 0, 3, 0])
+    g = g.iloc[:3]
+    h = pd.concat([h, pd.DataFrame({"question_id": ["q9"], "doc_id": ["d"], "page": [1], "relevant": [True]})])
+    assert agreement(g, h).n == 3
+    with pytest.raises(InputError, match="only 0 item"):
+        agreement(g.assign(question_id="zz"), h)
+
+
+# ---- prediction-powered inference ------------------------------------------------------------------------------
+
+def test_ppi_by_hand():
+    f = pd.Series([1, 1, 1, 0, 1, 1, 0, 1], index=list("abcdefgh"))
+    y = pd.Series([1, 0, 1, 0], index=list("abcd"))
+    p = ppi_mean(y, f)
+    # assessor mean 6/8 = 0.75; residuals Y - f on a..d: 0, -1, 0, 0 -> -0.25; estimate 0.5
+    assert (p.assessor_mean, p.rectifier, p.estimate, p.n, p.N) == (0.75, -0.25, 0.5, 4, 8)
+    assert p.low < 0.5 < p.high and 0 <= p.low and p.high <= 1
+    assert p.human_mean == 0.5 and (p.human_low, p.human_high) == pytest.approx(wilson([1, 0, 1, 0])[1:3])
+    # every question labelled: the estimate is the human mean, whatever the assessor says
+    full = ppi_mean(pd.Series([1, 0, 1, 1]), pd.Series([0, 0, 0, 0]))
+    assert full.estimate == 0.75
+    # a perfect assessor: the estimate is the assessor's mean
+    assert ppi_mean(pd.Series([1, 1], index=["a", "b"]), pd.Series([1, 1, 0, 1], index=list("abcd"))).estimate == 0.75
+
+
+def test_ppi_refusals():
+    with pytest.raises(InputError, match="at least 2 questions with complete human labels"):
+        ppi_mean(pd.Series([1], index=["a"]), pd.Series([1, 0], index=["a", "b"]))
+    with pytest.raises(InputError, match="'z' has a human value but no assessed one"):
+        ppi_mean(pd.Series([1, 0], index=["a", "z"]), pd.Series([1, 0], index=["a", "b"]))
+    with pytest.raises(InputError, match="not a 0/1 label"):
+        ppi_mean(pd.Series([1, 0.5], index=["a", "b"]), pd.Series([1, 0], index=["a", "b"]))
+
+
+@pytest.mark.parametrize("n", [30, 65, 200])
+def test_ppi_interval_coverage(n):
+    """2,000 simulated golden sets per case: N questions, n of them with complete human labels (a random sample), an
+    assessor from 70% to 99% right. The PPI interval holds the true rate in >= 93%; the assessor-filled figure alone,
+    uncorrected, does not."""
+    rng = np.random.default_rng(26 + n)
+    z = NormalDist().inv_cdf(0.975)
+    naive_worst = 1.0
+    for N in (n, 2 * n, 5 * n):
+        for theta in (0.5, 0.8, 0.95, 0.99):
+            for sens, spec in ((0.99, 0.95), (0.9, 0.8), (0.7, 0.6)):
+                y = rng.random((2000, N)) < theta
+                f = np.where(y, rng.random((2000, N)) < sens, rng.random((2000, N)) < 1 - spec)
+                labelled = np.zeros((2000, N), dtype=bool)
+                labelled[:, :n] = True  # the questions are exchangeable: the first n are a random sample
+                est, low, high = _ppi(y, f, labelled, z)
+                coverage = np.mean((low <= theta) & (theta <= high))
+                assert coverage >= 0.93, (n, N, theta, sens, spec, coverage)
+                p = f.mean(1)
+                naive = np.abs(p - theta) <= z * np.sqrt(np.maximum(p * (1 - p), 1e-12) / N)
+                naive_worst = min(naive_worst, naive.mean())
+    assert naive_worst < 0.5, "without the correction a biased assessor's figure misses the truth"
+
+
+def test_ppi_is_unbiased_where_the_assessor_is_not():
+    rng = np.random.default_rng(3)
+    theta, n, N = 0.7, 40, 200
+    y = rng.random((4000, N)) < theta
+    f = np.where(y, rng.random((4000, N)) < 0.8, rng.random((4000, N)) < 0.3)  # 0.7 * 0.8 + 0.3 * 0.3 = 0.65
+    labelled = np.zeros((4000, N), dtype=bool)
+    labelled[:, :n] = True
+    est, _, _ = _ppi(y, f, labelled, 1.96)
+    assert abs(est.mean() - theta) < 0.005
+    assert f.mean() == pytest.approx(0.65, abs=0.005)
