@@ -208,6 +208,9 @@ KNOWN_FAILURES = {
         "its checks cell asserts that the bootstrap CI narrows with every added question; with measure=mrr and "
         "1,000 resamples one step widens (a Monte Carlo interval is not monotone): the assertion is false, not the "
         "statistics",
+    ("notebooks/09_labels_you_can_trust.ipynb", "random0"):
+        "the prediction-powered hit@10 estimate is 1.0026 (assessor mean 0.969 + rectifier 0.033, seed 15): the "
+        "estimate is not clipped to [0, 1] while its interval is, and the checks cell asserts low <= estimate <= high",
 }
 """Runs that fail today in a notebook its owner is still converting: (notebook, run label) -> the defect. They are
 expected to fail (strictly: a run that passes fails the test, so the entry is removed once the notebook is fixed)."""
