@@ -7,14 +7,19 @@ results are analysed (:mod:`rag_metrics.analysis`) -> reports are written
 retrievers for experiments; :mod:`rag_metrics.errors`, :mod:`rag_metrics.text`,
 :mod:`rag_metrics.fingerprint` and :mod:`rag_metrics.serialize` sit below everything.
 
-Top-level names: the per-question measures, chunk -> document collapsing, measure names, and
-whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`).
+Top-level names: the per-question measures, chunk -> document collapsing, measure names,
+whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`), the
+typed inputs (:class:`Qrels`, :class:`Run`: judgments and rankings read once, from files, dicts or
+DataFrames) and a prepared :func:`evaluator` (judgments read once, many runs evaluated).
 Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
 from .errors import InputError, NotComparableError
-from .measures.collapse import collapse_to_documents
+from .io.judgments import Qrels
+from .io.rankings import Run
+from .measures.collapse import collapse_to_documents, document_ranking
 from .measures.evaluation import Evaluation, evaluate, evaluate_trec, summarize
+from .measures.evaluator import Evaluator, evaluator
 from .measures.metrics import (
     average_precision,
     hit_at_k,
@@ -35,8 +40,13 @@ __all__ = [
     "ndcg_at_k",
     "average_precision",
     "collapse_to_documents",
+    "document_ranking",
     "evaluate",
     "evaluate_trec",
+    "evaluator",
+    "Evaluator",
+    "Qrels",
+    "Run",
     "Evaluation",
     "summarize",
     "Measure",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -43,10 +42,7 @@ def _format_options(parser) -> None:
                         help="run format (default: recognized from the content)")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def _add_evaluate(sub) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
@@ -61,9 +57,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
     ev.add_argument("--per-query", action="store_true", help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
-    ev.add_argument("--unit", choices=("chunk", "document"), default="chunk",
-                    help="chunk: the run's IDs are judged as they are (default); "
-                         "document: map them with --doc-map and collapse with --order")
+    ev.add_argument("--unit", choices=("chunk", "document"), default="document",
+                    help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
+                         "documents and collapsed with --order) or chunk (the run's chunk IDs judged as they are)")
     ev.add_argument("--order", choices=ORDERS, default="cut_then_dedup", help="collapsing order at document level")
     ev.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant (default 1)")
     ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
@@ -74,13 +70,25 @@ def _parser() -> argparse.ArgumentParser:
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
     ev.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (default: a local cluster)")
-    for p in (ev,):
-        _format_options(p)
+    _format_options(ev)
 
-    cp = sub.add_parser("compare", help="compare runs against the first (paired CI, randomization p, Holm)",
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a command), that command alone: building every subcommand costs
+    more than evaluating a small run (argparse looks up translations for each one)."""
+    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_evaluate(sub)
+    if only == "evaluate":
+        return parser
+
+    cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
-                                    "difference, its 95%% bootstrap CI, the randomization-test p-value and the "
-                                    "Holm-adjusted p-value across the runs, and wins/ties/losses.")
+                                    "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
+                                    "hit@k, randomization test otherwise) and the 95%% interval of the same test, "
+                                    "wins/ties/losses, the Holm-adjusted p-value across the runs and the verdict "
+                                    "(better / worse / within noise).")
     cp.add_argument("qrels", help="qrels: TREC, BEIR TSV or JSON dict (plain or gzip)")
     cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
     cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
@@ -114,7 +122,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "interrupted run resumes when started again with the same settings. Writes "
                                     "OUT (JSON lines) and OUT.settings.json.")
     rn.add_argument("--retriever", required=True, metavar="NAME|MODULE:FUNCTION",
-                    help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k)")
+                    help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k) "
+                         "(with --option: MODULE:FACTORY called as FACTORY(**options) to make it)")
     rn.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
     rn.add_argument("--pages", metavar="PATH", help="corpus for the built-in retrievers: pages.jsonl or a folder "
                                                     "(default: the sample corpus)")
@@ -123,10 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     rn.add_argument("--out", metavar="FILE", help="log path (default RUNS_DIR/EXPERIMENT/<UTC timestamp>.jsonl)")
     rn.add_argument("--runs-dir", default="runs", help="folder of run logs (default runs/)")
     rn.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                    help="built-in retriever option: size, overlap, unit (char|token), heading (true|false)")
+                    help="built-in retriever option: size, overlap, unit (char|token), heading (true|false); for "
+                         "MODULE:FACTORY, its keyword arguments (recorded in the settings)")
     rn.add_argument("--workers", type=int, default=4, help="questions searched at once (default 4)")
     rn.add_argument("--retries", type=int, default=3, help="retries per question after an exception (default 3)")
     rn.add_argument("--backoff", type=float, default=0.5, help="first retry delay in seconds, doubled each time")
+    rn.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="give up a call after this long (retried like an error; default: no limit)")
     rn.add_argument("--no-resume", dest="resume", action="store_false", help="refuse to resume a partial log")
     rn.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
 
@@ -267,13 +279,15 @@ def _parser() -> argparse.ArgumentParser:
                                     "Without: run the notebooks through papermill.")
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
     rp.add_argument("--golden", metavar="FILE", help="golden set (JSON lines or CSV); with --run")
-    rp.add_argument("--run", action="append", default=[], metavar="LOG",
-                    help="retrieval log (repeatable, oldest first); turns on the experiment report")
+    rp.add_argument("--run", action="append", default=[], metavar="[PRESET[(FIELD=PATH,...)]:]LOG",
+                    help="retrieval log (repeatable, oldest first); turns on the experiment report. PRESET:LOG reads "
+                         "that log with its own preset (e.g. langchain:lc.jsonl), PRESET(doc_id=meta.src,page_base=0):"
+                         "LOG with its own mapping; logs without one use --preset/--field/--page-base")
     rp.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
     rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
-    rp.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())}")
     rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "
@@ -284,13 +298,29 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
                     help="judge of the headline (default: overlap if it applies, else page, else document)")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
-                    help="notebook parameter (repeatable); VALUE is parsed as YAML/JSON when possible")
+                    help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.options): 5, 0.5, "
+                         "true, none, [1, 3], else text")
     rp.add_argument("--notebook", action="append", default=[], metavar="PATH",
                     help="notebook to run (repeatable); default: every notebooks/*.ipynb")
     rp.add_argument("--notebooks-dir", default="notebooks")
     rp.add_argument("--reports-dir", default="reports")
     rp.add_argument("--jobs", type=int, metavar="N", help="notebooks run at once (default: one per CPU core)")
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rag_metrics")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree without an install
+        return "unknown"
+
+
+def _presets() -> list:
+    from .io.logs import PRESETS
+
+    return list(PRESETS)
 
 
 def _format_table(data: dict) -> str:
@@ -316,15 +346,12 @@ def cmd_evaluate(args) -> int:
     from .errors import InputError
     from .measures.evaluation import evaluate_trec
 
-    if args.unit == "document" and not args.doc_map:
-        raise InputError("--unit document needs --doc-map FILE (chunk_id<TAB>doc_id).")
     if args.unit == "chunk" and args.doc_map:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
-    ev = evaluate_trec(args.qrels, args.run, args.measures, min_rel=args.min_rel, gain=args.gain,
+    ev = evaluate_trec(args.qrels, args.run, args.measures, level=args.unit, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
                        scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
     data = ev.to_dict(per_query=args.per_query)
-    data["settings"]["unit"] = args.unit
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "trec":
@@ -406,23 +433,10 @@ def cmd_pages(args) -> int:
 
 
 def _options(items) -> dict:
-    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}``."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip().isidentifier():
-            raise InputError(f"option {item!r}: expected KEY=VALUE.")
-        value = value.strip()
-        if value.isascii() and value.isdigit():
-            out[key.strip()] = int(value)
-        elif value.isascii() and _FLOAT.fullmatch(value):
-            out[key.strip()] = float(value)
-        else:
-            out[key.strip()] = {"true": True, "false": False, "none": None}.get(value.lower(), value)
-    return out
+    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}`` (:func:`rag_metrics.options.parse_key_values`)."""
+    from .options import parse_key_values
 
-
-_FLOAT = re.compile(r"[0-9]*\.[0-9]+|[0-9]+\.[0-9]*")
+    return parse_key_values(items, what="--option")
 
 
 def cmd_golden(args) -> int:
@@ -439,7 +453,7 @@ def cmd_golden(args) -> int:
                   f"characters; drew {row['drawn']} of {row['wanted']}")
         return 0
     if args.action == "generate":
-        from .golden.generate import errors_path, estimate_cost, generate_questions, write_draft
+        from .golden.generate import errors_path, estimate_cost, generate_questions, sampled_pages, write_draft
         from .golden.generators import load_generator
         from .golden.sampler import read_sample
 
@@ -456,11 +470,23 @@ def cmd_golden(args) -> int:
         if estimate.get("offline"):
             line = f"{len(sample)} pages: the {estimate['generator']} generator makes no call and costs nothing"
         print(line)
+        broken = generator.broken_entries(sampled_pages(sample)) if hasattr(generator, "broken_entries") else []
+        if broken:
+            print(f"{len(broken)} broken cache entr{'y' if len(broken) == 1 else 'ies'} (counted as calls; "
+                  f"{'removed and asked again' if not args.dry_run else 'would be removed and asked again'}): "
+                  + ", ".join(broken[:5]) + (" ..." if len(broken) > 5 else ""))
         if args.dry_run:
             return 0
         draft = generate_questions(sample, generator, workers=args.workers, progress=args.progress)
-        write_draft(draft, args.output)
         info = draft.info
+        if not info["questions"]:
+            kept = f"; {args.output} is left as it was" if Path(args.output).exists() else ""
+            print(f"rag-metrics golden generate: error: no page gave a question ({len(draft.failures)} of "
+                  f"{info['pages']} failed){kept}; nothing written.", file=sys.stderr)
+            for row in draft.failures.head(10).to_dict("records"):
+                print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
+            return 1
+        write_draft(draft, args.output)
         print(f"wrote {args.output}: {info['questions']} questions from {info['pages'] - info['failed_pages']} pages "
               f"in {info['seconds']:.1f} s")
         if "usage" in info:
@@ -473,9 +499,9 @@ def cmd_golden(args) -> int:
             print(f"{len(draft.failures)} page(s) failed, recorded in {errors_path(args.output)}:", file=sys.stderr)
             for row in draft.failures.head(10).to_dict("records"):
                 print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
-            return 1 if not info["questions"] else 0
         return 0
     if args.action == "review":
+        from .files import atomic_write_text
         from .golden.generate import read_draft
         from .golden.review import review_draft, review_html, write_review
         from .golden.sampler import read_sample
@@ -483,9 +509,9 @@ def cmd_golden(args) -> int:
         draft = read_draft(args.draft)
         sample = read_sample(args.sample)
         review = review_draft(draft, sample, duplicate_threshold=args.duplicate_threshold)
+        html = review_html(review, draft, sample)
         write_review(review, args.output)
-        Path(args.html).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.html).write_text(review_html(review, draft, sample), encoding="utf-8")
+        atomic_write_text(args.html, html)
         flagged = int((review["decision"] == "drop").sum())
         print(f"wrote {args.output} and {args.html}: {len(review)} questions, {flagged} flagged (pre-filled drop)")
         for row in review[review["decision"] == "drop"].head(20).to_dict("records"):
@@ -657,10 +683,11 @@ def cmd_run(args) -> int:
         settings = {"retriever": args.retriever, "options": {**options, **search.settings},
                     "corpus": str(args.pages or "sample")}
     else:
-        if options:
-            raise InputError("--option configures the built-in retrievers; configure your own in its module.")
-        search = load_retriever(args.retriever)
-        settings = {"retriever": args.retriever, "options": {}}
+        if args.pages:
+            raise InputError("--pages is the corpus of the built-in retrievers (bm25, dense, hybrid); your retriever "
+                             "reads its own.")
+        search = load_retriever(args.retriever, **options)
+        settings = {"retriever": args.retriever, "options": options}
     out = args.out
     if out is None:
         from .errors import check_name
@@ -671,20 +698,49 @@ def cmd_run(args) -> int:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         out = str(resumable or folder / f"{stamp}.jsonl")
     summary = run_retriever(search, golden, args.k, out, settings=settings, workers=args.workers,
-                            retries=args.retries, backoff=args.backoff, resume=args.resume, progress=args.progress)
-    resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
-    print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
-    if summary["failed"]:
-        print(f"{len(summary['failed'])} question(s) failed after retries (logged with their error): "
-              + ", ".join(summary["failed"][:10]) + (" ..." if len(summary["failed"]) > 10 else ""))
+                            retries=args.retries, backoff=args.backoff, timeout=args.timeout, resume=args.resume,
+                            progress=args.progress)
+    if summary.get("complete"):
+        print(f"{summary['path']} is complete already (published by an earlier run with these settings); nothing "
+              "to do. Delete it to run again.")
+    else:
+        resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
+        print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
+    failed = summary["failed"]
+    if failed and len(failed) == summary["questions"]:
+        first = _first_error(summary["path"])
+        print(f"rag-metrics run: error: every question failed ({len(failed)}); the log records each error"
+              + (f", e.g. {first}" if first else "") + ".", file=sys.stderr)
+        return 1
+    if failed:
+        print(f"{len(failed)} question(s) failed after retries (logged with their error): "
+              + ", ".join(failed[:10]) + (" ..." if len(failed) > 10 else ""))
     return 0
 
 
+def _first_error(path) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                error = json.loads(line).get("error")
+                if error:
+                    return str(error)[:300]
+    except (OSError, ValueError):
+        return None
+    return None
+
+
 def cmd_history(args) -> int:
-    from .analysis.history import diff, list_runs, load_run
+    import warnings
+
+    from .analysis.history import HistoryWarning, diff, list_runs, load_run
 
     if args.action == "list":
-        runs = list_runs(args.dir)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HistoryWarning)
+            runs = list_runs(args.dir)
+        for w in caught:
+            print(f"rag-metrics history: warning: {w.message}", file=sys.stderr)
         print(runs.to_string(index=False, float_format=lambda v: f"{v:.4f}") if len(runs) else f"no run saved in {args.dir}/")
     elif args.action == "show":
         rec = load_run(args.run, args.dir)
@@ -712,7 +768,8 @@ COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_his
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    first = (sys.argv[1:] if argv is None else list(argv))[:1]
+    args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()

@@ -20,7 +20,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["normalize", "strip_page_markers", "token_spans", "tokenize", "gram_hashes", "PAGE_MARKER"]
+__all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
+           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
@@ -42,7 +43,37 @@ def normalize(text: str) -> str:
     >>> normalize("[p.3]\\n翌月５日に　振り込み")
     '翌月5日に 振り込み'
     """
-    return _SPACE.sub(" ", strip_page_markers(unicodedata.normalize("NFKC", text))).strip()
+    if text.isascii() and text.isprintable() and "  " not in text and "[p." not in text \
+            and text[:1] != " " and text[-1:] != " ":
+        return text  # already normal: ASCII is NFKC, and its only whitespace is single inner spaces
+    text = unicodedata.normalize("NFKC", text)
+    if "[p." in text:
+        text = PAGE_MARKER.sub(" ", text)
+    return " ".join(text.split())  # str.split() splits on exactly the characters regex \s matches
+
+
+def codes_of(texts) -> tuple[np.ndarray, np.ndarray]:
+    """Many texts as one array of code points: ``(codes, offsets)`` with text ``i`` at
+    ``codes[offsets[i]:offsets[i + 1]]`` (uint8 when every character is ASCII, else uint32, surrogates kept).
+    :func:`decode` turns them back into strings."""
+    texts = list(texts)
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    whole = "".join(texts)
+    codes = np.frombuffer(whole.encode("ascii"), dtype=np.uint8) if whole.isascii() else _codes(whole)
+    return codes, offsets
+
+
+def normalize_codes(texts) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`normalize` of many texts, as one array of code points (:func:`codes_of`)."""
+    return codes_of(normalize(t) for t in texts)
+
+
+def decode(codes: np.ndarray, offsets: np.ndarray) -> list[str]:
+    """The strings of ``(codes, offsets)`` (as :func:`normalize_codes` returns them)."""
+    whole = codes.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    return [whole[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
 
 def token_spans(text: str) -> list[tuple[int, int]]:
@@ -108,3 +139,95 @@ def gram_hashes(text: str, n: int) -> np.ndarray:
     prefix = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(codes * up[:length], out=prefix[1:])
     return (prefix[n:] - prefix[:-n]) * down[: length - n + 1]
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+_ZERO, _NINE = ord("0"), ord("9")
+
+
+def fold_digits(codes: np.ndarray) -> np.ndarray:
+    """Code points with every ASCII digit replaced by ``0`` (the same length): ``Policy 13`` -> ``Policy 00``."""
+    return np.where((codes >= _ZERO) & (codes <= _NINE), np.uint32(_ZERO), codes)
+
+
+def text_blocks(offsets: np.ndarray, block: int = 1 << 20) -> np.ndarray:
+    """Start positions of runs of whole texts of about ``block`` characters (a longer text is a block alone):
+    prefix sums restart there, so the power tables stay short and a block's arrays stay small."""
+    total = int(offsets[-1])
+    ends = offsets[1:]
+    starts, lo = [0], 0
+    if total > block:
+        while True:
+            nxt = int(np.searchsorted(ends, lo + block, side="right"))  # the first text ending beyond the block
+            if nxt >= len(ends):
+                break
+            cut = int(offsets[nxt]) if offsets[nxt] > lo else int(ends[nxt])
+            if cut >= total:
+                break
+            starts.append(cut)
+            lo = cut
+    return np.array(starts, dtype=np.int64)
+
+
+class Concat:
+    """Many texts as one array of code points, with the hash of any ``n``-character fragment at hand.
+
+    ``offsets[i]:offsets[i + 1]`` are text ``i``'s positions. :meth:`hashes` gives, for global positions ``x``
+    (each with ``x + n`` inside its own text), the same 64-bit polynomial hash :func:`gram_hashes` gives: equal
+    fragments have equal hashes in any text; different ones may collide, so a match is verified on the code
+    points. Prefix sums restart at every block of about ``block`` characters (a text is never split), so the
+    power tables stay short. ``folded=True`` hashes the texts with digits folded (:func:`fold_digits`).
+    ``codes`` is stored in the smallest unsigned type that holds the texts' code points.
+    """
+
+    def __init__(self, texts, *, folded: bool = False, block: int = 1 << 20):
+        texts = list(texts)
+        lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        self._build(_codes("".join(texts)), offsets, folded, block)
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, offsets: np.ndarray, *, folded: bool = False,
+                   block: int = 1 << 20) -> "Concat":
+        """The texts given as code points and offsets (e.g. from :func:`normalize_codes`)."""
+        self = cls.__new__(cls)
+        self._build(np.asarray(codes), np.asarray(offsets, dtype=np.int64), folded, block)
+        return self
+
+    def _build(self, codes: np.ndarray, offsets: np.ndarray, folded: bool, block: int) -> None:
+        self.offsets = offsets
+        total = int(offsets[-1])
+        self.blocks = text_blocks(offsets, block)
+        bounds = np.r_[self.blocks, total]
+        longest = int(np.diff(bounds).max(initial=0))
+        up, self._down = _powers(longest + 1)
+        self.prefix = np.zeros(total + 1, dtype=np.uint64)
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            part = (fold_digits(codes[lo:hi]) if folded else codes[lo:hi]).astype(np.uint64)
+            part *= up[: hi - lo]
+            np.cumsum(part, out=self.prefix[lo + 1: hi + 1])
+        top = int(codes.max(initial=0))
+        self.codes = codes.astype(np.uint8 if top < 256 else np.uint16 if top < 65536 else np.uint32)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    def hashes(self, positions: np.ndarray, n: int) -> np.ndarray:
+        """Hashes of the ``n``-character fragments starting at ``positions`` (each inside one text)."""
+        base = self.blocks[np.searchsorted(self.blocks, positions, side="right") - 1]
+        before = np.where(positions == base, np.uint64(0), self.prefix[positions])
+        return (self.prefix[positions + n] - before) * self._down[positions - base]
+
+    def starts(self, n: int, step: int = 1) -> np.ndarray:
+        """Global positions where an ``n``-character fragment starts inside its text, every ``step`` characters
+        from each text's start."""
+        lengths = np.diff(self.offsets)
+        counts = np.where(lengths >= n, (lengths - n) // step + 1, 0)
+        total = int(counts.sum())
+        first = np.repeat(self.offsets[:-1], counts)
+        rank = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        return first + rank * step

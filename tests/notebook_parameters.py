@@ -36,6 +36,7 @@ NOTEBOOK_RUNS = {
     "notebooks/03_marker_vs_overlap_judging.ipynb": [
         {"min_chars": 192, "k": 5, "window": 0},
         {"retriever": "hybrid", "size": 500, "overlap": 0},
+        {"size": 1500, "overlap": 300, "k": 1, "min_chars": 8},
     ],
     "notebooks/04_upper_bound_filters.ipynb": [
         {"k": 1, "window": 1, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},
@@ -54,7 +55,9 @@ NOTEBOOK_RUNS = {
     ],
     "notebooks/07_small_sample_noise.ipynb": [
         {"measure": "recall@3", "retriever_b": "dense", "overlap_b": 0, "n_resamples": 2000},
-        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.1, "n_resamples": 1000},
+        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.2, "n_resamples": 1000,
+         "alpha": 0.1, "simulated_sets": 500},
+        {"measure": "mrr", "simulated_sets": 500},
     ],
     "notebooks/08_building_a_golden_set.ipynb": [
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,

@@ -113,8 +113,8 @@ def test_doc_map_errors(files, capsys):
     bad_map = files("m2", "m1\tmanual\nm1\tfaq\n")
     code, _, err = run_cli(capsys, "evaluate", qrels, run, "--unit", "document", "--doc-map", bad_map)
     assert code == 2 and f"{bad_map}:2: chunk 'm1' is mapped twice (also at line 1)" in err
-    code, _, err = run_cli(capsys, "evaluate", qrels, run, "--unit", "document")
-    assert code == 2 and "--unit document needs --doc-map" in err
+    code, _, err = run_cli(capsys, "evaluate", qrels, run, "--unit", "chunk", "--doc-map", dmap)
+    assert code == 2 and "--doc-map maps chunks to documents: use it with --unit document" in err
 
 
 def test_unknown_measure(files, capsys):
@@ -122,3 +122,24 @@ def test_unknown_measure(files, capsys):
     assert code == 2 and "Measure 'recall' needs a cutoff, e.g. recall@10" in err
     code, _, err = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "f2@3")
     assert code == 2 and "Unknown measure 'f2@3'" in err
+
+
+def test_the_level_is_what_the_qrels_judge(files, capsys):
+    """TREC qrels judge documents: the default level is document; --unit chunk says the IDs are chunks."""
+    for argv, level in (([], "document"), (["--unit", "chunk"], "chunk"), (["--unit", "document"], "document")):
+        _, out, _ = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "mrr", "--format", "json",
+                            *argv)
+        data = json.loads(out)
+        assert data["settings"]["level"] == level and data["summary"]["mrr"]["mean"] == 0.25
+
+
+def test_the_evaluate_parser_alone_reads_what_the_whole_parser_reads(capsys):
+    """`rag-metrics evaluate` builds its own subcommand only (start-up time); the arguments read are the same."""
+    from rag_metrics.cli import _parser
+
+    for argv in (["evaluate", "q", "r"], ["evaluate", "q", "r", "-m", "mrr", "-m", "P@5", "--format", "json",
+                                           "--unit", "chunk", "--engine", "general", "--min-rel", "2"]):
+        assert vars(_parser(only="evaluate").parse_args(argv)) == vars(_parser().parse_args(argv))
+    with pytest.raises(SystemExit):
+        _parser(only="evaluate").parse_args(["evaluate", "q", "r", "--format", "xml"])
+    assert "rag-metrics evaluate: error: argument --format: invalid choice: 'xml'" in capsys.readouterr().err

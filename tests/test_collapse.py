@@ -1,9 +1,12 @@
 """The seed case: naive 1.50, cut-then-dedup 0.50, dedup-then-cut 1.00."""
 
+import math
+
 import pandas as pd
 import pytest
 
-from rag_metrics import InputError, collapse_to_documents, evaluate, recall_at_k
+from rag_metrics import InputError, collapse_to_documents, evaluate, hit_at_k, recall_at_k, reciprocal_rank
+from rag_metrics.measures.collapse import document_ranking
 from rag_metrics.measures.pitfalls import naive_chunk_recall_at_k
 
 CHUNKS = ["m1", "m2", "m3", "f1", "t1"]
@@ -46,3 +49,35 @@ def test_bad_order_and_k():
         collapse_to_documents(CHUNKS, DOC_OF, 3, order="dedup")
     with pytest.raises(ValueError, match="'k' parameter of collapse_to_documents"):
         collapse_to_documents(CHUNKS, DOC_OF, 0)
+
+
+# ---- one document rank per collapsing order, for every measure ------------------------------------
+
+SEEN = ["m1", "m2", "m3", "f1"]  # three chunks of the manual, then the FAQ; gold = {faq}
+
+
+@pytest.mark.parametrize("order, hit3, rr, ndcg", [
+    ("cut_then_dedup", 0.0, 1 / 4, 1 / math.log2(5)),   # the FAQ's first chunk is at position 4
+    ("dedup_then_cut", 1.0, 1 / 2, 1 / math.log2(3)),   # the FAQ is the second distinct document
+])
+def test_mrr_and_ndcg_use_the_rank_the_cutoff_uses(order, hit3, rr, ndcg):
+    golden = pd.DataFrame({"question_id": ["q"], "doc_id": ["faq"]})
+    run = pd.DataFrame({"question_id": ["q"] * 4, "rank": range(1, 5), "chunk_id": SEEN})
+    ev = evaluate(golden, run, ["hit@3", "hit@4", "mrr", "mrr@3", "ndcg", "map"], doc_map=DOC_OF, order=order)
+    row = ev.per_question.loc["q"]
+    assert row["hit@3"] == hit3 and row["hit@4"] == 1.0
+    assert row["mrr"] == pytest.approx(rr) and row["ndcg"] == pytest.approx(ndcg) and row["map"] == pytest.approx(rr)
+    assert row["mrr@3"] == (0.0 if hit3 == 0 else pytest.approx(rr))
+    # consistency: the first relevant document is within the top k exactly when 1/RR <= k
+    for k in (1, 2, 3, 4):
+        assert (evaluate(golden, run, [f"hit@{k}"], doc_map=DOC_OF, order=order).per_question.loc["q", f"hit@{k}"]
+                == 1.0) == (1 / row["mrr"] <= k + 1e-9)
+    docs = document_ranking(SEEN, DOC_OF, order=order)
+    assert reciprocal_rank(docs, {"faq"}) == pytest.approx(rr) and hit_at_k(docs, {"faq"}, 3) == hit3
+
+
+def test_document_ranking_keeps_positions_or_deduplicates():
+    assert document_ranking(CHUNKS, DOC_OF) == ["manual", "manual", "manual", "faq", "terms"]
+    assert document_ranking(CHUNKS, DOC_OF, order="dedup_then_cut") == ["manual", "faq", "terms"]
+    with pytest.raises(InputError, match="unknown chunk ID 'zz'"):
+        document_ranking(["zz"], DOC_OF)

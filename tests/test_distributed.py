@@ -122,3 +122,61 @@ def test_a_bad_line_on_dask_is_one_clean_message(tmp_path, capfd):
     err = capfd.readouterr().err.strip().splitlines()
     assert err == [f"rag-metrics evaluate: error: {tmp_path / 'run.txt'}:2: score 'abc' is not a finite number "
                    "(expected e.g. 12, -0.5, 1.5e-3)."], err
+
+
+@pytest.mark.parametrize("order", ["cut_then_dedup", "dedup_then_cut"])
+def test_dask_collapses_chunks_with_the_rank_of_its_order(client, order):
+    """Document level from chunks on Dask: the same document rank as in memory (test_document_rank.py)."""
+    golden, run = frames(2)
+    doc_map = dict(zip(run["chunk_id"], run["doc_id"]))
+    chunks = run.drop(columns="doc_id")
+    expected = evaluate(golden, chunks, MEASURES, doc_map=doc_map, order=order)
+    got = evaluate_dask(golden, dd.from_pandas(chunks, npartitions=3), MEASURES, doc_map=doc_map, order=order)
+    pd.testing.assert_frame_equal(got.per_question[expected.per_question.columns], expected.per_question,
+                                  check_exact=True)
+
+
+def test_a_prepared_evaluator_sends_dask_frames_to_the_cluster(client):
+    from rag_metrics import evaluator
+
+    golden, run = frames(3)
+    prepared = evaluator(golden, MEASURES)
+    expected = prepared.evaluate(run)
+    got = prepared.evaluate(dd.from_pandas(run, npartitions=2))
+    assert got.settings["engine"] == "dask" and expected.settings["engine"] == "dataframe"
+    pd.testing.assert_frame_equal(got.per_question[expected.per_question.columns], expected.per_question,
+                                  check_exact=True)
+
+
+def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
+    """The experiment evaluation partitioned by question on a LocalCluster: the same judged rows, per-question values
+    and summaries as in one process -- every judge, document and chunk level, missing and unknown questions."""
+    from dataclasses import replace
+
+    from rag_metrics.analysis.experiment import evaluate_log
+    from rag_metrics.io.corpus import data_dir, load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.logs import load_log
+
+    corpus = load_corpus()
+    golden = load_golden(corpus=corpus)
+    lines = (data_dir() / "examples" / "bm25_c400o100.jsonl").read_text(encoding="utf-8").splitlines()
+    unknown = json.dumps({"question_id": "zz", "question": "not in the golden set", "retrieved": []})
+    (tmp_path / "log.jsonl").write_text("\n".join(lines[3:] + [unknown]) + "\n", encoding="utf-8")  # 3 missing
+    log = load_log(tmp_path / "log.jsonl")
+    picks = log.run[log.run["rank"] == 2][["question_id", "chunk_id"]].head(20)
+    golden = replace(golden, gold_chunks=picks.reset_index(drop=True))  # chunk-level gold for 20 questions
+    local = evaluate_log(golden, log, corpus, ks=(1, 3, 5))
+    on_dask = evaluate_log(golden, log, corpus, ks=(1, 3, 5), engine="dask")
+    assert set(local.judged) == set(on_dask.judged) and len(local.judged) >= 3
+    for name in local.judged:
+        pd.testing.assert_frame_equal(on_dask.judged[name], local.judged[name])
+    for a, b in [(local.pages[n], on_dask.pages[n]) for n in local.pages] + [(local.document, on_dask.document),
+                                                                             (local.chunk, on_dask.chunk)]:
+        pd.testing.assert_frame_equal(b.per_question, a.per_question, check_exact=True)
+        assert b.to_dict() == a.to_dict()
+    pd.testing.assert_frame_equal(on_dask.failures, local.failures)
+    assert on_dask.missing_questions == local.missing_questions and len(local.missing_questions) == 3
+    assert on_dask.unknown_questions == local.unknown_questions == ["zz"]
+    with pytest.raises(ValueError, match="'engine' parameter of evaluate_log"):
+        evaluate_log(golden, log, corpus, engine="spark")

@@ -118,7 +118,7 @@ def test_command_line_path_does_not_import_pandas():
     import subprocess
     import sys
 
-    code = "import sys, rag_metrics.cli, rag_metrics.measures.fast; print('pandas' in sys.modules)"
+    code = "import sys, rag_metrics.cli, rag_metrics.io.trec_fast; print('pandas' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
 

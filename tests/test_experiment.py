@@ -28,16 +28,38 @@ EXAMPLES = data_dir() / "examples"
 
 # ---- the overlap judge on hashes equals the definition ------------------------------------------
 
-def naive_overlap(text, doc, gold, pages, f, window):
-    """The definition, written plainly: a shared F-character substring with a gold page +- window."""
+def naive_boilerplate(pages, doc, f, share=0.5, min_pages=3):
+    """The boilerplate rule, written plainly: F-character fragments (digits read as 0) on more than ``share`` of the
+    document's pages and on at least ``min_pages`` of them."""
+    fold = lambda s: re.sub("[0-9]", "0", s)  # noqa: E731
+    texts = [t for (d, _), t in pages.items() if d == doc]
+    if len(texts) < min_pages or share >= 1:
+        return set()
+    need = max(min_pages, int(share * len(texts)) + 1)
+    found = {fold(t[i:i + f]) for t in texts for i in range(len(t) - f + 1)}
+    return {g for g in found if sum(any(fold(t[i:i + f]) == g for i in range(len(t) - f + 1)) for t in texts) >= need}
+
+
+def naive_overlap(text, doc, gold, pages, f, window, boilerplate=True):
+    """The definition, written plainly: a shared F-character substring with a gold page +- window that holds no
+    character of the document's boilerplate."""
+    furniture = naive_boilerplate(pages, doc, f) if boilerplate else set()
     grams = {text[i:i + f] for i in range(len(text) - f + 1)}
+
+    def body_fragments(page):  # fragments of the page with no character inside a furniture fragment
+        dirty = [False] * len(page)
+        for i in range(len(page) - f + 1):
+            if re.sub("[0-9]", "0", page[i:i + f]) in furniture:
+                dirty[i:i + f] = [True] * f
+        return {page[i:i + f] for i in range(len(page) - f + 1) if not any(dirty[i:i + f])}
+
     out = set()
     for d, p in gold:
         if d != doc or not grams:
             continue
         for q in range(p - window, p + window + 1):
             page = pages.get((d, q))
-            if page is not None and any(g in page for g in grams):
+            if page is not None and grams & body_fragments(page):
                 out.add((d, p))
     return out
 
@@ -46,16 +68,30 @@ ALPHABET = "ab 経費精算５5\u3000\n"
 
 
 @given(st.lists(st.text(ALPHABET, max_size=40), min_size=1, max_size=6),
-       st.text(ALPHABET, max_size=60), st.integers(1, 6), st.integers(0, 2), st.integers(1, 6))
-def test_overlap_judge_equals_the_definition(page_texts, chunk, f, window, gold_page):
+       st.text(ALPHABET, max_size=60), st.integers(1, 6), st.integers(0, 2), st.integers(1, 6), st.booleans())
+def test_overlap_judge_equals_the_definition(page_texts, chunk, f, window, gold_page, rule):
     pages_df = pd.DataFrame({"doc_id": "d", "page": range(1, len(page_texts) + 1), "text": page_texts})
     normalized = {("d", i + 1): normalize(t) for i, t in enumerate(page_texts)}
     gold = [("d", gold_page), ("e", 1)]
-    judge = OverlapJudge(min_chars=f, window=window)
-    expected = naive_overlap(normalize(chunk), "d", gold, normalized, f, window)
+    judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
+    expected = naive_overlap(normalize(chunk), "d", gold, normalized, f, window, boilerplate=rule)
     assert judge.satisfied({"doc_id": "d", "text": chunk}, gold, judge.index(pages_df)) == expected
     items = pd.DataFrame({"question_id": ["q", "q"], "doc_id": ["d", "e"], "text": [chunk, chunk]})
     assert judge.satisfy(items, {"q": gold}, PageIndex(pages_df)) == [frozenset(expected), frozenset()]
+
+
+@given(st.lists(st.text("ab12 ", max_size=30), min_size=3, max_size=8), st.lists(st.text("ab12 ", max_size=40),
+       min_size=1, max_size=5), st.integers(1, 9), st.integers(0, 1))
+def test_overlap_judge_equals_the_definition_on_many_items_at_once(page_texts, chunks, f, window):
+    """The batched path (every item of every question in one call) on texts with shared digits and repeats."""
+    pages_df = pd.DataFrame({"doc_id": "d", "page": range(1, len(page_texts) + 1), "text": page_texts})
+    normalized = {("d", i + 1): normalize(t) for i, t in enumerate(page_texts)}
+    gold = {f"q{i}": [("d", 1 + i % len(page_texts))] for i in range(len(chunks))}
+    judge = OverlapJudge(min_chars=f, window=window)
+    items = pd.DataFrame({"question_id": list(gold), "doc_id": "d", "text": chunks})
+    expected = [frozenset(naive_overlap(normalize(c), "d", gold[q], normalized, f, window)) for q, c in
+                zip(gold, chunks)]
+    assert judge.satisfy(items, gold, PageIndex(pages_df)) == expected
 
 
 def test_logged_text_is_judged_as_the_chunk_table_is(corpus, golden):

@@ -90,6 +90,10 @@ def test_a_broken_history_file_is_named(tmp_path, capsys):
                   pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])
     save_run(ev, tmp_path, name="ok")
     (tmp_path / "20260101T000000000000Z_broken.json").write_text('{"id": "x", ')
-    assert main(["history", "--dir", str(tmp_path), "list"]) == 2
-    err = capsys.readouterr().err
-    assert "20260101T000000000000Z_broken.json:1: malformed JSON" in err and "Move or delete the file" in err
+    (tmp_path / "20260102T000000000000Z_empty.json").write_text("")  # a kill mid-write, before writes were atomic
+    assert main(["history", "--dir", str(tmp_path), "list"]) == 0  # named and skipped, the others listed
+    out, err = capsys.readouterr()
+    assert "warning: skipped" in err and "20260101T000000000000Z_broken.json:1: malformed JSON" in err
+    assert "20260102T000000000000Z_empty.json:1: malformed JSON" in err and "Move or delete the file" in err
+    assert "_ok" in out and "broken" not in out
+    assert main(["history", "--dir", str(tmp_path), "show", "20260101T000000000000Z_broken"]) == 2  # asked for by name

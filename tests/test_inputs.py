@@ -164,7 +164,10 @@ def test_each_preset_reads_the_same_run(tmp_path, preset):
     log = load_log(path, preset=preset)
     run = log.run
     assert run["rank"].tolist() == [1, 2] and run["text"].tolist() == ["T1", "T2"]
-    assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
+    if preset == "llamaindex":  # a printed label, never a page: the pages come from the text
+        assert run["pages"].tolist() == [(), ()] and run["page_label"].tolist() == ["3", "2"]
+    else:
+        assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
     assert run["chunk_id"].iloc[0] == "c1" and run["score"].iloc[0] == 0.9
     mapping, report = resolve_documents(run["doc_id"], load_corpus().documents.index)
     assert [mapping[d] for d in run["doc_id"]] == ["expense_policy", "faq_ja"]
@@ -189,8 +192,17 @@ def test_field_mapping_and_page_base(tmp_path):
     fields = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page=p", "text=body"])
     log = load_log(path, fields=fields, page_base=0)
     assert log.run[["question_id", "doc_id", "pages", "text"]].values.tolist() == [["q1", "manual.pdf", (1,), "x"]]
+    with pytest.raises(InputError, match=r"the mapping of page \(p\) must state where its page numbers start: add "
+                                         r"--page-base 0 or --page-base 1, or write --field page@0=p"):
+        load_log(path, fields=fields)  # never the preset's base
+    at_one = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page@1=p", "text=body"])
+    assert at_one["page_base"] == 1 and at_one["page"] == "p"
     with pytest.raises(InputError, match=r"page 0 \(field p\) is not an integer >= 1 \(pages counted from 1"):
-        load_log(path, fields=fields)
+        load_log(path, fields=at_one)
+    at_zero = parse_field_mapping(["question_id=qid", "items=hits", "doc_id=src.name", "page@0=p", "text=body"])
+    assert load_log(path, fields=at_zero).run["pages"].tolist() == [(1,)]
+    with pytest.raises(InputError, match="states base 0 and --page-base says 1"):
+        load_log(path, fields=at_zero, page_base=1)
     with pytest.raises(InputError, match="field mapping 'colour=x'"):
         parse_field_mapping(["colour=x"])
 
@@ -198,10 +210,12 @@ def test_field_mapping_and_page_base(tmp_path):
 def test_doc_keys_and_resolution():
     assert doc_key("s3://bucket/a%20b/Manual%201.pdf") == "Manual 1"
     assert doc_key("https://intranet/docs/faq_ja.html?v=2#top") == "faq_ja"
-    mapping, report = resolve_documents(["manual", "s3://x/faq.pdf", "s3://x/other.pdf", "dup.pdf"],
+    mapping, report = resolve_documents(["manual", "s3://x/faq.pdf", "s3://x/other.pdf", "x/a/dup.pdf"],
                                         ["manual", "faq", "a/dup", "b/dup"])
-    assert mapping == {"manual": "manual", "s3://x/faq.pdf": "faq", "s3://x/other.pdf": None, "dup.pdf": None}
-    assert (report["exact"], report["by_file_name"], report["unmatched"]) == (1, 1, 2)
+    assert mapping == {"manual": "manual", "s3://x/faq.pdf": "faq", "s3://x/other.pdf": None, "x/a/dup.pdf": "a/dup"}
+    assert (report["exact"], report["by_path_suffix"], report["unmatched"]) == (1, 2, 1)
+    with pytest.raises(InputError, match=r"document 'dup.pdf' fits 2 documents equally well: a/dup, b/dup"):
+        resolve_documents(["dup.pdf"], ["manual", "a/dup", "b/dup"])
 
 
 @pytest.mark.parametrize("record, kwargs, message", [

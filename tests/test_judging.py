@@ -143,4 +143,5 @@ def test_upper_bounds_table(corpus, setup):
     assert list(table.columns) == ["hit@1", "hit@3", "hit@5", "mrr"]
     assert list(table.index) == ["no filter", "gold genre only (upper bound)", "gold document only (upper bound)"]
     assert (table.iloc[2] >= table.iloc[0] - 1e-12).all()
-    assert table.attrs["settings"] == {"level": "page", "judge": "overlap", "min_chars": 24, "window": 1}
+    assert table.attrs["settings"] == {"level": "page", "judge": "overlap", "min_chars": 24, "window": 1,
+                                       "boilerplate_share": 0.5, "boilerplate_min_pages": 3}

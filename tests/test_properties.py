@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 from rag_metrics import (
     parse_measures,
     average_precision,
-    collapse_to_documents,
     evaluate,
     hit_at_k,
     ndcg_at_k,
@@ -17,6 +16,7 @@ from rag_metrics import (
     recall_at_k,
     reciprocal_rank,
 )
+from rag_metrics.measures.collapse import document_ranking
 from rag_metrics.measures.registry import REGISTRY
 
 DOCS = [f"d{i}" for i in range(8)]
@@ -63,8 +63,10 @@ def _measure_names(k):
     st.randoms(use_true_random=False),
 )
 def test_engine_equals_collapse_then_definition(questions, k, order, min_rel, gain, rnd):
-    """Every registered measure: the DataFrame engine equals collapse + the per-question definition,
-    whatever the row order of the run and with gaps between ranks (only the rank order counts)."""
+    """Every registered measure: the DataFrame engine equals the per-question definition applied to the
+    document ranking of ``order`` (:func:`document_ranking`: under cut_then_dedup a document sits at its first
+    chunk's position, under dedup_then_cut at its de-duplicated rank), whatever the row order of the run and
+    with gaps between ranks (only the rank order counts)."""
     golden_rows, run_rows = [], []
     for qi, (ranking, gold) in enumerate(questions):
         q = f"q{qi}"
@@ -82,11 +84,8 @@ def test_engine_equals_collapse_then_definition(questions, k, order, min_rel, ga
         pd.DataFrame(golden_rows), run, names, doc_map=DOC_OF, order=order, min_rel=min_rel, gain=gain
     ).per_question
     for qi, (ranking, gold) in enumerate(questions):
+        docs = document_ranking(ranking, DOC_OF, order=order)
         for m in parse_measures(names):
-            cutoff = m.k
-            if m.name == "rprec":  # its cutoff is R, the question's number of relevant gold IDs
-                cutoff = max(1, sum(1 for label in gold.values() if label >= min_rel))
-            docs = collapse_to_documents(ranking, DOC_OF, cutoff, order=order)
             expected = m.spec.reference_value(docs, gold, m.k, min_rel=min_rel, gain=gain)
             assert _same(expected, result.loc[f"q{qi}", str(m)]), (str(m), ranking, gold, expected)
 

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.measures import fast
+from rag_metrics.io import trec_fast as fast
 
 QRELS = "q1 0 d1 1\nq1 0 d2 1\nq2 0 d9 2\n"
 RUN_OK = "q1 Q0 d1 1 5.0 t\nq1 Q0 d3 2 4.0 t\nq2 Q0 d9 1 1.0 t\n"
@@ -56,6 +56,10 @@ CASES = [
     ("non-contiguous question", QRELS.encode(), b"q1 Q0 d3 1 5.0 t\nq2 Q0 d9 1 1.0 t\nq1 Q0 d1 2 4.0 t\n"),
     ("too few fields", QRELS.encode(), b"q1 Q0 d1 1 5.0\n"),
     ("too many fields", QRELS.encode(), b"q1 Q0 d1 1 5.0 t extra\n"),
+    ("fields shifted between lines", QRELS.encode(), b"q1 Q0 d1 1 5.0\nt q1 Q0 d2 2 4.0 t\n"),
+    ("lone sign rank", QRELS.encode(), b"q1 Q0 d1 + 5.0 t\n"),
+    ("sign inside a score", QRELS.encode(), b"q1 Q0 d1 1 5-0 t\n"),
+    ("exponent without digits", QRELS.encode(), b"q1 Q0 d1 1 5e t\n"),
     ("empty run", QRELS.encode(), b""),
     ("whitespace-only run", QRELS.encode(), b" \n\t\n"),
     ("non-ascii ids", "q1 0 文書1 1\n".encode(), "q1 Q0 文書2 1 5.0 t\nq1 Q0 文書1 2 4.0 t\n".encode()),

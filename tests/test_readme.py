@@ -80,3 +80,6 @@ def test_every_command_and_snippet_runs_in_order(clone, monkeypatch):
     # the figures the README states next to its prints
     assert "0.5\n1.0\n" in printed
     assert "{'raw': 3, 'documents_normalized': 3, 'both_normalized': 1}" in printed and "('stale',)" in printed
+    assert "for 100% of 321 located items" in printed and "Read it with --page-base 1" in printed
+    assert "0.585 [0.456, 0.706] (n=65, Clopper-Pearson)" in printed and "p = 0.219: within noise." in printed
+    assert "\n311\n" in printed

@@ -104,23 +104,26 @@ def merged_cases(seeds):
     return qrels, run
 
 
-def fast_per_question(qp, rp, min_rel):
+def fast_per_question(qp, rp, min_rel, small):
+    """The columnar readers alone: the small-file route, or the block reader in 4 kB blocks."""
     import pandas as pd
 
-    from rag_metrics.measures.fast import evaluate_trec_fast
-    from rag_metrics.measures.registry import parse_measures
+    from rag_metrics import Qrels, evaluator
+    from rag_metrics.io.trec_fast import code_run_fast
 
-    result = evaluate_trec_fast(qp, rp, parse_measures(list(PAIRS)), min_rel=min_rel, block_bytes=4096)
-    return pd.DataFrame({m: result.values[m] for m in PAIRS}, index=result.questions)
+    prepared = evaluator(Qrels.from_file(qp), list(PAIRS), level="chunk", min_rel=min_rel)
+    result = prepared.evaluation(code_run_fast(prepared.qrels, rp, block_bytes=4096, small=small))
+    assert result.settings["engine"] == ("fast/small" if small else "fast")
+    return pd.DataFrame({m: result.values[m] for m in PAIRS}, index=list(result.questions))
 
 
-@pytest.mark.parametrize("path", ["general", "fast"])
+@pytest.mark.parametrize("path", ["general", "fast/small", "fast"])
 @pytest.mark.parametrize("min_rel", [1, 2])
 def test_per_query_values_equal_trec_eval(tmp_path, min_rel, path):
     qrels, run = merged_cases(range(12))
     qp, rp = write_files(tmp_path, qrels, run)
-    if path == "fast":
-        ours = fast_per_question(qp, rp, min_rel)
+    if path.startswith("fast"):
+        ours = fast_per_question(qp, rp, min_rel, small=path == "fast/small")
     else:
         ours = evaluate(
             read_qrels(qp).rename(columns={"doc_id": "chunk_id"}),

@@ -4,8 +4,9 @@
 (:mod:`rag_metrics.io.logs`) and -- for judging logged text -- the corpus it was retrieved from
 (:mod:`rag_metrics.io.corpus`). It
 
-1. matches the log to the golden set: questions by ID (or by question text when the log has no
-   IDs), documents exactly or by file name (:func:`rag_metrics.io.logs.resolve_documents`);
+1. takes the log matched to the golden set when it was read (:func:`rag_metrics.io.logs.match_log`;
+   matched here when it was read without them): questions by ID (or by question text when the log has no
+   IDs), documents exactly or by the longest unique path suffix; text-only items are placed on the pages;
    questions in the log but not in the golden set are reported and not used; labelled questions
    missing from the log, and questions the retriever failed on, are empty rankings (counted);
 2. judges every retrieved item with each judge that applies -- document always; page metadata
@@ -29,39 +30,75 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..errors import InputError, check_int
-from ..judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, judge_run, shared_spans
+from ..io.logs import log_key
+from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
+                              shared_spans)
 from ..measures.evaluation import Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from .stats import bootstrap_ci
+from .stats import mean_interval
 
-__all__ = ["evaluate_log", "ExperimentResult", "headline_table"]
+__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log"]
 
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
 
-def _question_map(golden, log) -> tuple[dict, list]:
-    """log key -> golden question ID (by ID, else by whitespace-normalized question text); unknown log questions."""
-    ids = set(golden.questions.index)
-    by_text = {" ".join(str(t).split()): q for q, t in golden.questions["question"].items()}
-    mapping, unknown = {}, []
-    for qid, text in zip(log.questions["question_id"], log.questions["question"]):
-        key = qid if qid is not None else f"text:{text}"
-        if qid is not None:
-            target = qid if qid in ids else None
-        else:
-            target = by_text.get(" ".join(str(text).split()))
-        if target is None:
-            unknown.append(qid if qid is not None else text)
-        else:
-            mapping[key] = target
-    return mapping, unknown
+def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
+    """Pages checked against the documents, and placed by text where the log gives none that is physical.
+
+    * a logged page beyond its document's last page is an error naming the item;
+    * items with text and no document (a text-only log, e.g. ragas rows) get document and pages from where the
+      text lies (:func:`rag_metrics.judging.locate.place_text_only`); without the documents that is an error;
+    * items whose only page is a printed label (``page_label``) get the pages their text lies on in their document.
+
+    Adds ``pages_from`` (``logged``, ``located``, or ``""`` when the item has no page) and ``placed_by`` (how the
+    item was placed: ``logged`` or one of :data:`rag_metrics.judging.locate.PLACED_BY`).
+    """
+    from ..judging.audit import check_pages_in_documents
+    from ..judging.locate import locate_items, place_text_only
+
+    run = run.copy()
+    text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))
+    if "page_label" not in run.columns:
+        run["page_label"] = None
+    if index is not None:
+        check_pages_in_documents(run, index.n_pages, source=source)
+    elif text_only.any():
+        row = run[text_only].iloc[0]
+        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: text without a document; "
+                         "text-only items are placed by finding their text on the pages: give the documents "
+                         "(--pages).", path=source, line=int(row["line"]), field="doc_id")
+    run["pages_from"] = ["logged" if len(p) else "" for p in run["pages"]]
+    run["placed_by"] = "logged"
+    if index is None:
+        return run
+    if text_only.any():
+        gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in golden.gold_pages.groupby("question_id")}
+        placed = place_text_only(run[text_only], index, min_chars=min_chars, gold=gold)
+        run.loc[text_only, "doc_id"] = placed["doc_id"]
+        run.loc[text_only, "pages"] = placed["pages"]
+        run.loc[text_only, "placed_by"] = placed["placed_by"]
+        run.loc[text_only, "pages_from"] = ["located" if len(p) else "" for p in placed["pages"]]
+    labelled = run["page_label"].notna() & run["pages"].map(len).eq(0) & run["text"].map(
+        lambda t: isinstance(t, str)) & run["doc_id"].map(lambda d: d in index.docs)
+    if labelled.any():
+        where = locate_items(run.loc[labelled, "text"].tolist(), index, min_chars=min_chars,
+                             docs=run.loc[labelled, "doc_id"].tolist())
+        where.index = run.index[labelled]
+        run.loc[labelled, "pages"] = where["pages"]
+        run.loc[labelled, "placed_by"] = where["placed_by"]
+        run.loc[labelled, "pages_from"] = ["located" if len(p) else "" for p in where["pages"]]
+    return run
 
 
-def _applicable(log, corpus, run) -> list[str]:
+def applicable_judges(log, corpus=None, run=None) -> list[str]:
+    """The judges that apply to a log: ``document`` always; ``page`` when it logs pages; ``marker`` when its text
+    holds ``[p.N]`` markers; ``overlap`` when it logs text and the corpus is given. ``run``: the rows to look at
+    (default the whole log)."""
+    run = log.run if run is None else run
     names = ["document"]
-    if log.has_pages:
+    if run["pages"].map(len).gt(0).any():
         names.append("page")
     texts = run["text"].dropna()
     if len(texts) and texts.map(lambda t: PAGE_MARKER.search(t) is not None).any():
@@ -69,6 +106,43 @@ def _applicable(log, corpus, run) -> list[str]:
     if len(texts) and corpus is not None:
         names.append("overlap")
     return names
+
+
+def check_judge(primary, log, corpus=None) -> None:
+    """Refuse a headline judge that does not apply to the log (:func:`applicable_judges`), saying why."""
+    if primary is None:
+        return
+    names = applicable_judges(log, corpus)
+    if primary in names:
+        return
+    why = {"page": "the log has no page numbers (log page/pages, or map them with --field page@1=PATH)",
+           "overlap": ("the documents are not given (--pages)" if corpus is None else "the log has no text"),
+           "marker": "the logged text holds no [p.N] page markers"}.get(primary, "it is not a judge")
+    raise InputError(f"judge {primary!r} does not apply to this log: {why} (applicable: {', '.join(names)}).",
+                     path=log.source, field="judge")
+
+
+def prepare_log(golden, log, corpus=None):
+    """The log as evaluation needs it: matched to the golden set and the documents (:func:`rag_metrics.io.logs.match_log`,
+    done when the log was read with them, else here). Its text-only items are placed on the pages by
+    :func:`evaluate_log` (:func:`rag_metrics.judging.locate.place_text_only`); a text-only log without the corpus is
+    an error: the texts cannot be placed."""
+    from ..io.logs import match_log
+
+    known = list(corpus.documents.index) if corpus is not None else None
+    against = log.matched_against
+    if against is None or against[0] != golden.fingerprint() or (known is not None and list(against[2]) != known) \
+            or (known is None and against[1] == "corpus"):
+        log = match_log(log, golden, corpus)
+    text_only = log.text_only
+    if len(text_only) and corpus is None:
+        row = text_only.iloc[0]
+        raise InputError(f"text-only log: give --pages so each text is located on the pages ({len(text_only)} "
+                         "retrieved items have text and no document).", path=log.source, line=int(row["line"]),
+                         field="doc_id")
+    return log
+
+
 
 
 @dataclass
@@ -95,13 +169,117 @@ class ExperimentResult:
     documents: dict
     settings: dict = field(default_factory=dict)
     question_map: dict = field(default_factory=dict)
+    page_index: object = None
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    # -- rulers (rag_metrics.analysis.rulers) and page checks (rag_metrics.judging.audit) -------------------------
+    def raw_overlap(self):
+        """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
+        furniture does; None when the overlap judge does not apply or keeps boilerplate already."""
+        judge = self.judges.get("overlap")
+        if judge is None or judge.boilerplate is None:
+            return None
+        if "raw_overlap" not in self._cache:
+            from dataclasses import replace
+
+            raw = replace(judge, boilerplate=None)
+            with_doc = self.run[self.run["doc_id"].notna()]
+            judged = judge_run(with_doc, None, self.golden.gold_pages, raw, self.page_index)
+            measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
+            self._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
+                                          judged)
+        return self._cache["raw_overlap"]
+
+    def ruler_table(self) -> pd.DataFrame:
+        """Every headline measure under every ruler (:func:`rag_metrics.analysis.rulers.ruler_table`)."""
+        from .rulers import ruler_table
+
+        return ruler_table(self)
+
+    def ruler_changes(self, previous: "ExperimentResult") -> pd.DataFrame:
+        """This run minus ``previous`` under every ruler (:func:`rag_metrics.analysis.rulers.ruler_changes`)."""
+        from .rulers import ruler_changes
+
+        return ruler_changes(previous, self)
+
+    def ruler_disagreements(self, a: str = "overlap", b: str = "page", k: int | None = None) -> pd.DataFrame:
+        """Items ruler ``a`` credits and ``b`` does not, and the reverse, with the shared text
+        (:func:`rag_metrics.analysis.rulers.ruler_disagreements`)."""
+        from .rulers import ruler_disagreements
+
+        return ruler_disagreements(self, a, b, k)
+
+    def unfindable_gold(self) -> pd.DataFrame:
+        """Gold pages without text, unfindable by text judges (:func:`rag_metrics.analysis.rulers.unfindable_gold`)."""
+        from .rulers import unfindable_gold
+
+        return unfindable_gold(self)
+
+    def boilerplate(self) -> pd.DataFrame:
+        """What the overlap judge left out as boilerplate, per document (its repeated text, digits as ``#``, and on
+        how many pages); empty when the overlap judge does not apply."""
+        from ..judging.index import boilerplate_lines
+
+        judge = self.judges.get("overlap")
+        if judge is None or self.page_index is None:
+            return boilerplate_lines(None, 24, None)
+        return boilerplate_lines(self.page_index, judge.min_chars, judge.boilerplate)
+
+    def page_audit(self):
+        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.audit.audit_pages`); None without
+        the documents."""
+        if self.page_index is None:
+            return None
+        if "audit" not in self._cache:
+            from ..judging.audit import audit_pages
+
+            logged = self.run[self.run["pages_from"] == "logged"] if "pages_from" in self.run else self.run
+            read = (self.settings.get("read") or {})
+            self._cache["audit"] = audit_pages(logged, self.page_index, min_chars=self.judges.get(
+                "overlap", OverlapJudge()).min_chars, page_base=read.get("page_base"), name=self.name)
+        return self._cache["audit"]
+
+    def placements(self) -> pd.DataFrame:
+        """How the items got their document and pages: one row per (placed_by, pages_from) with its item count."""
+        cols = [c for c in ("placed_by", "pages_from") if c in self.run.columns]
+        if not cols:
+            return pd.DataFrame(columns=["items"])
+        return self.run.groupby(cols, dropna=False).size().rename("items").to_frame()
+
+    def notices(self) -> list[str]:
+        """Sentences a report must show about its rulers: a page-base offset (with its fix), items placed by their
+        text, printed labels ignored, gold pages no text judge can find, what boilerplate was left out."""
+        out = []
+        audit = self.page_audit()
+        if audit is not None and audit.warning:
+            out.append(audit.warning)
+        if "placed_by" in self.run.columns:
+            placed = self.run[self.run["placed_by"] != "logged"]["placed_by"].value_counts()
+            if len(placed):
+                out.append(f"{self.name}: {int(placed.sum())} item(s) had no document or no physical page and were "
+                           "placed by finding their text on the pages: "
+                           + ", ".join(f"{v} {k}" for k, v in placed.items()) + ".")
+        if "page_label" in self.run.columns and self.run["page_label"].notna().any():
+            out.append(f"{self.name}: page_label is the label printed on a page (i, ii, 1...), not its position in the "
+                       "file; it was not read as a page (pages were located from the text).")
+        unfindable = self.unfindable_gold()
+        if len(unfindable):
+            qs = ", ".join(dict.fromkeys(unfindable["question_id"].astype(str)))
+            out.append(f"{len(unfindable)} gold page(s) have no text (scanned pages?): text judges cannot find them, "
+                       f"so questions {qs} are misses under those judges whatever the retriever does.")
+        furniture = self.boilerplate()
+        if len(furniture):
+            out.append(f"The overlap judge left out text repeated on most pages of {furniture['doc_id'].nunique()} "
+                       f"document(s) ({len(furniture)} repeated line(s), e.g. {furniture['text'].iloc[0]!r}): "
+                       "shared page furniture is no evidence of a page.")
+        return out
 
     def answers(self) -> pd.Series:
         """The answers logged with the questions, indexed by golden question ID (empty when none)."""
         out = {}
         for qid, text, answer in zip(self.log.questions["question_id"], self.log.questions["question"],
                                      self.log.questions["answer"]):
-            key = qid if qid is not None else f"text:{text}"
+            key = log_key(qid, text)
             if answer is not None and key in self.question_map:
                 out[self.question_map[key]] = str(answer)
         return pd.Series(out, dtype=object, name="generated_answer")
@@ -128,7 +306,7 @@ class ExperimentResult:
         rows = {}
         for name, ev in self.pages.items():
             s = ev.summary_dict()
-            rows[name] = {"judge": _describe(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
+            rows[name] = {"judge": describe_judge(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
                           "n": s["mrr"]["evaluated"]}
         rows["document level (gold documents)"] = {
             "judge": "document IDs against gold_docs",
@@ -188,10 +366,12 @@ class ExperimentResult:
         gold_pages = list(zip(gold["doc_id"], gold["page"]))
         judged = self.judged[self.primary]
         rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k)].sort_values("rank")
-        index = PageIndex(self.corpus) if self.corpus is not None else None
+        index = self.page_index if self.page_index is not None else (
+            PageIndex(self.corpus) if self.corpus is not None else None)
         judge = self.judges[self.primary]
         window = getattr(judge, "window", 1)
         f = getattr(judge, "min_chars", 24)
+        rule = self.judges["overlap"].boilerplate if "overlap" in self.judges else None
         items = []
         for row in rows.itertuples(index=False):
             verdicts = {name: bool(set(j.loc[(j["question_id"] == question_id) & (j["rank"] == row.rank),
@@ -201,10 +381,12 @@ class ExperimentResult:
             longest = 0
             if text is not None and index is not None:
                 norm = normalize(text)
-                near = [index.normalized((d, p2)) for d, p in gold_pages for p2 in range(p - window, p + window + 1)
-                        if (d, p2) in index.raw]
-                spans = shared_spans(norm, near, f)
-                short = shared_spans(norm, near, max(8, f // 2)) if not spans else []
+                near = [index.row[d, p2] for d, p in gold_pages for p2 in range(p - window, p + window + 1)
+                        if (d, p2) in index.row]
+                # boilerplate (running headers, footers) is no evidence: it is not highlighted
+                spans = [(a, b) for a, b, furniture in index.shared_spans(norm, near, f, rule) if not furniture]
+                short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
+                         if not furniture] if not spans else []
                 longest = max((b - a for a, b in spans or short), default=0)
                 segments = _segments(norm, spans or short)
             items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
@@ -213,8 +395,9 @@ class ExperimentResult:
                           "longest": longest, "threshold": f})
         return {"question_id": question_id, "question": q["question"], "type": q["type"],
                 "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
-                "judge": _describe(judge), "items": items,
-                "hit": any(i["hit"] for i in items), "normalized": index is not None}
+                "judge": describe_judge(judge), "items": items,
+                "hit": any(i["hit"] for i in items), "normalized": index is not None,
+                "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
 
     def explain(self, question_id, k: int | None = None):
         """One question's drill-down, rendered inline in JupyterLab (an object with ``_repr_html_``)."""
@@ -258,19 +441,15 @@ def _segments(text: str, spans) -> list[tuple[str, bool]]:
     return out
 
 
-def _describe(judge) -> str:
-    params = {k: v for k, v in judge.params().items() if k != "judge"}
-    return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
-
-
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per run: n and each measure's mean with its 95% bootstrap CI (``{run: per-question table}``)."""
+    """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
+    :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
     rows = {}
     for name, pq in per_question.items():
         row = {"n": int(pq[measures[0]].notna().sum())}
         for m in measures:
-            mean, low, high, _ = bootstrap_ci(pq[m], n_resamples=n_resamples)
-            row |= {m: mean, f"{m} low": low, f"{m} high": high}
+            iv = mean_interval(pq[m], n_resamples=n_resamples)
+            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
         rows[name] = row
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "run"
@@ -278,7 +457,7 @@ def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -
 
 
 def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
-                 primary: str | None = None) -> ExperimentResult:
+                 primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
     """Judge and evaluate a retrieval log (module docstring).
 
     Parameters
@@ -290,23 +469,26 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     ks : cutoffs for hit@k (Recall@k at the largest).
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
     primary : judge of the headline; default the first that applies of overlap, page, marker, document.
+    engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
+        Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
+        numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
     """
+    if engine not in ("local", "dask"):
+        raise InputError(f"The 'engine' parameter of evaluate_log must be one of ('local', 'dask'). Got {engine!r} "
+                         "instead.")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
     if not ks:
         raise InputError("give at least one cutoff k.")
-    qmap, unknown = _question_map(golden, log)
+    log = prepare_log(golden, log, corpus)
+    qmap, unknown, documents = log.question_map, log.unknown_questions, log.documents
     run = log.run.copy()
-    run["key"] = [q if q is not None else f"text:{t}" for q, t in zip(run["question_id"], run["question"])]
+    run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
     run = run[run["key"].isin(qmap)].copy()
     run["question_id"] = run["key"].map(qmap)
-    known = corpus.documents.index if corpus is not None else golden.gold["doc_id"].dropna().unique()
-    from ..io.logs import resolve_documents
-
-    mapping, documents = resolve_documents(run["doc_id"], known)
-    run["logged_doc_id"] = run["doc_id"]
-    run["doc_id"] = [mapping.get(d) or d if d is not None else None for d in run["doc_id"]]
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
+    index = PageIndex(corpus) if corpus is not None else None
+    run = _place_pages(run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
@@ -314,41 +496,50 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                          path=log.source, line=int(row["line"]), field="doc_id")
     run = run.drop(columns=["key"]).reset_index(drop=True)
 
-    names = _applicable(log, corpus, run)
+    check_judge(primary, log, corpus)
+    names = applicable_judges(log, corpus, run)
     judges = {"document": DocumentJudge(), "page": PageJudge(window=window), "marker": MarkerJudge(window=window),
               "overlap": OverlapJudge(min_chars=min_chars, window=window)}
     judges = {n: judges[n] for n in names}
     if primary is None:
         primary = next(n for n in PRIMARY_ORDER if n in judges)
-    elif primary not in judges:
-        raise InputError(f"judge {primary!r} does not apply to this log (applicable: {', '.join(judges)}).",
-                         field="judge")
+    elif primary not in judges:  # it applies to the log but not to the rows of golden-set questions
+        raise InputError(f"judge {primary!r} does not apply to this log's questions of the golden set (applicable: "
+                         f"{', '.join(judges)}).", path=log.source, field="judge")
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if golden.has_groups:
         measures += [f"sufficiency@{k}" for k in ks]
     judged, pages = {}, {}
     with_doc = run[run["doc_id"].notna()]
-    index = PageIndex(corpus) if corpus is not None else None
-    for name, judge in judges.items():
-        judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
-        pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
-    chunk = None
-    if golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any():
-        gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
-                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
+    chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
+    if engine == "dask":
+        from ..measures.distributed import judge_and_evaluate_log
+
+        judged, pages, document, chunk = judge_and_evaluate_log(golden, run, judges, index, measures,
+                                                                chunk_level=chunk_level, scheduler=scheduler)
+    else:
+        for name, judge in judges.items():
+            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
+            pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
+        document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
+        chunk = None
+        if chunk_level:
+            gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(),
+                                                   on="question_id")
+            chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
+                             [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
-    failed = [qmap[q if q is not None else f"text:{t}"] for q, t, e in
+    failed = [qmap[log_key(q, t)] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])
-              if e is not None and (q if q is not None else f"text:{t}") in qmap]
+              if e is not None and log_key(q, t) in qmap]
     logged_any = set(qmap.values())
     missing = [q for q in golden.labelled.index if q not in logged_any]
     settings = {"log": log.source, "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
                 "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
+                "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
                 "run_settings": {k: v for k, v in log.settings.items() if k != "read"}}
     return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap)
+                            failures, unknown, missing, failed, documents, settings, qmap, index)
 

@@ -6,7 +6,10 @@ A record is one JSON file ``<history_dir>/<UTC timestamp>_<name>.json``::
      "summary": {measure: {"mean", "evaluated", "excluded", "excluded_ids"}},
      "per_query": {question_id: {measure: value|null}}, "unknown_questions": [...], "settings": {...}}
 
-(everything from ``"summary"`` on is :meth:`rag_metrics.Evaluation.to_dict`).
+(everything from ``"summary"`` on is :meth:`rag_metrics.Evaluation.to_dict`). Records are written atomically
+(a killed process leaves no half-written file); a file of the folder that is not a readable record is
+skipped with a :class:`HistoryWarning` naming it. :func:`save_experiment` checks whether a run is saved
+already and saves it under a lock on the folder, so concurrent reports save each run once.
 
 :func:`diff` lists per-measure deltas and per-question flips (newly hit / newly missed for
 0/1 measures such as hit@k; improved / worsened otherwise). It refuses, with a message
@@ -20,16 +23,18 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from ..errors import InputError, check_name
+from ..files import FileLock, atomic_write_text
 from ..fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
-           "history_table", "safe_name"]
+           "history_table", "safe_name", "merge_history", "HistoryWarning"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -58,7 +63,7 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
         **evaluation.to_dict(per_query=True),
     }
     path = folder / f"{record['id']}.json"
-    path.write_text(json.dumps(record, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    atomic_write_text(path, json.dumps(record, ensure_ascii=False, indent=1, default=str))
     return path
 
 
@@ -93,11 +98,28 @@ def _read_record(path: Path) -> dict:
     return rec
 
 
+class HistoryWarning(UserWarning):
+    """A file of the history folder that is not a readable run record (a kill mid-write, an edit) was skipped."""
+
+
+def _readable_records(history_dir) -> list[dict]:
+    """Every readable record of the folder, oldest file first; a file that is not one (0 bytes, cut off, not a
+    record) is named in a :class:`HistoryWarning` and skipped, so one broken file never breaks every later report."""
+    folder = Path(history_dir)
+    out = []
+    for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            out.append(_read_record(p))
+        except InputError as e:
+            warnings.warn(f"skipped {e}", HistoryWarning, stacklevel=3)
+    return out
+
+
 def list_runs(history_dir="history") -> pd.DataFrame:
-    """One row per saved run, oldest first: id, name, timestamp and the summary means."""
+    """One row per saved run, oldest first: id, name, timestamp and the summary means (unreadable files are skipped
+    with a :class:`HistoryWarning` naming them)."""
     rows = []
-    for p in sorted(Path(history_dir).glob("*.json")):
-        rec = _read_record(p)
+    for rec in _readable_records(history_dir):
         rows.append({"id": rec["id"], "name": rec["name"], "timestamp": rec["timestamp"],
                      **{m: v["mean"] for m, v in rec["summary"].items()}})
     return pd.DataFrame(rows)
@@ -160,24 +182,67 @@ def save_experiment(result, history_dir, *, now=None) -> tuple[Path | None, str]
     """
     fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
     probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
-    for rec in _records(history_dir):
-        if rec.get("config", {}).get("log_fingerprint") == result.settings["log_fingerprint"] and \
-                {k: rec["fingerprint"].get(k) for k in probe} == probe:
-            return None, f"already in the history as {rec['id']}"
+    Path(history_dir).mkdir(parents=True, exist_ok=True)
+    with FileLock(Path(history_dir) / LOCK_NAME):  # the check and the save, one process at a time
+        for rec in _records(history_dir):
+            if _same_run(rec, result.settings["log_fingerprint"], probe):
+                return None, f"already in the history as {rec['id']}"
+        return _save_experiment(result, history_dir, fp_golden, judge, now), "saved"
+
+
+LOCK_NAME = ".history.lock"
+"""The lock file of a history folder (held while a run is checked and saved)."""
+
+
+def _same_run(rec: dict, log_fingerprint, probe: dict) -> bool:
+    return rec.get("config", {}).get("log_fingerprint") == log_fingerprint and \
+        {k: rec.get("fingerprint", {}).get(k) for k in probe} == probe
+
+
+def merge_history(staged_dir, history_dir, *, skip=()) -> list[Path]:
+    """Copy the records saved in ``staged_dir`` (a report's staging copy of the history) into ``history_dir``, each
+    once: under the history lock, a record of a run already there (same log, golden set and judge) is dropped.
+    ``skip``: file names not to copy (those the staging copy started with). Returns the paths added. A report
+    adds its runs to the history only when it is published."""
+    skip = set(skip)
+    staged = [p for p in sorted(Path(staged_dir).glob("*.json")) if p.name not in skip] \
+        if Path(staged_dir).is_dir() else []
+    if not staged:
+        return []
+    folder = Path(history_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    added = []
+    with FileLock(folder / LOCK_NAME):
+        present = _records(folder)
+        for p in staged:
+            try:
+                rec = _read_record(p)
+            except InputError:
+                continue
+            probe = {k: rec.get("fingerprint", {}).get(k) for k in ("golden", "judge")}
+            fp = rec.get("config", {}).get("log_fingerprint")
+            if (folder / p.name).exists() or (fp is not None and any(_same_run(r, fp, probe) for r in present)):
+                continue
+            target = folder / p.name
+            atomic_write_text(target, p.read_text(encoding="utf-8"))
+            present.append(rec)
+            added.append(target)
+    return added
+
+
+def _save_experiment(result, history_dir, fp_golden, judge, now) -> Path:
     now = now or _dt.datetime.now(_dt.timezone.utc)
     run_time = result.settings.get("run_settings", {}).get("started_at") or now.strftime("%Y-%m-%dT%H:%M:%SZ")
     config = {"log": result.settings["log"], "log_fingerprint": result.settings["log_fingerprint"],
               "run_time": run_time, "ks": result.settings["ks"],
               "retriever": result.settings.get("run_settings", {}).get("retriever"),
               "options": result.settings.get("run_settings", {}).get("options")}
-    path = save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
+    return save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
                     corpus=result.settings.get("corpus"), judge=judge, config=config, now=now)
-    return path, "saved"
 
 
 def _records(history_dir) -> list[dict]:
-    folder = Path(history_dir)
-    return [_read_record(p) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return _readable_records(history_dir)
 
 
 def experiment_history(history_dir) -> list[dict]:
@@ -186,10 +251,12 @@ def experiment_history(history_dir) -> list[dict]:
 
 
 def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per saved run: run time, n, each measure's mean and 95% CI, and whether it is comparable with
-    the newest run (same golden set and judge); the newest comparable pair also gets the paired delta of
-    each measure with its CI and a ``within noise`` flag."""
-    from .stats import bootstrap_ci, paired_comparison
+    """One row per saved run: run time, n, each measure's mean and 95% interval
+    (:func:`~rag_metrics.analysis.stats.mean_interval`), and whether it is comparable with the newest run (same
+    golden set and judge); the newest comparable pair also gets each measure's paired change with the interval,
+    p-value and verdict of the exact paired test (:func:`~rag_metrics.analysis.stats.paired_test`) and a
+    ``within noise`` flag (p >= 0.05, the same event as the interval holding 0)."""
+    from .stats import mean_interval, paired_test
 
     if not records:
         return pd.DataFrame()
@@ -203,8 +270,8 @@ def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -
         row["n"] = int(per_q[present[0]].notna().sum()) if present else 0
         for m in measures:
             if m in per_q:
-                mean, low, high, _ = bootstrap_ci(per_q[m].astype(float), n_resamples=n_resamples)
-                row |= {m: mean, f"{m} low": low, f"{m} high": high}
+                iv = mean_interval(per_q[m].astype(float), n_resamples=n_resamples)
+                row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
         rows.append(row)
     table = pd.DataFrame(rows)
     comparable = [r for r in records if all(r["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)]
@@ -213,12 +280,13 @@ def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -
         for m in measures:
             a = pd.Series({q: v.get(m) for q, v in prev["per_query"].items()}, dtype=float)
             b = pd.Series({q: v.get(m) for q, v in last["per_query"].items()}, dtype=float)
-            if set(a.index) != set(b.index) or a.dropna().empty:
+            if set(a.index) != set(b.index) or (a.notna() & b.notna()).sum() == 0:
                 continue
-            c = paired_comparison(a, b, n_resamples=n_resamples)
+            c = paired_test(a, b, measure=m, n_resamples=n_resamples)
             i = table.index[-1]
-            table.loc[i, f"{m} delta"] = c.mean_diff
+            table.loc[i, f"{m} delta"] = c.delta
             table.loc[i, f"{m} delta low"] = c.ci_low
             table.loc[i, f"{m} delta high"] = c.ci_high
+            table.loc[i, f"{m} p"] = c.p_value
             table.loc[i, f"{m} within noise"] = c.within_noise
     return table

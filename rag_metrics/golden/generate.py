@@ -28,7 +28,7 @@ from .generators import Page, check_questions, generator_info
 from .sampler import PageSample
 
 __all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "reconcile_cost",
-           "DRAFT_COLUMNS", "errors_path"]
+           "DRAFT_COLUMNS", "errors_path", "sampled_pages"]
 
 DRAFT_COLUMNS = ["question_id", "question", "type", "answer", "evidence", "evidence_start", "evidence_end", "doc_id",
                  "page", "title", "language", "generator", "model", "prompt_version", "extractive", "seed"]
@@ -54,6 +54,11 @@ class Draft:
                        f"({len(self.failures)} failed).",
                        (None, self.questions[["question_id", "type", "question", "answer"]], {"index": False}),
                        ("Failed pages:", None if self.failures.empty else self.failures, {"index": False}))
+
+
+def sampled_pages(sample: PageSample) -> list[Page]:
+    """The sampled pages as the generators receive them (:class:`~rag_metrics.golden.generators.Page`)."""
+    return _pages(sample)
 
 
 def _pages(sample: PageSample) -> list[Page]:
@@ -161,7 +166,12 @@ def errors_path(path) -> Path:
 
 
 def write_draft(draft: Draft, path) -> Path:
-    """Write the questions to ``path`` and the failed pages to :func:`errors_path` (removed when none failed)."""
+    """Write the questions to ``path`` and the failed pages to :func:`errors_path` (removed when none failed), each
+    file atomically. A draft without a question is refused (nothing is written, a previous draft is kept): a run
+    where every page failed must not replace the last good draft."""
+    if not len(draft.questions):
+        raise InputError(f"the draft holds no question ({len(draft.failures)} page(s) failed); nothing written"
+                         + ("; the previous draft is kept" if Path(path).exists() else "") + ".", path=path)
     rows = [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
             for row in draft.questions.to_dict("records")]
     for row in rows:

@@ -35,30 +35,19 @@ the page, which is what review is for.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import InputError, check_int
+from .page import Page
+from ..options import load_callable
 
 __all__ = ["Page", "QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
            "GeneratorOutputError", "BUILTIN_GENERATORS", "generator_info"]
 
 BUILTIN_GENERATORS = ("extractive", "openai", "bedrock")
-
-
-@dataclass(frozen=True)
-class Page:
-    """One page handed to a generator."""
-
-    doc_id: str
-    page: int
-    text: str
-    title: str = ""
-    genre: str = ""
-    language: str = ""
 
 
 @runtime_checkable
@@ -274,16 +263,7 @@ def load_generator(spec, **options) -> Callable:
     if ":" not in spec:
         raise InputError(f"unknown generator {spec!r}; expected one of {list(BUILTIN_GENERATORS)} or "
                          "'package.module:callable'.")
-    module_name, _, attr = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise InputError(f"generator {spec!r}: cannot import {module_name!r} ({e}).") from None
-    obj = module
-    for part in attr.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            raise InputError(f"generator {spec!r}: {module_name!r} has no attribute {attr!r}.")
+    obj = load_callable(spec, what="generator", field="generator", example="mypkg.questions:generate")
     if isinstance(obj, type):
         return obj(**options)
     if options:

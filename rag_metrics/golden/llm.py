@@ -11,7 +11,8 @@ finds them). What they share (:class:`ChatGenerator`):
   that page (recorded with its error) and is not cached, so a re-run asks again.
 * **a disk cache** -- ``cache_dir/<key>.json``, the key a SHA-256 of (prompt version, rendered
   messages -- the page text included --, model, endpoint, temperature, max_tokens). A re-run over
-  the same pages makes no call and costs nothing.
+  the same pages makes no call and costs nothing. A broken entry (cut off, edited) is named in a
+  warning, removed and asked again; the cost estimate does not count it as cached.
 * **retries** -- the client's own retries are switched off and one loop retries rate limits (HTTP
   429, Bedrock ``ThrottlingException``), server errors and dropped connections ``retries`` times with
   exponential backoff (``backoff * 2**attempt`` seconds, or the server's ``Retry-After`` when longer),
@@ -24,6 +25,7 @@ finds them). What they share (:class:`ChatGenerator`):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -31,10 +33,11 @@ import os
 import re
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from ..errors import InputError, check_int
-from .generators import Page
+from .page import Page
 from .prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
 __all__ = ["ChatGenerator", "OpenAIGenerator", "BedrockGenerator", "estimate_tokens", "RateLimited", "ServiceError",
@@ -124,8 +127,25 @@ class ChatGenerator:
         return None if self.cache_dir is None else self.cache_dir / f"{key}.json"
 
     def cached(self, page: Page) -> bool:
+        """Whether the page's reply is in the cache, readable (a broken entry does not count: it is asked again)."""
         path = self._cache_path(self.cache_key(page))
-        return path is not None and path.is_file()
+        return path is not None and path.is_file() and _cache_problem(path, self.n) is None
+
+    def _read_cache(self, path: Path):
+        """The cached questions of an entry, or None when there is none; a broken entry (cut off, edited, not a
+        reply of this prompt) is named in a warning, removed and asked again."""
+        if path is None or not path.is_file():
+            return None
+        problem = _cache_problem(path, self.n)
+        if problem is None:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            return parse_response(entry["reply"], self.n)
+        warnings.warn(f"{path}: broken cache entry ({problem}); removed, the page is asked again.", stacklevel=3)
+        with contextlib.suppress(OSError):
+            path.unlink()
+        with self._lock:
+            self.usage["broken_cache"] = self.usage.get("broken_cache", 0) + 1
+        return None
 
     # --- calling ---
     def _complete(self, system: str, user: str) -> tuple[str, dict]:  # pragma: no cover - abstract
@@ -159,11 +179,11 @@ class ChatGenerator:
         system, user = self.messages(page)
         key = self.cache_key(page)
         path = self._cache_path(key)
-        if path is not None and path.is_file():
-            entry = json.loads(path.read_text(encoding="utf-8"))
+        questions = self._read_cache(path)
+        if questions is not None:
             with self._lock:
                 self.usage["cached"] += 1
-            return parse_response(entry["reply"], self.n)
+            return questions
         reply, usage = self._call(system, user)
         with self._lock:
             self.usage["calls"] += 1
@@ -187,7 +207,7 @@ class ChatGenerator:
         """
         calls = cached = tokens_in = 0
         for page in pages:
-            if self.cached(page):
+            if self.cached(page):  # a broken entry is not cached: it costs a call (broken_entries names them)
                 cached += 1
                 continue
             calls += 1
@@ -199,6 +219,31 @@ class ChatGenerator:
         return {"generator": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
                 "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
                 "price_out": price_out, "cost": cost}
+
+    def broken_entries(self, pages) -> list[str]:
+        """The cache files of ``pages`` that exist but cannot be used (they will be removed and asked again)."""
+        out = []
+        for page in pages:
+            path = self._cache_path(self.cache_key(page))
+            if path is not None and path.is_file() and _cache_problem(path, self.n) is not None:
+                out.append(str(path))
+        return out
+
+
+def _cache_problem(path: Path, n: int) -> str | None:
+    """Why a cache entry cannot be used (None when it can): unreadable, not JSON, no ``reply`` text, or a reply
+    the strict parser refuses (entries are written only after it accepted them, so the file was damaged)."""
+    try:
+        entry = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        return f"{type(e).__name__}: {e}"[:200]
+    if not isinstance(entry, dict) or not isinstance(entry.get("reply"), str):
+        return "no 'reply' text in it"
+    try:
+        parse_response(entry["reply"], n)
+    except Exception as e:  # any refusal of the parser: the entry is unusable
+        return f"the reply is not readable: {e}"[:200]
+    return None
 
 
 class OpenAIGenerator(ChatGenerator):

@@ -32,7 +32,9 @@ earlier one (NFKC, lower-case, spaces and punctuation removed) reaches ``thresho
 The review file (:func:`write_review`, CSV with a byte-order mark so spreadsheet programs read
 Japanese, or JSON lines by extension) has a ``decision`` column pre-filled ``drop`` for a flagged
 question (``reasons`` says why) and ``keep`` otherwise; a reviewer changes decisions and may edit
-``question`` and ``answer`` in place. :func:`accept` writes the final golden set, each question
+``question`` and ``answer`` in place. A CSV cell that a spreadsheet would run as a formula (``=``, ``+``,
+``-``, ``@`` first) is written with a leading ``'`` (:func:`neutralize_cell`) and read back without it
+(:func:`restore_cell`), so ``=HYPERLINK(...)`` in a generated question stays text. :func:`accept` writes the final golden set, each question
 with its provenance (generator, model, prompt version, page, seed, reviewed/edited) and prints
 its fingerprint; :func:`review_html` shows each question beside its page, the answer highlighted.
 
@@ -53,13 +55,16 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
-from ..io.jsonl import iter_jsonl, read_lines, write_jsonl
+from ..files import atomic_write_text
+from ..io.csvfile import read_csv
+from ..io.jsonl import iter_jsonl, write_jsonl
 from ..text import normalize
 from .generate import Draft
 from .sampler import PageSample
 
 __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "review_draft", "write_review",
-           "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "answered_elsewhere"]
+           "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
+           "restore_cell", "answered_elsewhere"]
 
 
 @dataclass(frozen=True)
@@ -256,9 +261,29 @@ def write_review(review: pd.DataFrame, path) -> Path:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(review.columns), lineterminator="\n")
     writer.writeheader()
-    writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
-    path.write_text(buffer.getvalue(), encoding="utf-8-sig")
+    writer.writerows({k: "" if v is None else neutralize_cell(v) for k, v in r.items()} for r in records)
+    atomic_write_text(path, buffer.getvalue(), encoding="utf-8-sig")
     return path
+
+
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def neutralize_cell(value):
+    """A text cell as written to a CSV made for spreadsheets: a cell a spreadsheet would run as a formula (starting
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, which spreadsheet programs
+    show as text. Cells that already start with quotes before such a character get one more, so that
+    :func:`restore_cell` gives back exactly the original. Other values are returned as they are."""
+    if isinstance(value, str) and _FORMULA.match(value):
+        return "'" + value
+    return value
+
+
+def restore_cell(value):
+    """The inverse of :func:`neutralize_cell`: one leading ``'`` removed from a neutralized cell."""
+    if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value[1:]):
+        return value[1:]
+    return value
 
 
 def read_decisions(path) -> pd.DataFrame:
@@ -272,13 +297,9 @@ def read_decisions(path) -> pd.DataFrame:
         rows = list(iter_jsonl(path, "review decisions (JSON lines with question_id and decision)"))
         columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
     else:
-        text = "\n".join(read_lines(path, "review decisions (CSV with question_id and decision)"))
-        reader = csv.DictReader(io.StringIO(text))
-        columns = set(reader.fieldnames or [])
-        try:
-            rows = [(reader.line_num, dict(r)) for r in reader]
-        except csv.Error as e:
-            raise InputError(f"not readable as CSV: {e}.", path=path, line=reader.line_num) from None
+        header, rows = read_csv(path, "review decisions (CSV with question_id and decision)")
+        columns = set(header)
+        rows = [(line, {k: restore_cell(v) for k, v in row.items()}) for line, row in rows]
     missing = [c for c in ("question_id", "decision") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics golden review` "
@@ -360,7 +381,7 @@ def accept(draft: Draft, decisions: pd.DataFrame, out, *, decisions_source=None,
             "edited": sum(r["provenance"]["edited"] for r in records), "draft": draft.info.get("source"),
             "decisions": None if decisions_source is None else str(decisions_source),
             "generators": sorted({str(r["provenance"]["generator"]) for r in records})}
-    Path(str(path) + ".meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic_write_text(str(path) + ".meta.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return golden, path
 
 

@@ -1,5 +1,7 @@
 """Reading inputs: files -> validated tables.
 
-Takes TREC qrels and runs, the sample corpus and golden set (and other files teams bring);
-hands on pandas tables with every bad line reported as ``FILE:LINE: what was expected``.
+Takes TREC qrels and runs (and their BEIR, JSON and DataFrame forms), the sample corpus and golden set
+(and other files teams bring); hands on validated types -- judgments (:class:`~rag_metrics.io.judgments.Qrels`),
+rankings (:class:`~rag_metrics.io.rankings.Run`), golden sets, logs -- and pandas tables, with every bad
+line reported as ``FILE:LINE: what was expected``.
 """

@@ -46,7 +46,6 @@ and -- when a corpus is given -- a document it does not hold or a page out of ra
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import numbers
@@ -56,7 +55,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..fingerprint import digest
-from .jsonl import iter_jsonl, read_lines
+from .csvfile import read_csv
+from .jsonl import iter_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -284,18 +284,12 @@ def _groups(value, path, line, qid) -> list[list[tuple[str, int]]]:
 
 def _csv_rows(path) -> list[tuple[int, dict]]:
     """Questions of a CSV golden set: JSON list cells parsed, long-form rows merged per question."""
-    lines = read_lines(path, "a golden set (CSV with a header row)")
-    reader = csv.DictReader([line + "\n" for line in lines])
-    if not reader.fieldnames or "question_id" not in reader.fieldnames:
+    header, rows = read_csv(path, "a golden set (CSV with a header row)")
+    if "question_id" not in header:
         raise InputError(f"expected a header row with 'question_id' (and 'question', gold columns); got "
-                         f"{reader.fieldnames}.", path=path, line=1)
+                         f"{header}.", path=path, line=1)
     merged: dict[str, tuple[int, dict]] = {}
-    for row in reader:
-        line = reader.line_num
-        if not any((v or "").strip() for v in row.values()):
-            continue
-        if None in row:
-            raise InputError(f"more cells than header columns: {row[None]!r}.", path=path, line=line)
+    for line, row in rows:
         qid = (row.get("question_id") or "").strip()
         cells = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items()}
         record: dict = {"question_id": qid or None}

@@ -17,7 +17,10 @@ Readers, one document per file, chosen by extension (:func:`read_document`):
   to Unicode (a ``ToUnicode`` map, which PDF writers emit by default). It cannot read scanned
   pages (images: no OCR -- they come out empty and are reported), nor text drawn by fonts without
   a Unicode map; reading order follows the PDF's drawing order, which for multi-column or
-  vertical Japanese layouts can differ from the printed order.
+  vertical Japanese layouts can differ from the printed order. A page's ``language`` is the PDF's
+  declared language (its catalog's ``/Lang``, ``en-US`` -> ``en``), else ``ja`` when the text is in
+  Japanese script (:func:`script_language`), else empty: Latin letters alone do not tell the language.
+  Any failure of the parser on a damaged file is an error naming the file (and page).
 * ``.md`` / ``.markdown`` / ``.txt`` with OCR-style page markers ``[p.1]``, ``[p.2]``... -- the
   sample corpus format (optional ``---`` front matter with ``doc_id``, ``title``, ``genre``,
   ``language``); a page is the text from its marker to the next one, marker included.
@@ -30,6 +33,7 @@ The document ID is the file's path relative to the folder, without extension (``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -37,7 +41,7 @@ from ..errors import InputError
 from ..text import PAGE_MARKER
 from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
-__all__ = ["read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
+__all__ = ["script_language", "read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
            "write_pages", "check_page_row", "DOCUMENT_SUFFIXES", "PAGE_FIELDS"]
 
 DOCUMENT_SUFFIXES = (".pdf", ".md", ".markdown", ".txt")
@@ -63,22 +67,60 @@ def read_pdf(path, doc_id: str | None = None) -> list[dict]:
         if reader.is_encrypted:
             raise InputError("the PDF is encrypted; decrypt it first (e.g. qpdf --decrypt).", path=path)
         title = ((reader.metadata or {}).get("/Title") or "") if reader.metadata is not None else ""
+        declared = _declared_language(reader)
         n = len(reader.pages)
     except InputError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as e:
-        raise InputError(f"not a readable PDF ({type(e).__name__}: {e}).", path=path) from None
+    except _PDF_ERRORS as e:
+        raise InputError(f"not a readable PDF ({type(e).__name__}: {_short(e)}).", path=path) from None
     pages = []
     for i in range(n):
         try:
             text = reader.pages[i].extract_text() or ""
-        except (PyPdfError, ValueError, KeyError, TypeError, OSError) as e:
-            raise InputError(f"page {i + 1}: the text layer cannot be read ({type(e).__name__}: {e}).",
+        except _PDF_ERRORS as e:
+            raise InputError(f"page {i + 1}: the text layer cannot be read ({type(e).__name__}: {_short(e)}).",
                              path=path) from None
         pages.append(_page(doc_id, i + 1, text.replace("\r\n", "\n"), {"title": str(title)}))
     if not pages:
         raise InputError("the PDF has no page.", path=path)
+    language = declared or script_language("".join(p["text"] for p in pages))
+    for p in pages:
+        p["language"] = language
     return pages
+
+
+# What pypdf raises on damaged or hostile files: its own errors, and the plain exceptions of a parser reading
+# bytes it did not expect (NotImplementedError from an unsupported stream filter, deep recursion, bad arithmetic).
+_PDF_ERRORS = (Exception,)
+
+
+def _short(error) -> str:
+    return str(error).replace("\n", " ")[:200]
+
+
+def _declared_language(reader) -> str:
+    """The primary subtag of the document's declared language (the catalog's ``/Lang``, e.g. ``en-US`` -> ``en``),
+    or ``""``."""
+    try:
+        lang = reader.trailer["/Root"].get("/Lang")
+    except Exception:  # a damaged catalog: no declared language
+        return ""
+    lang = str(lang or "").strip()
+    primary = lang.split("-")[0].split("_")[0].lower()
+    return primary if primary.isascii() and primary.isalpha() and 2 <= len(primary) <= 3 else ""
+
+
+_KANA = re.compile("[\u3040-\u30ff]")
+_KANJI = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def script_language(text: str) -> str:
+    """``ja`` when the text is written in Japanese script (kana, or kanji with kana beside), else ``""`` (unknown:
+    Latin letters alone do not tell English from French, so no language is claimed)."""
+    kana = len(_KANA.findall(text))
+    cjk = len(_KANJI.findall(text))
+    letters = sum(ch.isalpha() for ch in text)
+    return "ja" if letters and kana and (kana + cjk) / letters >= 0.3 else ""
 
 
 def _front_matter(lines: list[str], path) -> tuple[dict, int]:

@@ -46,7 +46,6 @@ number, a document listed twice for one question.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,6 +90,8 @@ def _forbidden_error(text: str, pos: int, path) -> InputError:
     ch = text[pos]
     lineno = text.count("\n", 0, pos) + 1
     column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    import unicodedata
+
     name = unicodedata.name(ch, "control character")
     return InputError(f"character U+{ord(ch):04X} ({name}) at column {column}: fields are separated by spaces or "
                       "tabs only, and IDs cannot hold other whitespace, control or invisible characters.",
@@ -108,9 +109,11 @@ def is_gzip(path) -> bool:
 
 def open_binary(path):
     """The file for reading bytes, decompressed on the fly when gzip-compressed (never to disk)."""
+    if not is_gzip(path):
+        return open(path, "rb")
     import gzip
 
-    return gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")
+    return gzip.open(path, "rb")
 
 
 def content_size(path) -> int:
@@ -277,13 +280,16 @@ def read_run(path, *, order_by: str = "score") -> pd.DataFrame:
     return out
 
 
-def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.ndarray], np.ndarray],
+               greater: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """The permutation that puts rows in trec_eval's order: question code ascending, score descending,
     equal scores by document ID descending (byte / code point order).
 
     ``doc_ids(rows)`` returns, for the given row positions, the IDs (str or bytes) -- or integer codes
     that sort as the IDs do (a columnar reader ranks its strings itself); it is called only for rows
-    whose (question, score) is tied. Rows already in order are not sorted.
+    whose (question, score) is tied. A columnar reader may also give ``greater(a, b)``: whether the ID of
+    row ``a`` sorts after the ID of row ``b``, element-wise; ties of two rows (the common case) are then
+    settled by one comparison each instead of a sort. Rows already in order are not sorted.
     """
     question = np.asarray(question)
     score = np.asarray(score, dtype=np.float64)
@@ -291,12 +297,26 @@ def trec_order(question: np.ndarray, score: np.ndarray, doc_ids: Callable[[np.nd
     same_q = question[1:] == question[:-1]
     if n < 2 or ((question[1:] >= question[:-1]).all() and (~same_q | (score[1:] <= score[:-1])).all()):
         order = np.arange(n)
+        tie = same_q & (score[1:] == score[:-1])
     else:
         order = np.lexsort((-score, question))
-    sq, ss = question[order], score[order]
-    tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
+        sq, ss = question[order], score[order]
+        tie = (sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])
     if not tie.any():
         return order
+    if greater is not None:
+        # a tie of exactly two rows: positions i, i + 1 tied, with no tie on either side
+        alone = tie.copy()
+        alone[1:] &= ~tie[:-1]
+        alone[:-1] &= ~tie[1:]
+        first = np.flatnonzero(alone)
+        if first.size:
+            a, b = order[first], order[first + 1]
+            swap = first[~np.asarray(greater(a, b), dtype=bool)]  # the larger ID goes first
+            order[swap], order[swap + 1] = order[swap + 1], order[swap].copy()
+            tie[first] = False
+            if not tie.any():
+                return order
     member = np.zeros(n, dtype=bool)
     member[1:] |= tie
     member[:-1] |= tie

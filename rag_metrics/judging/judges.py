@@ -10,14 +10,18 @@ system's logs (text and page metadata as logged). Four judges:
 * :class:`MarkerJudge(window=1)` -- the document matches and the item's text contains the
   OCR marker ``[p.N]`` of a gold page within the window. A chunk that starts mid-page carries
   that page's text but not its marker: this judge under-counts. Needs text with markers.
-* :class:`OverlapJudge(min_chars=24, window=1)` -- the document matches and some fragment
-  of at least ``min_chars`` (F) characters of the item's text occurs in the text of a gold page
-  ``p +- window``, both sides normalized alike (NFKC, page markers removed, whitespace
-  collapsed). Characters, not words, so it works for Japanese. A fragment of >= F characters is
-  shared exactly when an F-character substring is, so pages and items are compared through
-  64-bit hashes of their F-character substrings (:func:`rag_metrics.text.gram_hashes`), and every
-  match is verified on the strings: no scan per item-page pair, no false match. An item shorter
-  than F (after normalization) never satisfies this judge. Needs text and the corpus's pages.
+* :class:`OverlapJudge(min_chars=24, window=1, boilerplate=Boilerplate(0.5, 3))` -- the document
+  matches and some fragment of at least ``min_chars`` (F) characters of the item's text occurs in
+  the text of a gold page ``p +- window``, both sides normalized alike (NFKC, page markers removed,
+  whitespace collapsed), **and is not boilerplate of the document**: running headers and footers,
+  page numbers and repeated titles (a fragment found, digits aside, on more than half of the
+  document's pages and on at least 3; :mod:`rag_metrics.judging.index` gives the rule, its
+  parameters and what it cannot catch; ``boilerplate=None`` turns it off). Characters, not words,
+  so it works for Japanese. A fragment of >= F characters is shared exactly when an F-character
+  substring is, so pages and items are compared through hashes of their substrings, only at
+  their *minimizers* (:meth:`PageIndex.shares`: every item at once, one sorted lookup), and every
+  match is verified on the code points: no scan per item-page pair, no false match. An item shorter than
+  F (after normalization) never satisfies this judge. Needs text and the corpus's pages.
 
 Each judge has ``params()``, ``index(corpus)`` (what it precomputes from the pages: nothing, or
 the pages' texts whose hashes are computed on first use), ``satisfied(item, gold, index)`` for one
@@ -40,10 +44,15 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_int
-from ..text import PAGE_MARKER, gram_hashes, normalize
+from ..text import PAGE_MARKER, gram_hashes, normalize_codes
+from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
-__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge",
-           "JUDGES", "shared_spans"]
+PREFIX = 2
+"""The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
+is the same)."""
+
+__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge", "describe_judge",
+           "JUDGES", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
 
 
 class _Judge:
@@ -119,103 +128,94 @@ class MarkerJudge(_Judge):
         return {(d, p) for d, p in gold if d == item["doc_id"] and any(abs(m - p) <= self.window for m in markers)}
 
 
-class PageIndex:
-    """The pages' texts, normalized and hashed on first use (per F), keyed by ``(doc_id, page)``."""
-
-    def __init__(self, corpus):
-        pages = getattr(corpus, "pages", corpus)
-        self.raw = {(d, int(p)): t for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
-        self._norm: dict = {}
-        self._grams: dict = {}
-
-    def normalized(self, key) -> str:
-        if key not in self._norm:
-            self._norm[key] = normalize(self.raw[key])
-        return self._norm[key]
-
-    def grams(self, key, n: int) -> np.ndarray:
-        """Sorted unique hashes of the page's ``n``-character substrings."""
-        if (key, n) not in self._grams:
-            self._grams[key, n] = np.unique(gram_hashes(self.normalized(key), n))
-        return self._grams[key, n]
-
-
 @dataclass(frozen=True)
 class OverlapJudge(_Judge):
     """The document matches and an F-character fragment of the item occurs on a gold page +- window."""
 
     min_chars: int = 24
     window: int = 1
+    boilerplate: Boilerplate | None = DEFAULT_BOILERPLATE
     name: str = "overlap"
     needs = "text"
 
     def __post_init__(self):
         check_int(self.min_chars, "min_chars")
         check_int(self.window, "window", low=0)
+        if self.boilerplate is not None and not isinstance(self.boilerplate, Boilerplate):
+            raise InputError(f"boilerplate {self.boilerplate!r}: expected a Boilerplate rule or None.",
+                             field="boilerplate")
 
     def params(self) -> dict:
-        return {"judge": self.name, "min_chars": self.min_chars, "window": self.window}
+        rule = self.boilerplate.params() if self.boilerplate is not None else {"boilerplate_share": None}
+        return {"judge": self.name, "min_chars": self.min_chars, "window": self.window, **rule}
 
     def index(self, corpus) -> PageIndex:
         return corpus if isinstance(corpus, PageIndex) else PageIndex(corpus)
 
-    def _candidate_pages(self, gold, doc, index: PageIndex) -> list:
-        return sorted({(d, q) for d, p in gold if d == doc for q in range(p - self.window, p + self.window + 1)
-                       if (d, q) in index.raw})
-
-    def _table(self, pages, index: PageIndex):
-        """All hashes of ``pages`` sorted, with the page each belongs to."""
-        if not pages:
-            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
-        arrays = [index.grams(key, self.min_chars) for key in pages]
-        hashes = np.concatenate(arrays)
-        labels = np.repeat(np.arange(len(pages)), [a.shape[0] for a in arrays])
-        order = np.argsort(hashes, kind="stable")
-        return hashes[order], labels[order]
-
-    def _matched_pages(self, text: str, pages, table, index: PageIndex) -> set:
-        """Pages (of ``pages``) sharing a verified F-character fragment with ``text`` (normalized)."""
-        hashes, labels = table
-        f = self.min_chars
-        item = gram_hashes(text, f)
-        if not item.shape[0] or not hashes.shape[0]:
-            return set()
-        left = np.searchsorted(hashes, item, side="left")
-        right = np.searchsorted(hashes, item, side="right")
-        hit = np.flatnonzero(right > left)
-        if not hit.shape[0]:
-            return set()
-        counts = (right - left)[hit]
-        slots = np.repeat(left[hit], counts) + (np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts))
-        positions = np.repeat(hit, counts)
-        found: set = set()
-        for label in np.unique(labels[slots]):
-            key = pages[int(label)]
-            page_text = index.normalized(key)
-            for pos in positions[labels[slots] == label]:  # verify on the strings (hashes may collide)
-                if text[pos: pos + f] in page_text:
-                    found.add(key)
-                    break
-        return found
-
-    def _judge_one(self, doc, text, gold, index, table_cache) -> set:
-        if not isinstance(text, str) or not any(d == doc for d, _ in gold):
-            return set()
-        pages = self._candidate_pages(gold, doc, index)
-        key = tuple(pages)
-        if key not in table_cache:
-            table_cache[key] = self._table(pages, index)
-        matched = self._matched_pages(normalize(text), pages, table_cache[key], index)
-        return {(d, p) for d, p in gold if d == doc and any(abs(q - p) <= self.window for dd, q in matched if dd == d)}
-
     def satisfied(self, item, gold, index) -> set:
-        return self._judge_one(item["doc_id"], item.get("text"), gold, self.index(index), {})
+        items = pd.DataFrame({"question_id": ["q"], "doc_id": [item["doc_id"]], "text": [item.get("text")]})
+        return set(self.satisfy(items, {"q": gold}, index)[0])
 
     def satisfy(self, items, gold, index=None) -> list[frozenset]:
+        """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
+        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`)."""
         index = self.index(index)
-        cache: dict = {}
-        return [frozenset(self._judge_one(d, t, gold.get(q, []), index, cache))
-                for q, d, t in zip(items["question_id"], items["doc_id"], items["text"])]
+        w = self.window
+        out = [frozenset()] * len(items)
+        golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]
+        if not len(items) or not golds:
+            return out
+        texts = items["text"].to_numpy(dtype=object)
+        has_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
+        frame = pd.DataFrame({"question_id": items["question_id"].to_numpy(dtype=object),
+                              "doc_id": items["doc_id"].to_numpy(dtype=object), "item": np.arange(len(items))})[has_text]
+        gold_frame = pd.DataFrame(golds, columns=["question_id", "doc_id", "gold"])
+        pairs = frame.merge(gold_frame, on=["question_id", "doc_id"])  # (item, gold page of its document)
+        if not len(pairs):
+            return out
+        # every page within the window of each gold page, as a page row of the index (-1: no such page)
+        code = pairs["doc_id"].map(index.doc_code).fillna(-1).to_numpy(dtype=np.int64)
+        gold_page = pairs["gold"].to_numpy(dtype=np.int64)
+        span = 2 * w + 1
+        page = np.repeat(gold_page, span) + np.tile(np.arange(-w, w + 1), len(pairs))
+        row = index.rows_of(np.repeat(code, span), page)
+        found = row >= 0
+        item = np.repeat(pairs["item"].to_numpy(), span)[found]
+        link = np.repeat(np.arange(len(pairs)), span)[found]  # which (item, gold page) the row serves
+        row = row[found]
+        if not row.shape[0]:
+            return out
+        involved = np.unique(item)
+        code_of_item = np.full(len(items), -1, dtype=np.int64)
+        code_of_item[involved], distinct = pd.factorize(texts[involved])
+        text_id = code_of_item[item]
+        codes, offsets = normalize_codes(list(distinct))
+        # first the opening characters of each text: an item cut from a gold page (± window) usually shares them,
+        # and a link (item, gold page) found there needs nothing more; then whole texts for the links still open
+        head = PREFIX * self.min_chars
+        if int(np.diff(offsets).max(initial=0)) > head:
+            ends = np.minimum(offsets[1:], offsets[:-1] + head)
+            short = np.zeros_like(offsets)
+            np.cumsum(ends - offsets[:-1], out=short[1:])
+            first = index.shares((codes[_ranges(offsets[:-1], ends)], short), text_id, row, self.min_chars,
+                                 self.boilerplate)
+            open_link = np.ones(len(pairs), dtype=bool)
+            open_link[link[first]] = False
+            rest = np.flatnonzero(open_link[link])
+            shared = first.copy()
+            shared[rest] = index.shares((codes, offsets), text_id[rest], row[rest], self.min_chars, self.boilerplate)
+        else:
+            shared = index.shares((codes, offsets), text_id, row, self.min_chars, self.boilerplate)
+        hit_links = np.unique(link[shared])
+        if not hit_links.shape[0]:
+            return out
+        sat: dict = {}
+        for i, d, p in zip(pairs["item"].to_numpy()[hit_links], pairs["doc_id"].to_numpy()[hit_links],
+                           gold_page[hit_links]):
+            sat.setdefault(int(i), set()).add((d, int(p)))
+        for i, found_pages in sat.items():
+            out[i] = frozenset(found_pages)
+        return out
 
 
 JUDGES = {"document": DocumentJudge, "page": PageJudge, "marker": MarkerJudge, "overlap": OverlapJudge}
@@ -230,6 +230,12 @@ def make_judge(name: str, **params):
     elif name != "overlap":
         params = {k: v for k, v in params.items() if k == "window"}
     return JUDGES[name](**params)
+
+
+def describe_judge(judge) -> str:
+    """``name (param=value, ...)``: a judge as reports name it (its settings but the name)."""
+    params = {k: v for k, v in judge.params().items() if k != "judge"}
+    return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
 
 
 def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.DataFrame, judge, corpus) -> pd.DataFrame:
@@ -247,7 +253,9 @@ def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.Dat
         if missing:
             raise InputError(f"judge_run: chunk {missing[0]!r} of the run is not in the chunk table.")
         items = run.assign(text=run["chunk_id"].map(text))
-    gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in gold_pages.groupby("question_id")}
+    gold: dict = {}
+    for q, d, p in zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"]):
+        gold.setdefault(q, []).append((d, p))
     satisfies = judge.satisfy(items, gold, judge.index(corpus) if corpus is not None else None)
     out = run.copy()
     out["satisfies"] = satisfies

@@ -1,4 +1,20 @@
-"""Chunk -> document collapsing, with the order of cutting and de-duplicating made explicit."""
+"""Chunk -> document collapsing, with the order of cutting and de-duplicating made explicit.
+
+One rule per order, for every measure at document level (the array engine, the TREC readers, Dask
+and the page-level measures follow it; a differential test checks them against
+:func:`document_ranking` and the per-question definitions):
+
+* ``cut_then_dedup`` (default): a document's rank is the position of its **first chunk** in the
+  chunk ranking -- what the reader (the LLM) sees. hit@k, Recall@k, P@k cut at chunk position k,
+  and MRR, nDCG and AP discount by the same position. Chunks [m, m, m, faq] with gold {faq}:
+  hit@3 = 0, RR = 1/4, nDCG = 1/log2(5) = 0.43.
+* ``dedup_then_cut``: a document's rank is its **de-duplicated rank** (each document once, first
+  occurrence, renumbered 1, 2, ...); cutoffs count documents. The same chunks: hit@3 = 1,
+  RR = 1/2, nDCG = 1/log2(3) = 0.63.
+
+Mixing the two -- cutting at chunk positions but ranking by de-duplicated rank -- would give
+hit@3 = 0 beside RR = 1/2 (the first relevant document "at rank 2" yet not in the top 3).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +23,43 @@ from collections.abc import Mapping
 from ..errors import InputError, check_k, check_order
 from .inputs import as_ranking
 
-__all__ = ["collapse_to_documents"]
+__all__ = ["collapse_to_documents", "document_ranking"]
+
+
+def document_ranking(ranked_chunk_ids, doc_of, *, order: str = "cut_then_dedup") -> list:
+    """The document ranking the measures read at document level (the rule in the module docstring).
+
+    ``cut_then_dedup``: each chunk replaced by its document, in place -- a document's rank is the
+    position of its first chunk; its later chunks keep their positions and add nothing, as every
+    per-question measure counts an ID once, at its first position. ``dedup_then_cut``: each document
+    once, at its first occurrence. Any measure of :mod:`rag_metrics.measures.metrics` applied to this
+    ranking with its cutoff is the document-level value :func:`rag_metrics.evaluate` computes.
+
+    Examples
+    --------
+    >>> doc_of = {"m1": "manual", "m2": "manual", "m3": "manual", "f1": "faq"}
+    >>> ranking = document_ranking(["m1", "m2", "m3", "f1"], doc_of)
+    >>> ranking
+    ['manual', 'manual', 'manual', 'faq']
+    >>> from rag_metrics import hit_at_k, reciprocal_rank
+    >>> hit_at_k(ranking, {"faq"}, 3), reciprocal_rank(ranking, {"faq"})
+    (0.0, 0.25)
+    >>> deduped = document_ranking(["m1", "m2", "m3", "f1"], doc_of, order="dedup_then_cut")
+    >>> deduped, hit_at_k(deduped, {"faq"}, 3), reciprocal_rank(deduped, {"faq"})
+    (['manual', 'faq'], 1.0, 0.5)
+    """
+    chunks = as_ranking(ranked_chunk_ids, "document_ranking")
+    check_order(order, func="document_ranking")
+    lookup = doc_of.__getitem__ if isinstance(doc_of, Mapping) else doc_of
+    if not callable(lookup):
+        raise TypeError("document_ranking: 'doc_of' must be a mapping or a callable chunk_id -> doc_id.")
+    docs = []
+    for chunk in chunks:
+        try:
+            docs.append(lookup(chunk))
+        except KeyError:
+            raise InputError(f"document_ranking: unknown chunk ID {chunk!r}: it has no document in 'doc_of'.") from None
+    return docs if order == "cut_then_dedup" else list(dict.fromkeys(docs))
 
 
 def collapse_to_documents(ranked_chunk_ids, doc_of, k: int | None = None, *, order: str = "cut_then_dedup") -> list:

@@ -9,9 +9,14 @@ judged ID can add to any measure. Each judged row carries its original position 
 (in the chunk ranking), its de-duplicated rank ``j`` and its label; relevant rows also
 their ordinal among the relevant rows of their question. These rows, with the gold
 labels and the number of results per question, are a :class:`Judged`, and every measure
-is a kernel over it (:mod:`rag_metrics.measures.registry`): at cutoff ``k`` a masked sum
-per question (``np.bincount``) over rows with ``p <= k`` for cut-then-dedup, ``j <= k``
-for dedup-then-cut, all rows without a cutoff.
+is a kernel over it (:mod:`rag_metrics.measures.registry`).
+
+One rank per collapsing order, used by every measure (cutoffs, reciprocal ranks, discounts
+and precisions alike): under cut-then-dedup a document's rank is ``p``, the position of its
+first chunk (what the reader sees); under dedup-then-cut it is ``j``, the de-duplicated rank
+(:func:`rag_metrics.measures.collapse.document_ranking`). At cutoff ``k`` a measure is a
+masked sum per question (``np.bincount``) over rows whose rank is ``<= k``; without a cutoff,
+over all rows. Without repeats (chunk level, TREC runs) ``p == j``.
 """
 
 from __future__ import annotations
@@ -20,8 +25,6 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
-
-from .registry import Measure
 
 __all__ = ["compute", "compute_from_judged", "Judged"]
 
@@ -47,7 +50,7 @@ def compute(
     gold_q: np.ndarray,
     gold_item: np.ndarray,
     gold_label: np.ndarray,
-    measures: tuple[Measure, ...],
+    measures: tuple,
     *,
     min_rel: float = 1.0,
     gain: str = "linear",
@@ -60,6 +63,8 @@ def compute(
     Parameters
     ----------
     n_questions : number of questions; question codes are ``0 .. n_questions-1``.
+    measures : parsed measures (:class:`~rag_metrics.measures.registry.Measure`; the engine reads each one's
+        ``spec.kernel``, so it needs no import of the registry, which imports the engine's types).
     run_q, run_item : int arrays, one row per retrieved item, **sorted by question and
         then by rank** (the caller orders them). Item codes are shared with ``gold_item``.
     gold_q, gold_item, gold_label : the judged pairs, unique per (question, item).
@@ -122,7 +127,7 @@ def compute_from_judged(
     gold_q: np.ndarray,
     gold_label: np.ndarray,
     n_retrieved: np.ndarray,
-    measures: tuple[Measure, ...],
+    measures: tuple,
     *,
     min_rel: float = 1.0,
     gain: str = "linear",
@@ -136,8 +141,9 @@ def compute_from_judged(
     q = np.asarray(q, dtype=np.int64)
     p = np.asarray(p, dtype=np.int64)
     label = np.asarray(label, dtype=np.float64)
-    order = np.lexsort((p, q))
-    q, p, label = q[order], p[order], label[order]
+    if q.size > 1 and not ((q[1:] > q[:-1]) | ((q[1:] == q[:-1]) & (p[1:] > p[:-1]))).all():  # not yet in order
+        order = np.lexsort((p, q))
+        q, p, label = q[order], p[order], label[order]
     judged = Judged(n_questions, q, p, p, label, np.asarray(gold_q, dtype=np.int64),
                     np.asarray(gold_label, dtype=np.float64), np.asarray(n_retrieved), min_rel=min_rel, gain=gain)
     return judged.values(measures)
@@ -187,10 +193,10 @@ class Judged:
         return np.bincount(qs, weights=weights, minlength=self.n_questions).astype(np.float64)
 
     def within(self, k: int | None, rows=slice(None)) -> np.ndarray:
-        """Which relevant rows (of ``rows``) lie within cutoff ``k`` under the collapsing order."""
+        """Which relevant rows (of ``rows``) lie within cutoff ``k``: rank (:attr:`rrank`) ``<= k``."""
         if k is None:
-            return np.ones(self.rp[rows].shape[0], dtype=bool)
-        return (self.rp[rows] <= k) if self.order == "cut_then_dedup" else (self.rj[rows] <= k)
+            return np.ones(self.rrank[rows].shape[0], dtype=bool)
+        return self.rrank[rows] <= k
 
     def within_judged(self, k: int | None) -> np.ndarray:
         """Which judged rows (any label) lie within cutoff ``k`` under the collapsing order."""
@@ -232,12 +238,10 @@ class Judged:
         return self.q[self.relevant]
 
     @cached_property
-    def rp(self) -> np.ndarray:
-        return self.p[self.relevant]
-
-    @cached_property
-    def rj(self) -> np.ndarray:
-        return self.j[self.relevant].astype(np.float64)
+    def rrank(self) -> np.ndarray:
+        """The rank of each relevant row, as every measure reads it: its position in the ranking as handed
+        over (``p``) under cut-then-dedup, its de-duplicated rank (``j``) under dedup-then-cut."""
+        return (self.p if self.order == "cut_then_dedup" else self.j)[self.relevant].astype(np.float64)
 
     @cached_property
     def rgain(self) -> np.ndarray:

@@ -20,21 +20,36 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..io.judgments import Qrels
+from ..io.rankings import Run
 from ..judging.judges import judge_run
-from .evaluation import Evaluation, evaluate
+from .prepared import Prepared
 from .registry import DEFAULT_MEASURES, parse_measures
+from .result import Evaluation
 
 __all__ = ["evaluate_pages", "evaluate_judged"]
 
 
-def evaluate_pages(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, judge, corpus, measures=None) -> Evaluation:
+def evaluate_pages(golden, run: pd.DataFrame, measures=None, *legacy, judge=None, corpus=None,
+                   chunks: pd.DataFrame | None = None) -> Evaluation:
     """Page-level :class:`~rag_metrics.Evaluation` of ``run`` under ``judge`` (definitions in the module docstring).
 
     ``golden`` is a :class:`~rag_metrics.io.golden.GoldenSet`; questions without gold pages
     (no_answer) are evaluated and excluded where undefined, as at document level. The
     judge's parameters are in ``settings``. ``run`` carries its texts (a logged run) or ``chunks``
-    holds them (a run of the built-in retrievers).
+    holds them (a run of the built-in retrievers); ``corpus`` is the documents (or a page index).
+
+    ``golden``, ``run``, ``measures`` sit where every ``evaluate*`` has them:
+    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge=OverlapJudge(), corpus=corpus, chunks=chunks)``.
+    The earlier positional form ``evaluate_pages(golden, run, chunks, judge, corpus, measures)`` is still read.
     """
+    if legacy:
+        if len(legacy) not in (2, 3) or judge is not None or corpus is not None or chunks is not None:
+            raise TypeError("evaluate_pages(golden, run, measures, *, judge, corpus, chunks=None): give judge, corpus "
+                            "and chunks by name.")
+        chunks, judge, corpus, measures = measures, legacy[0], legacy[1], (legacy[2] if len(legacy) == 3 else None)
+    if judge is None:
+        raise TypeError("evaluate_pages: give the judge (judge=OverlapJudge(), MarkerJudge(), PageJudge() ...).")
     judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)
     return evaluate_judged(golden, judged, measures, judge.params())
 
@@ -58,8 +73,8 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     answerable = set(page_gold["question_id"])
     no_gold = attrs[~attrs["question_id"].isin(answerable)].assign(chunk_id=None)
     gold_table = pd.concat([page_gold.merge(attrs, on="question_id"), no_gold], ignore_index=True)
-    ev = evaluate(gold_table, judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"}),
-                  measures, level="chunk")
+    ev = Prepared(Qrels.from_df(gold_table, level="chunk"), measures, level="chunk").evaluate_table(
+        Run.from_df(judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"})))
     per_question = ev.per_question.copy()
     # Recall@k counts every gold page a top-k chunk satisfies, even two by one chunk.
     for m in measures:

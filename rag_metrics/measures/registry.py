@@ -20,7 +20,6 @@ every output is ``name[(rel=N)][@k]``: ``precision(rel=2)@5``.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -131,12 +130,12 @@ def _hit(j: Judged, k):
 def _mrr(j: Judged, k):
     first = j.first_relevant
     mask = j.within(k, first)
-    return j.per_q(j.rq[first][mask], 1.0 / j.rj[first][mask])
+    return j.per_q(j.rq[first][mask], 1.0 / j.rrank[first][mask])
 
 
 def _ndcg(j: Judged, k):
     mask = j.within(k)
-    dcg = j.per_q(j.rq[mask], j.rgain[mask] / np.log2(j.rj[mask] + 1.0))
+    dcg = j.per_q(j.rq[mask], j.rgain[mask] / np.log2(j.rrank[mask] + 1.0))
     imask = slice(None) if k is None else j.ideal_rank <= k
     idcg = j.per_q(j.ideal_q[imask], j.ideal_discounted[imask])
     return dcg / np.where(idcg > 0, idcg, 1.0)
@@ -144,12 +143,11 @@ def _ndcg(j: Judged, k):
 
 def _map(j: Judged, k):
     mask = j.within(k)
-    return j.per_q(j.rq[mask], j.rord[mask] / j.rj[mask]) / j.n_rel_safe
+    return j.per_q(j.rq[mask], j.rord[mask] / j.rrank[mask]) / j.n_rel_safe
 
 
 def _rprec(j: Judged, k):
-    rank = j.rp if j.order == "cut_then_dedup" else j.rj
-    return j.per_q(j.rq[rank <= j.n_rel[j.rq]]) / j.n_rel_safe
+    return j.per_q(j.rq[j.rrank <= j.n_rel[j.rq]]) / j.n_rel_safe
 
 
 def _bpref(j: Judged, k):
@@ -271,9 +269,20 @@ def parse_measure(text) -> Measure:
         raise InputError(f"Measure names are strings such as 'recall@5'. Got {text!r} instead.")
     match = _PATTERN.fullmatch(text.lower())
     if not match or match.group(1) not in _ALIASES:
-        word = match.group(1) if match else re.split(r"[@(]", text.lower())[0].strip()
-        close = difflib.get_close_matches(word, list(_ALIASES), n=3, cutoff=0.6)
-        hint = f" Did you mean {', '.join(repr(_ALIASES[c]) for c in dict.fromkeys(close))}?" if close else ""
+        word = match.group(1) if match else re.split(r"[@(]", text.lower().strip())[0].strip()
+        if word in _ALIASES:  # a known measure with a malformed cutoff or relevance level
+            bad = re.search(r"\(\s*rel\s*=\s*([^)]*)\)", text, re.I)
+            if bad is not None and not re.fullmatch(r"\s*[0-9]+\s*", bad.group(1)):
+                raise InputError(f"Measure {text!r}: the relevance level {bad.group(1).strip()!r} must be an int >= 1, "
+                                 f"e.g. {_ALIASES[word]}(rel=2).")
+            raise InputError(f"Measure {text!r}: expected {_ALIASES[word]}[(rel=N)][@k] with N and k ints >= 1.")
+        import difflib  # only for the message (the command line's start-up stays light)
+
+        close = difflib.get_close_matches(word, list(_ALIASES), n=6, cutoff=0.6)
+        rest = text.strip()[len(word):] if text.strip().lower().startswith(word) else ""
+        names = [n + rest for n in dict.fromkeys(_ALIASES[c] for c in close)]  # one per measure, cutoff kept
+        names = [n for n in names if _parses(n)][:3]
+        hint = f" Did you mean {', '.join(map(repr, names))}?" if names else ""
         raise InputError(f"Unknown measure {text!r}: {_expected()}.{hint}")
     word, rel_a, cut, rel_b = match.groups()
     spec = REGISTRY[_ALIASES[word]]
@@ -293,6 +302,14 @@ def parse_measure(text) -> Measure:
         if int(rel) < 1:
             raise InputError(f"Measure {text!r}: the relevance level must be an int >= 1. Got {rel} instead.")
     return Measure(spec.name, k, None if rel is None else int(rel))
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_measure(text)
+    except InputError:
+        return False
+    return True
 
 
 def parse_measures(texts) -> tuple[Measure, ...]:

@@ -42,19 +42,21 @@ def runs(root: Path) -> list[dict]:
 def headline_delta(previous: dict, latest: dict) -> dict:
     """Difference latest - previous of one headline figure.
 
-    Paired (bootstrap CI of the per-question differences, ``within_noise`` when it includes
-    0) when both recorded per-question values for the same questions; otherwise only the
-    difference of the means, marked unpaired.
+    Paired when both recorded per-question values for the same questions: the exact paired test
+    (:func:`rag_metrics.analysis.stats.paired_test`: sign test for 0/1 values, randomization test otherwise) gives
+    ``p_value``, the interval ``ci_low``/``ci_high`` and ``verdict``; ``within_noise`` is ``p >= 0.05``, the same
+    event as the interval holding 0. Otherwise only the difference of the means, marked unpaired.
     """
-    from ..analysis.stats import paired_comparison
+    from ..analysis.stats import paired_test
 
     pa, pb = previous.get("per_question"), latest.get("per_question")
     if pa and pb and set(pa) == set(pb):
         import pandas as pd
 
-        c = paired_comparison(pd.Series(pa, dtype=float), pd.Series(pb, dtype=float))
-        return {"delta": c.mean_diff, "ci_low": c.ci_low, "ci_high": c.ci_high, "paired": True,
-                "within_noise": c.within_noise, "p_value": c.p_value}
+        c = paired_test(pd.Series(pa, dtype=float), pd.Series(pb, dtype=float), measure=str(latest.get("name", "")))
+        return {"delta": c.delta, "ci_low": c.ci_low, "ci_high": c.ci_high, "paired": True,
+                "within_noise": c.within_noise, "verdict": c.verdict, "p_value": c.p_value, "wins": c.wins,
+                "ties": c.ties, "losses": c.losses, "method": c.method}
     reason = "questions differ" if pa and pb else "no per-question values"
     return {"delta": latest["mean"] - previous["mean"], "paired": False, "reason": reason}
 

@@ -34,19 +34,20 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
-    excluded) to get the mean with a bootstrap CI and paired deltas between runs, or a
-    plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
+    excluded) to get the mean with its 95% interval (:func:`rag_metrics.analysis.stats.mean_interval`:
+    Clopper--Pearson for 0/1 values, BCa bootstrap otherwise; ``method`` names it) and paired deltas between
+    runs, or a plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
     and a machine-readable output that :func:`headlines` reads back.
     """
     import pandas as pd
 
-    from ..analysis.stats import bootstrap_ci
+    from ..analysis.stats import mean_interval
 
     data: dict = {"name": str(name)}
     if values is not None:
         series = pd.Series(values, dtype=float)
-        m, low, high, n = bootstrap_ci(series, seed=seed, n_resamples=n_resamples)
-        data |= {"mean": m, "ci_low": low, "ci_high": high, "n": n,
+        r = mean_interval(series, seed=seed, n_resamples=n_resamples)
+        data |= {"mean": r.mean, "ci_low": r.low, "ci_high": r.high, "n": r.n, "method": r.method,
                  "per_question": jsonable({str(k): v for k, v in series.items()})}
     elif mean is not None:
         data |= {"mean": float(mean), "ci_low": None if ci is None else float(ci[0]),

@@ -24,17 +24,20 @@ import datetime as _dt
 import json
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..analysis.history import merge_history
 from ..errors import InputError, check_name
+from ..files import HOST, atomic_write_text, process_alive
+from ..options import parse_key_values
 from .index import write_index
 from .kernel import CLAIM_MIME, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
-           "EXPERIMENT_NOTEBOOK"]
+           "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
 
 
 class ReportError(RuntimeError):
@@ -63,20 +66,9 @@ class RunRecord:
 
 
 def parse_parameters(items) -> dict:
-    """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values read as YAML)."""
-    import yaml
-
-    params = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise InputError(f"parameter {item!r}: expected KEY=VALUE with KEY a Python identifier.")
-        try:
-            params[key] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            params[key] = value
-    return params
+    """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values typed as
+    :func:`rag_metrics.options.parse_value` says: numbers, true/false, none, JSON lists and objects, else text)."""
+    return parse_key_values(items, what="parameter")
 
 
 def _declared_parameters(path: Path) -> dict:
@@ -130,6 +122,57 @@ def _check_notebooks(paths: list[Path], parameters: dict, chosen: bool) -> None:
             hint = "" if chosen else " Run only the notebooks that declare it with --notebook PATH."
             raise InputError(f"{path}: parameter(s) {unknown} not declared in its 'parameters' cell "
                              f"(declared: {sorted(declared)}).{hint}")
+
+
+_STAGING = re.compile(r"\.(?P<stamp>[0-9]{8}T[0-9]{6}Z)-(?P<host>.+)-(?P<pid>[0-9]+)-(?P<token>[0-9a-f]{8})\.partial")
+_LEGACY_STAGING = re.compile(r"\.[0-9]{8}T[0-9]{6}Z-[A-Za-z0-9_]+\.partial")
+LEGACY_STAGING_AGE_S = 24 * 3600
+"""A staging folder without its builder's process ID (written by an older version) is removed after a day."""
+
+
+def _host_tag() -> str:
+    return re.sub(r"[^A-Za-z0-9._]", "_", HOST) or "host"
+
+
+def _make_staging(folder: Path, stamp: str) -> Path:
+    """A new hidden staging folder named after this process (``.<stamp>-<host>-<pid>-<token>.partial``), created
+    with ``os.mkdir`` so that its mode follows the user's umask like any folder the user makes (``mkdtemp`` makes
+    0700, which teammates and web servers cannot read once it is published)."""
+    while True:
+        staging = folder / f".{stamp}-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.partial"
+        try:
+            os.mkdir(staging)
+            return staging
+        except FileExistsError:  # pragma: no cover - a 32-bit token collision
+            continue
+
+
+def clean_stale_staging(folder) -> list[Path]:
+    """Remove the staging folders of report builds whose process is gone (killed, crashed): those named after a
+    process of this machine that no longer runs, and unnamed ones older than :data:`LEGACY_STAGING_AGE_S`.
+    Returns what was removed. Builds running on other machines (a shared disk) are left alone."""
+    import time
+
+    removed = []
+    folder = Path(folder)
+    if not folder.is_dir():
+        return removed
+    for path in folder.glob(".*.partial"):
+        if not path.is_dir():
+            continue
+        m = _STAGING.fullmatch(path.name)
+        if m:
+            stale = m.group("host") == _host_tag() and not process_alive(int(m.group("pid")))
+        else:
+            try:
+                stale = bool(_LEGACY_STAGING.fullmatch(path.name)) and \
+                    time.time() - path.stat().st_mtime > LEGACY_STAGING_AGE_S
+            except OSError:
+                stale = False
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def _publish(staging: Path, folder: Path, stamp: str) -> Path:
@@ -202,6 +245,7 @@ def build_report(
     progress_bar: bool = True,
     hide_input: bool = False,
     jobs: int | None = None,
+    history_dir=None,
 ) -> Path:
     """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
 
@@ -210,9 +254,15 @@ def build_report(
     anything runs or is written. Notebooks run ``jobs`` at a time (default: one per CPU core, at most
     the number of notebooks), each in its own kernel; with ``progress_bar`` one line per notebook says
     ``[i/n] name: ok (seconds)``. The run is assembled in a hidden staging folder and appears under its
-    timestamp only when complete, so concurrent runs and the index never see half a run. A failing
-    notebook raises :class:`ReportError` after the others ran (its partial executed notebook and HTML
-    are kept, and the run is listed as failed).
+    timestamp only when complete, so concurrent runs and the index never see half a run; staging folders
+    of builds whose process is gone are removed first (:func:`clean_stale_staging`). Folders and files
+    get the modes the user's umask gives. A failing notebook raises :class:`ReportError` after the others
+    ran (its partial executed notebook and HTML are kept, and the run is listed as failed).
+
+    ``history_dir``: a run history the notebooks add to (parameter ``history_dir``). They write to a copy
+    inside the staging folder; the runs they saved join ``history_dir`` only once the report is published
+    and only when no notebook failed (:func:`rag_metrics.analysis.history.merge_history`), so a killed or
+    failed build leaves the history as it was.
     """
     import sys
     import time
@@ -231,9 +281,20 @@ def build_report(
     stamp = _timestamp(now)
     folder = root / experiment
     folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{stamp}-", suffix=".partial", dir=folder))
+    clean_stale_staging(folder)
+    staging = _make_staging(folder, stamp)
+    copied: list[str] = []
     try:
-        run_record = RunRecord(experiment, stamp, parameters)
+        run_record = RunRecord(experiment, stamp, dict(parameters))
+        if history_dir is not None:
+            history_dir = Path(history_dir).resolve()
+            staged_history = staging / STAGED_HISTORY
+            staged_history.mkdir()
+            for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
+                shutil.copyfile(p, staged_history / p.name)
+                copied.append(p.name)
+            parameters = {**parameters, "history_dir": str(staged_history)}
+            run_record.parameters["history_dir"] = str(history_dir)
 
         def task(numbered):
             i, path = numbered
@@ -261,12 +322,14 @@ def build_report(
         run_dir = _publish(staging, folder, stamp)
         if run_dir.name != stamp:  # the timestamp was taken: record the folder's name
             run_record.timestamp = run_dir.name
-            tmp = run_dir / ".run.json.tmp"
-            tmp.write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
-            os.replace(tmp, run_dir / "run.json")
+            atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if history_dir is not None:  # published: its runs join the history (a failed report's do not)
+        if not failures:
+            merge_history(run_dir / STAGED_HISTORY, history_dir, skip=copied)
+        shutil.rmtree(run_dir / STAGED_HISTORY, ignore_errors=True)
     write_index(root)
     if failures:
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
@@ -277,22 +340,56 @@ def build_report(
 EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
 
 
+STAGED_HISTORY = ".history"
+"""The staging copy of the history inside a report being built (removed once the report is published)."""
+
+
 def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
                             preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
                             window: int = 1, judge: str | None = None, reports_dir="reports", now=None,
                             progress_bar: bool = True) -> Path:
     """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
 
-    Every input is read and validated first -- golden set, pages, each log, answers -- so that bad
-    input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is
-    written. Then ``experiment.ipynb`` runs through papermill into ``reports_dir/experiment/<UTC
-    timestamp>/``; each log's evaluation is added to the experiment's history
-    (``reports_dir/experiment/history/``), whose table the report shows.
+    Every input is read and validated first (:func:`check_experiment_inputs`) -- golden set, pages, each log
+    matched to them, the headline judge, answers -- so that bad input is an :class:`~rag_metrics.InputError`
+    naming its file, line and field, and nothing is written. ``runs`` may carry their own shapes
+    (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`); ``preset``/``fields``/``page_base`` apply
+    to the others. Then ``experiment.ipynb`` runs through papermill into ``reports_dir/experiment/<UTC
+    timestamp>/``; each log's evaluation joins the experiment's history (``reports_dir/experiment/history/``),
+    whose table the report shows, once the report is published.
     """
+    specs, mapping, ks = check_experiment_inputs(
+        experiment, golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
+        fields=fields, page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
+    history = Path(reports_dir) / experiment / "history"
+    parameters = {"experiment": experiment, "golden": absolute(golden),
+                  "runs": [str(spec.with_path(absolute(spec.path))) for spec in specs],
+                  "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
+                  "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
+                  "primary": judge, "history_dir": absolute(history)}
+    return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
+                        progress_bar=progress_bar, hide_input=True, history_dir=history)
+
+
+def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
+                            preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
+                            window: int = 1, judge: str | None = None):
+    """Everything the experiment report would refuse, refused before anything is written: returns ``(run specs,
+    field mapping, ks)``.
+
+    Reads the golden set (against the pages when given) and every log with its shape, matched to them as it is
+    read (questions, documents by path suffix; :func:`rag_metrics.io.logs.load_log`); places text-only items or
+    refuses them without pages (:func:`rag_metrics.analysis.experiment.prepare_log`); refuses a headline judge
+    that does not apply to a log (:func:`rag_metrics.analysis.experiment.check_judge`); joins the answers as
+    the report does (:func:`rag_metrics.analysis.attribution.join_answers`).
+    """
+    from ..analysis.experiment import check_judge, prepare_log
     from ..errors import check_int
-    from ..io.corpus import load_answers, load_corpus
+    from ..io.corpus import load_corpus
     from ..io.golden import load_golden
-    from ..io.logs import PRESETS, load_log, parse_field_mapping
+    from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
+    from ..judging.audit import check_log_pages
 
     check_name(experiment, what="experiment name")
     if not golden:
@@ -301,28 +398,48 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
         raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
     if preset not in PRESETS:
         raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
-    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
+    if page_base is not None and page_base not in (0, 1):
+        raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
+    mapping = parse_field_mapping(fields)
     ks = sorted({check_int(k, "k") for k in ks})
+    if not ks:
+        raise InputError("give at least one cutoff k.", field="k")
     check_int(min_chars, "min_chars")
     check_int(window, "window", low=0)
+    if judge is not None and judge not in ("overlap", "page", "marker", "document"):
+        raise InputError(f"unknown judge {judge!r}; expected overlap, page, marker or document.", field="judge")
+    specs = [parse_run_spec(r) for r in runs]
     corpus = load_corpus(pages) if pages else None
     golden_set = load_golden(golden, corpus=corpus)
-    for path in runs:
-        log = load_log(path, preset=preset, fields=mapping, page_base=page_base)
+    for spec in specs:
+        log = load_log(spec, preset=preset, fields=mapping, page_base=page_base, golden=golden_set, corpus=corpus)
         if not len(log.questions):
-            raise InputError("the log holds no question.", path=path)
+            raise InputError("the log holds no question.", path=spec.path)
+        log = prepare_log(golden_set, log, corpus)
+        check_judge(judge, log, corpus)
+        check_log_pages(log, corpus)
     if answers:
-        table = load_answers(answers)
-        if "question_id" not in table.columns or "generated_answer" not in table.columns:
-            raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
-        if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
-            raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
-                             " choose one with --generator.", path=answers)
-    del golden_set
-    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
-    parameters = {"experiment": experiment, "golden": absolute(golden), "runs": [absolute(p) for p in runs],
-                  "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
-                  "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
-                  "primary": judge, "history_dir": absolute(Path(reports_dir) / experiment / "history")}
-    return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
-                        progress_bar=progress_bar, hide_input=True)
+        _check_answers(answers, generator, golden_set)
+    return specs, mapping, ks
+
+
+def _check_answers(answers, generator, golden_set) -> None:
+    """The answers as the report joins them: one generator's (``generator``), one per labelled question."""
+    from ..analysis.attribution import join_answers
+    from ..io.corpus import load_answers
+
+    table = load_answers(answers)
+    if "question_id" not in table.columns or "generated_answer" not in table.columns:
+        raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
+    if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
+        raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
+                         " choose one with --generator.", path=answers)
+    if generator is not None and "generator" in table.columns:
+        if generator not in set(table["generator"]):
+            raise InputError(f"no answer of generator {generator!r}; the answers hold "
+                             f"{', '.join(map(str, table['generator'].unique()))}.", path=answers, field="generator")
+        table = table[table["generator"] == generator]
+    try:
+        join_answers(golden_set, table[["question_id", "generated_answer"]])
+    except InputError as e:
+        raise InputError(e.message, path=answers, question=e.question, field=e.field) from None

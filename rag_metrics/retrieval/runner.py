@@ -6,29 +6,37 @@ The retriever protocol is one callable::
 
 returning the top ``k`` items, best first, each in the log's item shape (:mod:`rag_metrics.io.logs`):
 ``{"doc_id": ..., "page": 3 or "pages": [3, 4], "chunk_id": ..., "text": ..., "score": ...}`` with
-``doc_id`` required. Name it as ``module:function`` (``mypkg.search:search``; an object with a
-``search`` method works too), or use a built-in one (:func:`builtin_search`: ``bm25``, ``dense``,
-``hybrid`` over any corpus).
+``doc_id`` required (or ``chunk_id`` when the golden set's gold is chunk IDs, or ``text`` alone: placed
+on the pages when the log is judged). LangChain ``Document`` and LlamaIndex ``NodeWithScore`` objects,
+their dumps, Bedrock result items and ``(document, score)`` pairs are accepted too, read through the same
+presets as logs (:func:`rag_metrics.io.logs.native_items`) and logged in the native shape. Name it as
+``module:function`` (``mypkg.search:search``; an object with a ``search`` method works too); with
+options (``--option KEY=VALUE``), ``module:make`` is a factory called as ``make(**options)`` that
+returns the search callable (a class is instantiated the same way), and the options are recorded in the
+settings. Or use a built-in one (:func:`builtin_search`: ``bm25``, ``dense``, ``hybrid`` over any corpus).
 
 :func:`run_retriever` calls it for every labelled question of the golden set, in a thread pool,
-with retries and exponential backoff on exceptions the retriever raises; a question that still fails
-is logged with its error (``"error": "TimeoutError: ..."``) and reported, never dropped. numpy
-scalars and arrays in the items (FAISS scores, page numbers) are written as JSON numbers and lists;
-items that cannot be logged -- a wrong shape, a value JSON cannot hold (a set, NaN, a lone surrogate)
--- are that question's error at once (``OutputError``: calling again would return the same). The log is written as it
-goes to ``<out>.partial``; a run that stops (Ctrl-C, a crash) resumes where it stopped when started
-again with the same settings, and the finished log is renamed to ``<out>`` -- sorted in golden-set
-order -- next to ``<out>.settings.json`` (retriever, k, options, golden-set fingerprint, wall time,
-questions failed). Each record carries its ``latency_ms``.
+with retries and exponential backoff on exceptions the retriever raises (and on calls that take longer
+than ``timeout`` seconds); a question that still fails is logged with its error (``"error":
+"TimeoutError: ..."``) and reported, never dropped. numpy scalars and arrays in the items (FAISS scores,
+page numbers) are written as JSON numbers and lists; items that cannot be logged -- a wrong shape, a
+value JSON cannot hold (a set, NaN, a lone surrogate) -- are that question's error at once
+(``OutputError``: calling again would return the same). The log is written as it goes to
+``<out>.partial``, which one run at a time may write (a lock file ``<out>.partial.lock``: a second run
+refuses, naming the first's process ID); a run that stops (Ctrl-C, a crash) resumes where it stopped
+when started again with the same settings, and the finished log is renamed to ``<out>`` -- sorted in
+golden-set order -- next to ``<out>.settings.json`` (retriever, k, options, golden-set fingerprint, wall
+time, questions failed). A run started again after its log was published (killed just before it exited)
+finds it complete and calls nothing. Each record carries its ``latency_ms``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import importlib
 import json
+import math
+import numbers
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -36,34 +44,43 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from ..errors import InputError, check_int
-from ..io.logs import log_records
+from ..files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
+from ..io.logs import log_records, native_items
+from ..options import load_callable
 from ..progress import progress_bar
 
-__all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary"]
+__all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary",
+           "OutputError", "CallTimeout"]
 
 BUILTINS = ("bm25", "dense", "hybrid")
 
 
-def load_retriever(spec: str) -> Callable:
-    """``module:function`` (or ``module:object`` with a ``search`` method) -> the callable."""
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise InputError(f"retriever {spec!r}: expected MODULE:FUNCTION (e.g. mypkg.search:search) or one of "
-                         f"{', '.join(BUILTINS)}.", field="retriever")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: a module in the current folder is found
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise InputError(f"retriever {spec!r}: cannot import {module_name!r} ({e}).", field="retriever") from None
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise InputError(f"retriever {spec!r}: {module_name!r} has no attribute {attr!r}.", field="retriever")
-        obj = getattr(obj, part)
-    func = obj.search if hasattr(obj, "search") and not callable(obj) else obj
+def load_retriever(spec: str, **options) -> Callable:
+    """``module:function`` (or ``module:object`` with a ``search`` method) -> the search callable.
+
+    With ``options``, the named callable is a factory: ``make(**options)`` (a class: ``Class(**options)``)
+    returns the search callable or an object with a ``search`` method. A module in the current folder is
+    found (:func:`rag_metrics.options.load_callable`).
+    """
+    import inspect
+
+    obj = load_callable(spec, what="retriever", field="retriever", example="mypkg.search:search")
+    if options or isinstance(obj, type):
+        if not callable(obj):
+            raise InputError(f"retriever {spec!r} is not callable, so it cannot take options {sorted(options)}.",
+                             field="retriever")
+        try:
+            inspect.signature(obj).bind(**options)
+        except TypeError as e:
+            raise InputError(f"retriever {spec!r}: cannot be called with the options {sorted(options)} ({e}); "
+                             "--option KEY=VALUE goes to the factory as a keyword argument.", field="option") from None
+        except ValueError:  # no signature to check (a builtin): let the call say
+            pass
+        obj = obj(**options)
+    func = obj.search if hasattr(obj, "search") and callable(obj.search) and (options or not callable(obj)) else obj
     if not callable(func):
-        raise InputError(f"retriever {spec!r} is not callable; expected search(question, k).", field="retriever")
+        raise InputError(f"retriever {spec!r}" + (" (made with the options)" if options else "") +
+                         " is not callable; expected search(question, k).", field="retriever")
     return func
 
 
@@ -105,7 +122,8 @@ def builtin_search(kind: str, corpus, **options) -> Callable:
 
 
 class RunSummary(dict):
-    """What :func:`run_retriever` did: path, questions, failed, resumed, wall time."""
+    """What :func:`run_retriever` did: path, questions, failed, resumed, wall time, and ``complete`` (True when the
+    log had been published already and nothing was called)."""
 
 
 def _now() -> str:
@@ -140,41 +158,133 @@ def _json_line(record: dict) -> str:
     return line
 
 
-def _validate(items, qid, k) -> list:
-    """The retriever's items as plain JSON values, read back exactly as the log reader will read them."""
+def _validate(items, qid, k, needs_doc: bool = False) -> list:
+    """The retriever's items as plain JSON values in the native shape, read back exactly as the log reader will
+    read them. ``needs_doc``: the golden set has no gold chunk IDs, so an item with a chunk ID and no document
+    (nor text to place it by) could never be judged."""
+    if isinstance(items, tuple):
+        items = list(items)
     if not isinstance(items, list):
-        raise OutputError(f"the retriever returned {type(items).__name__}, expected a list of dicts")
+        raise OutputError(f"the retriever returned {type(items).__name__}, expected a list of items")
     if len(items) > k:
         items = items[:k]
-    for rank, item in enumerate(items, start=1):
-        if not isinstance(item, dict):
-            raise OutputError(f"item {rank} is {type(item).__name__}, expected a dict")
+    try:
+        items = native_items(items, context="run")
+    except InputError as e:
+        raise OutputError(e.message) from None
     items = json.loads(_json_line(items))
     try:  # a bad item fails here, naming the question
-        log_records([(0, {"question_id": qid, "retrieved": items})], preset="native")
+        rows, _, _ = log_records([(0, {"question_id": qid, "retrieved": items})], preset="native", context="run")
     except InputError as e:
-        raise OutputError(str(e)) from None
+        raise OutputError(e.message) from None
+    if needs_doc:
+        bad = next((r for r in rows if r["doc_id"] is None and r["text"] is None), None)
+        if bad is not None:
+            raise OutputError(f"retrieved item {bad['rank']} has a chunk_id ({bad['chunk_id']!r}) and no doc_id, and "
+                              "the golden set has no gold chunk IDs to judge it by; return the doc_id")
     return items
 
 
+class CallTimeout(TimeoutError):
+    """A call to the retriever took longer than the run's ``timeout``."""
+
+
+def _call(search, question, k, timeout):
+    """``search(question, k)``, abandoned after ``timeout`` seconds (the call goes on in a daemon thread whose
+    result is ignored: Python cannot stop a thread)."""
+    if timeout is None:
+        return search(question, k)
+    box: dict = {}
+
+    def target():
+        try:
+            box["value"] = search(question, k)
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    thread = threading.Thread(target=target, daemon=True, name="rag-metrics-search")
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise CallTimeout(f"no result within {timeout:g} s (--timeout)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _check_seconds(value, name: str, *, allow_zero: bool, allow_none: bool = False):
+    if value is None and allow_none:
+        return None
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and \
+        (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        raise InputError(f"The {name!r} parameter must be a finite number of seconds {'>= 0' if allow_zero else '> 0'}"
+                         f"{' or None' if allow_none else ''}. Got {value!r} instead.", field=name)
+    return float(value)
+
+
 def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | None = None, workers: int = 4,
-                  retries: int = 3, backoff: float = 0.5, resume: bool = True, progress: bool = True,
-                  questions=None) -> RunSummary:
+                  retries: int = 3, backoff: float = 0.5, timeout: float | None = None, resume: bool = True,
+                  progress: bool = True, questions=None) -> RunSummary:
     """Call ``search(question, k)`` for every labelled question and write the log ``out`` (module docstring).
 
     ``settings`` (retriever name, options) are stored next to the log; a partial log with the same
-    settings, k and golden set is resumed. ``questions``: restrict to these question IDs.
+    settings, k and golden set is resumed; a published log with the same settings is complete (nothing
+    is called; ``summary["complete"]``). ``timeout``: seconds per call (None: no limit). ``questions``:
+    restrict to these question IDs.
     """
     k = check_int(k, "k")
     workers = check_int(workers, "workers")
     retries = check_int(retries, "retries", low=0)
+    backoff = _check_seconds(backoff, "backoff", allow_zero=True)
+    timeout = _check_seconds(timeout, "timeout", allow_zero=False, allow_none=True)
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
     todo = _todo(golden, questions)
     run_settings = _run_settings(settings, k, golden, todo)
+    lock = FileLock(Path(str(partial) + ".lock"), blocking=False)
+    try:
+        lock.acquire()
+    except LockHeld as e:
+        who = f"process {e.pid}" if e.pid is not None else "another process"
+        raise InputError(f"another run ({who}{'' if e.host in (None, HOST) else ' on ' + e.host}) is writing this "
+                         f"log; wait for it to finish, or stop it{f' (kill {e.pid})' if e.pid else ''}.",
+                         path=partial) from None
+    try:
+        return _run_locked(search, golden, k, out, partial, todo, run_settings, workers, retries, backoff, timeout,
+                           resume, progress)
+    finally:
+        lock.release()
+
+
+def _published(out: Path, run_settings: dict) -> dict | None:
+    """The settings of a published log ``out`` made with ``run_settings`` (None when there is none); a published
+    log made with other settings is an error (it is not overwritten)."""
+    if not out.exists():
+        return None
+    side = Path(str(out) + ".settings.json")
+    try:
+        final = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        final = None
+    if isinstance(final, dict) and {key: final.get(key) for key in run_settings} == run_settings:
+        return final
+    raise InputError("the log exists, written by another run (other settings, or none recorded); choose another "
+                     "output or delete it.", path=out)
+
+
+def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, retries, backoff, timeout, resume,
+                progress) -> RunSummary:
     done: dict[str, dict] = {}
     resumed = 0
     side = Path(str(partial) + ".settings.json")
+    if not partial.exists():
+        final = _published(out, run_settings)
+        if final is not None:  # published before the process that made it could exit: complete
+            side.unlink(missing_ok=True)
+            return RunSummary(path=str(out), questions=int(final.get("n_questions", len(todo))),
+                              failed=list(final.get("failed", [])), resumed=0,
+                              wall_time_s=float(final.get("wall_time_s", 0.0)), complete=True)
     if partial.exists():
         previous = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
         same = {k_: previous.get(k_) for k_ in run_settings} == run_settings
@@ -190,10 +300,10 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
         started = _now()
-        side.write_text(json.dumps({**run_settings, "started_at": started}, indent=2, ensure_ascii=False),
-                        encoding="utf-8")
-        partial.write_text("", encoding="utf-8")
+        atomic_write_text(side, json.dumps({**run_settings, "started_at": started}, indent=2, ensure_ascii=False))
+        atomic_write_text(partial, "")
     pending = [(qid, row["question"]) for qid, row in todo.iterrows() if qid not in done]
+    needs_doc = not (golden.gold_chunks is not None and len(golden.gold_chunks))
     lock = threading.Lock()
     t0 = time.perf_counter()
 
@@ -208,15 +318,15 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
             attempt += 1
             start = time.perf_counter()
             try:
-                found = search(question, k)
-            except Exception as e:  # the user's retriever raised: retried with backoff, then logged
+                found = _call(search, question, k, timeout)
+            except Exception as e:  # the user's retriever raised (or timed out): retried with backoff, then logged
                 if attempt > retries:
                     return failure(qid, question, f"{type(e).__name__}: {e}", attempt), True
                 time.sleep(backoff * 2 ** (attempt - 1))
                 continue
             latency = (time.perf_counter() - start) * 1000
             try:
-                items = _validate(found, qid, k)
+                items = _validate(found, qid, k, needs_doc)
                 return _json_line({"question_id": qid, "question": question, "retrieved": items,
                                    "latency_ms": round(latency, 3), "attempts": attempt}), False
             except OutputError as e:
@@ -241,18 +351,18 @@ def run_retriever(search: Callable, golden, k: int, out, *, settings: dict | Non
     order = list(todo.index)
     records = [done[q] for q in order if q in done]
     failed = [r["question_id"] for r in records if r.get("error")]
-    with open(partial, "w", encoding="utf-8") as sink:
+    with atomic_open(partial, "w", encoding="utf-8", newline="\n") as sink:  # a kill here keeps the partial log
         for rec in records:
             sink.write(_json_line(rec) if not rec.get("error") else json.dumps(rec, ensure_ascii=True))
             sink.write("\n")
     final = {**run_settings, "started_at": started, "finished_at": _now(),
              "wall_time_s": round(time.perf_counter() - t0, 3), "workers": workers, "retries": retries,
-             "failed": failed, "resumed_questions": resumed}
-    Path(str(out) + ".settings.json").write_text(json.dumps(final, indent=2, ensure_ascii=False), encoding="utf-8")
-    os.replace(partial, out)
+             "backoff_s": backoff, "timeout_s": timeout, "failed": failed, "resumed_questions": resumed}
+    atomic_write_text(Path(str(out) + ".settings.json"), json.dumps(final, indent=2, ensure_ascii=False))
+    os.replace(partial, out)  # published: from here a new start finds it complete (_published)
     side.unlink(missing_ok=True)
     return RunSummary(path=str(out), questions=len(records), failed=failed, resumed=resumed,
-                      wall_time_s=final["wall_time_s"])
+                      wall_time_s=final["wall_time_s"], complete=False)
 
 
 def _todo(golden, questions=None):
@@ -267,14 +377,20 @@ def _run_settings(settings, k, golden, todo) -> dict:
 
 
 def find_resumable(folder, search_settings: dict, golden, k: int, questions=None) -> Path | None:
-    """The final path of the newest partial log in ``folder`` started with these settings (None if none)."""
+    """The final path of the newest unfinished run in ``folder`` started with these settings (None if none): a
+    partial log, or a log published by a run killed before it could clean up (its partial settings are left)."""
     wanted = _run_settings(search_settings, k, golden, _todo(golden, questions))
-    for partial in sorted(Path(folder).glob("*.jsonl.partial"), reverse=True):
-        side = Path(str(partial) + ".settings.json")
-        if side.exists():
+    for side in sorted(Path(folder).glob("*.jsonl.partial.settings.json"), reverse=True):
+        partial = side.with_name(side.name[: -len(".settings.json")])
+        final = partial.with_name(partial.name[: -len(".partial")])
+        if not partial.exists() and not final.exists():
+            continue
+        try:
             previous = json.loads(side.read_text(encoding="utf-8"))
-            if {key: previous.get(key) for key in wanted} == wanted:
-                return partial.with_name(partial.name[: -len(".partial")])
+        except (OSError, ValueError):
+            continue
+        if isinstance(previous, dict) and {key: previous.get(key) for key in wanted} == wanted:
+            return final
     return None
 
 

@@ -1,0 +1,239 @@
+"""Where logged text lies on the pages: placing items that carry text without a page, and checking those that do.
+
+:func:`locate_items` is the one placement the package uses, wherever a page must come from the text:
+
+* **text-only logs** -- items with text and no document or page (ragas rows keep ``retrieved_contexts`` as text
+  only) get their document and pages from where the text is found (:func:`place_text_only`, called by
+  :func:`rag_metrics.analysis.experiment.evaluate_log`; it needs the documents, ``--pages``);
+* **printed page labels** -- LlamaIndex's ``page_label`` is the label printed on the page (``i``, ``ii``, ``1``...),
+  not the page's position in the file, so such items are placed by their text too;
+* **the page-metadata audit** (:mod:`rag_metrics.judging.audit`) compares each logged page with the located one.
+
+Signature (stable; other modules call it)::
+
+    locate_items(texts, index, *, min_chars=24, docs=None) -> DataFrame[doc_id, pages, placed_by, candidates]
+
+``texts``: a sequence of strings (None or non-strings are "not found"); ``index``: a
+:class:`~rag_metrics.judging.index.PageIndex` (or a corpus / pages table, indexed on the fly); ``docs``: optional
+document IDs, one per text, restricting each search to that document (None: anywhere). One output row per input
+text, in order:
+
+* ``placed_by = "exact page"`` -- the normalized text occurs once in the normalized documents (a document's
+  pages joined by one space, so a text running over a page break is found): ``doc_id`` and the ``pages`` it
+  lies on;
+* ``"several candidates"`` -- it occurs more than once (the same passage on two pages or in two documents):
+  ``candidates`` lists ``(doc_id, first page, last page)`` of every occurrence; ``doc_id`` is set when they are
+  all in one document, with ``pages`` the union of theirs, else None (the caller decides, e.g. by gold);
+* ``"overlap"`` -- no exact occurrence (the text was extracted or cleaned differently), but at least half of
+  its fragments of ``min_chars`` characters (sampled) lie on pages of one document: ``doc_id`` and the pages
+  holding at least half as many of them as the best page;
+* ``"not found"`` -- none of the above (or shorter than ``min_chars`` after normalization).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..text import Concat, normalize
+from .index import PageIndex, _ranges
+
+__all__ = ["locate_items", "place_text_only", "PLACED_BY"]
+
+PLACED_BY = ("exact page", "several candidates", "overlap", "not found")
+ANCHORS = 8
+"""Fragments tried per text to find where it starts (one inside a page suffices; a text may cross page breaks)."""
+MAX_CANDIDATES = 200
+"""Occurrences checked per text at most (a text made of a repeated header could match on every page)."""
+
+
+def _doc_layout(index: PageIndex):
+    """Per document: its normalized text (pages joined by one space) and each page row's start in it."""
+    if getattr(index, "_layout", None) is None:
+        texts, start_of_row = {}, np.zeros(len(index.keys), dtype=np.int64)
+        for doc, rows in index.docs.items():
+            parts, pos = [], 0
+            for r in rows:
+                if not index.norm[r]:
+                    start_of_row[r] = pos
+                    continue
+                if parts:
+                    parts.append(" ")
+                    pos += 1
+                start_of_row[r] = pos
+                parts.append(index.norm[r])
+                pos += len(index.norm[r])
+            texts[doc] = "".join(parts)
+        index._layout = (texts, start_of_row)
+    return index._layout
+
+
+def _global_table(index: PageIndex, n: int):
+    key = ("global", n)
+    if key not in index._sorted:
+        rows = np.arange(len(index.keys))
+        pos, owner = index._row_starts(rows, n)
+        h = index.concat.hashes(pos, n)
+        order = np.argsort(h)
+        index._sorted[key] = (h[order], pos[order], owner[order])
+    return index._sorted[key]
+
+
+def _pages_of(index, doc, start, end, start_of_row):
+    """Pages of ``doc`` whose text intersects ``[start, end)`` of the document's normalized text."""
+    out = []
+    for r in index.docs[doc]:
+        a = start_of_row[r]
+        b = a + len(index.norm[r])
+        if b > a and a < end and b > start:
+            out.append(index.keys[r][1])
+    return tuple(out)
+
+
+def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFrame:
+    """Place each text on the pages (module docstring gives the signature and every outcome)."""
+    if not isinstance(index, PageIndex):
+        index = PageIndex(index)
+    texts = list(texts)
+    if docs is not None:
+        docs = list(docs)
+        if len(docs) != len(texts):
+            raise InputError(f"locate_items: {len(docs)} documents for {len(texts)} texts.")
+    n = int(min_chars)
+    norm_of: dict = {}
+    for t in texts:
+        if isinstance(t, str) and t not in norm_of:
+            norm_of[t] = normalize(t)
+    doc_texts, start_of_row = _doc_layout(index)
+    table, table_pos, table_row = _global_table(index, n)
+    off = index.concat.offsets
+    # anchors: n-fragments spread over each distinct (text, document) query; the rarest on the pages is followed
+    queries = list(dict.fromkeys((t, None if docs is None else docs[i]) for i, t in enumerate(texts)
+                                 if isinstance(t, str)))
+    query_of = {q: i for i, q in enumerate(queries)}
+    qtexts = [norm_of[t] for t, _ in queries]
+    placed: dict = {}
+    long_enough = [i for i, t in enumerate(qtexts) if len(t) >= n]
+    if long_enough:
+        concat = Concat([qtexts[i] for i in long_enough])
+        lengths = np.diff(concat.offsets)
+        anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
+        anchors = concat.hashes((concat.offsets[:-1, None] + anchor_off).ravel(), n).reshape(-1, ANCHORS)
+        left = np.searchsorted(table, anchors, side="left")
+        right = np.searchsorted(table, anchors, side="right")
+        hits = right - left
+        best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
+    for k, i in enumerate(long_enough):
+        raw, want_doc = queries[i]
+        text = qtexts[i]
+        a, b, shift = int(left[k, best[k]]), int(right[k, best[k]]), int(anchor_off[k, best[k]])
+        found = []
+        for slot in range(a, min(b, a + MAX_CANDIDATES * 4)):
+            r = int(table_row[slot])
+            doc = index.keys[r][0]
+            if want_doc is not None and doc != want_doc:
+                continue
+            start = int(start_of_row[r] + (table_pos[slot] - off[r])) - shift
+            if start >= 0 and doc_texts[doc].startswith(text, start):
+                found.append((doc, start))
+            if len(found) >= MAX_CANDIDATES:
+                break
+        found = sorted(set(found))
+        if found:
+            cands = [(d, s, s + len(text)) for d, s in found]
+            pages = [(d, _pages_of(index, d, s, e, start_of_row)) for d, s, e in cands]
+            cand_rows = tuple((d, p[0], p[-1]) for d, p in pages if p)
+            doc_set = {d for d, _ in pages}
+            one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
+            union = tuple(sorted({q for d, p in pages for q in p})) if one_doc is not None else ()
+            placed[i] = (one_doc, union, "exact page" if len(found) == 1 else "several candidates", cand_rows)
+    # no exact occurrence: where do most of its fragments lie?
+    rest = [i for i in long_enough if i not in placed]
+    if rest:
+        placed.update(_by_overlap(index, [qtexts[i] for i in rest], [queries[i][1] for i in rest], n, rest))
+    rows = []
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            rows.append((None, (), "not found", ()))
+            continue
+        q = query_of[t, None if docs is None else docs[i]]
+        rows.append(placed.get(q, (None, (), "not found", ())))
+    return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"])
+
+
+def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
+    s = max(1, n // 3)
+    m = n - s + 1
+    table, table_pos, table_row = _global_table(index, m)
+    concat = Concat(texts)
+    pos = concat.starts(m, step=s)
+    owner = np.searchsorted(concat.offsets, pos, side="right") - 1
+    total = np.bincount(owner, minlength=len(texts))
+    h = concat.hashes(pos, m)
+    left = np.searchsorted(table, h, side="left")
+    right = np.searchsorted(table, h, side="right")
+    hit = np.flatnonzero(right > left)
+    out: dict = {}
+    if not hit.shape[0]:
+        return out
+    counts = (right - left)[hit]
+    slots = _ranges(left[hit], right[hit])
+    gram = np.repeat(hit, counts)
+    frame = pd.DataFrame({"text": owner[gram], "gram": gram, "row": table_row[slots]}).drop_duplicates(["gram", "row"])
+    per_page = frame.groupby(["text", "row"]).size().rename("grams").reset_index()
+    per_page["doc"] = index.doc_of_row[per_page["row"].to_numpy()]
+    frame["doc"] = index.doc_of_row[frame["row"].to_numpy()]
+    per_doc = frame.drop_duplicates(["gram", "doc"]).groupby(["text", "doc"]).size()
+    for t, group in per_page.groupby("text"):
+        want = want_docs[t]
+        if want is not None:
+            group = group[group["doc"] == want]
+        if group.empty:
+            continue
+        by_doc = per_doc.loc[t].reindex(group["doc"].unique())
+        doc = by_doc.idxmax()
+        if by_doc[doc] * 2 < total[t]:
+            continue
+        mine = group[group["doc"] == doc]
+        top = mine["grams"].max()
+        rows = mine.loc[mine["grams"] * 2 >= top, "row"].to_numpy()
+        # a real shared fragment of n characters that is not boilerplate, on one of those pages
+        ok = index.shares(texts, np.full(rows.shape[0], t), rows, n)
+        if not ok.any():
+            continue
+        pages = tuple(sorted(index.keys[r][1] for r in rows))
+        out[ids[t]] = (doc, pages, "overlap", ((doc, pages[0], pages[-1]),))
+    return out
+
+
+def place_text_only(run: pd.DataFrame, index, *, min_chars: int = 24, gold: dict | None = None) -> pd.DataFrame:
+    """Give items that have text but no document their document and pages from where the text lies.
+
+    ``run``: the run table (question_id, doc_id, pages, text, ...). Rows with a ``doc_id`` are left as they are.
+    Returns the run with ``doc_id`` and ``pages`` filled for the others and a ``placed_by`` column (``"logged"``
+    for rows that had a document; else one of :data:`PLACED_BY`). A text found in several documents is given the
+    one among them that is a gold document of its question when ``gold`` (question -> [(doc, page)]) names one,
+    else the first in document order; rows not found keep ``doc_id`` None (no judge credits them).
+    """
+    run = run.copy()
+    placed_by = pd.Series("logged", index=run.index, dtype=object)
+    todo = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))
+    if todo.any():
+        where = locate_items(run.loc[todo, "text"].tolist(), index, min_chars=min_chars)
+        where.index = run.index[todo]
+        docs, pages = [], []
+        for rid, row in where.iterrows():
+            doc, pp = row["doc_id"], row["pages"]
+            if doc is None and row["candidates"]:
+                gold_docs = {d for d, _ in (gold or {}).get(run.at[rid, "question_id"], ())}
+                chosen = next((c for c in row["candidates"] if c[0] in gold_docs), row["candidates"][0])
+                doc = chosen[0]
+                pp = tuple(sorted({q for d, a, b in row["candidates"] if d == doc for q in range(a, b + 1)}))
+            docs.append(doc)
+            pages.append(pp)
+        run.loc[todo, "doc_id"] = pd.Series(docs, index=where.index, dtype=object)
+        run.loc[todo, "pages"] = pd.Series(pages, index=where.index, dtype=object)
+        placed_by[todo] = where["placed_by"]
+    run["placed_by"] = placed_by
+    return run

@@ -1,0 +1,229 @@
+"""The one result shape of the package: :class:`Evaluation`, its summary and its serializers.
+
+Every evaluation (:func:`rag_metrics.evaluate`, :func:`rag_metrics.evaluate_trec`, a prepared
+:func:`rag_metrics.evaluator`, Dask, page level) returns one :class:`Evaluation`: per-question values,
+the summary (mean over defined values, counts and IDs of the excluded), the questions of the run
+that are not in the golden set, and the settings. :meth:`Evaluation.to_dict` is the one JSON
+serializer (command line, run history, reports); :meth:`~Evaluation.to_trec` and
+:meth:`~Evaluation.to_csv` write trec_eval's layout and CSV.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError
+from ..serialize import jsonable
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["Evaluation", "summarize", "JUDGED_WARNING"]
+
+_COUNTS = ("n_relevant", "n_retrieved")
+JUDGED_WARNING = 0.5
+"""A mean Judged@k below this is flagged: most of the top k has no label, so low scores may be missing labels."""
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Result of :func:`evaluate` and :func:`evaluate_trec`.
+
+    Attributes
+    ----------
+    questions : tuple
+        Question IDs, golden-set order.
+    values : dict
+        ``measure name -> float array`` aligned with ``questions``; NaN = undefined.
+    n_relevant, n_retrieved : int arrays
+        Relevant gold IDs and results handed over, per question.
+    unknown_questions : tuple
+        Question IDs found in the run but not in the golden set (not used).
+    settings : dict
+        ``level``, ``order``, ``min_rel``, ``gain``, the measures, how the numbers were computed
+        (``engine``), and ``search_depth``: the most results any question handed over -- how deep a
+        measure without a cutoff (``mrr``, ``ndcg``, ``map``) searched (see :meth:`depth`).
+    attributes : DataFrame or None
+        Question attributes (e.g. ``type``) indexed by question ID, for :meth:`by`.
+
+    ``per_question`` and ``summary`` are the same numbers as pandas tables (built on first use).
+    """
+
+    questions: tuple
+    values: dict
+    n_relevant: np.ndarray
+    n_retrieved: np.ndarray
+    unknown_questions: tuple = ()
+    settings: dict = field(default_factory=dict)
+    attributes: pd.DataFrame | None = None
+
+    @classmethod
+    def from_frame(cls, per_question: pd.DataFrame, measures, *, unknown_questions=(), settings=None) -> Evaluation:
+        """Build from a per-question table (index question ID; measure columns, ``n_relevant``,
+        ``n_retrieved`` and attribute columns)."""
+        names = [str(m) for m in measures]
+        attrs = per_question.drop(columns=[*names, *_COUNTS], errors="ignore")
+        return cls(tuple(per_question.index), {m: per_question[m].to_numpy(dtype=np.float64) for m in names},
+                   per_question["n_relevant"].to_numpy(dtype=np.int64), per_question["n_retrieved"].to_numpy(dtype=np.int64),
+                   tuple(unknown_questions), dict(settings or {}), attrs if len(attrs.columns) else None)
+
+    @property
+    def measures(self) -> list[str]:
+        return list(self.values)
+
+    def depth(self, measure) -> int:
+        """How deep ``measure`` searched each ranking: its cutoff ``k`` (``mrr@10`` -> 10), or for a measure
+        without one (``mrr``, ``ndcg``, ``map``) the search depth, the most results any question handed over
+        (chunk positions at document level under cut_then_dedup). Print it next to the value: an MRR over
+        the top 3 and one over the top 100 are different numbers."""
+        from .registry import parse_measure
+
+        m = parse_measure(measure)
+        if m.k is not None:
+            return m.k
+        if "search_depth" in self.settings:
+            return int(self.settings["search_depth"])
+        return int(np.max(self.n_retrieved, initial=0))
+
+    def summary_dict(self) -> dict:
+        """``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
+        is defined. A Judged@k mean below :data:`JUDGED_WARNING` carries a ``warning``."""
+        from .registry import parse_measure
+
+        out = {}
+        for m, v in self.values.items():
+            defined = ~np.isnan(v)
+            mean = float(v[defined].mean()) if defined.any() else None
+            out[m] = {"mean": mean, "evaluated": int(defined.sum()), "excluded": int((~defined).sum()),
+                      "excluded_ids": [self.questions[i] for i in np.flatnonzero(~defined)]}
+            if parse_measure(m).name == "judged" and mean is not None and mean < JUDGED_WARNING:
+                out[m]["warning"] = (f"only {mean:.0%} of the top {parse_measure(m).k} results have a judgment: low "
+                                     "scores may be missing labels rather than bad retrieval")
+        return out
+
+    def trec_names(self) -> dict:
+        """``{measure: name}``: trec_eval's name where trec_eval computes the same value, else the canonical one."""
+        from .registry import parse_measure
+
+        names = {}
+        for m in self.values:
+            measure = parse_measure(m)
+            same = measure.rel is None and self.settings.get("gain", "linear") == "linear" and not (
+                measure.name == "ndcg" and self.settings.get("min_rel", 1) != 1)
+            names[m] = (measure.spec.trec_name(measure.k) if same else None) or m
+        return names
+
+    def to_trec(self, per_query: bool = True) -> str:
+        """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
+        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
+        from .registry import parse_measure
+
+        names = self.trec_names()
+        counts = {m: parse_measure(m).spec.count for m in self.values}
+
+        def fmt(m, value):
+            return f"{int(round(value))}" if counts[m] else f"{value:6.4f}"
+
+        lines = []
+        if per_query:
+            columns = {m: v.tolist() for m, v in self.values.items()}
+            for i, q in enumerate(self.questions):
+                for m, col in columns.items():
+                    if col[i] == col[i]:
+                        lines.append(f"{names[m]:<22}\t{q}\t{fmt(m, col[i])}")
+        for m, v in self.values.items():
+            defined = v[~np.isnan(v)]
+            if defined.size:
+                lines.append(f"{names[m]:<22}\tall\t{fmt(m, defined.sum() if counts[m] else defined.mean())}")
+        lines.append(f"{'num_q':<22}\tall\t{len(self.questions)}")
+        return "\n".join(lines) + "\n"
+
+    def to_csv(self, per_query: bool = False) -> str:
+        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
+        import csv
+        import io
+
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        if per_query:
+            writer.writerow(["question_id", *self.values])
+            columns = [v.tolist() for v in self.values.values()]
+            for i, q in enumerate(self.questions):
+                writer.writerow([q, *("" if c[i] != c[i] else repr(float(c[i])) for c in columns)])
+        else:
+            writer.writerow(["measure", "mean", "evaluated", "excluded"])
+            for m, row in self.summary_dict().items():
+                writer.writerow([m, "" if row["mean"] is None else repr(row["mean"]), row["evaluated"], row["excluded"]])
+        return buffer.getvalue()
+
+    @cached_property
+    def per_question(self) -> pd.DataFrame:
+        """Index ``question_id``; one float column per measure (NaN = undefined), ``n_relevant``,
+        ``n_retrieved`` and the question attributes."""
+        import pandas as pd
+
+        index = pd.Index(list(self.questions), name="question_id", dtype=object)
+        table = pd.DataFrame({m: v for m, v in self.values.items()}, index=index)
+        table["n_relevant"] = np.asarray(self.n_relevant, dtype=np.int64)
+        table["n_retrieved"] = np.asarray(self.n_retrieved, dtype=np.int64)
+        if self.attributes is not None:
+            table = table.join(self.attributes)
+        return table
+
+    @cached_property
+    def summary(self) -> pd.DataFrame:
+        """Index = measure name; columns ``mean`` (over questions where the measure is defined),
+        ``evaluated``, ``excluded`` (count of undefined) and ``excluded_ids``."""
+        return summarize(self.per_question, self.measures)
+
+    def by(self, column: str) -> pd.DataFrame:
+        """Summary per value of a question attribute (e.g. ``"type"``): one call.
+
+        Returns a DataFrame indexed by (value, measure) with the summary columns.
+        """
+        import pandas as pd
+
+        attrs = [] if self.attributes is None else list(self.attributes.columns)
+        if column not in attrs:
+            raise InputError(f"{column!r} is not a question attribute of this evaluation; available: {attrs}.")
+        parts = {value: summarize(group, self.measures)
+                 for value, group in self.per_question.groupby(column, sort=True, dropna=False)}
+        return pd.concat(parts, names=[column, "measure"])
+
+    def to_dict(self, per_query: bool = False) -> dict:
+        """The documented JSON: ``{"summary": {m: {"mean", "evaluated", "excluded", "excluded_ids"}},
+        ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``."""
+        out: dict = {"summary": self.summary_dict()}
+        if per_query:
+            columns = {m: v.tolist() for m, v in self.values.items()}
+            out["per_query"] = {str(q): {m: columns[m][i] for m in columns} for i, q in enumerate(self.questions)}
+        out["unknown_questions"] = [str(q) for q in self.unknown_questions]
+        out["settings"] = dict(self.settings)
+        return jsonable(out)
+
+    def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
+        return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
+
+
+def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
+    """Mean over defined values, with the count evaluated and the count and IDs excluded."""
+    import pandas as pd
+
+    rows = {}
+    for m in measures:
+        col = per_question[m].to_numpy(dtype=np.float64)
+        defined = ~np.isnan(col)
+        rows[m] = {
+            "mean": float(col[defined].mean()) if defined.any() else np.nan,
+            "evaluated": int(defined.sum()),
+            "excluded": int((~defined).sum()),
+            "excluded_ids": tuple(per_question.index[~defined]),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "evaluated", "excluded", "excluded_ids"])
+    out.index.name = "measure"
+    return out
+

@@ -1,0 +1,60 @@
+"""What each named claim of notebook 03 means, restated from its sentence over the figures it recorded (the form of
+tests/notebook_claims.py: ``rule(f, h) -> bool``, ``f`` the claim's figures, ``h`` the notebook's headlines). A rule
+may raise AssertionError when the figures disagree with each other (a figure taken from the wrong column).
+
+Used by tests/test_rulers.py on the committed notebook, and by the notebook parameter test for every run.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def that(condition, message: str = "the claim's figures disagree with each other") -> bool:
+    if not condition:
+        raise AssertionError(message)
+    return True
+
+
+def close(a, b, tol=1e-9) -> bool:
+    return a is not None and b is not None and math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+def _grid(f):
+    """The four cells of the source's comparison and the three differences between them agree."""
+    return that(close(f["total"], f["o1"] - f["m0"]) and close(f["window_alone"], f["m1"] - f["m0"])
+                and close(f["judge_alone"], f["o0"] - f["m0"]), "total, window and judge effects are not the grid's")
+
+
+MARKER_VS_OVERLAP = {
+    "source_direction": lambda f, h: that(close(f["total"], f["o1"] - f["m0"])) and f["total"] > 0,
+    "window_is_much_of_the_gap": lambda f, h: _grid(f) and f["total"] > 0 and f["window_alone"] >= f["total"] / 3,
+    "changes_overlap": lambda f, h: _grid(f) and (f["window_alone"] + f["judge_alone"] - f["total"]) * f["n_eval"] >= 1,
+    "gap_vs_source": lambda f, h: f["total"] > 0.775 - 0.69,
+    "tiny_lost_marker": lambda f, h: (f["lost"] == 1 and not f["marker"][f["at"]] and f["overlap"][f["at"]]
+                                      and len(f["held"]) > 0),
+    "ruler_moves_figure": lambda f, h: (that(f["moved"] == round((f["overlap"] - f["marker"]) * f["n_eval"])
+                                             and f["document"] >= max(f["marker"], f["overlap"]) - 1e-12)
+                                        and f["overlap"] > f["marker"]),
+    "both_at_ceiling": lambda f, h: f["overlap"] == f["marker"] == f["document"],
+    "few_markers_lost": lambda f, h: (f["overlap"] <= f["marker"] and not f["overlap"] == f["marker"] == f["document"]
+                                      and f["min_chars"] <= 48),
+    "large_f_is_strict": lambda f, h: f["overlap"] < f["marker"] and f["min_chars"] > 48,
+    "marker_only": lambda f, h: that((f["failed_by_overlap"] > 0) >= (f["overlap"] < f["marker"]),
+                                     "overlap below marker needs a chunk only the marker credits")
+                                and f["overlap"] < f["marker"],
+    "where_marker_fails": lambda f, h: (that(f["gold page"] + f["within the window"] + f["elsewhere"] == f["total"])
+                                        and f["total"] > 0),
+    "flat_between_16_and_48": lambda f, h: (that(f["spread"] == round((f["high"] - f["low"]) * f["n_eval"]))
+                                            and f["spread"] <= 1),
+    "extremes_of_f": lambda f, h: f["small"] > f["large"],
+    "window_widens": lambda f, h: f["marker"][1] > f["marker"][0] or f["overlap"][1] > f["overlap"][0],
+    "footer_false_hits": lambda f, h: (that(f["false_hits"] == round((f["kept"] - f["default"]) * f["n_eval"]))
+                                       and f["false_hits"] > 0),
+    "f_longer_than_footer": lambda f, h: f["false_hits"] == 0 and f["min_chars"] > f["longest_footer"],
+    "default_agrees_with_pages": lambda f, h: f["gap"] <= 0.02,
+    "footer_hides_change": lambda f, h: f["truth"] > 0 and f["kept"] < f["truth"],
+    "window_hides_shift": lambda f, h: abs(f["s1"] - f["t1"]) < abs(f["s0"] - f["t0"]),
+    "audit_names_fix": lambda f, h: that(0 <= f["plus_one"] <= f["located"]) and f["offset"] == 1 and f["names_fix"],
+    "audit_quiet_on_true_pages": lambda f, h: not f["warned"] and f["equal"] == f["located"],
+}

@@ -1,0 +1,314 @@
+"""Bad input is refused before anything is written: exit 2 and one line naming the file, the line (or item) and the
+field -- never a traceback, a half-built report, or a number computed from a silently wrong reading."""
+
+import io
+import json
+import random
+import re
+import unicodedata
+
+import pytest
+
+from rag_metrics import InputError
+from rag_metrics.cli import main
+from rag_metrics.io.corpus import data_dir, load_corpus
+from rag_metrics.io.csvfile import MAX_CELL
+from rag_metrics.io.golden import load_golden
+from rag_metrics.io.jsonl import MAX_DEPTH
+from rag_metrics.io.logs import load_log, match_log, resolve_documents
+from rag_metrics.io.pages import read_pdf
+
+EXAMPLES = data_dir() / "examples"
+GOLDEN = str(data_dir() / "golden.jsonl")
+CORPUS = str(data_dir() / "corpus")
+
+
+def refused(capsys, tmp_path, args, message, command="report"):
+    """The command exits 2 with one line matching ``message``, and writes nothing."""
+    out = tmp_path / "written"
+    extra = {"report": ["--experiment", "bad", "--reports-dir", str(out)],
+             "run": ["--runs-dir", str(out), "--no-progress"]}[command]
+    code = main([command, *extra, *args])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith(f"rag-metrics {command}: error: "), err
+    assert re.search(message, lines[0]), lines[0]
+    assert not out.exists()
+    return lines[0]
+
+
+def log_file(tmp_path, *records, name="log.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n" for r in records),
+                    encoding="utf-8")
+    return str(path)
+
+
+def golden_csv(tmp_path, text):
+    path = tmp_path / "g.csv"
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+OK_LOG = str(EXAMPLES / "bm25_c300o50.jsonl")
+
+
+# ---- golden sets as CSV, read strictly --------------------------------------------------------------------------
+
+def test_unterminated_quote(tmp_path, capsys):
+    g = golden_csv(tmp_path, 'question_id,question,doc_id,page\nq001,"What is X?,expense_policy,3\n'
+                             'q002,B?,faq_ja,2\nq003,C?,faq_ja,3\n')
+    refused(capsys, tmp_path, ["--golden", g, "--run", OK_LOG],
+            r"g.csv:2: a quoted cell opened on this row is never closed")
+
+
+def test_duplicated_header_column(tmp_path, capsys):
+    g = golden_csv(tmp_path, "question_id,question,doc_id,page,doc_id\nq001,A?,expense_policy,3,faq_ja\n")
+    refused(capsys, tmp_path, ["--golden", g, "--run", OK_LOG],
+            r"g.csv:1: column 'doc_id' appears twice in the header \(cells 3 and 5\)")
+
+
+def test_a_huge_cell(tmp_path, capsys):
+    g = golden_csv(tmp_path, 'question_id,question,doc_id,page\nq001,"' + "x" * (MAX_CELL + 1) + '",expense_policy,3\n')
+    refused(capsys, tmp_path, ["--golden", g, "--run", OK_LOG], r"g.csv:2: a cell is longer than 131,072 characters")
+
+
+def test_text_after_a_closing_quote(tmp_path, capsys):
+    g = golden_csv(tmp_path, 'question_id,question,doc_id,page\nq001,"A"?,expense_policy,3\n')
+    refused(capsys, tmp_path, ["--golden", g, "--run", OK_LOG], r"g.csv:2: text after a closing quote")
+
+
+def test_cr_line_ends_read_like_lf(tmp_path):
+    rows = ["question_id,question,doc_id,page", "q001,A?,expense_policy,3", 'q002,"B,\nstill B?",faq_ja,2',
+            "q003,C?,faq_ja,3"]
+    lf, cr, crlf = (golden_csv(tmp_path / name, end.join(rows) + end) for name, end in
+                    (("lf", "\n"), ("cr", "\r"), ("crlf", "\r\n")) if (tmp_path / name).mkdir() is None)
+    a, b, c = load_golden(lf), load_golden(cr), load_golden(crlf)
+    assert len(a.questions) == 3 and a.fingerprint() == b.fingerprint() == c.fingerprint()
+    with pytest.raises(InputError, match=r"g.csv:5: question 'q003': page 'x'"):  # physical lines, in a CR file too
+        load_golden(golden_csv(tmp_path, "\r".join(rows[:3] + ["q003,C?,faq_ja,x"])))
+
+
+# ---- logs -------------------------------------------------------------------------------------------------------
+
+def test_deep_nesting(tmp_path, capsys):
+    deep = "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    log = log_file(tmp_path, f'{{"question_id": "q001", "retrieved": [{{"doc_id": "faq_ja", "x": {deep}}}]}}')
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            r"log.jsonl:1: nested deeper than 64 levels \(at retrieved.0.x...\)")
+    very = log_file(tmp_path, "[" * 100_000 + "]" * 100_000, name="very.jsonl")  # deeper than Python's parser goes
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", very], r"very.jsonl:1: nested deeper than 64 levels")
+
+
+def test_the_depth_limit_is_exact(tmp_path):
+    def line(depth):  # the deepest value sits `depth` keys down: "x", then depth - 1 list indexes
+        return '{"question_id": "q1", "retrieved": [{"doc_id": "d"}], "x": ' + "[" * (depth - 1) + "1" + \
+            "]" * (depth - 1) + "}"
+
+    assert len(load_log(log_file(tmp_path, line(MAX_DEPTH))).questions) == 1
+    with pytest.raises(InputError, match=r"log.jsonl:1: nested deeper than 64 levels"):
+        load_log(log_file(tmp_path, line(MAX_DEPTH + 1)))
+
+
+def test_a_lone_surrogate(tmp_path, capsys):
+    log = log_file(tmp_path, '{"question_id": "q001", "retrieved": [{"doc_id": "faq\\ud800ja"}]}')
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            r"log.jsonl:1: retrieved.0.doc_id 'faq\\ud800ja' holds a lone surrogate")
+    paired = log_file(tmp_path, '{"question_id": "q001", "retrieved": [{"doc_id": "faq_ja", "text": "\\ud83d\\ude00"}]}',
+                      name="paired.jsonl")
+    assert load_log(paired).run["text"].iloc[0] == "\U0001F600"  # a surrogate pair is one character
+
+
+@pytest.mark.parametrize("empty", ["", "   "])
+def test_empty_document_ids(tmp_path, capsys, empty):
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"doc_id": empty, "page": 3}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            rf"log.jsonl:1: question 'q001', retrieved item 1: doc_id {empty!r} is empty")
+
+
+def test_the_same_question_by_id_and_by_text(tmp_path, capsys, golden):
+    text = golden.questions.at["q001", "question"]
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"doc_id": "expense_policy", "page": 3}]},
+                   {"question": "  " + text, "retrieved": [{"doc_id": "faq_ja", "page": 2}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            r"log.jsonl:2: question 'q001' is logged twice: by ID at line 1 and by its text here")
+
+
+def test_overlap_judge_without_pages(tmp_path, capsys):
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", OK_LOG, "--judge", "overlap"],
+            r"bm25_c300o50.jsonl: judge 'overlap' does not apply to this log: the documents are not given \(--pages\)")
+
+
+def test_page_judge_on_a_log_without_pages(tmp_path, capsys):
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"doc_id": "expense_policy", "text": "x"}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--pages", CORPUS, "--run", log, "--judge", "page"],
+            r"log.jsonl: judge 'page' does not apply to this log: the log has no page numbers")
+
+
+def test_a_chunk_id_without_a_document(tmp_path, capsys):
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"doc_id": "faq_ja"}]},
+                   {"question_id": "q002", "retrieved": [{"chunk_id": "c1"}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            r"log.jsonl:2: question 'q002', retrieved item 1: a chunk_id \('c1'\) and no document, and the golden "
+            r"set has no gold chunk IDs")
+
+
+def test_a_field_path_that_matches_nothing(tmp_path, capsys):
+    lc = str(EXAMPLES / "langchain_bm25_c400o100.jsonl")
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", lc, "--preset", "langchain", "--field", "page@0=metadata.nope"],
+            r"langchain_bm25_c400o100.jsonl: field mapping page=metadata.nope: no retrieved item of the log has "
+            r"'metadata.nope'")
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", OK_LOG, "--field", "question_id=qid"],
+            r"field mapping question_id=qid: no record of the log has 'qid'")
+
+
+def test_text_only_without_pages(tmp_path, capsys):
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"text": "Claims are due within 30 days."}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", log],
+            r"log.jsonl:1: text-only log: give --pages so each text is located on the pages")
+
+
+def test_a_log_that_names_no_document_of_the_corpus(tmp_path, capsys):
+    log = log_file(tmp_path, {"question_id": "q001", "retrieved": [{"doc_id": "s3://b/other/manual.pdf", "page": 1}]})
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--pages", CORPUS, "--run", log],
+            r"log.jsonl:1: no retrieved item names a document of the corpus")
+
+
+def test_answers_of_a_generator_that_is_not_there(tmp_path, capsys):
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--run", OK_LOG, "--answers", str(data_dir() / "answers.jsonl"),
+                               "--generator", "gen_z"], r"answers.jsonl: no answer of generator 'gen_z'")
+
+
+# ---- documents matched by path suffix ---------------------------------------------------------------------------
+
+@pytest.fixture()
+def two_policies(tmp_path):
+    docs = tmp_path / "docs"
+    for folder in ("hr", "it"):
+        (docs / folder).mkdir(parents=True)
+        (docs / folder / "policy.md").write_text(f"{folder} policy\fpage two of the {folder} policy\n",
+                                                 encoding="utf-8")
+    (docs / "hr" / "ガイド.md").write_text("guide\n", encoding="utf-8")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(json.dumps({"question_id": "q1", "question": "HR?", "gold_pages": [["hr/policy", 2]]}) + "\n")
+    return docs, golden
+
+
+def test_the_longest_unique_path_suffix(two_policies, tmp_path):
+    docs, golden_path = two_policies
+    corpus = load_corpus(docs)
+    golden = load_golden(golden_path, corpus=corpus)
+    nfd = unicodedata.normalize("NFD", "/Users/me/docs/hr/ガイド.pdf")  # a macOS file name
+    assert nfd != unicodedata.normalize("NFC", nfd)
+    log = log_file(tmp_path, {"question_id": "q1", "retrieved": [
+        {"doc_id": "/srv/docs/hr/policy.pdf", "page": 2}, {"doc_id": "file:///srv/docs/it/policy.pdf", "page": 1},
+        {"doc_id": nfd, "page": 1}, {"doc_id": "s3://b/elsewhere.pdf", "page": 1},
+        {"doc_id": "s3://flat-bucket/%E3%82%AC%E3%82%A4%E3%83%89.pdf", "page": 1}]})  # a flattened upload
+    read = load_log(log, golden=golden, corpus=corpus)
+    assert read.run["doc_id"].tolist() == ["hr/policy", "it/policy", "hr/ガイド", "s3://b/elsewhere.pdf", "hr/ガイド"]
+    assert read.run["logged_doc_id"].tolist()[0] == "/srv/docs/hr/policy.pdf"
+    assert (read.documents["by_path_suffix"], read.documents["unmatched"], read.documents["unmatched_items"],
+            read.documents["items"]) == (4, 1, 1, 5)  # a partly matched log says how many items matched nothing
+    assert load_log(log).fingerprint() == read.fingerprint()  # the log as logged, matched or not
+
+
+def test_an_ambiguous_name_lists_the_candidates(two_policies, tmp_path, capsys):
+    docs, golden_path = two_policies
+    log = log_file(tmp_path, {"question_id": "q1", "retrieved": [{"doc_id": "hr/policy", "page": 1}]},
+                   {"question_id": "q2", "retrieved": [{"doc_id": "policy.pdf", "page": 2}]})
+    refused(capsys, tmp_path, ["--golden", str(golden_path), "--pages", str(docs), "--run", log],
+            r"log.jsonl:2: document 'policy.pdf' fits 2 documents equally well: hr/policy, it/policy")
+    with pytest.raises(InputError, match="fits 2 documents equally well"):  # against the gold documents alone too
+        resolve_documents(["/srv/docs/policy.pdf"], ["hr/policy", "it/policy"])
+    mapping, _ = resolve_documents(["policy.pdf", "x/hr/policy.md"], ["hr/policy", "policy"])
+    assert mapping == {"policy.pdf": "policy", "x/hr/policy.md": "hr/policy"}  # the longest suffix wins
+
+
+def test_matching_needs_something_to_match_to(tmp_path):
+    log = load_log(log_file(tmp_path, {"question_id": "q1", "retrieved": [{"doc_id": "d"}]}))
+    with pytest.raises(InputError, match="give the golden set, the corpus, or both"):
+        match_log(log)
+
+
+# ---- run: parameters checked before anything is written ---------------------------------------------------------
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--backoff", "-1", r"'backoff' parameter must be a finite number of seconds >= 0. Got -1.0"),
+    ("--backoff", "nan", r"'backoff' parameter must be a finite number of seconds >= 0. Got nan"),
+    ("--timeout", "0", r"'timeout' parameter must be a finite number of seconds > 0 or None. Got 0.0"),
+    ("--timeout", "inf", r"'timeout' parameter must be a finite number of seconds > 0"),
+])
+def test_run_refuses_bad_timing(tmp_path, capsys, option, value, message):
+    refused(capsys, tmp_path, ["--retriever", "bm25", "--golden", GOLDEN, option, value], message, command="run")
+
+
+# ---- PDFs: any failure of the parser is named ------------------------------------------------------------------
+
+def _reportlab_pdf() -> bytes:
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, invariant=1)
+    for text in ("Expense claims are due within 30 days.", "Receipts above 25 EUR."):
+        c.drawString(72, 750, text)
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_an_unsupported_stream_filter_is_named(tmp_path, capsys):
+    """pypdf raises NotImplementedError for a stream filter it does not know: the page is named, exit 2."""
+    from pypdf import PdfReader
+
+    data = _reportlab_pdf()
+    assert b"/FlateDecode" in data
+    bad = tmp_path / "docs" / "bad.pdf"
+    bad.parent.mkdir()
+    bad.write_bytes(data.replace(b"/FlateDecode", b"/FlatXDecode"))
+    with pytest.raises(NotImplementedError):  # what the parser itself does
+        [p.extract_text() for p in PdfReader(str(bad)).pages]
+    code = main(["pages", str(bad.parent), "-o", str(tmp_path / "pages.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "bad.pdf: page 1: the text layer cannot be read (NotImplementedError: Unsupported filter" in err
+    assert not (tmp_path / "pages.jsonl").exists()
+
+
+def test_fuzzed_pdfs_are_read_or_named(tmp_path):
+    """A seeded fuzz: random bytes changed in a real PDF give pages or an InputError naming the file, never
+    another exception."""
+    data = _reportlab_pdf()
+    rng = random.Random(7)
+    outcomes = set()
+    for i in range(120):
+        mutated = bytearray(data)
+        for _ in range(rng.randint(1, 6)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        path = tmp_path / f"fuzz{i}.pdf"
+        path.write_bytes(bytes(mutated))
+        try:
+            read_pdf(path)
+            outcomes.add("read")
+        except InputError as e:
+            assert str(e).startswith(str(path)), e
+            outcomes.add("refused")
+    assert outcomes == {"read", "refused"}
+
+
+def test_pdf_pages_carry_their_language(tmp_path):
+    from reportlab.pdfgen import canvas
+
+    declared = tmp_path / "declared.pdf"
+    c = canvas.Canvas(str(declared), invariant=1, lang="en-US")
+    c.drawString(72, 750, "Expense claims are due within 30 days.")
+    c.showPage()
+    c.save()
+    assert {p["language"] for p in read_pdf(declared)} == {"en"}
+    plain = tmp_path / "plain.pdf"
+    plain.write_bytes(_reportlab_pdf())
+    assert {p["language"] for p in read_pdf(plain)} == {""}  # Latin letters alone: no language claimed
+    import pdf_maker
+
+    ja = tmp_path / "ja.pdf"
+    pdf_maker.make_pdf(["経費精算は翌月5日までに提出してください。"], ja)
+    assert {p["language"] for p in read_pdf(ja)} == {"ja"}

@@ -1,0 +1,181 @@
+"""The page index at array speed equals the definitions written plainly: normalization of many texts at once,
+minimizers, the boilerplate rule and the overlap judge -- on several documents, with their pages together or
+interleaved, and with blocks, slices and rounds made small so that every boundary of the array paths is crossed."""
+
+import random
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rag_metrics.judging import index as index_module
+from rag_metrics.judging import judges as judges_module
+from rag_metrics.judging.index import PageIndex, _minimizers, _plan
+from rag_metrics.judging.judges import OverlapJudge
+from rag_metrics.text import codes_of, decode, gram_hashes, normalize, normalize_codes
+from test_experiment import naive_boilerplate, naive_overlap
+
+TEXT = st.text("ab 12\u3000５\n[p.]経", max_size=30)
+
+
+@given(st.lists(st.text(max_size=20), max_size=6))
+def test_normalize_codes_is_normalize_text_by_text(texts):
+    codes, offsets = normalize_codes(texts)
+    assert decode(codes, offsets) == [normalize(t) for t in texts]
+    assert offsets[0] == 0 and offsets.shape[0] == len(texts) + 1
+
+
+@given(st.lists(st.text("ab", max_size=8), max_size=5))
+def test_ascii_texts_are_one_byte_per_character(texts):
+    codes, offsets = codes_of(texts)
+    assert codes.dtype == np.uint8 and decode(codes, offsets) == texts
+
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=60), st.integers(1, 8), st.data())
+def test_minimizers_cover_every_window_and_follow_the_content(values, w, data):
+    values = np.array(values, dtype=np.uint32)
+    valid = np.array(data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values))))
+    chosen = set(_minimizers(values, valid, w).tolist())
+    assert all(valid[i] for i in chosen)
+    for j in range(len(values) - w + 1):
+        window = range(j, j + w)
+        if all(valid[i] for i in window):  # the window's smallest value is chosen wherever it is
+            low = min(values[i] for i in window)
+            assert {i for i in window if values[i] == low} <= chosen
+
+
+def test_plan_splits_a_fragment_into_one_window():
+    for n in (1, 2, 3, 8, 24, 25, 192):
+        m, w = _plan(n)
+        assert m >= 1 and w >= 1 and m + w - 1 == n
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few characters, slices of a few hits, a short first round: every boundary is crossed (the same
+    constants for every example: nothing else is set)."""
+    monkeypatch.setattr(index_module, "BLOCK", 7)
+    monkeypatch.setattr(index_module, "HITS", 3)
+    monkeypatch.setattr(judges_module, "PREFIX", 1)
+
+
+DOCS = st.lists(st.tuples(st.sampled_from("xyz"), TEXT), min_size=1, max_size=12)
+
+
+def _pages(entries, shuffle_seed=None):
+    numbered, count = [], {}
+    for doc, text in entries:
+        count[doc] = count.get(doc, 0) + 1
+        numbered.append({"doc_id": doc, "page": count[doc], "text": text})
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(numbered)
+    return pd.DataFrame(numbered, columns=["doc_id", "page", "text"])
+
+
+def _boilerplate_by_index(index, n):
+    """The boilerplate fragments the index found, as folded strings per document."""
+    mask = index.boilerplate_mask(n, index_module.DEFAULT_BOILERPLATE)
+    found = {}
+    off = index._offsets
+    for r, (doc, _) in enumerate(index.keys):
+        text = index.norm[r]
+        for i in np.flatnonzero(mask[off[r]:off[r + 1]]):
+            found.setdefault(doc, set()).add(re.sub("[0-9]", "0", text[i:i + n]))
+    return found
+
+
+SHARED_FIXTURE = settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@SHARED_FIXTURE
+@given(DOCS, st.integers(1, 6), st.booleans(), st.integers(0, 3))
+def test_boilerplate_equals_the_rule_on_several_documents(small_blocks, entries, n, together, seed):
+    pages = _pages(entries, None if together else seed)
+    index = PageIndex(pages)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
+    expected = {d: naive_boilerplate(normalized, d, n) for d in set(pages["doc_id"])}
+    found = _boilerplate_by_index(index, n)
+    assert {d: found.get(d, set()) for d in expected} == expected
+
+
+@SHARED_FIXTURE
+@given(DOCS, st.lists(st.tuples(st.sampled_from("xyz"), TEXT, st.integers(1, 5)), min_size=1, max_size=8),
+       st.integers(1, 7), st.integers(0, 2), st.booleans(), st.booleans())
+def test_overlap_judge_equals_the_definition_across_documents(small_blocks, entries, items, f, window, together,
+                                                              rule):
+    pages = _pages(entries, None if together else 7)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
+    judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
+    gold = {f"q{i}": [(doc, page), ("y", 1)] for i, (doc, _, page) in enumerate(items)}
+    frame = pd.DataFrame({"question_id": list(gold), "doc_id": [d for d, _, _ in items],
+                          "text": [t for _, t, _ in items]})
+    expected = [frozenset(naive_overlap(normalize(t), d, gold[q], normalized, f, window, boilerplate=rule)
+                          | naive_overlap(normalize(t), d, [("y", 1)], normalized, f, window, boilerplate=rule))
+                for q, d, t in zip(frame["question_id"], frame["doc_id"], frame["text"])]
+    assert judge.satisfy(frame, gold, PageIndex(pages)) == expected
+
+
+def test_long_texts_through_every_block_and_round(monkeypatch):
+    """Realistic lengths: pages of a few hundred characters with a running footer, items cut across page breaks,
+    blocks smaller than a page; the array path equals the definition item by item."""
+    monkeypatch.setattr(index_module, "BLOCK", 500)
+    monkeypatch.setattr(index_module, "HITS", 50)
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(40)] + ["policy", "claims", "経費", "精算"]
+    pages = []
+    for doc in ("alpha", "beta"):
+        for p in range(1, 7):
+            body = " ".join(rng.choice(words) for _ in range(60))
+            pages.append({"doc_id": doc, "page": p, "text": f"{body}\n{doc.title()} Handbook page {p} of 6"})
+    frame = pd.DataFrame(pages)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(frame["doc_id"], frame["page"], frame["text"])}
+    joined = {d: " ".join(normalized[d, p] for p in range(1, 7)) for d in ("alpha", "beta")}
+    items, gold = [], {}
+    for i in range(40):
+        doc = rng.choice(("alpha", "beta"))
+        start = rng.randrange(0, len(joined[doc]) - 80)
+        items.append({"question_id": f"q{i}", "doc_id": doc, "text": joined[doc][start:start + rng.randrange(20, 300)]})
+        gold[f"q{i}"] = [(doc, rng.randrange(1, 7))]
+    items = pd.DataFrame(items)
+    judge = OverlapJudge()
+    fold = lambda s: re.sub("[0-9]", "0", s)  # noqa: E731 -- the definition again, with sets kept per page
+    n = 24
+    grams = {key: {t[i:i + n] for i in range(len(t) - n + 1)} for key, t in normalized.items()}
+    furniture = {}
+    for doc in ("alpha", "beta"):
+        folded = [{fold(g) for g in grams[doc, p]} for p in range(1, 7)]
+        furniture[doc] = {g for g in set().union(*folded) if sum(g in f for f in folded) >= 4}  # > half of 6
+    body = {}
+    for (doc, p), t in normalized.items():
+        dirty = [False] * len(t)
+        for i in range(len(t) - n + 1):
+            if fold(t[i:i + n]) in furniture[doc]:
+                dirty[i:i + n] = [True] * n
+        body[doc, p] = {t[i:i + n] for i in range(len(t) - n + 1) if not any(dirty[i:i + n])}
+    expected = []
+    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
+        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
+        expected.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and any(
+            mine & body.get((d, x), set()) for x in range(gp - 1, gp + 2))))
+    assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
+    assert judge.satisfy(items, gold, PageIndex(frame)) == expected
+    assert 5 <= sum(bool(e) for e in expected) <= 35  # neither case is vacuous
+
+
+def test_hashes_of_many_texts_equal_the_single_text_hash():
+    codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab"])
+    for lo, h, valid in index_module._block_hashes(codes, offsets, 3, bounds=np.array([0, 11, 15])):
+        for i in np.flatnonzero(valid):
+            text = decode(codes, np.array([0, offsets[-1]]))[0]
+            assert h[i] == gram_hashes(text[lo + i:lo + i + 3], 3)[0]
+
+
+def test_rows_of_finds_each_page_and_nothing_else():
+    pages = pd.DataFrame({"doc_id": ["b", "a", "a", "b"], "page": [2, 1, 3, 1], "text": ["x", "y", "z", "w"]})
+    index = PageIndex(pages)
+    codes = [index.doc_code[d] for d in ("a", "a", "a", "b", "b", "b")]
+    assert index.rows_of(codes + [-1], [1, 2, 3, 1, 2, 3, 1]).tolist() == [1, -1, 2, 3, 0, -1, -1]
+    assert index.rows_of([index.doc_code["a"]] * 3, [0, 4, 99]).tolist() == [-1, -1, -1]

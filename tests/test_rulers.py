@@ -1,0 +1,340 @@
+"""Rulers on what the world writes: reportlab PDFs with running footers/headers, logs from LangChain, LlamaIndex,
+Bedrock (botocore Stubber) and ragas, each ruler checked against a count made by hand from the log itself."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from producers import bedrock_log, corpus_pdfs, langchain_log, llamaindex_log, write_pdf
+from rag_metrics import InputError
+from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.cli import main
+from rag_metrics.io.corpus import corpus_from_pages, load_corpus
+from rag_metrics.io.golden import load_golden
+from rag_metrics.io.logs import load_log
+from rag_metrics.judging.audit import audit_pages
+from rag_metrics.judging.index import PageIndex, boilerplate_lines
+from rag_metrics.judging.locate import locate_items
+
+pytest.importorskip("reportlab")
+pytest.importorskip("langchain_community")
+
+MEASURES = ["hit@1", "hit@3", "hit@5", "mrr", "recall@5"]
+
+
+def by_hand_page_hits(path, golden, k, *, base=0, window=1):
+    """Page hit@k counted from the log file itself: the Document's metadata.page (0-based) within the window."""
+    gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in golden.gold_pages.groupby("question_id")}
+    hits = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        found = False
+        for d in rec["source_documents"][:k]:
+            doc, page = Path(d["metadata"]["source"]).stem, d["metadata"]["page"] + 1 - base
+            found |= any(doc == gd and abs(page - gp) <= window for gd, gp in gold.get(rec["question_id"], []))
+        if rec["question_id"] in gold:
+            hits[rec["question_id"]] = float(found)
+    return pd.Series(hits).sort_index()
+
+
+@pytest.fixture(scope="module")
+def footer_run(tmp_path_factory):
+    """PDFs with the running footer "<title> <page>", a LangChain top-3 and top-5 run over their pages."""
+    folder = tmp_path_factory.mktemp("footer")
+    pdfs = corpus_pdfs(folder / "pdf")
+    corpus = load_corpus(pdfs)
+    golden = load_golden(corpus=corpus)
+    logs = {k: langchain_log(pdfs, golden, folder / f"top{k}.jsonl", k=k) for k in (3, 5)}
+    results = {k: evaluate_log(golden, load_log(p, preset="langchain"), corpus) for k, p in logs.items()}
+    return corpus, golden, logs, results
+
+
+def _close(result, tolerance=0.02):
+    table = result.ruler_table()
+    return (table.loc["overlap", MEASURES] - table.loc["page", MEASURES]).abs().max() <= tolerance
+
+
+def test_overlap_agrees_with_page_metadata_on_footer_pdfs(footer_run):
+    _, golden, logs, results = footer_run
+    for k, result in results.items():
+        table = result.ruler_table()
+        assert result.primary == "overlap"
+        assert _close(result), table
+        for cut in (1, 3, 5):  # the page ruler is the count made by hand from the log
+            hand = by_hand_page_hits(logs[k], golden, cut)
+            got = result.pages["page"].per_question[f"hit@{cut}"].dropna().sort_index()
+            pd.testing.assert_series_equal(got, hand, check_names=False)
+        # boilerplate kept, the footer credits whole documents: the footer effect
+        assert table.loc["overlap, boilerplate kept", "hit@1"] >= table.loc["overlap", "hit@1"] + 0.1
+        assert table.loc["overlap, boilerplate kept", "hit@1"] == pytest.approx(table.loc["document", "hit@1"])
+    furniture = results[5].boilerplate()
+    assert {"expense_policy", "travel_policy"} <= set(furniture["doc_id"])
+    row = furniture[furniture["doc_id"] == "expense_policy"].iloc[0]
+    assert "Expense Reimbursement Policy #" in row["text"] and row["pages"] == row["n_pages"] == 12
+
+
+def test_top3_to_top5_change_shows_under_the_default_ruler(footer_run):
+    _, _, _, results = footer_run
+    change = results[5].ruler_changes(results[3])["change"]
+    assert change["overlap", "hit@5"] > 0.03 and change["overlap", "recall@5"] > 0.03
+    assert abs(change["overlap", "hit@5"] - change["page", "hit@5"]) <= 0.02
+    assert change["overlap, boilerplate kept", "hit@5"] == 0  # what the footer made the report say
+    assert change["overlap", "hit@1"] == change["overlap", "hit@3"] == 0
+
+
+def test_disagreements_list_false_hits_with_their_text(footer_run):
+    _, _, _, results = footer_run
+    d = results[5].ruler_disagreements("overlap, boilerplate kept", "page", k=1)
+    false_hits = d[d["credited_by"] == "overlap, boilerplate kept"]
+    assert len(false_hits) >= 8 and false_hits["only_boilerplate"].mean() > 0.8
+    assert false_hits["shared_text"].str.len().gt(0).all()
+    both = results[5].ruler_disagreements("overlap", "page", k=5)
+    assert set(both["credited_by"]) <= {"overlap", "page"} and len(both) <= 6
+
+
+@pytest.mark.parametrize("header, footer", [
+    ("Printed 2026-11-30 | {title}", "Page {page} of {pages}"),
+    ("{title} -- Confidential", None),
+])
+def test_other_furniture_the_rule_was_not_tuned_on(tmp_path, header, footer):
+    pdfs = corpus_pdfs(tmp_path / "pdf", header=header, footer=footer)
+    corpus = load_corpus(pdfs)
+    golden = load_golden(corpus=corpus)
+    path = langchain_log(pdfs, golden, tmp_path / "log.jsonl", k=5)
+    result = evaluate_log(golden, load_log(path, preset="langchain"), corpus)
+    assert _close(result), result.ruler_table()
+    assert len(result.boilerplate()) >= 4
+
+
+def test_page_base_mistake_is_named(footer_run, tmp_path):
+    corpus, golden, logs, _ = footer_run
+    rows = [json.loads(line) for line in logs[5].read_text(encoding="utf-8").splitlines()]
+    last = corpus.documents["n_pages"]
+    for r in rows:  # 1-based page metadata (as langchain-aws writes it) under the 0-based langchain preset
+        r["source_documents"] = [d for d in r["source_documents"]  # (a last page + 1 would be refused outright)
+                                 if d["metadata"]["page"] + 1 < last[Path(d["metadata"]["source"]).stem]]
+        for d in r["source_documents"]:
+            d["metadata"]["page"] += 1
+    path = tmp_path / "one_based.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    wrong = evaluate_log(golden, load_log(path, preset="langchain"), corpus)
+    audit = wrong.page_audit()
+    assert audit.counts["+1"] == audit.located == len(audit.items) and audit.offset == 1
+    assert "--page-base 1" in audit.warning and audit.warning in wrong.notices()
+    # the ±1 window hides most of it in hit@k; window 0 does not
+    assert wrong.pages["page"].summary.at["hit@5", "mean"] > 0.5
+    right = evaluate_log(golden, load_log(logs[5], preset="langchain"), corpus).page_audit()
+    assert right.counts["equal"] == right.located == len(right.items) and right.warning is None
+
+
+def test_bedrock_responses_through_the_stubber(footer_run, tmp_path):
+    corpus, golden, logs, results = footer_run
+    path = bedrock_log(Path(corpus.source), golden, tmp_path / "kb.jsonl", k=5)
+    kb = evaluate_log(golden, load_log(path, preset="bedrock"), corpus)
+    for m in MEASURES:  # the same retrieval as the LangChain log, read from another shape
+        assert kb.pages["page"].summary.at[m, "mean"] == results[5].pages["page"].summary.at[m, "mean"]
+        assert kb.pages["overlap"].summary.at[m, "mean"] == results[5].pages["overlap"].summary.at[m, "mean"]
+    assert kb.page_audit().warning is None
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    last = corpus.documents["n_pages"]
+    for r in rows:  # leave out last pages: read 0-based they would lie beyond the document, an error of its own
+        r["retrievalResults"] = [x for x in r["retrievalResults"] if x["metadata"][
+            "x-amz-bedrock-kb-document-page-number"] < last[Path(x["location"]["s3Location"]["uri"]).stem]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    as_zero = evaluate_log(golden, load_log(path, preset="bedrock", fields={"page": "metadata.x-amz-bedrock-kb-"
+                                                                                   "document-page-number",
+                                                                           "page_base": 0}), corpus)
+    assert as_zero.page_audit().offset == 1 and "--page-base 1" in as_zero.page_audit().warning
+
+
+def test_page_beyond_the_document_is_refused_before_anything_is_written(footer_run, tmp_path, capsys):
+    corpus, golden, _, _ = footer_run
+    path = bedrock_log(Path(corpus.source), golden, tmp_path / "kb.jsonl", k=5, page_offset=20)
+    with pytest.raises(InputError, match=r"retrieved item 1: page \d+ of '\w+' is beyond its last page"):
+        evaluate_log(golden, load_log(path, preset="bedrock"), corpus)
+    code = main(["report", "--experiment", "x", "--golden", str(golden.source), "--pages", str(corpus.source),
+                 "--run", str(path), "--preset", "bedrock", "--reports-dir", str(tmp_path / "reports")])
+    assert code == 2 and not (tmp_path / "reports").exists()
+    assert "is beyond its last page" in capsys.readouterr().err
+
+
+def test_llamaindex_page_labels_are_never_pages(tmp_path):
+    pytest.importorskip("llama_index.readers.file")
+    corpus = load_corpus()
+    labels = {doc: [(0, "/r", 1), (2, "/D", 1)] for doc in corpus.documents.index}  # i, ii, 1, 2, ...
+    pdfs = corpus_pdfs(tmp_path / "pdf", labels=labels)
+    pdf = load_corpus(pdfs)
+    golden = load_golden(corpus=pdf)
+    path = llamaindex_log(pdfs, golden, tmp_path / "li.jsonl", k=5)
+    log = load_log(path, preset="llamaindex")
+    assert set(log.run["page_label"]) >= {"i", "ii", "1"} and log.run["pages"].map(len).eq(0).all()
+    result = evaluate_log(golden, log, pdf)
+    assert (result.run["pages_from"] == "located").all() and (result.run["placed_by"] == "exact page").all()
+    # by hand: each node's text is one PDF page's text; its physical page is where that text is
+    pages = {(d, p): t for d, p, t in zip(pdf.pages["doc_id"], pdf.pages["page"], pdf.pages["text"])}
+    for row in result.run.itertuples():
+        physical = [p for (d, p), t in pages.items() if d == row.doc_id and t.strip() == row.text.strip()]
+        assert row.pages == tuple(physical)
+    assert any("page_label is the label printed" in n for n in result.notices())
+
+
+def test_ragas_rows_hold_text_only_and_are_placed(footer_run, tmp_path):
+    ragas = pytest.importorskip("ragas")
+    corpus, golden, logs, results = footer_run
+    rows = [json.loads(line) for line in logs[5].read_text(encoding="utf-8").splitlines()]
+    samples = [ragas.SingleTurnSample(user_input=golden.questions.at[r["question_id"], "question"],
+                                      retrieved_contexts=[d["page_content"] for d in r["source_documents"]])
+               for r in rows]
+    path = tmp_path / "ragas.jsonl"
+    ragas.EvaluationDataset(samples=samples).to_jsonl(str(path))
+    log = load_log(path, preset="ragas")
+    assert log.run["doc_id"].isna().all()
+    with pytest.raises(InputError, match="give --pages"):
+        evaluate_log(golden, log, None)
+    placed = evaluate_log(golden, log, corpus)
+    assert set(placed.run["placed_by"]) <= {"exact page", "several candidates"}
+    for m in MEASURES:  # placed by text, the figures of the log that named its pages
+        assert placed.pages["overlap"].summary.at[m, "mean"] == results[5].pages["overlap"].summary.at[m, "mean"]
+        assert placed.pages["page"].summary.at[m, "mean"] == results[5].pages["page"].summary.at[m, "mean"]
+
+
+def test_scanned_gold_page_is_flagged(tmp_path):
+    corpus = load_corpus()
+    pdfs = corpus_pdfs(tmp_path / "pdf", empty={"expense_policy": (3,)})
+    pdf = load_corpus(pdfs)
+    golden = load_golden(corpus=pdf)
+    path = langchain_log(pdfs, golden, tmp_path / "log.jsonl", k=3)
+    result = evaluate_log(golden, load_log(path, preset="langchain"), pdf)
+    flagged = result.unfindable_gold()
+    expected = golden.gold_pages[(golden.gold_pages["doc_id"] == "expense_policy") & (golden.gold_pages["page"] == 3)]
+    assert sorted(flagged["question_id"]) == sorted(expected["question_id"]) and len(flagged)
+    q = flagged["question_id"].iloc[0]
+    assert result.explain_data(q)["unfindable"] == [("expense_policy", 3)]
+    assert any("have no text" in n for n in result.notices())
+    assert len(corpus.documents) == len(pdf.documents)
+
+
+# ---- unit tests by value --------------------------------------------------------------------------
+
+def _pages(doc, texts):
+    return [{"doc_id": doc, "page": i + 1, "text": t} for i, t in enumerate(texts)]
+
+
+TINY = corpus_from_pages(
+    _pages("a", ["alpha body text one is here. Acme Handbook 1", "bravo body text two is here. Acme Handbook 2",
+                 "charlie body text three here. Acme Handbook 3", "delta body text four is here. Acme Handbook 4"])
+    + _pages("b", ["the same passage twice over", "the same passage twice over"]))
+
+
+def test_boilerplate_lines_by_value():
+    table = boilerplate_lines(PageIndex(TINY), 12)
+    # "is here. Acme Handbook N" ends pages 1, 2 and 4; page 3 ends "three here. Acme Handbook 3": there only
+    # " here. Acme Handbook 3" is on more than half of the pages
+    assert table[["doc_id", "text", "pages", "n_pages"]].values.tolist() == [["a", "is here. Acme Handbook #", 3, 4],
+                                                                               ["a", "here. Acme Handbook #", 1, 4]]
+    assert set(table["doc_id"]) == {"a"}  # two pages: below min_pages, nothing is boilerplate of "b"
+
+
+def test_locate_items_by_value():
+    where = locate_items(["bravo body text two is here", "the same passage twice", "nothing like this anywhere at all",
+                          "two is here. Acme Handbook 2 charlie body text"], TINY, min_chars=8)
+    assert where["placed_by"].tolist() == ["exact page", "several candidates", "not found", "exact page"]
+    assert where.loc[0, ["doc_id", "pages"]].tolist() == ["a", (2,)]
+    assert where.loc[1, "doc_id"] == "b" and where.loc[1, "pages"] == (1, 2)
+    assert where.loc[1, "candidates"] == (("b", 1, 1), ("b", 2, 2))
+    assert where.loc[3, "pages"] == (2, 3)  # across a page break
+
+
+def test_audit_verdicts_by_value():
+    run = pd.DataFrame({"question_id": "q", "rank": [1, 2, 3, 4, 5], "doc_id": "a",
+                        "pages": [(2,), (3,), (1,), (4,), (1,)],
+                        "text": ["bravo body text two", "bravo body text two", "bravo body text two",
+                                 "bravo body text two", "zzzz not there zzzz"]})
+    audit = audit_pages(run, TINY, min_chars=8, page_base=0)
+    assert audit.items["verdict"].tolist() == ["equal", "+1", "-1", "elsewhere", "not located"]
+    assert audit.counts.tolist() == [1, 1, 1, 1, 1] and audit.located == 4 and audit.offset is None
+    shifted = run.assign(pages=[(3,)] * 5)
+    audit = audit_pages(shifted, TINY, min_chars=8, page_base=0)
+    assert audit.offset == 1 and "--page-base 1" in audit.warning and "100% of 4 located items" in audit.warning
+    audit = audit_pages(run.assign(pages=[(1,)] * 5), TINY, min_chars=8, page_base=1)
+    assert audit.offset == -1 and "--page-base 0" in audit.warning
+
+
+def test_page_mapping_states_its_base(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps({"question_id": "q1", "retrieved": [{"doc_id": "a", "meta": {"p": 3}}]}) + "\n")
+    with pytest.raises(InputError, match="must state where its page numbers start"):
+        load_log(path, fields={"page": "meta.p"})
+    assert load_log(path, fields={"page": "meta.p", "page_base": 1}).run["pages"].tolist() == [(3,)]
+    assert load_log(path, fields={"page": "meta.p"}, page_base=0).run["pages"].tolist() == [(4,)]
+
+
+def test_last_page_is_fine_and_one_more_is_refused():
+    from rag_metrics.judging.audit import check_pages_in_documents
+
+    run = pd.DataFrame({"question_id": ["q", "q"], "rank": [1, 2], "doc_id": ["a", "b"], "pages": [(4,), (2,)],
+                        "line": [7, 7]})
+    check_pages_in_documents(run, {"a": 4, "b": 2})
+    with pytest.raises(InputError, match=r"log.jsonl:7: question 'q', retrieved item 2: page 3 of 'b' is beyond its "
+                                         r"last page \(2\)"):
+        check_pages_in_documents(run.assign(pages=[(4,), (3,)]), {"a": 4, "b": 2}, source="log.jsonl")
+
+
+# ---- the notebook's stand-ins for PDFs, checked against PDFs -------------------------------------------------
+
+@pytest.mark.parametrize("header, footer", [(None, "{title} {page}"), ("Printed 2026-11-30 | {title}", "Page {page} of {pages}")])
+def test_running_text_is_what_a_pdf_reader_gives_back(tmp_path, header, footer):
+    """with_running_text(corpus) holds, page by page, the characters the package's PDF reader reads from reportlab
+    PDFs drawn with that header and footer (whitespace aside: the PDF wraps lines)."""
+    from rag_metrics.analysis.rulers import with_running_text
+    from rag_metrics.text import normalize
+
+    corpus = load_corpus()
+    pdf = load_corpus(corpus_pdfs(tmp_path / "pdf", header=header, footer=footer))
+    made = with_running_text(corpus, header=header, footer=footer)
+    squeeze = lambda text: "".join(normalize(text).split())  # noqa: E731
+    read = {(d, p): squeeze(t) for d, p, t in zip(pdf.pages["doc_id"], pdf.pages["page"], pdf.pages["text"])}
+    ours = {(d, p): squeeze(t) for d, p, t in zip(made.pages["doc_id"], made.pages["page"], made.pages["text"])}
+    assert ours == read
+    assert made.pages[["doc_id", "page"]].equals(corpus.pages[["doc_id", "page"]])
+    assert made.documents["title"].equals(corpus.documents["title"])
+
+
+def test_pages_as_chunks_is_one_chunk_per_page():
+    from rag_metrics.analysis.rulers import pages_as_chunks
+    from rag_metrics.retrieval.chunking import CHUNK_COLUMNS
+
+    corpus = load_corpus()
+    chunks = pages_as_chunks(corpus)
+    assert list(chunks.columns) == CHUNK_COLUMNS and len(chunks) == len(corpus.pages)
+    assert (chunks["start_page"] == corpus.pages["page"]).all() and (chunks["end_page"] == chunks["start_page"]).all()
+    assert chunks["text"].tolist() == corpus.pages["text"].tolist() and chunks["chunk_id"].is_unique
+    for row in chunks.sample(10, random_state=0).itertuples():  # offsets point into the document's text
+        assert corpus.text(row.doc_id)[row.start:row.end] == row.text
+
+
+def test_notebook_03_says_only_what_its_figures_support():
+    """Every claim the committed notebook 03 makes is the one its rule computes from the claim's figures (the same
+    check the notebook parameter test makes on every run), and its headline claims hold at the defaults."""
+    from notebook_claims_judging import MARKER_VS_OVERLAP
+    from rag_metrics.report.kernel import claims
+
+    found = claims(Path(__file__).resolve().parent.parent / "notebooks" / "03_marker_vs_overlap_judging.ipynb")
+    assert {c["name"] for c in found} == set(MARKER_VS_OVERLAP)
+    for c in found:
+        assert MARKER_VS_OVERLAP[c["name"]](c["figures"], {}) == c["holds"], c["name"]
+        assert (c["shown"] or None) == ((c["text_if_true"] if c["holds"] else c["text_if_false"]) or None)
+    assert all(c["holds"] for c in found if c["headline"]) and sum(c["headline"] for c in found) == 2
+
+
+def test_audit_offset_at_its_threshold():
+    """One offset holding for exactly offset_share of the located items, and for more of them than 'equal', is called
+    constant; one item less is not."""
+    run = pd.DataFrame({"question_id": "q", "rank": [1, 2, 3, 4], "doc_id": "a", "pages": [(3,), (3,), (2,), (4,)],
+                        "text": ["bravo body text two"] * 4})
+    audit = audit_pages(run, TINY, min_chars=8, page_base=0)
+    assert audit.counts[["equal", "+1", "elsewhere"]].tolist() == [1, 2, 1] and audit.offset == 1
+    audit = audit_pages(run.assign(pages=[(3,), (4,), (2,), (4,)]), TINY, min_chars=8, page_base=0)
+    assert audit.counts["+1"] == 1 and audit.offset is None and audit.warning is None

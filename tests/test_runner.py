@@ -1,0 +1,223 @@
+"""`rag-metrics run` fails fast and records everything: shape errors not retried and worded for a retriever, every
+question failed -> non-zero exit, options reach a factory and the settings, a timeout per call, one run at a time
+per partial log, and a log published before the process exited is not run again."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from rag_metrics import InputError
+from rag_metrics.cli import main
+from rag_metrics.files import FileLock
+from rag_metrics.io.corpus import data_dir
+from rag_metrics.io.logs import load_log
+from rag_metrics.retrieval.runner import find_resumable, load_retriever, run_retriever
+
+GOLDEN = str(data_dir() / "golden.jsonl")
+FIRST = ["q001", "q002", "q003"]
+
+
+def module(tmp_path, name, source):
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+
+
+def test_every_question_failed_exits_1_and_says_why_without_options_run_lacks(tmp_path, monkeypatch, capsys):
+    """Documents of the wrong shape: not retried (the same call returns the same), logged, exit 1; the message
+    never suggests --field or --preset, which `run` does not have."""
+    module(tmp_path, "shapeless", """
+        calls = []
+        def search(question, k):
+            calls.append(question)
+            return [{"page": 1, "score": 0.5}]
+    """)
+    monkeypatch.chdir(tmp_path)
+    start = time.perf_counter()
+    code = main(["run", "--retriever", "shapeless:search", "--golden", GOLDEN, "--experiment", "e", "--no-progress",
+                 "--backoff", "5"])
+    assert time.perf_counter() - start < 30  # no 5 s backoff per question: shape errors are not retried
+    out, err = capsys.readouterr()
+    assert code == 1 and "every question failed (71)" in err and "has no document" in err
+    assert "--field" not in out + err and "--preset" not in out + err
+    import shapeless
+
+    assert len(shapeless.calls) == 71
+    (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert all(r["attempts"] == 1 and "return items with a doc_id" in r["error"] for r in rows)
+
+
+def test_a_retriever_that_raises_is_retried_then_logged(golden, tmp_path):
+    calls = []
+
+    def search(question, k):
+        calls.append(question)
+        raise ConnectionError("index down")
+
+    summary = run_retriever(search, golden, 2, tmp_path / "r.jsonl", settings={}, retries=2, backoff=0, progress=False,
+                            questions=FIRST)
+    assert summary["failed"] == FIRST and len(calls) == 9  # 1 + 2 retries each
+
+
+def test_options_reach_a_factory_and_the_settings(tmp_path, monkeypatch, capsys):
+    module(tmp_path, "factory", """
+        def make(index="default", k_boost=0, exact=False):
+            def search(question, k):
+                return [{"doc_id": "expense_policy", "page": 3, "text": f"{index}/{k_boost}/{exact}"}][:k]
+            return search
+
+        class Store:
+            def __init__(self, name):
+                self.name = name
+            def search(self, question, k):
+                return [{"doc_id": "faq_ja", "page": 2, "text": self.name}]
+    """)
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--retriever", "factory:make", "--golden", GOLDEN, "--no-progress"]
+    assert main([*args, "--experiment", "a", "--option", "index=v2", "--option", "k_boost=3"]) == 0
+    assert main([*args, "--experiment", "b", "--option", "index=v3", "--option", "exact=true"]) == 0
+    (a,), (b,) = (tmp_path / "runs" / "a").glob("*.jsonl"), (tmp_path / "runs" / "b").glob("*.jsonl")
+    sa, sb = (json.loads(Path(f"{p}.settings.json").read_text()) for p in (a, b))
+    assert sa["options"] == {"index": "v2", "k_boost": 3} and sb["options"] == {"index": "v3", "exact": True}
+    assert load_log(a).run["text"].iloc[0] == "v2/3/False" and load_log(b).run["text"].iloc[0] == "v3/0/True"
+    assert main([*args, "--experiment", "c", "--option", "colour=red"]) == 2
+    assert "cannot be called with the options ['colour']" in capsys.readouterr().err
+    store = load_retriever("factory:Store", name="s1")
+    assert store("q", 1) == [{"doc_id": "faq_ja", "page": 2, "text": "s1"}]
+
+
+def test_a_timeout_per_call(golden, tmp_path):
+    def slow(question, k):
+        if question == golden.questions.at["q002", "question"]:
+            time.sleep(5)
+        return [{"doc_id": "faq_ja", "page": 1}]
+
+    start = time.perf_counter()
+    summary = run_retriever(slow, golden, 2, tmp_path / "t.jsonl", settings={}, retries=1, backoff=0, timeout=0.2,
+                            workers=2, progress=False, questions=FIRST)
+    assert time.perf_counter() - start < 3  # one slow question does not hold the run
+    assert summary["failed"] == ["q002"]
+    error = load_log(tmp_path / "t.jsonl").questions.set_index("question_id").at["q002", "error"]
+    assert error.startswith("CallTimeout: no result within 0.2 s")
+    settings = json.loads((tmp_path / "t.jsonl.settings.json").read_text())
+    assert settings["timeout_s"] == 0.2
+    assert json.loads((tmp_path / "t.jsonl").read_text().splitlines()[1])["attempts"] == 2  # a timeout is retried
+
+
+_HOLDER = """
+import sys, time
+from rag_metrics.files import FileLock
+lock = FileLock(sys.argv[1]).acquire()
+print("held", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_second_run_refuses_naming_the_first(golden, tmp_path):
+    out = tmp_path / "run.jsonl"
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, f"{out}.partial.lock"], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(InputError, match=rf"run.jsonl.partial: another run \(process {holder.pid}\) is writing "
+                                             rf"this log; wait for it to finish, or stop it \(kill {holder.pid}\)"):
+            run_retriever(lambda q, k: [], golden, 2, out, settings={}, progress=False, questions=FIRST)
+        assert not out.exists() and not Path(f"{out}.partial").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    # the holder is gone (killed: the system released its lock): the run proceeds
+    summary = run_retriever(lambda q, k: [{"doc_id": "faq_ja"}], golden, 2, out, settings={}, progress=False,
+                            questions=FIRST)
+    assert summary["questions"] == 3 and not Path(f"{out}.partial.lock").exists()
+
+
+def test_two_cli_runs_of_one_experiment_at_once(tmp_path, monkeypatch):
+    """The second finds the first's partial log (same settings) and refuses instead of appending to it."""
+    module(tmp_path, "slowpoke", """
+        import pathlib, time
+        def search(question, k):  # holds the run until the test lets it go
+            while not pathlib.Path("go").exists():
+                time.sleep(0.05)
+            return [{"doc_id": "faq_ja", "page": 2}]
+    """)
+    cmd = [sys.executable, "-m", "rag_metrics.cli", "run", "--retriever", "slowpoke:search", "--golden", GOLDEN,
+           "--experiment", "e", "--workers", "1", "--no-progress"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    first = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while not list((tmp_path / "runs" / "e").glob("*.partial.lock")) and time.time() < deadline:
+            time.sleep(0.05)
+        second = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 2, second.stderr
+        assert f"another run (process {first.pid}) is writing this log" in second.stderr
+    finally:
+        (tmp_path / "go").write_text("")
+        out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
+    assert len(log.read_text().splitlines()) == 71  # one line per question, nobody appended
+
+
+def test_a_run_published_before_exit_is_not_started_over(golden, tmp_path):
+    calls = []
+
+    def search(question, k):
+        calls.append(question)
+        return [{"doc_id": "faq_ja", "page": 2}]
+
+    folder = tmp_path / "runs"
+    out = folder / "20260101T000000Z.jsonl"
+    settings = {"retriever": "x"}
+    run_retriever(search, golden, 2, out, settings=settings, progress=False, questions=FIRST)
+    # killed between publishing and cleaning up: the partial's settings are still there
+    Path(f"{out}.partial.settings.json").write_text(Path(f"{out}.settings.json").read_text())
+    calls.clear()
+    assert find_resumable(folder, settings, golden, 2, FIRST) == out
+    summary = run_retriever(search, golden, 2, out, settings=settings, progress=False, questions=FIRST)
+    assert summary["complete"] and summary["questions"] == 3 and calls == []
+    assert not Path(f"{out}.partial.settings.json").exists()
+    with pytest.raises(InputError, match="the log exists, written by another run"):
+        run_retriever(search, golden, 3, out, settings=settings, progress=False, questions=FIRST)
+
+
+def test_cli_says_a_published_run_is_complete(tmp_path, monkeypatch, capsys):
+    module(tmp_path, "fine", """
+        def search(question, k):
+            return [{"doc_id": "faq_ja", "page": 2}]
+    """)
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--retriever", "fine:search", "--golden", GOLDEN, "--experiment", "e", "--no-progress"]
+    assert main(args) == 0
+    (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
+    Path(f"{log}.partial.settings.json").write_text(Path(f"{log}.settings.json").read_text())
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "is complete already" in capsys.readouterr().out
+    assert list((tmp_path / "runs" / "e").glob("*.jsonl")) == [log]
+
+
+def test_items_without_a_document_need_gold_chunks(golden, tmp_path):
+    summary = run_retriever(lambda q, k: [{"chunk_id": "c1"}], golden, 2, tmp_path / "c.jsonl", settings={},
+                            retries=0, progress=False, questions=FIRST)
+    assert summary["failed"] == FIRST
+    error = load_log(tmp_path / "c.jsonl").questions["error"].iloc[0]
+    assert "a chunk_id ('c1') and no doc_id, and the golden set has no gold chunk IDs" in error
+
+
+def test_lock_is_released_when_the_run_raises(golden, tmp_path):
+    def boom(question, k):
+        raise KeyboardInterrupt
+
+    out = tmp_path / "k.jsonl"
+    with pytest.raises(KeyboardInterrupt):
+        run_retriever(boom, golden, 2, out, settings={}, workers=1, progress=False, questions=FIRST)
+    with FileLock(f"{out}.partial.lock", blocking=False):  # free again
+        pass
