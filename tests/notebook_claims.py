@@ -172,6 +172,32 @@ GOLDEN_SET = {
                                                and f["missed"] > 0 and f["top1_elsewhere"] > 0),
 }
 
+LABELS = {
+    "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
+    "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
+                                  and abs(f["hand"] - 0.985) < 0.01),
+    "judged_share_low": lambda f, h: that(0 <= f["share"] <= 1) and f["share"] < 0.5,
+    "gap_explained": lambda f, h: (f["gap"] > 0 and that(close(f["explained"], (f["gap"] - f["gap_after"]) / f["gap"]),
+                                                         "the share of the gap closed is not (gap - gap after) / gap")),
+    "vague_templates": lambda f, h: (that(f["vague"] <= f["misses"]) and f["misses"] > 0
+                                     and f["vague"] >= f["misses"] / 2),
+    "group_missing": lambda f, h: (that(f["sufficiency"] <= f["hit"], "sufficiency above hit")
+                                   and f["sufficiency"] < f["hit"]
+                                   and that(f["group_missing"] >= 1, "no question counted with a group missing")),
+    "assessor_usable": lambda f, h: (f["n"] >= f["min_items"] and f["kappa"] is not None
+                                     and f["kappa"] >= f["min_kappa"]),
+    "kappa_interval_wide": lambda f, h: that(f["low"] <= f["high"]) and f["high"] - f["low"] > 0.2,
+    "labels_vs_source": lambda f, h: f["n"] >= 50,
+    "assessor_misses_gold": lambda f, h: f["missed"] > 0,
+    "llm_estimate": lambda f, h: f["calls"] == f["items"],
+    "closed_world_low": lambda f, h: f["only"] < f["truth"],
+    # the interval and its estimate are proportions, the estimate inside its interval, whatever the draw
+    "ppi_holds_truth": lambda f, h: (that(0 <= f["low"] <= f["estimate"] <= f["high"] <= 1,
+                                          "the prediction-powered estimate or interval leaves [0, 1]")
+                                     and f["low"] <= f["truth"] <= f["high"]),
+    "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["ppi_width"] < f["sample_width"],
+}
+
 RULES = {
     "00_glossary": GLOSSARY,
     "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
@@ -180,4 +206,5 @@ RULES = {
     "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
     "06_normalization_threshold": NORMALIZATION,
     "08_building_a_golden_set": GOLDEN_SET,
+    "09_labels_you_can_trust": LABELS,
 }

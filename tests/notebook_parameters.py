@@ -206,16 +206,9 @@ FIXES = {
     "notebooks/04_upper_bound_filters.ipynb": _overlap_below_size,
 }
 
-KNOWN_FAILURES = {
-    ("notebooks/07_small_sample_noise.ipynb", "random0"):
-        "its checks cell asserts that the bootstrap CI narrows with every added question; with measure=mrr and "
-        "1,000 resamples one step widens (a Monte Carlo interval is not monotone): the assertion is false, not the "
-        "statistics",
-    ("notebooks/09_labels_you_can_trust.ipynb", "random0"):
-        "the prediction-powered hit@10 estimate is 1.0026 (assessor mean 0.969 + rectifier 0.033, seed 15): the "
-        "estimate is not clipped to [0, 1] while its interval is, and the checks cell asserts low <= estimate <= high",
+KNOWN_FAILURES: dict[tuple[str, str], str] = {
 }
-"""Runs that fail today in a notebook its owner is still converting: (notebook, run label) -> the defect. They are
+"""Runs that fail today: (notebook, run label) -> the defect. Empty: a false claim is fixed, not recorded. An entry is
 expected to fail (strictly: a run that passes fails the test, so the entry is removed once the notebook is fixed)."""
 
 DRAWS = int(os.environ.get("NOTEBOOK_DRAWS", "2"))

@@ -17,8 +17,6 @@ papermill = pytest.importorskip("papermill")
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*.ipynb")) + [ROOT / "rag_metrics/report/experiment.ipynb"]
 GLOSSARY = "00_glossary.ipynb"
-NOT_LINKED_YET = {"03_marker_vs_overlap_judging", "07_small_sample_noise", "09_labels_you_can_trust"}
-"""Lessons whose owners have not linked the glossary yet (remove the name when the link is in)."""
 
 
 def test_the_table_moves_every_parameter_of_every_notebook():
@@ -121,8 +119,6 @@ def test_committed_notebooks_teach_their_lesson(path):
                          ids=lambda p: p.stem)
 def test_every_lesson_links_the_glossary(path):
     """Definitions in one place: each lesson links the glossary."""
-    if path.stem in NOT_LINKED_YET:
-        pytest.skip("its owner links the glossary when converting it")
     nb = nbformat.read(str(path), as_version=4)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert f"]({GLOSSARY}" in markdown, f"{path.name} does not link {GLOSSARY}"
