@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from notebook_claims_judging import MARKER_VS_OVERLAP
+
 
 def that(condition, message: str = "the claim's figures disagree with each other") -> bool:
     """A consistency check inside a rule: raises (the test fails) instead of voting on the claim's truth."""
@@ -202,6 +204,7 @@ RULES = {
     "00_glossary": GLOSSARY,
     "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
     "02_chunking_grid": CHUNKING_GRID,
+    "03_marker_vs_overlap_judging": MARKER_VS_OVERLAP,
     "04_upper_bound_filters": UPPER_BOUNDS,
     "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
     "06_normalization_threshold": NORMALIZATION,
