@@ -174,6 +174,44 @@ GOLDEN_SET = {
                                                and f["missed"] > 0 and f["top1_elsewhere"] > 0),
 }
 
+SMALL_SAMPLE = {
+    "top_value_reached": lambda f, h: f["at_top"] > f["alpha"] / 2,
+    "percentile_fails_near_one": lambda f, h: f["pct_97"] < f["confidence"] - 3 * f["se"],
+    "package_interval_covers": lambda f, h: all(c >= f["confidence"] - 3 * f["se"] for c in f["coverages"]),
+    "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
+                                            and f["discordant"] + f["ties"] == f["n"], "wins, losses and ties do not "
+                                            "add up") and f["discordant"] > 0),
+    # the exact test's floor is 2^(1 - m) with m discordant questions
+    "floor_blocks_alpha": lambda f, h: (that(close(f["min_p"], min(1.0, 2.0 ** (1 - f["discordant"]))))
+                                        and f["min_p"] >= f["alpha"]),
+    "t_test_far_below": lambda f, h: f["p_t"] < f["p_exact"] - 0.1,
+    "interval_bounded_by_share": lambda f, h: (f["continuous"] and f["discordant"] > 0 and f["min_p"] >= f["alpha"]
+                                               and close(f["ci_high"], f["psi_high"])
+                                               and close(f["ci_low"], -f["psi_high"])),
+    "interval_agrees_with_test": lambda f, h: (f["ci_low"] <= 0 <= f["ci_high"]) == (f["p"] >= f["alpha"]),
+    "within_noise": lambda f, h: (that((f["verdict"] == "within noise") == (f["p"] >= f["alpha"]),
+                                       "the verdict is not the test's") and f["verdict"] == "within noise"),
+    "floor_count": lambda f, h: 2.0 ** (2 - f["need"]) >= f["alpha"] > 2.0 ** (1 - f["need"]),
+    "randomization_is_sign_test": lambda f, h: abs(f["p_rand"] - f["p_sign"]) < (1e-12 if f["exact"] else 0.01),
+    "holm_significant": lambda f, h: (that(len(f["significant"]) == sum(p < f["alpha"] for p in f["p_holm"]))
+                                      and len(f["significant"]) > 0),
+    "rows_interval_agree": lambda f, h: all(e == (p < f["alpha"]) for e, p in zip(f["excludes"], f["p"])),
+    "holm_within_noise": lambda f, h: that(f["p_holm"] >= f["p"] - 1e-12) and f["p"] < f["alpha"] <= f["p_holm"],
+    "floor_rows": lambda f, h: that(f["floor"] == sum(m >= f["alpha"] for m in f["min_p"])) and f["floor"] > 0,
+    "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
+    "plan_grows_with_rate": lambda f, h: all(a <= b for a, b in zip(f["questions"], f["questions"][1:])),
+    "nothing_to_plan": lambda f, h: f["rate_plan"] == 0,
+    "gain_out_of_reach": lambda f, h: f["target_gain"] > f["rate_plan"],
+    "needs_more_questions": lambda f, h: f["needed"] > f["n_now"],
+    "no_spread": lambda f, h: f["sd_plan"] == 0 or f["rate_plan"] == 0,
+    "plan_at_floor": lambda f, h: f["needed"] == f["floor"],
+    "plan_above_floor": lambda f, h: f["needed"] >= f["need"],
+    # the source's counts: 29 wins of 50 topics, 25 of the 43 that differ by at least 0.01
+    "source_sign_test": lambda f, h: round(f["p29"], 4) == 0.3222 and round(f["p25"], 4) == 0.3604,
+    "why_figures_differ": lambda f, h: f["discordant"] / f["n"] < 0.5,
+    "count_decides": lambda f, h: f["discordant"] > 0 and f["min_p"] >= f["alpha"],
+}
+
 LABELS = {
     "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
     "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
@@ -208,6 +246,7 @@ RULES = {
     "04_upper_bound_filters": UPPER_BOUNDS,
     "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
     "06_normalization_threshold": NORMALIZATION,
+    "07_small_sample_noise": SMALL_SAMPLE,
     "08_building_a_golden_set": GOLDEN_SET,
     "09_labels_you_can_trust": LABELS,
 }
