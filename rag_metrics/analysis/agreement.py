@@ -37,8 +37,9 @@ Both the estimate and the interval are clipped to [0, 1]: the plain estimate can
 people say "relevant" more often than the assessor does, while the assessor says it more often on the unjudged
 questions: N = 4, f = 0, 1, 1, 1, people 1, 1 on the first two -> 0.75 + 0.5 = 1.25), and a proportion above 1 is
 not a figure anyone can read. Clipping is the projection onto the range of every true value: the clipped estimate
-is never further from any true value in [0, 1] than the plain one, and the clipped interval holds a true value in
-[0, 1] exactly when the plain one does, so the coverage below is unchanged. Near 0 and 1 the clipped estimate is
+is never further from any true value in [0, 1] than the plain one, and the clipped interval holds a true value
+strictly between 0 and 1 exactly when the plain one does (at 0 or 1 it can only gain), so clipping never lowers the
+coverage below. Near 0 and 1 the clipped estimate is
 pulled toward the middle (a bias of at most half the plain, unbiased estimate's standard deviation). ``rectifier``
 stays the plain mean residual, so ``assessor_mean + rectifier`` differs from ``estimate`` exactly when the estimate
 was clipped.
@@ -47,8 +48,9 @@ Measured coverage (``tests/test_agreement.py``, 2,000 simulated golden sets per 
 n = 30, 65, 200 judged questions, N = n, 2n, 5n, true rates 0.01, 0.05, 0.5, 0.8, 0.95, 0.99 and assessors
 of sensitivity / specificity 0.99 / 0.95, 0.9 / 0.8 and 0.7 / 0.6; the uncorrected assessor-based figure covers under
 50% in the worst of these cases (``benchmarks/label_intervals.md`` has the whole grid). The correction is the plain
-one (no power tuning, PPI++): with a poor assessor the interval can be wider than the judged sample's alone -- at n = 200, a
-true rate of 0.99 and a 0.7 / 0.6 assessor, 0.067 against 0.032 -- and :meth:`LabelFigures.table` shows both.
+one (no power tuning, PPI++): with a poor assessor the interval can be wider than the judged sample's alone -- at
+n = 200, a true rate of 0.99 and a 0.7 / 0.6 assessor, 0.067 against 0.032 -- and :meth:`LabelFigures.table` shows
+both.
 """
 
 from __future__ import annotations
