@@ -154,7 +154,8 @@ SPACES = {
     "notebooks/07_small_sample_noise.ipynb": {
         "measure": Choice(("hit@1", "hit@3", "recall@3", "mrr", "ndcg@5")), "retriever_a": RETRIEVER,
         "retriever_b": RETRIEVER, "size": Choice((300, 400, 800)), "overlap_a": Choice((0, 50, 100)),
-        "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.02, 0.3), "n_resamples": Choice((1000, 2000))},
+        "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.02, 0.3), "n_resamples": Choice((1000, 2000)),
+        "alpha": Choice((0.01, 0.05, 0.1, 0.2)), "simulated_sets": Choice((200, 500, 1000))},
     "notebooks/08_building_a_golden_set.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
         "questions_per_page": Ints(1, 3), "duplicate_threshold": Floats(0.3, 0.95),
