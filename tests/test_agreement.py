@@ -148,6 +148,22 @@ def test_ppi_by_hand():
     assert ppi_mean(pd.Series([1, 1], index=["a", "b"]), pd.Series([1, 1, 0, 1], index=list("abcd"))).estimate == 0.75
 
 
+def test_ppi_estimate_is_a_proportion():
+    """People say "relevant" more often than the assessor on the judged sample, the assessor says it often elsewhere:
+    the plain estimate leaves [0, 1]; the estimate and its interval are clipped to it."""
+    f = pd.Series([0, 1, 1, 1], index=list("abcd"))
+    high = ppi_mean(pd.Series([1, 1], index=["a", "b"]), f)
+    assert (high.assessor_mean, high.rectifier) == (0.75, 0.5)  # plain estimate 1.25
+    assert high.estimate == 1.0 and 0 <= high.low <= high.estimate <= high.high == 1.0
+    low = ppi_mean(pd.Series([0, 0], index=["a", "b"]), pd.Series([1, 0, 0, 0], index=list("abcd")))
+    assert (low.assessor_mean, low.rectifier) == (0.25, -0.5)  # plain estimate -0.25
+    assert low.estimate == 0.0 and 0.0 == low.low <= low.estimate <= low.high <= 1
+    # inside [0, 1] nothing is clipped: the estimate is the assessor's mean plus the rectifier
+    inside = ppi_mean(pd.Series([1, 0, 1, 0], index=list("abcd")),
+                      pd.Series([1, 1, 1, 0, 1, 1, 0, 1], index=list("abcdefgh")))
+    assert inside.estimate == inside.assessor_mean + inside.rectifier == 0.5
+
+
 def test_ppi_refusals():
     with pytest.raises(InputError, match="at least 2 questions with complete human labels"):
         ppi_mean(pd.Series([1], index=["a"]), pd.Series([1, 0], index=["a", "b"]))
@@ -161,24 +177,28 @@ def test_ppi_refusals():
 def test_ppi_interval_coverage(n):
     """2,000 simulated golden sets per case: N questions, n of them with complete human labels (a random sample), an
     assessor from 70% to 99% right. The PPI interval holds the true rate in >= 93%; the assessor-filled figure alone,
-    uncorrected, does not."""
+    uncorrected, does not. Rates near 0 and 1 are where the plain estimate leaves [0, 1] (at a rate of 0.01 most
+    estimates are clipped to 0): the estimate and the interval stay proportions, and the coverage holds."""
     rng = np.random.default_rng(26 + n)
     z = NormalDist().inv_cdf(0.975)
-    naive_worst = 1.0
+    naive_worst, clipped_most = 1.0, 0.0
     for N in (n, 2 * n, 5 * n):
-        for theta in (0.5, 0.8, 0.95, 0.99):
+        for theta in (0.01, 0.05, 0.5, 0.8, 0.95, 0.99):
             for sens, spec in ((0.99, 0.95), (0.9, 0.8), (0.7, 0.6)):
                 y = rng.random((2000, N)) < theta
                 f = np.where(y, rng.random((2000, N)) < sens, rng.random((2000, N)) < 1 - spec)
                 labelled = np.zeros((2000, N), dtype=bool)
                 labelled[:, :n] = True  # the questions are exchangeable: the first n are a random sample
                 est, low, high = _ppi(y, f, labelled, z)
+                assert ((0 <= low) & (low <= est) & (est <= high) & (high <= 1)).all(), (n, N, theta, sens, spec)
+                clipped_most = max(clipped_most, np.mean((est == 0) | (est == 1)))
                 coverage = np.mean((low <= theta) & (theta <= high))
                 assert coverage >= 0.93, (n, N, theta, sens, spec, coverage)
                 p = f.mean(1)
                 naive = np.abs(p - theta) <= z * np.sqrt(np.maximum(p * (1 - p), 1e-12) / N)
                 naive_worst = min(naive_worst, naive.mean())
     assert naive_worst < 0.5, "without the correction a biased assessor's figure misses the truth"
+    assert clipped_most > 0.1, "the grid reaches rates where the plain estimate leaves [0, 1]"
 
 
 def test_ppi_is_unbiased_where_the_assessor_is_not():

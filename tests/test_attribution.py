@@ -201,3 +201,49 @@ def test_run_from_logs():
     logs = pd.DataFrame({"question_id": ["a", "b"], "retrieved_ids": [["x", "y"], []], "retrieved_scores": [[2.0, 1.0], []]})
     run = run_from_logs(logs)
     assert run.to_dict("list") == {"question_id": ["a", "a"], "rank": [1, 2], "doc_id": ["x", "y"], "score": [2.0, 1.0]}
+
+
+def test_answers_are_judged_against_the_context_they_were_made_from():
+    from rag_metrics.analysis.attribution import logged_context_k
+
+    logs = pd.DataFrame({"question_id": ["q1", "q2"], "retrieved_ids": [["a", "a", "b"], ["c"]]})
+    assert logged_context_k(logs) == 3
+    table = SEED.assign(retrieved_ids=[["expense", "travel", "x"], ["terms", "manual", "faq"], ["travel", "faq", "y"]])
+    at_context = attribute(table, k=3, context_k=3)
+    assert at_context.records.loc["q2", "status"] == "passed"  # the faq was third in the context the answer came from
+    for k in (1, 2, 4):
+        with pytest.raises(InputError, match="top 3"):
+            attribute(table, k=k, context_k=3)
+    assert attribute(table, k=2).records.loc["q2", "status"] == "correct_without_evidence"  # no context given: as asked
+    with pytest.raises(InputError, match="retrieved_ids"):
+        logged_context_k(pd.DataFrame({"retrieved_ids": [[], []]}))
+
+
+def test_three_status_taxonomy_counts_a_right_answer_without_evidence_as_a_retrieval_failure():
+    table = pd.DataFrame({
+        "question_id": ["p", "r", "g", "c", "c2"], "expected_answer": ["x"] * 5, "gold_ids": [["d"]] * 5,
+        "retrieved_ids": [["d"], ["z"], ["d"], ["z"], ["z"]], "generated_answer": ["x", "y", "y", "x", "x"],
+    })
+    a = attribute(table, k=1)
+    assert a.status_counts == {"passed": 1, "retrieval_failure": 1, "generation_failure": 1,
+                               "correct_without_evidence": 2}
+    assert a.three_status_counts() == {"passed": 1, "retrieval_failure": 3, "generation_failure": 1}
+    assert sum(a.three_status_counts().values()) == len(a.records)
+
+
+def test_top_gold_retrieved_names_the_answer_bearing_document():
+    table = pd.DataFrame({
+        "question_id": ["both", "policy", "faq_only", "policy_too_late"], "expected_answer": ["x"] * 4,
+        "gold_ids": [["policy", "faq"]] * 4, "gold_relevance": [{"policy": 2.0, "faq": 1.0}] * 4,
+        "retrieved_ids": [["policy", "faq"], ["policy", "z"], ["faq", "z"], ["faq", "z", "policy"]],
+        "generated_answer": ["x"] * 4,
+    })
+    rec = attribute(table, k=2).records
+    assert rec["status"].tolist() == ["passed"] + ["correct_without_evidence"] * 3
+    assert rec["top_gold_retrieved"].tolist() == [True, True, False, False]  # the policy at rank 3 is not in the top 2
+    from rag_metrics.io.corpus import load_answers
+
+    logs = load_answers()
+    joined = join_answers(load_golden(), logs[logs["generator"] == "gen_a"].drop(columns="generator"))
+    q001 = joined.set_index("question_id").at["q001", "gold_relevance"]
+    assert q001 == {"expense_policy": 2.0, "onboarding_ja": 1.0}

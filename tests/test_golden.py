@@ -663,3 +663,48 @@ def test_cli_generate_reports_failed_pages(tmp_path, monkeypatch, capsys):
     assert code == (0 if odd < len(sample) else 1)
     assert f"{odd} page(s) failed, recorded in golden-work/draft.errors.jsonl" in captured.err
     assert "ValueError: model returned nonsense" in captured.err
+
+
+# --- the limits of a generated set, and a reported cost beside an estimate --------------------------------------
+
+def test_answered_elsewhere_finds_other_documents_holding_the_answer():
+    from rag_metrics.golden.review import answered_elsewhere
+    from rag_metrics.io.corpus import corpus_from_pages
+    from rag_metrics.io.golden import golden_from_records
+
+    corpus = corpus_from_pages([
+        {"doc_id": "policy", "page": 1, "text": "Approved claims are paid with the salary on the fifth."},
+        {"doc_id": "policy", "page": 2, "text": "Approved claims are paid with the salary on the fifth, again."},
+        {"doc_id": "faq", "page": 1, "text": "Approved claims are paid with the salary on the fifth."},
+        {"doc_id": "guide", "page": 1, "text": "Claims are paid monthly."},
+    ])
+    rows = [{"question_id": "q1", "question": "When?", "type": "fact", "gold_docs": ["policy"],
+             "gold_pages": [["policy", 1]], "answer": "Approved claims are paid with the salary on the fifth."},
+            {"question_id": "q2", "question": "Short?", "type": "fact", "gold_docs": ["guide"],
+             "gold_pages": [["guide", 1]], "answer": "Monthly."}]
+    golden = golden_from_records(enumerate(rows, start=1), corpus=corpus)
+    # the policy's own second page is not "elsewhere"; the guide holds 3 of the 9 answer tokens
+    assert answered_elsewhere(golden, corpus) == {"q1": [("faq", 1)]}
+    assert answered_elsewhere(golden, corpus, share=0.3) == {"q1": [("faq", 1), ("guide", 1)]}
+    assert answered_elsewhere(golden, corpus, min_tokens=1, share=1.0) == {"q1": [("faq", 1)]}  # "monthly": own doc
+    with pytest.raises(InputError, match="share"):
+        answered_elsewhere(golden, corpus, share=0)
+
+
+def test_reconcile_cost_sets_a_reported_cost_beside_the_estimate():
+    from rag_metrics.golden.generate import reconcile_cost
+
+    est = {"calls": 24, "cost": 0.0036, "input_tokens": 8_760, "output_tokens": 3_840, "price_in": 0.15,
+           "price_out": 0.60}
+    r = reconcile_cost(est, cost=0.2, calls=21)
+    assert r["per_call"] == pytest.approx(0.2 / 21) and r["estimate_per_call"] == pytest.approx(0.0036 / 24)
+    assert r["ratio"] == pytest.approx((0.2 / 21) / (0.0036 / 24))
+    assert r["input_tokens_per_call"] == pytest.approx(365)
+    # 0.2/21 USD per call, minus 160 output tokens at 0.60/M, paid for by input tokens at 0.15/M
+    assert r["implied_input_tokens_per_call"] == pytest.approx((0.2 / 21 - 160 * 0.6e-6) / 0.15e-6)
+    free = reconcile_cost({**est, "cost": 0.0, "price_in": 0.0, "price_out": 0.0}, cost=0.2, calls=21)
+    assert free["ratio"] is None and free["implied_input_tokens_per_call"] is None
+    with pytest.raises(InputError, match="no call"):
+        reconcile_cost({**est, "calls": 0}, cost=0.2, calls=21)
+    with pytest.raises(InputError, match="calls must be"):
+        reconcile_cost(est, cost=0.2, calls=0)

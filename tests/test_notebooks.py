@@ -1,4 +1,5 @@
-"""The notebooks as a reader meets them: every parameter moved, deterministic files, JupyterLab leaves git clean."""
+"""The notebooks as a reader meets them: every parameter moved, no false sentence under any parameters, deterministic
+files, JupyterLab leaves git clean, one glossary linked from every lesson."""
 
 import json
 import subprocess
@@ -8,12 +9,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from notebook_parameters import NOTEBOOK_RUNS
+from notebook_claims import RULES
+from notebook_parameters import DRAWS, KNOWN_FAILURES, NOTEBOOK_RUNS, SEED, SPACES, draw
 
 papermill = pytest.importorskip("papermill")
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*.ipynb")) + [ROOT / "rag_metrics/report/experiment.ipynb"]
+GLOSSARY = "00_glossary.ipynb"
 
 
 def test_the_table_moves_every_parameter_of_every_notebook():
@@ -24,11 +27,63 @@ def test_the_table_moves_every_parameter_of_every_notebook():
         assert set(declared) <= moved, f"{name}: never moved {sorted(set(declared) - moved)}"
 
 
-RUNS = [(name, i, params) for name, runs in NOTEBOOK_RUNS.items() for i, params in enumerate(runs)]
+def test_every_parameter_has_a_valid_range_and_draws_are_reproducible():
+    assert set(SPACES) == set(NOTEBOOK_RUNS)
+    for name, space in SPACES.items():
+        declared = papermill.inspect_notebook(str(ROOT / name))
+        assert set(declared) == set(space), f"{name}: ranges for {sorted(space)}, parameters {sorted(declared)}"
+        first = draw(name, 0)
+        assert first == draw(name, 0) and set(first) <= set(declared), name
 
 
-@pytest.mark.parametrize("name, i, params", RUNS, ids=[f"{Path(n).stem}-{i}" for n, i, _ in RUNS])
-def test_every_notebook_runs_with_other_parameters(tmp_path, name, i, params):
+RUNS = ([(name, f"table{i}", params) for name, runs in NOTEBOOK_RUNS.items() for i, params in enumerate(runs)]
+        + [(name, f"random{i}", draw(name, i)) for name in NOTEBOOK_RUNS for i in range(DRAWS)])
+RUNS = [pytest.param(*run, id=f"{Path(run[0]).stem}-{run[1]}",
+                     marks=[pytest.mark.xfail(reason=KNOWN_FAILURES[run[:2]], strict=True)]
+                     if run[:2] in KNOWN_FAILURES and SEED == 0 else [])
+        for run in RUNS]
+
+
+def check_claims(path: Path, stem: str) -> list[str]:
+    """What is wrong with the claims of an executed notebook (empty when nothing is)."""
+    from rag_metrics.report.kernel import CLAIM_MIME, claims, headlines
+
+    problems = []
+    found, heads = claims(path), headlines(path)
+    rules = RULES.get(stem)
+    for c in found:
+        expected = c["text_if_true"] if c["holds"] else c["text_if_false"]
+        if (c["shown"] or None) != (expected or None):
+            problems.append(f"cell {c['cell']}: shows {c['shown']!r} for a condition that is {c['holds']}")
+        if rules is None:
+            continue
+        rule = rules.get(c["name"])
+        if rule is None:
+            problems.append(f"cell {c['cell']}: claim {c['name']!r} has no rule in tests/notebook_claims.py")
+            continue
+        try:
+            meant = bool(rule(c.get("figures") or {}, heads))
+        except (AssertionError, KeyError, TypeError) as e:
+            problems.append(f"cell {c['cell']}: claim {c['name']!r}: {type(e).__name__}: {e} (figures {c.get('figures')})")
+            continue
+        if meant != c["holds"]:
+            problems.append(f"cell {c['cell']}: claim {c['name']!r} computed {c['holds']}, but its sentence is "
+                            f"{meant} for its figures {c.get('figures')}: {c['text_if_true']!r}")
+    if rules is not None:  # claims, not prose: every Markdown output of a code cell is a claim or a banner
+        nb = nbformat.read(str(path), as_version=4)
+        for i, cell in enumerate(nb.cells):
+            for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+                data = out.get("data") or {}
+                if "text/markdown" in data and CLAIM_MIME not in data and not data["text/markdown"].startswith(
+                        "> **Note.**"):
+                    problems.append(f"cell {i}: Markdown shown outside claim(): {data['text/markdown'][:120]!r}")
+    return problems
+
+
+@pytest.mark.parametrize("name, label, params", RUNS)
+def test_every_notebook_runs_and_says_nothing_false(tmp_path, name, label, params):
+    """Each run of the fixed table and each random draw: no error, the checks cell ran to its end, and no claim is
+    false -- neither shown for a condition that does not hold, nor computed differently from what its sentence says."""
     path = ROOT / name
     out = tmp_path / "out.ipynb"
     params = {k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) else v for k, v in params.items()}
@@ -41,6 +96,53 @@ def test_every_notebook_runs_with_other_parameters(tmp_path, name, i, params):
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
     if "checks passed" in (path.read_text()):
         assert "checks passed" in text  # the checks cell ran to its end
+    problems = check_claims(out, path.stem)
+    assert not problems, f"{name} with {params}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_committed_notebooks_teach_their_lesson(path):
+    """At the default parameters (the committed outputs) every claim is consistent with its rule and every headline
+    claim holds: the lesson shows where a reader first meets it."""
+    problems = check_claims(path, path.stem)
+    assert not problems, "\n".join(problems)
+    from rag_metrics.report.kernel import claims
+
+    found = claims(path)
+    failed = [c["text_if_true"] for c in found if c["headline"] and not c["holds"]]
+    assert not failed, f"{path.name}: headline claim(s) false at the defaults: {failed}"
+    if path.stem in RULES and path.name != GLOSSARY:  # the glossary is a reference, not a lesson
+        assert any(c["headline"] for c in found), f"{path.name}: no headline claim"
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.parent.name == "notebooks" and p.name != GLOSSARY],
+                         ids=lambda p: p.stem)
+def test_every_lesson_links_the_glossary(path):
+    """Definitions in one place: each lesson links the glossary."""
+    nb = nbformat.read(str(path), as_version=4)
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"]({GLOSSARY}" in markdown, f"{path.name} does not link {GLOSSARY}"
+
+
+def test_glossary_links_reach_their_entries_in_the_html_report(tmp_path):
+    """Every link to a glossary entry, from any notebook, lands on a heading of the glossary's exported page (the
+    report rewrites ``.ipynb`` links to the sibling ``.html``; JupyterLab names heading anchors the same way)."""
+    import re
+
+    from rag_metrics.report.runner import export_html
+
+    export_html(ROOT / "notebooks" / GLOSSARY, tmp_path / "glossary.html")
+    ids = set(re.findall(r'id="([^"]+)"', (tmp_path / "glossary.html").read_text(encoding="utf-8")))
+    links = {}
+    for path in ROOT.glob("notebooks/*.ipynb"):
+        export_html(path, tmp_path / f"{path.stem}.html")
+        page = (tmp_path / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert ".ipynb#" not in page and f'href="{GLOSSARY}' not in page, f"{path.name}: a link left to the .ipynb"
+        for anchor in re.findall(r'href="00_glossary\.html#([^"]+)"', page):
+            links.setdefault(anchor, []).append(path.stem)
+    assert links, "no notebook links a glossary entry"
+    missing = {a: names for a, names in links.items() if a not in ids}
+    assert not missing, f"glossary anchors that do not exist: {missing}"
 
 
 def lab_save(text: str) -> str:

@@ -31,13 +31,26 @@ PPI for a mean of 0/1 values: :math:`\\hat\\theta = \\bar f_N + \\overline{(Y - 
 :math:`\\mathrm{Var}(\\tfrac{n}{N} f + Y - f) / n + (N - n)\\,\\mathrm{Var}(f) / N^2` (the labelled questions are among
 the N). The variances come from the labelled (Y, f) table with one added to each of its four cells, and from the
 unlabelled questions' assessor share with two added to each side (Agresti & Coull 1998): a sample without any
-disagreement, or with every value 1, still gets an interval of positive width. Interval: estimate ± z·SE, clipped to
-[0, 1]. Measured coverage (``tests/test_agreement.py``, 2,000 simulated golden sets per case): at least 93% for
-n = 30, 65, 200 judged questions, N = n, 2n, 5n, true rates 0.5, 0.8, 0.95, 0.99 and assessors of sensitivity /
-specificity 0.99 / 0.95, 0.9 / 0.8 and 0.7 / 0.6; the uncorrected assessor-based figure covers under 50% in the
-worst of these cases (``benchmarks/label_intervals.md`` has the whole grid). The correction is the plain one (no
-power tuning, PPI++): with a poor assessor the interval can be wider than the judged sample's alone -- at n = 200, a
-true rate of 0.99 and a 0.7 / 0.6 assessor, 0.067 against 0.032 -- and :meth:`LabelFigures.table` shows both.
+disagreement, or with every value 1, still gets an interval of positive width. Interval: estimate ± z·SE.
+
+Both the estimate and the interval are clipped to [0, 1]: the plain estimate can leave it (a judged sample where
+people say "relevant" more often than the assessor does, while the assessor says it more often on the unjudged
+questions: N = 4, f = 0, 1, 1, 1, people 1, 1 on the first two -> 0.75 + 0.5 = 1.25), and a proportion above 1 is
+not a figure anyone can read. Clipping is the projection onto the range of every true value: the clipped estimate
+is never further from any true value in [0, 1] than the plain one, and the clipped interval holds a true value
+strictly between 0 and 1 exactly when the plain one does (at 0 or 1 it can only gain), so clipping never lowers the
+coverage below. Near 0 and 1 the clipped estimate is
+pulled toward the middle (a bias of at most half the plain, unbiased estimate's standard deviation). ``rectifier``
+stays the plain mean residual, so ``assessor_mean + rectifier`` differs from ``estimate`` exactly when the estimate
+was clipped.
+
+Measured coverage (``tests/test_agreement.py``, 2,000 simulated golden sets per case): at least 93% for
+n = 30, 65, 200 judged questions, N = n, 2n, 5n, true rates 0.01, 0.05, 0.5, 0.8, 0.95, 0.99 and assessors
+of sensitivity / specificity 0.99 / 0.95, 0.9 / 0.8 and 0.7 / 0.6; the uncorrected assessor-based figure covers under
+50% in the worst of these cases (``benchmarks/label_intervals.md`` has the whole grid). The correction is the plain
+one (no power tuning, PPI++): with a poor assessor the interval can be wider than the judged sample's alone -- at
+n = 200, a true rate of 0.99 and a 0.7 / 0.6 assessor, 0.067 against 0.032 -- and :meth:`LabelFigures.table` shows
+both.
 """
 
 from __future__ import annotations
@@ -307,7 +320,8 @@ def wilson(values, *, confidence: float = 0.95) -> tuple[float, float, float, in
 
 @dataclass(frozen=True)
 class PPIEstimate:
-    """A prediction-powered mean (:func:`ppi_mean`): ``estimate`` with ``low``/``high``; ``n`` labelled of ``N``;
+    """A prediction-powered mean (:func:`ppi_mean`): ``estimate`` with ``low``/``high``, all three in [0, 1]
+    (``estimate`` is ``assessor_mean + rectifier`` clipped to [0, 1]); ``n`` labelled of ``N``;
     ``assessor_mean`` (f over all N), ``rectifier`` (mean of Y - f on the labelled), ``human_mean`` with its Wilson
     interval (``human_low``, ``human_high``: the labelled questions alone)."""
 
@@ -344,8 +358,8 @@ def _ppi(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, z: float):
     var_u = (p * vals ** 2).sum(1) - mean_u ** 2
     pf = ((f & unl).sum(1) + 2.0) / (m + 4.0)
     var = var_u / n + m * pf * (1 - pf) / N ** 2
-    se = np.sqrt(var)
-    return est, np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
+    se = np.sqrt(var)  # the interval around the plain estimate, then both clipped to [0, 1] (module docstring)
+    return np.clip(est, 0, 1), np.clip(est - z * se, 0, 1), np.clip(est + z * se, 0, 1)
 
 
 def ppi_mean(human, assessed, *, confidence: float = 0.95) -> PPIEstimate:
@@ -362,6 +376,9 @@ def ppi_mean(human, assessed, *, confidence: float = 0.95) -> PPIEstimate:
     >>> y = pd.Series([1, 0, 1, 0], index=list("abcd"))   # people disagree with the assessor on b
     >>> round(ppi_mean(y, f).estimate, 3)   # 6/8 - 1/4
     0.5
+    >>> p = ppi_mean(pd.Series([1, 1], index=list("ab")), pd.Series([0, 1, 1, 1], index=list("abcd")))
+    >>> p.assessor_mean + p.rectifier, p.estimate   # 3/4 + 1/2, clipped
+    (1.25, 1.0)
     """
     z = _z(confidence)
     f = pd.Series(assessed, dtype=object)

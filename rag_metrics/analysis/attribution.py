@@ -27,6 +27,16 @@ generation_failure          yes              no
 correct_without_evidence    no               yes
 ==========================  ===============  ==========
 
+A common three-status taxonomy has no ``correct_without_evidence``: a question whose gold was not retrieved is a
+``retrieval_failure`` whatever the answer. :meth:`Attribution.three_status_counts` gives those counts; the fourth
+status is kept apart here because a right answer without its evidence is a different risk -- the model answered
+from memory (or from text found elsewhere), and the next model or a changed document will not.
+
+The answers were generated from a context: the top ``context_k`` items their log records. Attributed at another
+``k`` they would be judged against a retrieval they were not made from (a smaller ``k``), or the recall of items the
+log does not hold (a larger one): :func:`attribute` refuses both when ``context_k`` is given, and
+:func:`logged_context_k` reads it from the log.
+
 Answer matching is lexical, **not a semantic judgment**: ``exact`` (after
 :func:`normalize_answer`: NFKC so full-width and half-width digits agree, case, whitespace,
 surrounding punctuation), ``contains`` (the normalized expected answer occurs in the
@@ -55,10 +65,13 @@ from ..text import tokenize
 
 __all__ = [
     "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
-    "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "STATUSES", "DEFAULT_REFUSALS",
+    "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "logged_context_k", "STATUSES",
+    "THREE_STATUSES", "DEFAULT_REFUSALS",
 ]
 
 STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_without_evidence")
+THREE_STATUSES = ("passed", "retrieval_failure", "generation_failure")
+"""The three-status taxonomy: ``correct_without_evidence`` counted as a ``retrieval_failure``."""
 RULES = ("all", "any")
 MATCHES = ("exact", "contains", "token_f1")
 DEFAULT_REFUSALS = (
@@ -148,6 +161,14 @@ class Attribution:
         counts = self.records["status"].value_counts()
         return {s: int(counts.get(s, 0)) for s in STATUSES}
 
+    def three_status_counts(self) -> dict:
+        """Counts in the three-status taxonomy (module docstring): a question whose gold was not retrieved is a
+        ``retrieval_failure`` whatever its answer, so ``correct_without_evidence`` joins ``retrieval_failure``."""
+        counts = self.status_counts
+        return {"passed": counts["passed"],
+                "retrieval_failure": counts["retrieval_failure"] + counts["correct_without_evidence"],
+                "generation_failure": counts["generation_failure"]}
+
     def by(self, column: str = "type") -> pd.DataFrame:
         """Status counts per value of ``column`` (e.g. question type)."""
         table = pd.crosstab(self.records[column], self.records["status"])
@@ -200,7 +221,7 @@ def _retrieved_from_run(run, qids):
 
 def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "exact", f1_threshold: float = 0.5,
               run: pd.DataFrame | None = None, threshold: float | None = None, refusal_patterns=DEFAULT_REFUSALS,
-              corpus_version=None, chunking=None) -> Attribution:
+              corpus_version=None, chunking=None, context_k: int | None = None) -> Attribution:
     """Label each question ``passed``, ``retrieval_failure``, ``generation_failure`` or ``correct_without_evidence``.
 
     ``no_answer`` questions (type no_answer, or labelled with no gold) are excluded from
@@ -210,8 +231,23 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
     Unlabelled questions are excluded from everything and listed as the backlog.
     ``corpus_version`` and ``chunking`` are recorded in the fingerprint with the
     questions, gold and k, so that :func:`compare_attributions` can refuse unfair comparisons.
+
+    ``context_k``: how many retrieved items the generator was given (:func:`logged_context_k`). When it is given,
+    ``k`` must equal it: the statuses judge each answer against the context it was made from, and anything else is
+    refused with :class:`~rag_metrics.InputError`. With a ``gold_relevance`` column (``{doc: label}``, as
+    :func:`join_answers` writes it), each record also says whether a gold document of the question's highest label
+    was in the top ``k`` (``top_gold_retrieved``).
     """
     k = check_k(k, func="attribute")
+    if context_k is not None:
+        context_k = check_k(context_k, func="attribute")
+        if k < context_k:
+            raise InputError(f"attribute: the answers were generated from the top {context_k} retrieved items; judging "
+                             f"them at k={k} would judge answers against a retrieval they were not made from. Use "
+                             f"k={context_k}, or evaluate Recall@{k} of the retrieval alone.")
+        if k > context_k:
+            raise InputError(f"attribute: the logs hold the top {context_k} retrieved items the generator read; at "
+                             f"k={k} Recall@{k} would only repeat Recall@{context_k}. Use k={context_k}.")
     if rule not in RULES:
         raise InputError(f"The 'rule' parameter must be one of {RULES}. Got {rule!r} instead.")
     if match not in MATCHES:
@@ -261,6 +297,10 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
             "correct_without_evidence" if answer_ok else "retrieval_failure")
         rec = {"question_id": qid, "type": typ, "n_gold": len(set(gold)), f"recall@{k}": recall, f"hit@{k}": hit,
                "retrieval_ok": retrieval_ok, "answer_ok": answer_ok, "status": status}
+        labels = row.get("gold_relevance")
+        if isinstance(labels, dict) and labels:
+            best = max(labels.values())
+            rec["top_gold_retrieved"] = any(labels.get(d) == best for d in ranked[:k])
         if match == "token_f1":
             rec["answer_score"] = token_f1(answer, expected)
         if "faithfulness" in row and row["faithfulness"] is not None and not (isinstance(row["faithfulness"], float) and math.isnan(row["faithfulness"])):
@@ -284,7 +324,8 @@ def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
 
     ``answers``: question_id, generated_answer, and optionally retrieved_ids, faithfulness.
     A question in the answers but not in the golden set, a labelled question without an
-    answer, or a missing column is an error naming it.
+    answer, or a missing column is an error naming it. ``gold_relevance`` holds each question's
+    gold labels (``{doc: label}``).
     """
     missing = [c for c in ("question_id", "generated_answer") if c not in answers.columns]
     if missing:
@@ -302,9 +343,12 @@ def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
     if absent:
         raise InputError(f"answers: labelled question {absent[0]!r} has no answer"
                          + (f" (and {len(absent) - 1} more)" if len(absent) > 1 else "") + ".", question=absent[0])
-    gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(list)
+    with_gold = golden.gold.dropna(subset=["doc_id"])
+    gold = with_gold.groupby("question_id")["doc_id"].agg(list)
+    labels = {qid: dict(zip(g["doc_id"], g["relevance"].astype(float))) for qid, g in with_gold.groupby("question_id")}
     table = q.reset_index().rename(columns={"answer": "expected_answer"})
     table["gold_ids"] = [gold.get(qid, []) for qid in table["question_id"]]
+    table["gold_relevance"] = [labels.get(qid, {}) for qid in table["question_id"]]
     return table.merge(answers, on="question_id", how="left")
 
 
@@ -389,3 +433,19 @@ def run_from_logs(logs: pd.DataFrame, *, ids: str = "retrieved_ids", scores: str
     if scores:
         long["score"] = long["score"].astype(float)
     return long[["question_id", "rank", "doc_id"] + (["score"] if scores else [])].reset_index(drop=True)
+
+
+def logged_context_k(logs: pd.DataFrame, *, ids: str = "retrieved_ids") -> int:
+    """How many retrieved items the generator was given: the longest ``ids`` list of the logs (one row per question;
+    a question with fewer got fewer results). This is the ``k`` the answers were made from (:func:`attribute`'s
+    ``context_k``).
+
+    >>> logged_context_k(pd.DataFrame({"retrieved_ids": [["a", "a", "b"], ["c"]]}))
+    3
+    """
+    if ids not in logs.columns:
+        raise InputError(f"logs: no {ids!r} column; found {list(logs.columns)}.")
+    lengths = [len(v) if isinstance(v, (list, tuple, np.ndarray)) else 0 for v in logs[ids]]
+    if not lengths or max(lengths) == 0:
+        raise InputError(f"logs: no question has any {ids!r}: the context the answers were made from is unknown.")
+    return int(max(lengths))

@@ -1,14 +1,15 @@
-"""Experiment helpers for notebooks: build a retriever by name, context cost, the chunking grid."""
+"""Experiment helpers for notebooks: build a retriever by name, context cost, the chunking grid, the gold it misses."""
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_k
 from ..measures.evaluation import evaluate
 from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 from ..text import token_spans
@@ -16,7 +17,8 @@ from ..text import token_spans
 if TYPE_CHECKING:  # pragma: no cover
     from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
 
-__all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS"]
+__all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS", "gold_misses", "GoldMisses",
+           "question_language"]
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 
@@ -106,3 +108,64 @@ def chunking_grid(corpus, golden, *, sizes, overlaps, ks, retriever="bm25", unit
             pq.append(answerable[[f"recall@{k}", f"hit@{k}", "mrr", "type"]].rename(
                 columns={f"recall@{k}": "recall", f"hit@{k}": "hit"}).assign(**base, k=k).reset_index())
     return GridResult(pd.DataFrame(rows), pd.DataFrame(type_rows), pd.concat(pq, ignore_index=True))
+
+
+_KANA_KANJI = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def question_language(text: str) -> str:
+    """``"ja"`` for a question with any kana or kanji, else ``"en"`` (the sample corpus's two languages)."""
+    return "ja" if _KANA_KANJI.search(str(text)) else "en"
+
+
+@dataclass(frozen=True)
+class GoldMisses:
+    """The gold documents a run misses at cutoff ``k`` (document level, ``cut_then_dedup``), and why.
+
+    ``table``: one row per missed (question, gold document): question_id, doc_id, relevance, question_lang,
+    doc_lang, cross_language (the document is in the other language than its question), n_gold (the question's gold
+    documents). The counts:
+
+    * ``gold``: gold documents of the answerable questions; ``missed``: those not in the top ``k`` chunks;
+    * ``cross_language``: missed documents in the other language than their question;
+    * ``cannot_fit``: sum over questions of ``max(0, n_gold - k)`` -- the top ``k`` chunks hold at most ``k``
+      documents, so a question with more gold documents than ``k`` misses that many whatever the retriever or chunker;
+    * ``avoidable``: ``missed - cannot_fit``, the misses a perfect ranking at this ``k`` would not have;
+    * ``avoidable_cross_language``: a lower bound on the avoidable misses that are cross-language -- per question,
+      its cross-language misses minus its ``cannot_fit`` (as if every unavoidable miss were a cross-language one).
+    """
+
+    table: pd.DataFrame
+    k: int
+    gold: int
+    missed: int
+    cross_language: int
+    cannot_fit: int
+    avoidable_cross_language: int
+
+    @property
+    def avoidable(self) -> int:
+        return self.missed - self.cannot_fit
+
+
+def gold_misses(golden, run: pd.DataFrame, k: int, corpus) -> GoldMisses:
+    """Which gold documents of the answerable questions are not among the top ``k`` chunks of ``run`` (a result table
+    with question_id, rank, doc_id), with the language of each and what no ranking at ``k`` could reach
+    (:class:`GoldMisses`). Question languages come from :func:`question_language`, document languages from
+    ``corpus.documents``."""
+    k = check_k(k, func="gold_misses")
+    gold = golden.gold.dropna(subset=["doc_id"])
+    top = run[run["rank"] <= k].groupby("question_id")["doc_id"].agg(set)
+    found = [d in top.get(q, set()) for q, d in zip(gold["question_id"], gold["doc_id"])]
+    n_gold = gold.groupby("question_id")["doc_id"].nunique()
+    missed = gold[[not f for f in found]][["question_id", "doc_id", "relevance"]].reset_index(drop=True)
+    languages = golden.questions["question"].map(question_language)
+    missed["question_lang"] = missed["question_id"].map(languages)
+    missed["doc_lang"] = missed["doc_id"].map(corpus.documents["language"])
+    missed["cross_language"] = missed["question_lang"] != missed["doc_lang"]
+    missed["n_gold"] = missed["question_id"].map(n_gold).astype(int)
+    cannot = (n_gold - k).clip(lower=0)
+    cross_per_q = missed.groupby("question_id")["cross_language"].sum()
+    bound = (cross_per_q - cannot.reindex(cross_per_q.index).fillna(0)).clip(lower=0)
+    return GoldMisses(missed, k, int(len(gold)), int(len(missed)), int(missed["cross_language"].sum()),
+                      int(cannot.sum()), int(bound.sum()))

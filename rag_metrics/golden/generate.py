@@ -27,8 +27,8 @@ from ..progress import progress_bar
 from .generators import Page, check_questions, generator_info
 from .sampler import PageSample
 
-__all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "DRAFT_COLUMNS",
-           "errors_path", "sampled_pages"]
+__all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "reconcile_cost",
+           "DRAFT_COLUMNS", "errors_path", "sampled_pages"]
 
 DRAFT_COLUMNS = ["question_id", "question", "type", "answer", "evidence", "evidence_start", "evidence_end", "doc_id",
                  "page", "title", "language", "generator", "model", "prompt_version", "extractive", "seed"]
@@ -130,6 +130,33 @@ def estimate_cost(sample: PageSample, generator, *, price_in: float | None = Non
     return {"generator": info["generator"], "model": info["model"], "endpoint": None, "calls": 0, "cached": 0,
             "input_tokens": 0, "output_tokens": 0, "price_in": price_in, "price_out": price_out, "cost": 0.0,
             "offline": True, "pages": len(pages)}
+
+
+def reconcile_cost(estimate: dict, *, cost: float, calls: int) -> dict:
+    """Set a reported cost (``cost`` USD for ``calls`` calls, one per page) beside an :func:`estimate_cost` result.
+
+    Returns ``per_call`` (the reported cost per call), ``estimate_per_call``, ``ratio`` (reported / estimated per
+    call; None when the estimate is 0), ``input_tokens_per_call`` of the estimate and ``implied_input_tokens_per_call``:
+    how long each page's prompt would have to be for the reported cost at the estimate's prices and output allowance
+    (None when the input price is 0, or when the output alone costs more than reported).
+
+    >>> reconcile_cost({"calls": 2, "cost": 0.001, "input_tokens": 800, "output_tokens": 320,
+    ...                 "price_in": 1.0, "price_out": 2.0}, cost=0.01, calls=2)["implied_input_tokens_per_call"]
+    4680.0
+    """
+    if calls < 1 or cost < 0:
+        raise InputError(f"reconcile_cost: calls must be >= 1 and cost >= 0. Got calls={calls!r}, cost={cost!r}.")
+    if not estimate.get("calls"):
+        raise InputError("reconcile_cost: the estimate has no call (every page cached, or an offline generator).")
+    per_call = cost / calls
+    estimate_per_call = (estimate["cost"] or 0.0) / estimate["calls"]
+    out_per_call = estimate["output_tokens"] / estimate["calls"]
+    price_in, price_out = estimate.get("price_in") or 0.0, estimate.get("price_out") or 0.0
+    rest = per_call - out_per_call * price_out / 1e6
+    return {"per_call": per_call, "estimate_per_call": estimate_per_call,
+            "ratio": per_call / estimate_per_call if estimate_per_call > 0 else None,
+            "input_tokens_per_call": estimate["input_tokens"] / estimate["calls"],
+            "implied_input_tokens_per_call": rest / (price_in / 1e6) if price_in > 0 and rest > 0 else None}
 
 
 def errors_path(path) -> Path:

@@ -37,6 +37,9 @@ question (``reasons`` says why) and ``keep`` otherwise; a reviewer changes decis
 (:func:`restore_cell`), so ``=HYPERLINK(...)`` in a generated question stays text. :func:`accept` writes the final golden set, each question
 with its provenance (generator, model, prompt version, page, seed, reviewed/edited) and prints
 its fingerprint; :func:`review_html` shows each question beside its page, the answer highlighted.
+
+:func:`answered_elsewhere` finds the limit of a generated set that review cannot fix: a question whose answer
+another document's page also holds, while its gold names only the page it was written from.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ from .sampler import PageSample
 
 __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "review_draft", "write_review",
            "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
-           "restore_cell"]
+           "restore_cell", "answered_elsewhere"]
 
 
 @dataclass(frozen=True)
@@ -441,3 +444,40 @@ def review_html(review: pd.DataFrame, draft: Draft, sample: PageSample | None = 
     counts = {"questions": len(items), "flagged": sum(1 for it in items if it["reasons_list"]),
               "pages": len({(it["doc_id"], it["page"]) for it in items})}
     return render("golden_review.html.j2", title=title, items=items, counts=counts)
+
+
+def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 3) -> dict:
+    """For each question of a generated golden set, the pages of *other* documents that hold at least ``share`` of
+    its answer's search tokens (:func:`rag_metrics.text.tokenize`): ``{question_id: [(doc_id, page), ...]}``,
+    questions with no such page left out.
+
+    A generated question's gold is the one page it was written from; a page of another document that holds the
+    answer is a right retrieval that the golden set counts as a miss. Answers with fewer than ``min_tokens`` search
+    tokens are skipped (too short to tell).
+
+    >>> from rag_metrics.io.corpus import corpus_from_pages
+    >>> from rag_metrics.io.golden import golden_from_records
+    >>> corpus = corpus_from_pages([{"doc_id": "policy", "page": 1, "text": "Claims are paid on the fifth."},
+    ...                             {"doc_id": "faq", "page": 2, "text": "Q: when? Claims are paid on the fifth."}])
+    >>> g = golden_from_records([(1, {"question_id": "q", "question": "When are claims paid?", "type": "fact",
+    ...                               "gold_docs": ["policy"], "gold_pages": [["policy", 1]],
+    ...                               "answer": "Claims are paid on the fifth."})], corpus=corpus)
+    >>> answered_elsewhere(g, corpus)
+    {'q': [('faq', 2)]}
+    """
+    from ..text import tokenize
+
+    if not 0 < share <= 1:
+        raise InputError(f"answered_elsewhere: share must be in (0, 1]. Got {share!r}.")
+    pages = [(r.doc_id, int(r.page), set(tokenize(r.text))) for r in corpus.pages.itertuples()]
+    gold_doc = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set)
+    found = {}
+    for qid, row in golden.questions.iterrows():
+        answer = set(tokenize(row["answer"] or ""))
+        if len(answer) < min_tokens or qid not in gold_doc:
+            continue
+        hits = [(d, p) for d, p, tokens in pages
+                if d not in gold_doc[qid] and len(answer & tokens) / len(answer) >= share]
+        if hits:
+            found[qid] = hits
+    return found

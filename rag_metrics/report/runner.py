@@ -78,6 +78,10 @@ def _declared_parameters(path: Path) -> dict:
     return papermill.inspect_notebook(str(path))
 
 
+_SIBLING_LINK = re.compile(r"\]\(([\w-]+)\.ipynb(#[^)\s]*)?\)")
+"""A Markdown link to a notebook of the same folder: ``](00_glossary.ipynb#MRR)``."""
+
+
 def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = False) -> None:
     """Write a standalone HTML file (no network references) for an executed notebook; ``hide_input`` leaves
     the code out (the experiment report is read, not studied)."""
@@ -93,6 +97,8 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
     for cell in nb.cells:  # a claim that showed nothing, or an experiment record, is for tests and the index
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= RECORD_ONLY]
+        else:  # links between notebooks (the glossary) point at their pages, exported beside this one
+            cell.source = _SIBLING_LINK.sub(r"](\1.html\2)", cell.source)
     title = Path(notebook_path).stem
     for cell in nb.cells:  # the page's <title> is the notebook's first heading
         if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):

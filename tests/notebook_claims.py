@@ -1,0 +1,252 @@
+"""What each named claim of a notebook means, restated from its sentence: the truth condition, over the figures the
+claim recorded (``claim(..., name=..., figures=...)``) and the notebook's headline figures (``record``).
+
+tests/test_notebooks.py re-evaluates every rule on every run of every notebook (the fixed table and the random draws)
+and compares it with the condition the notebook computed: a notebook whose condition does not say what its sentence
+says -- a comparison flipped, a threshold moved, a figure taken from the wrong column -- fails, whatever the
+parameters. A rule may also assert that its figures agree with each other or with a headline figure.
+
+``RULES[notebook stem][claim name] = rule(f, h) -> bool``: ``f`` the claim's figures, ``h`` the notebook's headlines
+(``{name: {"mean": ..., ...}}``). A notebook listed here is held to "claims, not prose": every claim it makes has a
+rule here, and every Markdown output of its code cells is a claim or a banner. Notebooks not listed yet are checked
+for the rest (no shown text of a condition that does not hold; headline claims hold at the defaults).
+"""
+
+from __future__ import annotations
+
+import math
+
+from notebook_claims_judging import MARKER_VS_OVERLAP
+
+
+def that(condition, message: str = "the claim's figures disagree with each other") -> bool:
+    """A consistency check inside a rule: raises (the test fails) instead of voting on the claim's truth."""
+    if not condition:
+        raise AssertionError(message)
+    return True
+
+
+def close(a, b, tol=1e-9) -> bool:
+    """Two recorded numbers equal up to rounding (``None`` stands for NaN)."""
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+
+
+FIRST, DEDUP = "first chunk's position", "de-duplicated rank"
+
+GLOSSARY = {
+    "one_rank_rule": lambda f, h: (all(FIRST in r for r in f["reads"]["cut_then_dedup"].values())
+                                   and all(DEDUP in r for r in f["reads"]["dedup_then_cut"].values())),
+    "mrr_depends_on_depth": lambda f, h: (that((f["rr"] == 0) == (f["depth"] < f["gold_at"]), "MRR at a depth above "
+                                               "the relevant document's rank must be 1/rank")
+                                          and f["rr"] != f["rr_deep"]),
+    "ndcg_is_not_recall": lambda f, h: f["ndcg1"] == 1 and f["recall1"] == 0.5,
+    "judged_is_a_precision": lambda f, h: f["labels_only_relevant"] and f["same_as_share"],
+    "no_answer_lowers_judged": lambda f, h: f["answerable"] > f["all"],
+}
+
+def _headline(h, name):
+    return h[name]["mean"]
+
+
+DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; gold {manual, faq}
+    "source_reproduced": lambda f, h: (
+        that(close(_headline(h, f"Recall@{f['k']} cut_then_dedup"), f["cut"])
+             and close(_headline(h, f"Recall@{f['k']} dedup_then_cut"), f["dedup"]), "figures differ from the headlines")
+        and f["k"] == f["source_k"] and [f["naive"], f["cut"], f["dedup"]] == f["source"]),
+    "naive_above_one": lambda f, h: (that(close(f["naive"] * f["n_gold"], min(f["k"], 4)),
+                                          "the naive count is the gold chunks among the top k over the gold documents")
+                                     and f["naive"] > 1),
+    "orders_differ": lambda f, h: (that(close(f["cut"], f["in_context"] / f["n_gold"])
+                                        and len(f["missing"]) == f["n_gold"] - f["in_context"]
+                                        and (f["k"] in f["differ"]) == (f["cut"] != f["dedup"]))
+                                   and f["cut"] != f["dedup"]),
+}
+
+CHUNKING_GRID = {
+    "grid_moves_in_questions": lambda f, h: all(abs(x - round(x)) < 1e-9 for x in f["hits"]),
+    "grid_flat": lambda f, h: (that(close(f["spread"], max(f["recalls"]) - min(f["recalls"])), "spread is not max - min")
+                               and f["spread"] * f["n_eval"] <= 2),
+    "misses_by_language": lambda f, h: (that(f["table_rows"] == f["missed"] and f["table_cross"] == f["cross_language"]
+                                             and f["cross_language"] <= f["missed"] <= f["gold"])
+                                        and f["missed"] > 0),
+    "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
+    "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
+                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"])
+                                           and f["flat"] and f["avoidable"] >= 3
+                                           and 2 * f["avoidable_cross_language"] > f["avoidable"]),
+    "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))
+                                                    and f["gap"] * f["n_eval"] < 1),
+    "heading_cheaper": lambda f, h: f["heading_recall"] >= f["largest_recall"] and f["heading_chars"] < f["largest_chars"],
+}
+
+def _sample_failures(f):
+    c = f["counts"]
+    that(f["retrieval_failed"] == c["retrieval_failure"] + c["correct_without_evidence"]
+         and f["answer_failed"] == c["retrieval_failure"] + c["generation_failure"]
+         and f["both"] == c["retrieval_failure"] and f["three"]["retrieval_failure"] == f["retrieval_failed"]
+         and sum(c.values()) == sum(f["three"].values()) == f["n"], "status counts and failure counts disagree")
+    return not (f["retrieval_failed"] == f["answer_failed"] == f["both"])
+
+
+RETRIEVAL_VS_GENERATION = {
+    "source_reproduced": lambda f, h: [round(f["recall"], 3), round(f["accuracy"], 3)] == f["source"],
+    "same_averages_different_failures": lambda f, h: (
+        that(all(f["statuses"][q] in ("retrieval_failure", "correct_without_evidence") for q in f["retrieval_missed"]))
+        and close(f["recall"], f["accuracy"]) and not set(f["retrieval_missed"]) & set(f["answer_wrong"])),
+    "k_is_the_logged_context": lambda f, h: that(f["refused"] == (f["k"] != f["context_k"])) and f["k"] == f["context_k"],
+    "sample_failures_differ": lambda f, h: _sample_failures(f),
+    "any_rule_moves": lambda f, h: that(0 <= f["with_policy"] <= f["moved"]) and f["moved"] > 0
+    and f["with_policy"] == f["moved"],
+    "check_group": lambda f, h: (that(len(f["check"]) == f["faithful_failures"] <= f["generation_failures"])
+                                 and len(f["check"]) > 0),
+    "threshold_trade": lambda f, h: that(0 <= f["quiet"] <= f["count"] and 0 <= f["lost"] <= 1)
+    and f["quiet"] > 0 and f["lost"] > 0,
+}
+
+def _most_gain(hits, n):
+    """The largest ceiling gain, in questions, of the oracle rows over the no-filter row (rows of [hit@1, hit@3, hit@5])."""
+    return max(round((row[i] - hits[0][i]) * n) for row in hits[1:] for i in range(len(hits[0])))
+
+
+UPPER_BOUNDS = {
+    "ceilings_barely_move": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"]))
+                                          and f["most_questions"] <= 2),
+    "document_adds_nothing_to_genre": lambda f, h: (
+        that(f["document_adds"] == max(abs(round((d - g) * f["n_eval"])) for g, d in zip(f["hits"][1], f["hits"][2])))
+        and f["document_adds"] == 0),
+    "source_misses_wrong_page": lambda f, h: (that(f["wrong_page"] + f["other"] == f["missed"])
+                                              and f["wrong_page"] > f["other"]),
+    "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
+                                                  for x, y in zip(row, src)),
+    "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
+    "document_row_by_construction": lambda f, h: all(x == 1 for x in f["row"]),
+    "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
+                                            and f["counts"][f["main_kind"]] == max(f["counts"].values()))
+                                       and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
+    "heading_helps": lambda f, h: (
+        that(close(_headline(h, f"page hit@{f['k']} fixed {f['size']}/{f['overlap']}"), f["fixed"])
+             and close(_headline(h, f"page hit@{f['k']} by heading"), f["heading"])
+             and f["moved"] == round((f["heading"] - f["fixed"]) * f["n_eval"]), "figures differ from the headlines")
+        and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
+}
+
+NORMALIZATION = {
+    "source_reproduced": lambda f, h: (that(all(f["ours"][r] == f["source"][r][0] for r in f["source"]),
+                                            "the seed scores are the source's at any threshold")
+                                       and f["threshold"] == 0.8
+                                       and all(f["counts"][r] == f["source"][r][1] for r in f["source"])),
+    "raw_ranking_broken": lambda f, h: f["top"]["raw"] != "A",
+    "ranking_fixed_scores_scaled": lambda f, h: (f["top"]["documents_normalized"] == f["top"]["both_normalized"] == "A"
+                                                 and all(close(r, f["query_norm"]) for r in f["ratio"])),
+    "true_cosines": lambda f, h: that(f["passing"] == sum(c >= f["threshold"] for c in f["cosines"])),
+    "pass_count_differs": lambda f, h: f["counts"]["documents_normalized"] != f["counts"]["both_normalized"],
+    "real_top_same_pass_differs": lambda f, h: (that(f["ok"] <= f["broken"] if f["query_scale"] >= 1
+                                                     else f["broken"] <= f["ok"], "a longer query lets more through")
+                                                and f["same_top"] == f["n"] and f["moved"] >= 0.5),
+    "raw_queries_short": lambda f, h: f["max_norm"] < 1 and f["natural"] < f["ok"],
+    "audit_finds_stale": lambda f, h: f["off_unit"] == f["stale"] and f["same_ids"],
+}
+
+GOLDEN_SET = {
+    "review_drops_few": lambda f, h: f["dropped"] <= max(2, 0.1 * f["generated"]),
+    "cost_reconciled": lambda f, h: f["implied"] is not None and f["implied"] > 3_000,
+    "sample_complete": lambda f, h: (that((f["pages"] == f["documents"] * f["per_document"]) or f["shortfalls"] > 0)
+                                     and f["shortfalls"] == 0),
+    "flagged": lambda f, h: that(f["duplicates"] <= f["flagged"] <= f["total"]) and f["flagged"] > 0,
+    "duplicates_from_templates": lambda f, h: f["duplicates"] > f["total"] / 4,
+    "estimate": lambda f, h: (that(f["output_tokens"] == f["calls"] * f["questions_per_page"] * f["per_question"])
+                              and f["calls"] == f["pages"]),
+    "enough_questions": lambda f, h: f["kept"] >= 10,
+    "absolute_differs": lambda f, h: (that(close(f["gap"], sum(g - x for g, x in zip(f["generated"], f["hand"]))
+                                                / len(f["hand"])), "gap is not the mean difference")
+                                      and abs(f["gap"]) >= 0.05),
+    "generated_shorter": lambda f, h: f["generated"] < f["hand"],
+    "cannot_tell_apart": lambda f, h: len(set(f["values"])) == 1,
+    "same_ranking": lambda f, h: ([sorted(f["generated"], reverse=True).index(x) for x in f["generated"]]
+                                  == [sorted(f["hand"], reverse=True).index(x) for x in f["hand"]]),
+    "paired_beyond_noise": lambda f, h: (that(f["ci_low"] <= f["mean_diff"] <= f["ci_high"])
+                                         and not f["ci_low"] <= 0 <= f["ci_high"] and f["p_value"] < 0.05),
+    "several_retrievers": lambda f, h: f["retrievers"] > 1,
+    "answered_elsewhere": lambda f, h: that(f["elsewhere"] <= f["generated"]) and f["elsewhere"] > 0,
+    "misses_answered_elsewhere": lambda f, h: (that(f["top1_elsewhere"] <= f["missed"])
+                                               and f["missed"] > 0 and f["top1_elsewhere"] > 0),
+}
+
+SMALL_SAMPLE = {
+    "top_value_reached": lambda f, h: f["at_top"] > f["alpha"] / 2,
+    "percentile_fails_near_one": lambda f, h: f["pct_97"] < f["confidence"] - 3 * f["se"],
+    "package_interval_covers": lambda f, h: all(c >= f["confidence"] - 3 * f["se"] for c in f["coverages"]),
+    "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
+                                            and f["discordant"] + f["ties"] == f["n"], "wins, losses and ties do not "
+                                            "add up") and f["discordant"] > 0),
+    # the exact test's floor is 2^(1 - m) with m discordant questions
+    "floor_blocks_alpha": lambda f, h: (that(close(f["min_p"], min(1.0, 2.0 ** (1 - f["discordant"]))))
+                                        and f["min_p"] >= f["alpha"]),
+    "t_test_far_below": lambda f, h: f["p_t"] < f["p_exact"] - 0.1,
+    "interval_bounded_by_share": lambda f, h: (f["continuous"] and f["discordant"] > 0 and f["min_p"] >= f["alpha"]
+                                               and close(f["ci_high"], f["psi_high"])
+                                               and close(f["ci_low"], -f["psi_high"])),
+    "interval_agrees_with_test": lambda f, h: (f["ci_low"] <= 0 <= f["ci_high"]) == (f["p"] >= f["alpha"]),
+    "within_noise": lambda f, h: (that((f["verdict"] == "within noise") == (f["p"] >= f["alpha"]),
+                                       "the verdict is not the test's") and f["verdict"] == "within noise"),
+    "floor_count": lambda f, h: 2.0 ** (2 - f["need"]) >= f["alpha"] > 2.0 ** (1 - f["need"]),
+    "randomization_is_sign_test": lambda f, h: abs(f["p_rand"] - f["p_sign"]) < (1e-12 if f["exact"] else 0.01),
+    "holm_significant": lambda f, h: (that(len(f["significant"]) == sum(p < f["alpha"] for p in f["p_holm"]))
+                                      and len(f["significant"]) > 0),
+    "rows_interval_agree": lambda f, h: all(e == (p < f["alpha"]) for e, p in zip(f["excludes"], f["p"])),
+    "holm_within_noise": lambda f, h: that(f["p_holm"] >= f["p"] - 1e-12) and f["p"] < f["alpha"] <= f["p_holm"],
+    "floor_rows": lambda f, h: that(f["floor"] == sum(m >= f["alpha"] for m in f["min_p"])) and f["floor"] > 0,
+    "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
+    "plan_grows_with_rate": lambda f, h: all(a <= b for a, b in zip(f["questions"], f["questions"][1:])),
+    "nothing_to_plan": lambda f, h: f["rate_plan"] == 0,
+    "gain_out_of_reach": lambda f, h: f["target_gain"] > f["rate_plan"],
+    "needs_more_questions": lambda f, h: f["needed"] > f["n_now"],
+    "no_spread": lambda f, h: f["sd_plan"] == 0 or f["rate_plan"] == 0,
+    "plan_at_floor": lambda f, h: f["needed"] == f["floor"],
+    "plan_above_floor": lambda f, h: f["needed"] >= f["need"],
+    # the source's counts: 29 wins of 50 topics, 25 of the 43 that differ by at least 0.01
+    "source_sign_test": lambda f, h: round(f["p29"], 4) == 0.3222 and round(f["p25"], 4) == 0.3604,
+    "why_figures_differ": lambda f, h: f["discordant"] / f["n"] < 0.5,
+    "count_decides": lambda f, h: f["discordant"] > 0 and f["min_p"] >= f["alpha"],
+}
+
+LABELS = {
+    "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
+    "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
+                                  and abs(f["hand"] - 0.985) < 0.01),
+    "judged_share_low": lambda f, h: that(0 <= f["share"] <= 1) and f["share"] < 0.5,
+    "gap_explained": lambda f, h: (f["gap"] > 0 and that(close(f["explained"], (f["gap"] - f["gap_after"]) / f["gap"]),
+                                                         "the share of the gap closed is not (gap - gap after) / gap")),
+    "vague_templates": lambda f, h: (that(f["vague"] <= f["misses"]) and f["misses"] > 0
+                                     and f["vague"] >= f["misses"] / 2),
+    "group_missing": lambda f, h: (that(f["sufficiency"] <= f["hit"], "sufficiency above hit")
+                                   and f["sufficiency"] < f["hit"]
+                                   and that(f["group_missing"] >= 1, "no question counted with a group missing")),
+    "assessor_usable": lambda f, h: (f["n"] >= f["min_items"] and f["kappa"] is not None
+                                     and f["kappa"] >= f["min_kappa"]),
+    "kappa_interval_wide": lambda f, h: that(f["low"] <= f["high"]) and f["high"] - f["low"] > 0.2,
+    "labels_vs_source": lambda f, h: f["n"] >= 50,
+    "assessor_misses_gold": lambda f, h: f["missed"] > 0,
+    "llm_estimate": lambda f, h: f["calls"] == f["items"],
+    "closed_world_low": lambda f, h: f["only"] < f["truth"],
+    # the interval and its estimate are proportions, the estimate inside its interval, whatever the draw
+    "ppi_holds_truth": lambda f, h: (that(0 <= f["low"] <= f["estimate"] <= f["high"] <= 1,
+                                          "the prediction-powered estimate or interval leaves [0, 1]")
+                                     and f["low"] <= f["truth"] <= f["high"]),
+    "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["ppi_width"] < f["sample_width"],
+}
+
+RULES = {
+    "00_glossary": GLOSSARY,
+    "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
+    "02_chunking_grid": CHUNKING_GRID,
+    "03_marker_vs_overlap_judging": MARKER_VS_OVERLAP,
+    "04_upper_bound_filters": UPPER_BOUNDS,
+    "05_retrieval_vs_generation": RETRIEVAL_VS_GENERATION,
+    "06_normalization_threshold": NORMALIZATION,
+    "07_small_sample_noise": SMALL_SAMPLE,
+    "08_building_a_golden_set": GOLDEN_SET,
+    "09_labels_you_can_trust": LABELS,
+}
