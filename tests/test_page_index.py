@@ -15,7 +15,7 @@ from rag_metrics.judging import index as index_module
 from rag_metrics.judging import judges as judges_module
 from rag_metrics.judging.index import PageIndex, _minimizers, _plan
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.text import codes_of, decode, gram_hashes, normalize, normalize_codes
+from rag_metrics.text import codes_of, decode, normalize, normalize_codes
 from test_experiment import naive_boilerplate, naive_overlap
 
 TEXT = st.text("ab 12\u3000５\n[p.]経", max_size=30)
@@ -166,11 +166,21 @@ def test_long_texts_through_every_block_and_round(monkeypatch):
 
 
 def test_hashes_of_many_texts_equal_the_single_text_hash():
-    codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab"])
-    for lo, h, valid in index_module._block_hashes(codes, offsets, 3, bounds=np.array([0, 11, 15])):
-        for i in np.flatnonzero(valid):
-            text = decode(codes, np.array([0, offsets[-1]]))[0]
-            assert h[i] == gram_hashes(text[lo + i:lo + i + 3], 3)[0]
+    codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab", "経費0精算12"])
+    text = decode(codes, np.array([0, offsets[-1]]))[0]
+    base = index_module._BASE32
+    for folded in (False, True):
+        seen = []
+        for lo, h, valid in index_module._block_hashes(codes, offsets, 3, folded=folded,
+                                                       bounds=np.array([0, 11, 15, int(offsets[-1])])):
+            for i in np.flatnonzero(valid):
+                fragment = text[lo + i:lo + i + 3]
+                if folded:
+                    fragment = re.sub("[0-9]", "0", fragment)
+                assert h[i] == sum(ord(c) * base ** k for k, c in enumerate(fragment)) % 2**32
+                seen.append(lo + int(i))
+        # every fragment inside one text, and no other: 6 + 1 + 0 + 2 + 5
+        assert seen == [0, 1, 2, 3, 4, 5, 8, 11, 12, 15, 16, 17, 18, 19]
 
 
 def test_rows_of_finds_each_page_and_nothing_else():

@@ -143,23 +143,43 @@ def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
     return _ranges(np.maximum(ends - m + 1, starts), ends)
 
 
+_BASE32 = 0x9E3779B1  # odd, so invertible modulo 2**32
+_POWERS32 = (np.ones(1, dtype=np.uint32), np.ones(1, dtype=np.uint32))
+
+
+def _powers32(n: int):
+    """``(B**k, B**-k)`` modulo 2**32 for k < n (cached, grown on demand)."""
+    global _POWERS32
+    if _POWERS32[0].shape[0] < n:
+        size = max(n, 2 * _POWERS32[0].shape[0])
+        up = np.empty(size, dtype=np.uint32)
+        down = np.empty(size, dtype=np.uint32)
+        up[0] = down[0] = 1
+        np.cumprod(np.full(size - 1, _BASE32, dtype=np.uint32), out=up[1:])
+        np.cumprod(np.full(size - 1, pow(_BASE32, -1, 2**32), dtype=np.uint32), out=down[1:])
+        _POWERS32 = (up, down)
+    return _POWERS32[0][:n], _POWERS32[1][:n]
+
+
 def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
     """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.text.text_blocks`):
-    ``(lo, h, valid)`` with ``h[i]`` the 64-bit hash of the ``m``-fragment at global position ``lo + i`` (the hash
-    :func:`rag_metrics.text.gram_hashes` gives; digits folded if ``folded``) and ``valid[i]`` whether it lies
-    inside one text. Small arrays, reused while they are in cache."""
+    ``(lo, h, valid)`` with ``h[i]`` the 32-bit hash of the ``m``-fragment at global position ``lo + i`` (a
+    polynomial modulo 2**32 from prefix sums, ``sum(c[k] * B**k)``; digits folded if ``folded``) and ``valid[i]``
+    whether it lies inside one text. Small arrays, reused while they are in cache. 32 bits are enough where any
+    hash of the fragment's characters keeps the result exact -- minimizers, whose matches are checked on the code
+    points, and the boilerplate's buckets, counted exactly afterwards -- and halve the memory traffic of 64."""
     total = int(offsets[-1])
     if bounds is None:
         bounds = np.r_[text_blocks(offsets, BLOCK), total]
-    up, down = _powers(int(np.diff(bounds).max(initial=0)) + 1)
+    up, down = _powers32(int(np.diff(bounds).max(initial=0)) + 1)
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         size = hi - lo
         if size < m:
             continue
         part = codes[lo:hi]
-        values = (fold_digits(part) if folded else part).astype(np.uint64)
+        values = (fold_digits(part) if folded else part).astype(np.uint32)
         values *= up[:size]
-        prefix = np.empty(size + 1, dtype=np.uint64)
+        prefix = np.empty(size + 1, dtype=np.uint32)
         prefix[0] = 0
         np.cumsum(values, out=prefix[1:])
         h = prefix[m:] - prefix[:-m]
@@ -171,11 +191,10 @@ def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: boo
 
 
 def _minimizers_of(codes: np.ndarray, offsets: np.ndarray, m: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every minimizer of the texts (:func:`_minimizers` over the upper 32 bits of the ``m``-fragment hashes):
-    global positions, ascending, and the 32-bit hash of each."""
+    """Every minimizer of the texts (:func:`_minimizers` over the 32-bit hashes of the ``m``-fragments,
+    :func:`_block_hashes`): global positions, ascending, and the 32-bit hash of each."""
     pos_parts, hash_parts = [], []
-    for lo, h, valid in _block_hashes(codes, offsets, m):
-        h32 = (h >> np.uint64(32)).astype(np.uint32)
+    for lo, h32, valid in _block_hashes(codes, offsets, m):
         found = _minimizers(h32, valid, w)
         pos_parts.append(found + lo)
         hash_parts.append(h32[found])
@@ -352,7 +371,8 @@ class PageIndex:
         low = int(need[need > 0].min())
         skip = np.flatnonzero(need[self.code_of_row] == 0)  # pages of documents without boilerplate
         skipped = _ranges(off[skip], off[skip + 1])
-        mix = (self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+        mix = (((self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+               >> np.uint64(32)).astype(np.uint32)
         change = np.flatnonzero(np.diff(self.code_of_row)) + 1
         if change.shape[0] == len(self.docs) - 1:  # each document's pages together: count run by run
             doc_bounds = off[np.r_[0, change, len(self.keys)]]
@@ -364,7 +384,7 @@ class PageIndex:
         for glo, ghi in zip(groups[:-1].tolist(), groups[1:].tolist()):
             size = ghi - glo
             bits = int(min(max(int(np.ceil(np.log2(max(4 * size / low, 2)))), 10), 24))
-            shift, sentinel = np.uint64(64 - bits), np.uint32(1 << bits)
+            shift, sentinel = np.uint32(32 - bits), np.uint32(1 << bits)
             bucket = np.full(size, sentinel, dtype=np.uint32)
             inner = hash_bounds[(hash_bounds >= glo) & (hash_bounds <= ghi)]
             for lo, h, valid in _block_hashes(self._codes, off, n, folded=True, bounds=inner):
