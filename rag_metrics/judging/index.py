@@ -305,6 +305,13 @@ class PageIndex:
             self._folded = Concat.from_codes(self._codes, self._offsets, folded=True)
         return self._folded
 
+    @staticmethod
+    def _starts_in(offsets: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of every ``n``-character fragment of the texts of ``offsets``, and the text of each."""
+        rows = np.arange(offsets.shape[0] - 1, dtype=np.int64)
+        starts, ends = offsets[:-1], np.maximum(offsets[1:] - n + 1, offsets[:-1])
+        return _ranges(starts, ends), np.repeat(rows, ends - starts)
+
     def _row_starts(self, rows, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Global positions of every ``n``-character fragment of the given page rows, and the row of each."""
         off = self._offsets
@@ -580,24 +587,51 @@ class PageIndex:
         out[fine[clean.any(axis=1)]] = True
         return out
 
+    def doc_boilerplate_starts(self, doc, n: int, rule: Boilerplate | None) -> np.ndarray:
+        """Global positions, ascending, where an ``n``-fragment that is boilerplate of document ``doc`` starts: the
+        document's part of :meth:`boilerplate_starts` (the rule looks at one document's pages only), found from that
+        document's pages alone and kept -- a drill-down that shows a few pages needs no pass over the corpus."""
+        if rule is None:
+            return np.zeros(0, dtype=np.int64)
+        if (n, rule) in self._bp:  # the whole corpus is done already
+            starts = self._bp[n, rule]
+            rows = np.asarray(self.docs[doc], dtype=np.int64)
+            return starts[np.isin(np.searchsorted(self._offsets, starts, side="right") - 1, rows)]
+        if (doc, n, rule) not in self._bp:
+            rows = self.docs[doc]
+            own = PageIndex(pd.DataFrame({"doc_id": [doc] * len(rows), "page": [self.keys[r][1] for r in rows],
+                                          "text": [self.norm[r] for r in rows]}))  # normalized text stays as it is
+            local = own.boilerplate_starts(n, rule)
+            row = np.searchsorted(own._offsets, local, side="right") - 1
+            self._bp[doc, n, rule] = np.sort(local - own._offsets[row] + self._offsets[np.asarray(rows)[row]])
+        return self._bp[doc, n, rule]
+
     def shared_spans(self, text: str, rows, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE):
         """Spans of the normalized ``text`` covered by ``n``-fragments found on the page rows, as
-        ``(start, end, boilerplate)`` with adjacent fragments of one kind merged (for showing what a judge saw)."""
+        ``(start, end, boilerplate)`` with adjacent fragments of one kind merged (for showing what a judge saw).
+        Only the rows' pages and their documents' boilerplate are looked at (:meth:`doc_boilerplate_starts`)."""
         grams = gram_hashes(text, n)
         rows = [r for r in rows if len(self.norm[r]) >= n]
         if not grams.shape[0] or not rows:
             return []
         pos, _ = self._row_starts(rows, n)
-        h = self.concat.hashes(pos, n)
-        clean = self.body(pos, n, rule)
+        off = self._offsets
+        local_off = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([off[r + 1] - off[r] for r in rows], out=local_off[1:])
+        codes = np.concatenate([self._codes[off[r]:off[r + 1]] for r in rows])
+        local_pos, _ = PageIndex._starts_in(local_off, n)
+        h = Concat.from_codes(codes, local_off).hashes(local_pos, n)  # the rows' fragments, in the order of pos
+        starts = np.unique(np.concatenate([self.doc_boilerplate_starts(d, n, rule)
+                                           for d in dict.fromkeys(self.keys[r][0] for r in rows)]))
+        clean = np.searchsorted(starts, pos + n, side="left") == np.searchsorted(starts, pos - n + 1, side="left")
         plain, furniture = np.unique(h[clean]), np.unique(h[~clean])
+        in_plain, in_furniture = np.isin(grams, plain), np.isin(grams, furniture)
         kinds = []
-        for i in np.flatnonzero(np.isin(grams, plain) | np.isin(grams, furniture)):
+        for i in np.flatnonzero(in_plain | in_furniture):
             frag = text[i:i + n]
-            found = [r for r in rows if frag in self.norm[r]]
-            if not found:
+            if not any(frag in self.norm[r] for r in rows):
                 continue  # a hash collision
-            kinds.append((int(i), bool(np.isin(grams[i], furniture)) and not np.isin(grams[i], plain)))
+            kinds.append((int(i), bool(in_furniture[i]) and not in_plain[i]))
         spans: list[list] = []
         for kind in (False, True):  # merged per kind: plain spans never overlap each other
             mine: list[list] = []
