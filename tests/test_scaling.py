@@ -1,9 +1,8 @@
-"""Judging grows linearly with the log: on the same corpus, each 4x the questions adds about 4x the work.
+"""Judging grows linearly with the log: on the same corpus, 16x the questions take at most about 16x the work.
 
-Measured as a ratio of CPU times in one process (never a wall-clock bound): logs of n, 4n and 16n questions are
-judged in turn, three times, and the fastest run of each size counts. The fixed costs (the page index, imports
-warmed up) cancel in the differences: (t(16n) - t(4n)) / (t(4n) - t(n)) is about 4 for a linear path and about 16
-for a step that scans the whole log once per question or per item.
+Measured as a ratio of CPU times in one process (never a wall-clock bound): logs of n and 16n questions are judged
+in turn, three times, and the fastest run of each size counts. A linear path with fixed costs (the page index)
+gives less than 16 (about 7 here); a step that scans the whole log once per question or per item gives 40 or more.
 """
 
 from __future__ import annotations
@@ -19,8 +18,8 @@ from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
 
-SIZES = (60, 240, 960)
-LIMIT = 8.0  # linear: about 4; quadratic: about 16
+SIZES = (60, 960)
+LIMIT = 12.0  # linear: below 16 (about 7 measured); a per-row scan of the log: about 40
 
 
 def _write(folder, n_questions, *, n_docs=30, pages_per_doc=8, items=10, seed=0):
@@ -71,6 +70,5 @@ def test_judging_grows_no_faster_than_the_log(logs):
             result = evaluate_log(golden, log, corpus)
             best[n] = min(best[n], time.process_time() - start)
             assert len(result.judged["overlap"]) == n * 10  # every item judged
-    small, middle, large = (best[n] for n in SIZES)
-    ratio = (large - middle) / max(middle - small, 1e-3)
-    assert ratio <= LIMIT, f"4x the questions added {ratio:.1f}x the CPU time (linear: about 4): {best}"
+    ratio = best[SIZES[1]] / best[SIZES[0]]
+    assert ratio <= LIMIT, f"16x the questions took {ratio:.1f}x the CPU time (linear: below 16): {best}"
