@@ -237,7 +237,11 @@ class PageIndex:
         texts = [t if isinstance(t, str) else "" for t in pages["text"]]
         self.raw = dict(zip(self.keys, texts))
         self.row = {k: i for i, k in enumerate(self.keys)}
-        self.norm = [normalize(t) for t in texts]
+        self._setup([normalize(t) for t in texts])
+
+    def _setup(self, norm: list) -> None:
+        """Everything but the keys and raw texts, from the normalized texts."""
+        self.norm = norm
         codes, offsets = codes_of(self.norm)
         self.docs: dict[str, list[int]] = {}
         for i, (d, p) in enumerate(self.keys):
@@ -599,8 +603,11 @@ class PageIndex:
             return starts[np.isin(np.searchsorted(self._offsets, starts, side="right") - 1, rows)]
         if (doc, n, rule) not in self._bp:
             rows = self.docs[doc]
-            own = PageIndex(pd.DataFrame({"doc_id": [doc] * len(rows), "page": [self.keys[r][1] for r in rows],
-                                          "text": [self.norm[r] for r in rows]}))  # normalized text stays as it is
+            own = PageIndex.__new__(PageIndex)  # the document's pages alone, already normalized
+            own.keys = [self.keys[r] for r in rows]
+            own.raw = {k: self.raw[k] for k in own.keys}
+            own.row = {k: i for i, k in enumerate(own.keys)}
+            own._setup([self.norm[r] for r in rows])
             local = own.boilerplate_starts(n, rule)
             row = np.searchsorted(own._offsets, local, side="right") - 1
             self._bp[doc, n, rule] = np.sort(local - own._offsets[row] + self._offsets[np.asarray(rows)[row]])
