@@ -59,9 +59,18 @@ def main(argv=None):
     samples = [SingleTurnSample(retrieved_contexts=texts[q], reference_contexts=gold[q]) for q in texts.index]
     metric = NonLLMContextRecall()
 
+    split = {"index": [], "items": []}  # CPU seconds: the pages' side (built once per corpus) and the items' side
+
     def ours():
+        judge = OverlapJudge()
+        start = time.process_time()
         index = PageIndex(corpus)
-        judged = judge_run(log.run, None, golden.gold_pages, OverlapJudge(), index)
+        index._table(judge.min_chars)
+        index.boilerplate_starts(judge.min_chars, judge.boilerplate)
+        middle = time.process_time()
+        judged = judge_run(log.run, None, golden.gold_pages, judge, index)
+        split["index"].append(middle - start)
+        split["items"].append(time.process_time() - middle)
         return float(judged.groupby("question_id")["hit"].any().mean())
 
     def theirs():
@@ -108,9 +117,16 @@ def main(argv=None):
         f"{', '.join(f'{t:.2f}' for t in times['ragas'])} |",
         "",
         f"**ragas / rag_metrics = {med['ragas'] / med['rag_metrics']:.1f}x in wall time, "
-        f"{med_cpu['ragas'] / med_cpu['rag_metrics']:.1f}x in CPU time** (target: at least 5x).",
+        f"{med_cpu['ragas'] / med_cpu['rag_metrics']:.1f}x in CPU time** (target: at least 5x; ratio per round, CPU: "
+        f"{', '.join(f'{b / a:.1f}x' for a, b in zip(cpu['rag_metrics'], cpu['ragas']))}).",
         "",
-        f"The figures differ by design: page hit over all retrieved texts {values['rag_metrics']:.3f} (a shared "
+        f"rag_metrics' CPU time in two parts (medians): the pages' side -- normalizing 5,000 pages, their minimizer "
+        f"table, their boilerplate; built once per corpus and shared by every judge and log of a report -- "
+        f"{statistics.median(split['index']):.2f} s; the items' side -- normalizing the logged texts, their "
+        f"minimizers, the lookups and the checks on the code points -- {statistics.median(split['items']):.2f} s.",
+        "",
+        f"The figures differ by design: share of questions with a hit among their retrieved texts "
+        f"{values['rag_metrics']:.3f} (a shared "
         f"fragment of 24 characters with a gold page +-1); ragas' mean recall {values['ragas']:.3f} (a retrieved text "
         "must be more than 50% similar, by edit distance, to a whole gold page: a 1,000-character passage of a "
         "2,000-character page never is).",

@@ -15,7 +15,7 @@ from rag_metrics.judging import index as index_module
 from rag_metrics.judging import judges as judges_module
 from rag_metrics.judging.index import PageIndex, _minimizers, _plan
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.text import codes_of, decode, gram_hashes, normalize, normalize_codes
+from rag_metrics.text import codes_of, decode, normalize, normalize_codes
 from test_experiment import naive_boilerplate, naive_overlap
 
 TEXT = st.text("ab 12\u3000５\n[p.]経", max_size=30)
@@ -166,11 +166,21 @@ def test_long_texts_through_every_block_and_round(monkeypatch):
 
 
 def test_hashes_of_many_texts_equal_the_single_text_hash():
-    codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab"])
-    for lo, h, valid in index_module._block_hashes(codes, offsets, 3, bounds=np.array([0, 11, 15])):
-        for i in np.flatnonzero(valid):
-            text = decode(codes, np.array([0, offsets[-1]]))[0]
-            assert h[i] == gram_hashes(text[lo + i:lo + i + 3], 3)[0]
+    codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab", "経費0精算12"])
+    text = decode(codes, np.array([0, offsets[-1]]))[0]
+    base = index_module._BASE32
+    for folded in (False, True):
+        seen = []
+        for lo, h, valid in index_module._block_hashes(codes, offsets, 3, folded=folded,
+                                                       bounds=np.array([0, 11, 15, int(offsets[-1])])):
+            for i in np.flatnonzero(valid):
+                fragment = text[lo + i:lo + i + 3]
+                if folded:
+                    fragment = re.sub("[0-9]", "0", fragment)
+                assert h[i] == sum(ord(c) * base ** k for k, c in enumerate(fragment)) % 2**32
+                seen.append(lo + int(i))
+        # every fragment inside one text, and no other: 6 + 1 + 0 + 2 + 5
+        assert seen == [0, 1, 2, 3, 4, 5, 8, 11, 12, 15, 16, 17, 18, 19]
 
 
 def test_rows_of_finds_each_page_and_nothing_else():
@@ -179,3 +189,70 @@ def test_rows_of_finds_each_page_and_nothing_else():
     codes = [index.doc_code[d] for d in ("a", "a", "a", "b", "b", "b")]
     assert index.rows_of(codes + [-1], [1, 2, 3, 1, 2, 3, 1]).tolist() == [1, -1, 2, 3, 0, -1, -1]
     assert index.rows_of([index.doc_code["a"]] * 3, [0, 4, 99]).tolist() == [-1, -1, -1]
+
+
+@SHARED_FIXTURE
+@given(DOCS, st.integers(1, 6), st.integers(0, 3))
+def test_one_documents_boilerplate_equals_its_part_of_the_corpus_pass(small_blocks, entries, n, seed):
+    pages = _pages(entries, seed)
+    whole = PageIndex(pages)
+    starts = whole.boilerplate_starts(n, index_module.DEFAULT_BOILERPLATE)
+    row_of = np.searchsorted(whole._offsets, starts, side="right") - 1
+    alone = PageIndex(pages)  # no corpus pass yet: each document from its own pages
+    for doc, rows in whole.docs.items():
+        expected = np.sort(starts[np.isin(row_of, rows)])
+        assert alone.doc_boilerplate_starts(doc, n, index_module.DEFAULT_BOILERPLATE).tolist() == expected.tolist()
+        assert whole.doc_boilerplate_starts(doc, n, index_module.DEFAULT_BOILERPLATE).tolist() == expected.tolist()
+
+
+@SHARED_FIXTURE
+@given(DOCS, st.lists(TEXT, min_size=1, max_size=4), st.integers(1, 6), st.integers(0, 3), st.booleans())
+def test_shared_spans_are_those_of_every_fragment(small_blocks, entries, texts, n, seed, rule):
+    """Spans by definition: every n-fragment of the text found on one of the rows, furniture when every page
+    occurrence of it holds a boilerplate character (the corpus pass's mask), merged per kind."""
+    pages = _pages(entries, seed)
+    index = PageIndex(pages)
+    bp = index_module.DEFAULT_BOILERPLATE if rule else None
+    mask = index.boilerplate_mask(n, bp)
+    fresh = PageIndex(pages)  # the drill-down path: no corpus pass
+    off = index._offsets
+    for text in texts:
+        text = normalize(text)
+        for rows in ([0], list(range(len(index.keys)))):
+            plain, furniture = set(), set()
+            for r in rows:
+                page = index.norm[r]
+                for i in range(len(page) - n + 1):
+                    dirty = mask[max(off[r], off[r] + i - n + 1):off[r] + i + n].any()  # a furniture character
+                    (furniture if dirty else plain).add(page[i:i + n])
+            kinds = [(i, text[i:i + n] not in plain) for i in range(len(text) - n + 1)
+                     if text[i:i + n] in plain or text[i:i + n] in furniture]
+            expected = []
+            for kind in (False, True):
+                mine = []
+                for i, k in kinds:
+                    if k != kind:
+                        continue
+                    if mine and i <= mine[-1][1]:
+                        mine[-1][1] = max(mine[-1][1], i + n)
+                    else:
+                        mine.append([i, i + n, kind])
+                expected += mine
+            expected = sorted((a, b, k) for a, b, k in expected)
+            assert fresh.shared_spans(text, rows, n, bp) == expected
+            assert index.shared_spans(text, rows, n, bp) == expected
+
+
+def test_shared_spans_tell_the_footer_from_the_body():
+    bodies = ["kiwi orchards grow", "plum harvests vary", "figs harvests vary. and dry slowly", "limes need sun"]
+    pages = pd.DataFrame({"doc_id": ["d"] * 4, "page": [1, 2, 3, 4],
+                          "text": [f"{b}. Acme Policy page {p}" for p, b in zip(range(1, 5), bodies)]})
+    text = normalize("plum harvests vary. Acme Policy page 7")
+    fresh, whole = PageIndex(pages), PageIndex(pages)
+    whole.boilerplate_starts(8, index_module.DEFAULT_BOILERPLATE)
+    for index in (fresh, whole):
+        assert [(text[a:b], k) for a, b, k in index.shared_spans(text, [1], 8)] == [
+            ("plum harvests vary", False), ("ts vary. Acme Policy page ", True)]  # fragments holding footer characters
+        # "s vary. " holds a footer character on page 2 and none on page 3: with both pages it is plain text
+        assert [(text[a:b], k) for a, b, k in index.shared_spans(text, [1, 2], 8)] == [
+            ("plum harvests vary. ", False), (" vary. Acme Policy page ", True)]

@@ -13,7 +13,7 @@ Golden sets are drawn from a known truth at the sizes teams use (30, 65, 200 que
 The bootstrap and the sign flips use 1,000 resamples here (the package's default is 10,000): fewer resamples
 make intervals noisier, so the measured coverage is if anything lower than the default's. The simulated sets of
 one case share their resampling indices and sign flips (each set's interval is still the package's, computed
-as for that set alone); ``benchmarks/statistics.py`` prints the same figures for more cases.
+as for that set alone); ``benchmarks/error_rates.py`` prints the same figures for more cases.
 """
 
 import numpy as np

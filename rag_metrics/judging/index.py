@@ -143,23 +143,43 @@ def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
     return _ranges(np.maximum(ends - m + 1, starts), ends)
 
 
+_BASE32 = 0x9E3779B1  # odd, so invertible modulo 2**32
+_POWERS32 = (np.ones(1, dtype=np.uint32), np.ones(1, dtype=np.uint32))
+
+
+def _powers32(n: int):
+    """``(B**k, B**-k)`` modulo 2**32 for k < n (cached, grown on demand)."""
+    global _POWERS32
+    if _POWERS32[0].shape[0] < n:
+        size = max(n, 2 * _POWERS32[0].shape[0])
+        up = np.empty(size, dtype=np.uint32)
+        down = np.empty(size, dtype=np.uint32)
+        up[0] = down[0] = 1
+        np.cumprod(np.full(size - 1, _BASE32, dtype=np.uint32), out=up[1:])
+        np.cumprod(np.full(size - 1, pow(_BASE32, -1, 2**32), dtype=np.uint32), out=down[1:])
+        _POWERS32 = (up, down)
+    return _POWERS32[0][:n], _POWERS32[1][:n]
+
+
 def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
     """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.text.text_blocks`):
-    ``(lo, h, valid)`` with ``h[i]`` the 64-bit hash of the ``m``-fragment at global position ``lo + i`` (the hash
-    :func:`rag_metrics.text.gram_hashes` gives; digits folded if ``folded``) and ``valid[i]`` whether it lies
-    inside one text. Small arrays, reused while they are in cache."""
+    ``(lo, h, valid)`` with ``h[i]`` the 32-bit hash of the ``m``-fragment at global position ``lo + i`` (a
+    polynomial modulo 2**32 from prefix sums, ``sum(c[k] * B**k)``; digits folded if ``folded``) and ``valid[i]``
+    whether it lies inside one text. Small arrays, reused while they are in cache. 32 bits are enough where any
+    hash of the fragment's characters keeps the result exact -- minimizers, whose matches are checked on the code
+    points, and the boilerplate's buckets, counted exactly afterwards -- and halve the memory traffic of 64."""
     total = int(offsets[-1])
     if bounds is None:
         bounds = np.r_[text_blocks(offsets, BLOCK), total]
-    up, down = _powers(int(np.diff(bounds).max(initial=0)) + 1)
+    up, down = _powers32(int(np.diff(bounds).max(initial=0)) + 1)
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         size = hi - lo
         if size < m:
             continue
         part = codes[lo:hi]
-        values = (fold_digits(part) if folded else part).astype(np.uint64)
+        values = (fold_digits(part) if folded else part).astype(np.uint32)
         values *= up[:size]
-        prefix = np.empty(size + 1, dtype=np.uint64)
+        prefix = np.empty(size + 1, dtype=np.uint32)
         prefix[0] = 0
         np.cumsum(values, out=prefix[1:])
         h = prefix[m:] - prefix[:-m]
@@ -171,11 +191,10 @@ def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: boo
 
 
 def _minimizers_of(codes: np.ndarray, offsets: np.ndarray, m: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every minimizer of the texts (:func:`_minimizers` over the upper 32 bits of the ``m``-fragment hashes):
-    global positions, ascending, and the 32-bit hash of each."""
+    """Every minimizer of the texts (:func:`_minimizers` over the 32-bit hashes of the ``m``-fragments,
+    :func:`_block_hashes`): global positions, ascending, and the 32-bit hash of each."""
     pos_parts, hash_parts = [], []
-    for lo, h, valid in _block_hashes(codes, offsets, m):
-        h32 = (h >> np.uint64(32)).astype(np.uint32)
+    for lo, h32, valid in _block_hashes(codes, offsets, m):
         found = _minimizers(h32, valid, w)
         pos_parts.append(found + lo)
         hash_parts.append(h32[found])
@@ -218,7 +237,11 @@ class PageIndex:
         texts = [t if isinstance(t, str) else "" for t in pages["text"]]
         self.raw = dict(zip(self.keys, texts))
         self.row = {k: i for i, k in enumerate(self.keys)}
-        self.norm = [normalize(t) for t in texts]
+        self._setup([normalize(t) for t in texts])
+
+    def _setup(self, norm: list) -> None:
+        """Everything but the keys and raw texts, from the normalized texts."""
+        self.norm = norm
         codes, offsets = codes_of(self.norm)
         self.docs: dict[str, list[int]] = {}
         for i, (d, p) in enumerate(self.keys):
@@ -286,6 +309,13 @@ class PageIndex:
             self._folded = Concat.from_codes(self._codes, self._offsets, folded=True)
         return self._folded
 
+    @staticmethod
+    def _starts_in(offsets: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions of every ``n``-character fragment of the texts of ``offsets``, and the text of each."""
+        rows = np.arange(offsets.shape[0] - 1, dtype=np.int64)
+        starts, ends = offsets[:-1], np.maximum(offsets[1:] - n + 1, offsets[:-1])
+        return _ranges(starts, ends), np.repeat(rows, ends - starts)
+
     def _row_starts(self, rows, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Global positions of every ``n``-character fragment of the given page rows, and the row of each."""
         off = self._offsets
@@ -352,7 +382,8 @@ class PageIndex:
         low = int(need[need > 0].min())
         skip = np.flatnonzero(need[self.code_of_row] == 0)  # pages of documents without boilerplate
         skipped = _ranges(off[skip], off[skip + 1])
-        mix = (self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+        mix = (((self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
+               >> np.uint64(32)).astype(np.uint32)
         change = np.flatnonzero(np.diff(self.code_of_row)) + 1
         if change.shape[0] == len(self.docs) - 1:  # each document's pages together: count run by run
             doc_bounds = off[np.r_[0, change, len(self.keys)]]
@@ -364,7 +395,7 @@ class PageIndex:
         for glo, ghi in zip(groups[:-1].tolist(), groups[1:].tolist()):
             size = ghi - glo
             bits = int(min(max(int(np.ceil(np.log2(max(4 * size / low, 2)))), 10), 24))
-            shift, sentinel = np.uint64(64 - bits), np.uint32(1 << bits)
+            shift, sentinel = np.uint32(32 - bits), np.uint32(1 << bits)
             bucket = np.full(size, sentinel, dtype=np.uint32)
             inner = hash_bounds[(hash_bounds >= glo) & (hash_bounds <= ghi)]
             for lo, h, valid in _block_hashes(self._codes, off, n, folded=True, bounds=inner):
@@ -560,24 +591,54 @@ class PageIndex:
         out[fine[clean.any(axis=1)]] = True
         return out
 
+    def doc_boilerplate_starts(self, doc, n: int, rule: Boilerplate | None) -> np.ndarray:
+        """Global positions, ascending, where an ``n``-fragment that is boilerplate of document ``doc`` starts: the
+        document's part of :meth:`boilerplate_starts` (the rule looks at one document's pages only), found from that
+        document's pages alone and kept -- a drill-down that shows a few pages needs no pass over the corpus."""
+        if rule is None:
+            return np.zeros(0, dtype=np.int64)
+        if (n, rule) in self._bp:  # the whole corpus is done already
+            starts = self._bp[n, rule]
+            rows = np.asarray(self.docs[doc], dtype=np.int64)
+            return starts[np.isin(np.searchsorted(self._offsets, starts, side="right") - 1, rows)]
+        if (doc, n, rule) not in self._bp:
+            rows = self.docs[doc]
+            own = PageIndex.__new__(PageIndex)  # the document's pages alone, already normalized
+            own.keys = [self.keys[r] for r in rows]
+            own.raw = {k: self.raw[k] for k in own.keys}
+            own.row = {k: i for i, k in enumerate(own.keys)}
+            own._setup([self.norm[r] for r in rows])
+            local = own.boilerplate_starts(n, rule)
+            row = np.searchsorted(own._offsets, local, side="right") - 1
+            self._bp[doc, n, rule] = np.sort(local - own._offsets[row] + self._offsets[np.asarray(rows)[row]])
+        return self._bp[doc, n, rule]
+
     def shared_spans(self, text: str, rows, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE):
         """Spans of the normalized ``text`` covered by ``n``-fragments found on the page rows, as
-        ``(start, end, boilerplate)`` with adjacent fragments of one kind merged (for showing what a judge saw)."""
+        ``(start, end, boilerplate)`` with adjacent fragments of one kind merged (for showing what a judge saw).
+        Only the rows' pages and their documents' boilerplate are looked at (:meth:`doc_boilerplate_starts`)."""
         grams = gram_hashes(text, n)
         rows = [r for r in rows if len(self.norm[r]) >= n]
         if not grams.shape[0] or not rows:
             return []
         pos, _ = self._row_starts(rows, n)
-        h = self.concat.hashes(pos, n)
-        clean = self.body(pos, n, rule)
+        off = self._offsets
+        local_off = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([off[r + 1] - off[r] for r in rows], out=local_off[1:])
+        codes = np.concatenate([self._codes[off[r]:off[r + 1]] for r in rows])
+        local_pos, _ = PageIndex._starts_in(local_off, n)
+        h = Concat.from_codes(codes, local_off).hashes(local_pos, n)  # the rows' fragments, in the order of pos
+        starts = np.unique(np.concatenate([self.doc_boilerplate_starts(d, n, rule)
+                                           for d in dict.fromkeys(self.keys[r][0] for r in rows)]))
+        clean = np.searchsorted(starts, pos + n, side="left") == np.searchsorted(starts, pos - n + 1, side="left")
         plain, furniture = np.unique(h[clean]), np.unique(h[~clean])
+        in_plain, in_furniture = np.isin(grams, plain), np.isin(grams, furniture)
         kinds = []
-        for i in np.flatnonzero(np.isin(grams, plain) | np.isin(grams, furniture)):
+        for i in np.flatnonzero(in_plain | in_furniture):
             frag = text[i:i + n]
-            found = [r for r in rows if frag in self.norm[r]]
-            if not found:
+            if not any(frag in self.norm[r] for r in rows):
                 continue  # a hash collision
-            kinds.append((int(i), bool(np.isin(grams[i], furniture)) and not np.isin(grams[i], plain)))
+            kinds.append((int(i), bool(in_furniture[i]) and not in_plain[i]))
         spans: list[list] = []
         for kind in (False, True):  # merged per kind: plain spans never overlap each other
             mine: list[list] = []
