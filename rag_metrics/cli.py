@@ -14,7 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import ORDERS, InputError
+from .errors import GAINS, ORDERS, InputError
+
+OUTPUT_FORMATS = ("table", "json", "trec", "csv")
+"""What ``evaluate`` and ``compare`` print: a table, the evaluation's JSON, trec_eval's layout, or CSV."""
 
 GOLDEN_WORK = "golden-work"
 """Default folder of `rag-metrics golden`: outside data/, listed in .gitignore (a golden set quotes the documents)."""
@@ -36,13 +39,19 @@ example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format 
 
 
 def _format_options(parser) -> None:
-    parser.add_argument("--qrels-format", choices=("auto", "trec", "beir", "json"), default="auto",
+    from .io.formats import QRELS_FORMATS, RUN_FORMATS
+
+    parser.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
                         help="qrels format (default: recognized from the content)")
-    parser.add_argument("--run-format", choices=("auto", "trec", "json"), default="auto",
+    parser.add_argument("--run-format", choices=RUN_FORMATS, default="auto",
                         help="run format (default: recognized from the content)")
 
 
 def _add_evaluate(sub) -> None:
+    from .io.judgments import LEVELS
+    from .io.trec import ORDER_BY
+    from .measures.evaluator import ENGINES
+
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
@@ -53,19 +62,19 @@ def _add_evaluate(sub) -> None:
     ev.add_argument("run", help="run: TREC 'qid Q0 docid rank score tag' or JSON dict (plain or gzip)")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
-    ev.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table",
+    ev.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
     ev.add_argument("--per-query", action="store_true", help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
-    ev.add_argument("--unit", choices=("chunk", "document"), default="document",
+    ev.add_argument("--unit", choices=LEVELS, default="document",
                     help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
                          "documents and collapsed with --order) or chunk (the run's chunk IDs judged as they are)")
     ev.add_argument("--order", choices=ORDERS, default="cut_then_dedup", help="collapsing order at document level")
     ev.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant (default 1)")
-    ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
-    ev.add_argument("--order-by", choices=("score", "rank"), default="score",
+    ev.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain (default linear)")
+    ev.add_argument("--order-by", choices=ORDER_BY, default="score",
                     help="rank results by score like trec_eval (default) or by the rank column")
-    ev.add_argument("--engine", choices=("auto", "fast", "general", "dask"), default="auto",
+    ev.add_argument("--engine", choices=ENGINES, default="auto",
                     help="auto: the fast columnar path when the files allow it, else the general path (same numbers); "
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
@@ -83,6 +92,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     if only == "evaluate":
         return parser
 
+    from .io import trec
+
     cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
                                     "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
@@ -93,10 +104,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
     cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
-    cp.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table")
+    cp.add_argument("--format", choices=OUTPUT_FORMATS, default="table")
     cp.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant")
-    cp.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain")
-    cp.add_argument("--order-by", choices=("score", "rank"), default="score")
+    cp.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain")
+    cp.add_argument("--order-by", choices=trec.ORDER_BY, default="score")
     _format_options(cp)
 
     hp = sub.add_parser("history", help="list, show and diff saved evaluation runs")
@@ -218,7 +229,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
                     help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
     la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
-    la.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    la.add_argument("--preset", default="native", choices=_presets(), help="log shape (default native)")
     la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
     la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
     la.add_argument("--min-evidence-chars", type=int, default=48,
@@ -287,7 +298,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
     rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
-    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())}")
+    rp.add_argument("--preset", default="native", choices=_presets(), help="log shape (default native)")
     rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "
@@ -295,7 +306,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("-k", dest="ks", type=int, action="append", help="cutoffs for hit@k (default 1 3 5)")
     rp.add_argument("--min-chars", type=int, default=24, help="overlap judge: shared fragment length F (default 24)")
     rp.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
-    rp.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
+    rp.add_argument("--judge", choices=_judges(),
                     help="judge of the headline (default: overlap if it applies, else page, else document)")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
                     help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.options): 5, 0.5, "
@@ -321,6 +332,12 @@ def _presets() -> list:
     from .io.logs import PRESETS
 
     return list(PRESETS)
+
+
+def _judges() -> list:
+    from .judging.judges import JUDGES
+
+    return list(JUDGES)
 
 
 def _format_table(data: dict) -> str:

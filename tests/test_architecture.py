@@ -361,3 +361,28 @@ def test_each_subpackage_says_what_it_takes_in_and_hands_on(step):
     doc = (importlib.import_module(f"rag_metrics.{step}").__doc__ or "").strip()
     first = doc.splitlines()[0] if doc else ""
     assert "->" in first, f"rag_metrics/{step}/__init__.py: the first docstring line should read 'input -> output'"
+
+
+def test_the_cli_choices_are_the_package_constants():
+    """The command line offers exactly what the package accepts: its choices are the package's own tuples, so a new
+    format, engine, preset or judge reaches the CLI without being typed twice."""
+    from rag_metrics.cli import OUTPUT_FORMATS, _parser
+    from rag_metrics.errors import GAINS, ORDERS
+    from rag_metrics.io.formats import QRELS_FORMATS, RUN_FORMATS
+    from rag_metrics.io.judgments import LEVELS
+    from rag_metrics.io.logs import PRESETS
+    from rag_metrics.io.trec import ORDER_BY
+    from rag_metrics.judging.judges import JUDGES
+    from rag_metrics.measures.evaluator import ENGINES
+
+    subs = next(a for a in _parser()._actions if a.dest == "command").choices
+    choices = {(name, a.dest): tuple(a.choices) for name, p in subs.items() for a in p._actions if a.choices}
+    expected = {"qrels_format": QRELS_FORMATS, "run_format": RUN_FORMATS, "gain": GAINS, "order": ORDERS,
+                "order_by": ORDER_BY, "engine": ENGINES, "unit": LEVELS, "preset": tuple(PRESETS),
+                "judge": tuple(JUDGES), "format": OUTPUT_FORMATS}
+    seen = set()
+    for (command, dest), offered in choices.items():
+        if dest in expected:
+            assert offered == tuple(expected[dest]), (command, dest, offered)
+            seen.add(dest)
+    assert seen == set(expected)

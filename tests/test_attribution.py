@@ -74,7 +74,7 @@ def test_contains_and_token_f1_are_lexical():
     assert token_f1("the cost-centre owner", "cost-centre owner") == pytest.approx(0.8)
     assert answer_match("the cost-centre owner", "cost-centre owner", method="token_f1")
     assert not answer_match("a month", "30 days", method="token_f1")  # a paraphrase is not a match
-    with pytest.raises(ValueError, match="'match' parameter must be one of"):
+    with pytest.raises(ValueError, match="'match' parameter of answer_match must be one of"):
         answer_match("a", "a", method="semantic")
 
 

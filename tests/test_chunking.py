@@ -63,7 +63,7 @@ def test_heading_chunks(corpus):
 @pytest.mark.parametrize("kwargs, message", [
     ({"size": 0}, "'size' parameter must be an int >= 1"),
     ({"size": 100, "overlap": 100}, "0 <= overlap < size"),
-    ({"size": 100, "unit": "word"}, "'unit' parameter must be 'char' or 'token'"),
+    ({"size": 100, "unit": "word"}, "'unit' parameter of chunk_fixed must be one of \\('char', 'token'\\)"),
 ])
 def test_bad_chunk_parameters(corpus, kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotComparableError, check_k
+from ..errors import InputError, NotComparableError, check_choice, check_k
 from ..fingerprint import check_comparable, fingerprint
 from ..measures.metrics import hit_at_k, recall_at_k
 from ..serialize import jsonable
@@ -94,8 +94,7 @@ def token_f1(predicted: str, expected: str) -> float:
 
 def answer_match(predicted: str, expected: str, *, method: str = "exact", f1_threshold: float = 0.5) -> bool:
     """Whether ``predicted`` matches ``expected`` under ``method`` (exact / contains / token_f1)."""
-    if method not in MATCHES:
-        raise InputError(f"The 'match' parameter must be one of {MATCHES}. Got {method!r} instead.")
+    check_choice(method, MATCHES, "match", func="answer_match")
     p, e = normalize_answer(predicted), normalize_answer(expected)
     if method == "exact":
         return p == e
@@ -212,10 +211,8 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
     questions, gold and k, so that :func:`compare_attributions` can refuse unfair comparisons.
     """
     k = check_k(k, func="attribute")
-    if rule not in RULES:
-        raise InputError(f"The 'rule' parameter must be one of {RULES}. Got {rule!r} instead.")
-    if match not in MATCHES:
-        raise InputError(f"The 'match' parameter must be one of {MATCHES}. Got {match!r} instead.")
+    check_choice(rule, RULES, "rule", func="attribute")
+    check_choice(match, MATCHES, "match", func="attribute")
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"attribute: 'table' must be a pandas DataFrame, got {type(table).__name__}.")
     needed = ["question_id", "expected_answer", "gold_ids", "generated_answer"] + ([] if run is not None else ["retrieved_ids"])

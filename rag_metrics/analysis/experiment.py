@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
 from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
                               shared_spans)
@@ -456,6 +456,10 @@ def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -
     return table
 
 
+LOG_ENGINES = ("local", "dask")
+"""Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
+
+
 def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
                  primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
     """Judge and evaluate a retrieval log (module docstring).
@@ -473,9 +477,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
     """
-    if engine not in ("local", "dask"):
-        raise InputError(f"The 'engine' parameter of evaluate_log must be one of ('local', 'dask'). Got {engine!r} "
-                         "instead.")
+    check_choice(engine, LOG_ENGINES, "engine", func="evaluate_log")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
     if not ks:
         raise InputError("give at least one cutoff k.")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import check_choice
 from ..measures.evaluation import evaluate
 from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 from ..text import token_spans
@@ -31,7 +31,7 @@ def make_retriever(name: str, chunks: pd.DataFrame) -> BM25Retriever | DenseRetr
         return DenseRetriever(chunks)
     if name == "hybrid":
         return HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)])
-    raise InputError(f"The 'retriever' parameter must be one of {RETRIEVERS}. Got {name!r} instead.")
+    check_choice(name, RETRIEVERS, "retriever")
 
 
 def context_cost(run: pd.DataFrame, chunks: pd.DataFrame, k: int) -> pd.DataFrame:

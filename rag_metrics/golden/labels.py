@@ -46,7 +46,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..io.golden import _csv_rows, golden_from_records
 from ..io.jsonl import iter_jsonl, read_lines, write_jsonl
 from ..judging.judges import shared_spans
@@ -354,8 +354,8 @@ def read_audit_decisions(path) -> pd.DataFrame:
         if decision in ("", None):
             decision = "pending"
         if decision not in AUDIT_DECISIONS:
-            raise InputError(f"candidate {cid!r}: decision {row.get('decision')!r}; expected one of "
-                             f"{list(AUDIT_DECISIONS)}.", path=path, line=line, field="decision")
+            check_choice(row.get("decision"), AUDIT_DECISIONS, "decision", what=f"candidate {cid!r}:", path=path,
+                         line=line, field="decision")
         qid, doc = row.get("question_id"), row.get("doc_id")
         for name, value in (("question_id", qid), ("doc_id", doc)):
             if not isinstance(value, str) or not value.strip():

@@ -36,7 +36,7 @@ import time
 import warnings
 from pathlib import Path
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from .page import Page
 from .prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
@@ -94,8 +94,7 @@ class ChatGenerator:
             raise InputError(f"{self.name}: a model is required (got {model!r}); e.g. --option model=NAME.")
         self.model = model
         self.n = check_int(n, "n", func=type(self).__name__)
-        if language not in (None, "en", "ja"):
-            raise InputError(f"language must be 'en', 'ja' or None (the page's language); got {language!r}.")
+        check_choice(language, (None, "en", "ja"), "language", func=type(self).__name__)
         self.language = language
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self.retries = check_int(retries, "retries", low=0, func=type(self).__name__)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 __all__ = ["PROMPT_VERSION", "PROMPTS", "LLM_TYPES", "render_prompt", "parse_response", "MalformedResponse",
            "prompt_language"]
@@ -92,8 +92,7 @@ def prompt_language(language: str | None, text: str) -> str:
 
 def render_prompt(text: str, *, n: int = 2, language: str = "en") -> tuple[str, str]:
     """``(system, user)`` messages of the versioned template for a page's text."""
-    if language not in PROMPTS:
-        raise InputError(f"no prompt for language {language!r}; expected one of {sorted(PROMPTS)}.")
+    check_choice(language, sorted(PROMPTS), "prompt for language", what="no")
     template = PROMPTS[language]
     return template["system"], template["user"].format(n=n, text=text)
 

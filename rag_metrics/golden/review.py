@@ -51,7 +51,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from ..files import atomic_write_text
 from ..io.csvfile import read_csv
 from ..io.jsonl import iter_jsonl, write_jsonl
@@ -314,8 +314,8 @@ def read_decisions(path) -> pd.DataFrame:
         decision = row.get("decision")
         decision = decision.strip().lower() if isinstance(decision, str) else decision
         if decision not in DECISIONS:
-            raise InputError(f"question {qid!r}: decision {row.get('decision')!r}; expected one of {list(DECISIONS)}.",
-                             path=path, line=line, field="decision", question=qid)
+            check_choice(row.get("decision"), DECISIONS, "decision", what=f"question {qid!r}:", path=path, line=line,
+                         field="decision", question=qid)
         rec = {"question_id": qid, "decision": decision, "line": line}
         for key in ("question", "answer"):
             value = row.get(key)

@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from ..text import PAGE_MARKER
 from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
@@ -186,7 +186,7 @@ def read_document(path, doc_id: str | None = None) -> list[dict]:
         if PAGE_MARKER.search(head):
             return read_marked_text(path, doc_id)
         return read_plain_text(path, doc_id)
-    raise InputError(f"unknown document type {suffix!r}; expected one of {DOCUMENT_SUFFIXES}.", path=path)
+    check_choice(suffix, DOCUMENT_SUFFIXES, "document type", what="unknown", path=path)
 
 
 def read_documents(folder) -> list[dict]:

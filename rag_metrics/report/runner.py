@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..analysis.history import merge_history
-from ..errors import InputError, check_name
+from ..errors import InputError, check_choice, check_name
 from ..files import HOST, atomic_write_text, process_alive
 from ..options import parse_key_values
 from .index import write_index
@@ -384,14 +384,14 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
     from ..io.golden import load_golden
     from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
     from ..judging.audit import check_log_pages
+    from ..judging.judges import JUDGES
 
     check_name(experiment, what="experiment name")
     if not golden:
         raise InputError("an experiment report needs the golden set: --golden FILE.")
     if not runs:
         raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    if preset not in PRESETS:
-        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
     if page_base is not None and page_base not in (0, 1):
         raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
     mapping = parse_field_mapping(fields)
@@ -400,8 +400,8 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
         raise InputError("give at least one cutoff k.", field="k")
     check_int(min_chars, "min_chars")
     check_int(window, "window", low=0)
-    if judge is not None and judge not in ("overlap", "page", "marker", "document"):
-        raise InputError(f"unknown judge {judge!r}; expected overlap, page, marker or document.", field="judge")
+    if judge is not None:
+        check_choice(judge, JUDGES, "judge", what="unknown", field="judge")
     specs = [parse_run_spec(r) for r in runs]
     corpus = load_corpus(pages) if pages else None
     golden_set = load_golden(golden, corpus=corpus)

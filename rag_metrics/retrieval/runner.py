@@ -43,7 +43,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
 from ..io.logs import log_records, native_items
 from ..options import load_callable
@@ -92,9 +92,7 @@ class _BuiltinSearch:
         from .chunking import chunk_by_heading, chunk_fixed
         from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever
 
-        if kind not in BUILTINS:
-            raise InputError(f"unknown built-in retriever {kind!r}; expected one of {', '.join(BUILTINS)}.",
-                             field="retriever")
+        check_choice(kind, BUILTINS, "built-in retriever", what="unknown", field="retriever")
         self.chunks = chunk_by_heading(corpus) if heading else chunk_fixed(corpus, size, overlap, unit=unit)
         if kind == "bm25":
             self.retriever = BM25Retriever(self.chunks)
