@@ -386,3 +386,18 @@ def test_the_cli_choices_are_the_package_constants():
             assert offered == tuple(expected[dest]), (command, dest, offered)
             seen.add(dest)
     assert seen == set(expected)
+
+
+def test_the_cjk_class_and_the_page_marker_are_defined_once():
+    """Kana/kanji ranges and the ``[p.N]`` pattern live in rag_metrics/text.py alone: two copies drift apart (one had
+    lost half-width katakana and the compatibility ideographs)."""
+    ranges = re.compile(r"\\u(?:3040|30ff|3400|4e00|9fff|f900|ff66)|[\u3040\u3400\u4e00\uf900]-")
+    marker = re.compile(r"\\\[p\\\.")
+    copies = [f"{path.relative_to(REPO)}:{n}" for path, _ in _modules() if path.name != "text.py"
+              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+              if ranges.search(line) or marker.search(line)]
+    assert not copies, "\n".join(copies)
+    from rag_metrics.text import CJK_CHAR, PAGE_MARKER, cjk_count
+
+    assert cjk_count("ｶﾀｶﾅ 﨑 かな 漢字 abc") == 9 and not CJK_CHAR.search("ＡＢＣ１２３")
+    assert [m.group(1) for m in PAGE_MARKER.finditer("[p.1] a [p.12] [p.x]")] == ["1", "12"]

@@ -20,6 +20,7 @@ import json
 import re
 
 from ..errors import InputError, check_choice
+from ..text import cjk_count
 
 __all__ = ["PROMPT_VERSION", "PROMPTS", "LLM_TYPES", "render_prompt", "parse_response", "MalformedResponse",
            "prompt_language"]
@@ -86,7 +87,7 @@ def prompt_language(language: str | None, text: str) -> str:
     if language in PROMPTS:
         return language
     letters = [c for c in text if c.isalpha()]
-    cjk = sum(1 for c in letters if "\u3040" <= c <= "\u9fff" or "\uf900" <= c <= "\uffef")
+    cjk = cjk_count("".join(letters))
     return "ja" if letters and cjk / len(letters) > 0.2 else "en"
 
 

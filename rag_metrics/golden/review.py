@@ -55,7 +55,7 @@ from ..errors import InputError, check_choice
 from ..files import atomic_write_text
 from ..io.csvfile import read_csv
 from ..io.jsonl import iter_jsonl, write_jsonl
-from ..text import normalize
+from ..text import CJK_CHAR, normalize
 from .generate import Draft
 from .sampler import PageSample
 
@@ -134,7 +134,6 @@ PATTERNS: tuple[Pattern, ...] = (
 DECISIONS = ("keep", "drop")
 REVIEW_COLUMNS = ["question_id", "decision", "reasons", "question", "answer", "type", "doc_id", "page", "evidence",
                   "generator"]
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _fold(text: str) -> str:
@@ -149,10 +148,10 @@ def _names_document(question: str, title: str | None, doc_id: str | None) -> str
         folded = _fold(name)
         if folded in q:
             return name
-        if _CJK.search(folded) and len(folded) > 6:
+        if CJK_CHAR.search(folded) and len(folded) > 6:
             for i in range(len(folded) - 5):
                 window = folded[i:i + 6]
-                if len(_CJK.findall(window)) == 6 and window in q:
+                if len(CJK_CHAR.findall(window)) == 6 and window in q:
                     return window
     return None
 

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import InputError, check_choice
-from ..text import PAGE_MARKER
+from ..text import KANA, KANJI, PAGE_MARKER
 from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
 __all__ = ["script_language", "read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
@@ -110,8 +110,8 @@ def _declared_language(reader) -> str:
     return primary if primary.isascii() and primary.isalpha() and 2 <= len(primary) <= 3 else ""
 
 
-_KANA = re.compile("[\u3040-\u30ff]")
-_KANJI = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_KANA = re.compile(f"[{KANA}]")
+_KANJI = re.compile(f"[{KANJI}]")
 
 
 def script_language(text: str) -> str:
