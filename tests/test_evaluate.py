@@ -177,3 +177,17 @@ def test_ranks_beyond_int64_are_refused_not_wrapped(rank):
 def test_the_largest_int64_rank_is_fine():
     run = pd.DataFrame({"question_id": ["q1", "q1"], "rank": [2**63 - 1, 5], "doc_id": ["x", "manual"]})
     assert evaluate(GOLDEN, run, ["mrr"]).per_question.loc["q1", "mrr"] == 1.0  # manual (rank 5) comes first
+
+
+def test_summary_dict_and_summary_are_one_computation():
+    """The JSON summary and the DataFrame summary come from summary_rows: same means, counts and excluded IDs,
+    computed here by hand."""
+    golden = pd.DataFrame({"question_id": ["a", "b", "c"], "doc_id": ["d1", "d2", None]})
+    run = pd.DataFrame({"question_id": ["a", "a", "b", "c"], "rank": [1, 2, 1, 1], "doc_id": ["x", "d1", "y", "d1"]})
+    ev = evaluate(golden, run, ["mrr", "recall@1"])
+    frame, plain = ev.summary, ev.summary_dict()
+    assert plain["mrr"] == {"mean": (0.5 + 0.0) / 2, "evaluated": 2, "excluded": 1, "excluded_ids": ["c"]}
+    assert plain["recall@1"]["mean"] == 0.0
+    for m in ("mrr", "recall@1"):
+        assert frame.loc[m, "mean"] == plain[m]["mean"] and frame.loc[m, "evaluated"] == plain[m]["evaluated"]
+        assert list(frame.loc[m, "excluded_ids"]) == plain[m]["excluded_ids"]

@@ -10,6 +10,7 @@ serializer (command line, run history, reports); :meth:`~Evaluation.to_trec` and
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from ..serialize import jsonable
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Evaluation", "summarize", "JUDGED_WARNING"]
+__all__ = ["Evaluation", "summarize", "summary_rows", "JUDGED_WARNING"]
 
 _COUNTS = ("n_relevant", "n_retrieved")
 JUDGED_WARNING = 0.5
@@ -90,16 +91,14 @@ class Evaluation:
         return int(np.max(self.n_retrieved, initial=0))
 
     def summary_dict(self) -> dict:
-        """``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
+        """:func:`summary_rows` as plain data for JSON (no pandas): ``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
         is defined. A Judged@k mean below :data:`JUDGED_WARNING` carries a ``warning``."""
         from .registry import parse_measure
 
-        out = {}
-        for m, v in self.values.items():
-            defined = ~np.isnan(v)
-            mean = float(v[defined].mean()) if defined.any() else None
-            out[m] = {"mean": mean, "evaluated": int(defined.sum()), "excluded": int((~defined).sum()),
-                      "excluded_ids": [self.questions[i] for i in np.flatnonzero(~defined)]}
+        out = summary_rows(self.values, self.questions)
+        for m, row in out.items():
+            mean = row["mean"] = None if math.isnan(row["mean"]) else row["mean"]
+            row["excluded_ids"] = list(row["excluded_ids"])
             if parse_measure(m).name == "judged" and mean is not None and mean < JUDGED_WARNING:
                 out[m]["warning"] = (f"only {mean:.0%} of the top {parse_measure(m).k} results have a judgment: low "
                                      "scores may be missing labels rather than bad retrieval")
@@ -209,20 +208,30 @@ class Evaluation:
         return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
 
 
+def summary_rows(values, questions) -> dict:
+    """The one summary of per-question values: ``{measure: {"mean", "evaluated", "excluded", "excluded_ids"}}`` for
+    ``values`` (``{measure: float array}``, NaN = undefined) over ``questions`` (the IDs, in the arrays' order).
+
+    ``mean`` is the mean over defined values (NaN when none is), ``evaluated``/``excluded`` count the defined and the
+    undefined values, ``excluded_ids`` (a tuple) names the questions left out. :func:`summarize` and
+    :meth:`Evaluation.summary_dict` both read it.
+    """
+    ids = list(questions)
+    rows = {}
+    for m, v in values.items():
+        v = np.asarray(v, dtype=np.float64)
+        defined = ~np.isnan(v)
+        rows[m] = {"mean": float(v[defined].mean()) if defined.any() else math.nan, "evaluated": int(defined.sum()),
+                   "excluded": int((~defined).sum()), "excluded_ids": tuple(ids[i] for i in np.flatnonzero(~defined).tolist())}
+    return rows
+
+
 def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
-    """Mean over defined values, with the count evaluated and the count and IDs excluded."""
+    """:func:`summary_rows` of a per-question table as a DataFrame indexed by measure: mean over defined values, with
+    the count evaluated and the count and IDs excluded."""
     import pandas as pd
 
-    rows = {}
-    for m in measures:
-        col = per_question[m].to_numpy(dtype=np.float64)
-        defined = ~np.isnan(col)
-        rows[m] = {
-            "mean": float(col[defined].mean()) if defined.any() else np.nan,
-            "evaluated": int(defined.sum()),
-            "excluded": int((~defined).sum()),
-            "excluded_ids": tuple(per_question.index[~defined]),
-        }
+    rows = summary_rows({m: per_question[m].to_numpy(dtype=np.float64) for m in measures}, per_question.index)
     out = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "evaluated", "excluded", "excluded_ids"])
     out.index.name = "measure"
     return out
