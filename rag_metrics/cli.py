@@ -229,7 +229,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
                     help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
     la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
-    la.add_argument("--preset", default="native", choices=_presets(), help="log shape (default native)")
+    la.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
     la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
     la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
     la.add_argument("--min-evidence-chars", type=int, default=48,
@@ -298,7 +298,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
     rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
-    rp.add_argument("--preset", default="native", choices=_presets(), help="log shape (default native)")
+    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
     rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "

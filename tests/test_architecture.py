@@ -375,17 +375,28 @@ def test_the_cli_choices_are_the_package_constants():
     from rag_metrics.judging.judges import JUDGES
     from rag_metrics.measures.evaluator import ENGINES
 
-    subs = next(a for a in _parser()._actions if a.dest == "command").choices
-    choices = {(name, a.dest): tuple(a.choices) for name, p in subs.items() for a in p._actions if a.choices}
+    def parsers(parser, name="rag-metrics"):  # every command and sub-command
+        yield name, parser
+        for action in parser._actions:
+            if isinstance(action.choices, dict):
+                for sub, p in action.choices.items():
+                    yield from parsers(p, f"{name} {sub}")
+
+    subs = dict(parsers(_parser()))
+    choices = {(name, a.dest): tuple(a.choices) for name, p in subs.items() for a in p._actions
+               if a.choices and not isinstance(a.choices, dict)}
     expected = {"qrels_format": QRELS_FORMATS, "run_format": RUN_FORMATS, "gain": GAINS, "order": ORDERS,
-                "order_by": ORDER_BY, "engine": ENGINES, "unit": LEVELS, "preset": tuple(PRESETS),
-                "judge": tuple(JUDGES), "format": OUTPUT_FORMATS}
+                "order_by": ORDER_BY, "engine": ENGINES, "unit": LEVELS, "judge": tuple(JUDGES),
+                "format": OUTPUT_FORMATS}
     seen = set()
     for (command, dest), offered in choices.items():
         if dest in expected:
             assert offered == tuple(expected[dest]), (command, dest, offered)
             seen.add(dest)
     assert seen == set(expected)
+    # --preset is checked by the package (one line naming the presets, exit 2); its help lists the same names
+    helps = [a.help for p in subs.values() for a in p._actions if a.dest == "preset"]
+    assert len(helps) == 2 and all(f"log shape: {', '.join(PRESETS)} " in h for h in helps)
 
 
 def test_the_cjk_class_and_the_page_marker_are_defined_once():

@@ -37,7 +37,7 @@ from ..measures.evaluation import Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from .stats import mean_interval
+from .intervals import mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log"]
 
@@ -444,16 +444,7 @@ def _segments(text: str, spans) -> list[tuple[str, bool]]:
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
     """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
     :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
-    rows = {}
-    for name, pq in per_question.items():
-        row = {"n": int(pq[measures[0]].notna().sum())}
-        for m in measures:
-            iv = mean_interval(pq[m], n_resamples=n_resamples)
-            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
-        rows[name] = row
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "run"
-    return table
+    return mean_table(per_question, measures, n_resamples=n_resamples)
 
 
 LOG_ENGINES = ("local", "dask")
