@@ -256,20 +256,24 @@ def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -
     golden set and judge); the newest comparable pair also gets each measure's paired change with the interval,
     p-value and verdict of the exact paired test (:func:`~rag_metrics.analysis.stats.paired_test`) and a
     ``within noise`` flag (p >= 0.05, the same event as the interval holding 0)."""
-    from .intervals import mean_table
-    from .stats import paired_test
+    from .stats import mean_interval, paired_test
 
     if not records:
         return pd.DataFrame()
     newest = records[-1]
-    means = mean_table([(rec["name"], pd.DataFrame.from_dict(rec["per_query"], orient="index")) for rec in records],
-                       measures, n_resamples=n_resamples)
-    table = pd.DataFrame({
-        "run": [rec["name"] for rec in records],
-        "run_time": [rec.get("config", {}).get("run_time") or rec["timestamp"] for rec in records],
-        "comparable": [all(rec["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)
-                       for rec in records]})
-    table = pd.concat([table, means.reset_index(drop=True)], axis=1)
+    rows = []
+    for rec in records:
+        per_q = pd.DataFrame.from_dict(rec["per_query"], orient="index")
+        row = {"run": rec["name"], "run_time": rec.get("config", {}).get("run_time") or rec["timestamp"],
+               "comparable": all(rec["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)}
+        present = [m for m in measures if m in per_q]
+        row["n"] = int(per_q[present[0]].notna().sum()) if present else 0
+        for m in measures:
+            if m in per_q:
+                iv = mean_interval(per_q[m].astype(float), n_resamples=n_resamples)
+                row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
+        rows.append(row)
+    table = pd.DataFrame(rows)
     comparable = [r for r in records if all(r["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)]
     if len(comparable) >= 2:
         prev, last = comparable[-2], comparable[-1]
