@@ -136,8 +136,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                     help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k) "
                          "(with --option: MODULE:FACTORY called as FACTORY(**options) to make it)")
     rn.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
-    rn.add_argument("--pages", metavar="PATH", help="corpus for the built-in retrievers: pages.jsonl or a folder "
-                                                    "(default: the sample corpus)")
+    rn.add_argument("--pages", metavar="PATH", help="the documents the built-in retrievers search: pages.jsonl or a "
+                                                    "folder (required with a built-in retriever)")
     rn.add_argument("-k", type=int, default=10, help="results per question (default 10)")
     rn.add_argument("--experiment", default="default", help="experiment name: the log goes to RUNS_DIR/NAME/")
     rn.add_argument("--out", metavar="FILE", help="log path (default RUNS_DIR/EXPERIMENT/<UTC timestamp>.jsonl)")
@@ -162,8 +162,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                          description="Body text weighed in characters (a kana/kanji counts 3); pages below "
                                      "--min-chars are never drawn; per document, drawn without replacement with "
                                      "probability proportional to size. help(rag_metrics.golden.sampler)")
-    gs.add_argument("--pages", metavar="PATH", help="pages.jsonl, a folder of documents or a document "
-                                                    "(default: the sample corpus)")
+    gs.add_argument("--pages", required=True, metavar="PATH", help="pages.jsonl, a folder of documents or a "
+                                                                   "document (data/corpus: the project's sample)")
     gs.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
                     help=f"where to write the sample (default {GOLDEN_WORK}/sample.jsonl)")
     gs.add_argument("--per-document", type=int, default=3, help="pages per document (default 3)")
@@ -695,6 +695,9 @@ def cmd_run(args) -> int:
         if unknown:
             raise InputError(f"unknown option(s) {unknown} for the built-in retriever; expected size, overlap, unit, "
                              "heading.")
+        if not args.pages:
+            raise InputError(f"the built-in retriever {args.retriever} searches your documents: give --pages PATH "
+                             "(pages.jsonl or a folder; data/corpus is the project's sample).", field="pages")
         corpus = load_corpus(args.pages)
         search = builtin_search(args.retriever, corpus, **options)
         settings = {"retriever": args.retriever, "options": {**options, **search.settings},

@@ -141,7 +141,7 @@ def test_bad_input_is_named():
         attribute(SEED.drop(columns="generated_answer"), k=2)
     with pytest.raises(InputError, match="question 'q1': gold_ids must be a list"):
         attribute(SEED.assign(gold_ids=["expense", ["faq"], ["travel"]]), k=2)
-    golden = load_golden()
+    golden = load_golden(sample=True)
     answers = pd.DataFrame({"question_id": list(golden.questions.index) + ["q999"],
                             "generated_answer": ["x"] * (len(golden.questions) + 1)})
     with pytest.raises(InputError, match="answers: question 'q999' is not in the golden set"):
@@ -187,8 +187,8 @@ def test_diagnosis_table():
 def test_sample_answers_log_attributes():
     from rag_metrics.io.corpus import load_answers
 
-    golden = load_golden()
-    answers = load_answers()
+    golden = load_golden(sample=True)
+    answers = load_answers(sample=True)
     assert answers.loc[0, "faithfulness"] == 0.95  # read exactly
     a = attribute(join_answers(golden, answers[answers["generator"] == "gen_a"]), k=3)
     assert len(a.records) == 65 and len(a.no_answer) == 6 and len(a.backlog) == 4

@@ -39,7 +39,7 @@ def test_fixed_token_chunks(corpus):
 
 
 def test_chunk_ids_are_stable_and_unique(corpus):
-    a, b = chunk_fixed(corpus, 300, 50), chunk_fixed(load_corpus(), 300, 50)
+    a, b = chunk_fixed(corpus, 300, 50), chunk_fixed(load_corpus(sample=True), 300, 50)
     assert a["chunk_id"].tolist() == b["chunk_id"].tolist()
     assert a["chunk_id"].is_unique
     assert not set(a["chunk_id"]) & set(chunk_fixed(corpus, 300, 0)["chunk_id"])  # config is in the ID

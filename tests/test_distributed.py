@@ -158,8 +158,8 @@ def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log
 
-    corpus = load_corpus()
-    golden = load_golden(corpus=corpus)
+    corpus = load_corpus(sample=True)
+    golden = load_golden(corpus=corpus, sample=True)
     lines = (data_dir() / "examples" / "bm25_c400o100.jsonl").read_text(encoding="utf-8").splitlines()
     unknown = json.dumps({"question_id": "zz", "question": "not in the golden set", "retrieved": []})
     (tmp_path / "log.jsonl").write_text("\n".join(lines[3:] + [unknown]) + "\n", encoding="utf-8")  # 3 missing

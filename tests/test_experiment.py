@@ -236,7 +236,7 @@ def test_cli_run_with_a_module_retriever_and_a_builtin(golden, tmp_path, monkeyp
     assert len(logs) == 1 and len(load_log(logs[0]).questions) == 71
     assert main(["run", "--retriever", "nosuch:search", "--golden", golden_path]) == 2
     assert "cannot import 'nosuch'" in capsys.readouterr().err
-    search = builtin_search("bm25", load_corpus(), size=400, overlap=100)
+    search = builtin_search("bm25", load_corpus(sample=True), size=400, overlap=100)
     items = search("How many days do I have to submit an expense claim?", 3)
     assert len(items) == 3 and {"doc_id", "pages", "chunk_id", "text", "score"} <= set(items[0])
 
@@ -290,7 +290,7 @@ def test_experiment_report_end_to_end(tmp_path):
     from rag_metrics.measures.evaluation import JUDGED_WARNING
 
     log = load_log(EXAMPLES / "bm25_c400o100.jsonl")
-    judged = evaluate(load_golden().gold, log.run[["question_id", "rank", "doc_id"]], ["judged@5"]).summary
+    judged = evaluate(load_golden(sample=True).gold, log.run[["question_id", "rank", "doc_id"]], ["judged@5"]).summary
     mean = judged.at["judged@5", "mean"]
     assert f"judged@5 = <strong>{mean:.3f}</strong>" in page
     assert ("is below 0.5" in page) == (mean < JUDGED_WARNING)

@@ -18,8 +18,8 @@ def test_context_cost_hand_computed():
 
 
 def test_grid_shape_and_skips_bad_overlaps():
-    corpus = load_corpus()
-    golden = load_golden(corpus=corpus)
+    corpus = load_corpus(sample=True)
+    golden = load_golden(corpus=corpus, sample=True)
     grid = chunking_grid(corpus, golden, sizes=[300, 100], overlaps=[0, 100], ks=[1, 3], heading=True)
     configs = set(zip(grid.summary["size"], grid.summary["overlap"].fillna(-1)))
     assert configs == {(300, 0), (300, 100), (100, 0), ("heading", -1)}  # 100/100 skipped

@@ -27,7 +27,7 @@ from rag_metrics.io.golden import load_golden
 from rag_metrics.io.jsonl import write_jsonl
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORPUS = load_corpus()
+CORPUS = load_corpus(sample=True)
 
 
 def _pages(spec: dict[str, list[int]]) -> list[dict]:
@@ -484,7 +484,7 @@ def test_hand_made_context_dependent_questions():
 
 
 def test_the_hand_written_golden_set_is_almost_never_flagged():
-    golden = load_golden()
+    golden = load_golden(sample=True)
     flagged = []
     for qid, row in golden.questions.iterrows():
         docs = golden.gold_pages.loc[golden.gold_pages["question_id"] == qid, "doc_id"].unique()
@@ -625,7 +625,7 @@ def test_cli_builds_a_golden_set_offline(tmp_path, monkeypatch, capsys):
 
 def test_cli_dry_run_prints_the_cost_and_calls_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["golden", "sample", "--per-document", "2"]) == 0
+    assert main(["golden", "sample", "--pages", str(CORPUS.source), "--per-document", "2"]) == 0
     # base_url points at a closed port: any call would fail; a dry run makes none
     code = main(["golden", "generate", "--generator", "openai", "--option", "model=gpt-4o-mini", "--option",
                  "base_url=http://127.0.0.1:9/v1", "--dry-run", "--price-in", "0.15", "--price-out", "0.6"])
@@ -638,7 +638,7 @@ def test_cli_errors_name_what_is_wrong(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["golden", "generate", "--sample", "missing.jsonl"]) == 2
     assert "missing.jsonl: file not found" in capsys.readouterr().err
-    main(["golden", "sample"])
+    main(["golden", "sample", "--pages", str(CORPUS.source)])
     assert main(["golden", "generate", "--generator", "gpt5"]) == 2
     assert "unknown generator 'gpt5'" in capsys.readouterr().err
     (tmp_path / "empty.jsonl").write_text("", encoding="utf-8")
@@ -655,7 +655,7 @@ def test_cli_generate_reports_failed_pages(tmp_path, monkeypatch, capsys):
         "    return [{'question': 'What is on page %d?' % page.page, 'type': 'fact', 'answer': None}]\n",
         encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    main(["golden", "sample"])
+    main(["golden", "sample", "--pages", str(CORPUS.source)])
     sample = read_sample(tmp_path / "golden-work" / "sample.jsonl")
     odd = int((sample.pages["page"] % 2 == 1).sum())
     code = main(["golden", "generate", "--generator", "flaky_gen:generate", "--no-progress"])

@@ -75,7 +75,7 @@ def inputs(tmp_path_factory):
     from rag_metrics.io.corpus import load_corpus
 
     d = tmp_path_factory.mktemp("hostile")
-    sample = load_corpus().pages
+    sample = load_corpus(sample=True).pages
     docs = list(dict.fromkeys(sample["doc_id"]))[:2]
     names = {doc: hostile(i, f"doc{i}") for i, doc in enumerate(docs)}
     rows = []

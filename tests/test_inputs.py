@@ -47,7 +47,7 @@ def test_unreadable_pdf_is_named(tmp_path, capsys):
 
 
 def test_sample_corpus_round_trips_through_pages_jsonl(tmp_path):
-    sample = load_corpus()
+    sample = load_corpus(sample=True)
     path = write_pages(sample.pages.to_dict("records"), tmp_path / "pages.jsonl")
     again = load_corpus(path)
     assert again.pages[["doc_id", "page", "text"]].equals(sample.pages[["doc_id", "page", "text"]])
@@ -169,7 +169,7 @@ def test_each_preset_reads_the_same_run(tmp_path, preset):
     else:
         assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
     assert run["chunk_id"].iloc[0] == "c1" and run["score"].iloc[0] == 0.9
-    mapping, report = resolve_documents(run["doc_id"], load_corpus().documents.index)
+    mapping, report = resolve_documents(run["doc_id"], load_corpus(sample=True).documents.index)
     assert [mapping[d] for d in run["doc_id"]] == ["expense_policy", "faq_ja"]
     assert log.questions["answer"].tolist() == ["A"] and log.latency()["median_ms"] == 12.5
 

@@ -75,7 +75,7 @@ def test_bad_judge_parameters():
 
 @pytest.fixture(scope="module")
 def setup(corpus):
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     chunks = chunk_fixed(corpus, 300, 50)
     retriever = BM25Retriever(chunks)
     return golden, chunks, retriever, retriever.search(golden.labelled.reset_index(), 10)
