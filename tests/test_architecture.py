@@ -412,3 +412,13 @@ def test_the_cjk_class_and_the_page_marker_are_defined_once():
 
     assert cjk_count("ｶﾀｶﾅ 﨑 かな 漢字 abc") == 9 and not CJK_CHAR.search("ＡＢＣ１２３")
     assert [m.group(1) for m in PAGE_MARKER.finditer("[p.1] a [p.12] [p.x]")] == ["1", "12"]
+
+
+def test_the_experiment_loop_is_one_import_and_import_stays_light():
+    code = ("import sys, rag_metrics as rm\nassert 'pandas' not in sys.modules\n"
+            "from rag_metrics import evaluate_log, load_log, load_golden, load_corpus, load_answers, evaluate_pages\n"
+            "from rag_metrics.analysis.experiment import evaluate_log as deep\n"
+            "assert evaluate_log is deep and 'load_log' in dir(rm) and 'evaluate_log' in rm.__all__\n"
+            "try:\n    rm.no_such_name\nexcept AttributeError:\n    print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
