@@ -194,7 +194,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     gr = gsub.add_parser("review", help="flag context-dependent and near-duplicate questions; write the review file",
                          description="Writes REVIEW (CSV, or JSON lines by extension) with a decision column "
                                      "pre-filled drop for flagged questions, and an HTML page of each question "
-                                     "beside its page. help(rag_metrics.golden.review)")
+                                     "beside its page. help(rag_metrics.golden.flags)")
     gr.add_argument("draft", nargs="?", default=f"{GOLDEN_WORK}/draft.jsonl", help="the draft "
                                                                                    f"(default {GOLDEN_WORK}/draft.jsonl)")
     gr.add_argument("--sample", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
@@ -520,7 +520,8 @@ def cmd_golden(args) -> int:
     if args.action == "review":
         from .files import atomic_write_text
         from .golden.generate import read_draft
-        from .golden.review import review_draft, review_html, write_review
+        from .golden.review import review_html
+        from .golden.review_file import review_draft, write_review
         from .golden.sampler import read_sample
 
         draft = read_draft(args.draft)
@@ -535,7 +536,8 @@ def cmd_golden(args) -> int:
             print(f"  {row['question_id']}: {row['reasons']}")
         return 0
     from .golden.generate import read_draft
-    from .golden.review import accept, read_decisions
+    from .golden.review import accept
+    from .golden.review_file import read_decisions
     from .io.corpus import load_corpus
 
     draft = read_draft(args.draft)
@@ -579,7 +581,7 @@ def cmd_labels(args) -> int:
     if args.action == "sample":
         from .analysis.experiment import evaluate_log
         from .golden.labels import judging_sample
-        from .golden.review import write_review
+        from .golden.review_file import write_review
         from .io.logs import load_log
 
         corpus = load_corpus(args.pages)

@@ -19,8 +19,9 @@ from rag_metrics.golden.generate import Draft, estimate_cost, generate_questions
 from rag_metrics.golden.generators import ExtractiveGenerator, Page, check_questions, load_generator
 from rag_metrics.golden.llm import BedrockGenerator, OpenAIGenerator, RateLimited, estimate_tokens
 from rag_metrics.golden.prompts import PROMPT_VERSION, MalformedResponse, parse_response, render_prompt
-from rag_metrics.golden.review import (PATTERNS, accept, find_span, flag_context_dependent, near_duplicates,
-                                       read_decisions, review_draft, review_html, write_review)
+from rag_metrics.golden.flags import PATTERNS, flag_context_dependent, near_duplicates
+from rag_metrics.golden.review import accept, find_span, review_html
+from rag_metrics.golden.review_file import read_decisions, review_draft, write_review
 from rag_metrics.golden.sampler import PageSample, page_size, read_sample, sample_pages, write_sample
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
@@ -663,3 +664,13 @@ def test_cli_generate_reports_failed_pages(tmp_path, monkeypatch, capsys):
     assert code == (0 if odd < len(sample) else 1)
     assert f"{odd} page(s) failed, recorded in golden-work/draft.errors.jsonl" in captured.err
     assert "ValueError: model returned nonsense" in captured.err
+
+
+def test_review_reexports_are_the_same_objects():
+    """golden.review keeps the names it had (flags and the review file moved to their own modules)."""
+    from rag_metrics.golden import flags, review, review_file
+
+    for name in ("PATTERNS", "flag_context_dependent", "near_duplicates"):
+        assert getattr(review, name) is getattr(flags, name)
+    for name in ("review_draft", "write_review", "read_decisions", "neutralize_cell", "restore_cell", "DECISIONS"):
+        assert getattr(review, name) is getattr(review_file, name)

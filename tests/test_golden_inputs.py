@@ -20,7 +20,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.golden.generate import Draft, generate_questions, read_draft, write_draft
 from rag_metrics.golden.generators import Page
 from rag_metrics.golden.llm import OpenAIGenerator
-from rag_metrics.golden.review import neutralize_cell, read_decisions, restore_cell, review_draft, write_review
+from rag_metrics.golden.review_file import neutralize_cell, read_decisions, restore_cell, review_draft, write_review
 from rag_metrics.golden.sampler import sample_pages
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.measures.registry import parse_measure

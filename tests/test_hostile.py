@@ -143,7 +143,8 @@ def test_result_objects_render_escaped(inputs):
 
 def test_golden_review_page_escapes_every_payload(inputs):
     from rag_metrics.golden.generate import Draft
-    from rag_metrics.golden.review import review_draft, review_html
+    from rag_metrics.golden.review import review_html
+    from rag_metrics.golden.review_file import review_draft
     from rag_metrics.golden.sampler import sample_pages
 
     import pandas as pd

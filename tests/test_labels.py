@@ -400,7 +400,7 @@ def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
     assert judging_sample(result, 3, seed=1).equals(sheet), "seeded"
     path = tmp_path / "sheet.csv"
     sheet["relevant"] = sheet["relevant"].fillna("no")
-    from rag_metrics.golden.review import write_review
+    from rag_metrics.golden.review_file import write_review
 
     write_review(sheet, path)
     judgments, sample = read_judging_sheet(path, by="Aiko")
