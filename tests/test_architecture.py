@@ -422,3 +422,13 @@ def test_the_experiment_loop_is_one_import_and_import_stays_light():
             "try:\n    rm.no_such_name\nexcept AttributeError:\n    print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_analysis_builds_and_runs_no_retriever():
+    """Retrievers are built and searched in retrieval/; analysis/ evaluates the runs it is handed (through
+    retrieval's functions), so a change in how a run is made is one place."""
+    searching = re.compile(r"\b(?:BM25Retriever|DenseRetriever|HybridRetriever|make_retriever|chunk_fixed|chunk_by_heading)\("
+                           r"|\bretriever\.search\(")
+    found = [f"{path.relative_to(REPO)}:{n}" for path, module in _modules() if module.startswith("rag_metrics.analysis")
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if searching.search(line)]
+    assert not found, "\n".join(found)

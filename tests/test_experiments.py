@@ -5,7 +5,8 @@ import pytest
 
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.analysis.experiments import chunking_grid, context_cost, make_retriever
+from rag_metrics.analysis.grid import chunking_grid, context_cost
+from rag_metrics.retrieval.retrievers import make_retriever
 
 
 def test_context_cost_hand_computed():
@@ -25,5 +26,13 @@ def test_grid_shape_and_skips_bad_overlaps():
     assert configs == {(300, 0), (300, 100), (100, 0), ("heading", -1)}  # 100/100 skipped
     assert (grid.summary["evaluated"] == 65).all()
     assert set(grid.by_type["type"]) == {"definition", "fact", "procedure", "multi_hop"}
-    with pytest.raises(ValueError, match="'retriever' parameter must be one of"):
+    with pytest.raises(ValueError, match="'retriever' parameter of make_retriever must be one of"):
         make_retriever("splade", None)
+
+
+def test_the_former_module_names_the_same_objects():
+    from rag_metrics.analysis import experiments, grid
+    from rag_metrics.retrieval import retrievers
+
+    assert experiments.chunking_grid is grid.chunking_grid and experiments.context_cost is grid.context_cost
+    assert experiments.make_retriever is retrievers.make_retriever and experiments.RETRIEVERS is retrievers.RETRIEVERS

@@ -1,108 +1,12 @@
-"""Experiment helpers for notebooks: build a retriever by name, context cost, the chunking grid."""
+"""Former home of the chunking grid and the retriever-by-name helper, kept so existing imports keep working.
+
+The grid and the context cost are in :mod:`rag_metrics.analysis.grid`; building a built-in retriever by name is
+retrieval's job (:func:`rag_metrics.retrieval.retrievers.make_retriever`).
+"""
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import pandas as pd
-
-from ..errors import check_choice
-from ..measures.evaluation import evaluate
-from ..retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
-from ..text import token_spans
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
+from ..retrieval.retrievers import RETRIEVERS, make_retriever
+from .grid import GridResult, chunking_grid, context_cost
 
 __all__ = ["make_retriever", "context_cost", "chunking_grid", "GridResult", "RETRIEVERS"]
-
-RETRIEVERS = ("bm25", "dense", "hybrid")
-
-
-def make_retriever(name: str, chunks: pd.DataFrame) -> BM25Retriever | DenseRetriever | HybridRetriever:
-    """``"bm25"``, ``"dense"`` or ``"hybrid"`` (RRF of both) over ``chunks``."""
-    from ..retrieval.retrievers import BM25Retriever, DenseRetriever, HybridRetriever
-
-    if name == "bm25":
-        return BM25Retriever(chunks)
-    if name == "dense":
-        return DenseRetriever(chunks)
-    if name == "hybrid":
-        return HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)])
-    check_choice(name, RETRIEVERS, "retriever")
-
-
-def context_cost(run: pd.DataFrame, chunks: pd.DataFrame, k: int) -> pd.DataFrame:
-    """What the LLM is handed per question at cutoff ``k``: the top-``k`` chunks' characters and tokens.
-
-    Counts the indexed text (prefix included), since that is what a RAG prompt receives.
-    Returns one row per question: ``question_id, context_chars, context_tokens``.
-    """
-    full = pd.Series(indexed_text(chunks), index=chunks["chunk_id"])
-    top = run[run["rank"] <= k]
-    lengths = top["chunk_id"].map(full.str.len())
-    tokens = top["chunk_id"].map(full.map(lambda t: len(token_spans(t))))
-    out = pd.DataFrame({"question_id": top["question_id"], "context_chars": lengths, "context_tokens": tokens})
-    return out.groupby("question_id", sort=False)[["context_chars", "context_tokens"]].sum().reset_index()
-
-
-@dataclass(frozen=True)
-class GridResult:
-    """``summary``: one row per (configuration, k); ``by_type``: the same per question type;
-    ``per_question``: document-level values per (configuration, k, question)."""
-
-    summary: pd.DataFrame
-    by_type: pd.DataFrame
-    per_question: pd.DataFrame
-
-
-def _progress(iterable, total, enabled, desc):
-    if not enabled:
-        return iterable
-    from tqdm import tqdm
-
-    # No rates or times in the bar: its text is the same on every run.
-    return tqdm(iterable, total=total, desc=desc, file=sys.stderr, mininterval=0, miniters=1,
-                bar_format="{desc}: {n_fmt}/{total_fmt} |{bar:20}|")
-
-
-def chunking_grid(corpus, golden, *, sizes, overlaps, ks, retriever="bm25", unit="char",
-                  heading=False, progress=False) -> GridResult:
-    """Evaluate every (size, overlap) configuration at every k, at document level (cut_then_dedup).
-
-    For each configuration: chunk the corpus, index it with ``retriever``, search the
-    labelled questions for ``max(ks)`` chunks, and evaluate recall@k, hit@k, mrr and
-    ndcg@k against the gold documents, plus the mean context cost at k. Overlaps not
-    smaller than the size are skipped. ``heading=True`` adds the heading chunker (with
-    context prefix) as one more configuration (size = its max_chars, overlap = None).
-    """
-    configs = [(s, o) for s in sizes for o in overlaps if o < s]
-    if heading:
-        configs.append(("heading", None))
-    questions = golden.labelled.reset_index()
-    kmax = max(ks)
-    measures = [m for k in ks for m in (f"recall@{k}", f"hit@{k}", f"ndcg@{k}")] + ["mrr"]
-    rows, type_rows, pq = [], [], []
-    for size, overlap in _progress(configs, len(configs), progress, f"grid ({retriever})"):
-        chunks = chunk_by_heading(corpus) if size == "heading" else chunk_fixed(corpus, size, overlap, unit=unit)
-        run = make_retriever(retriever, chunks).search(questions, kmax)
-        result = evaluate(golden.gold, run, measures)
-        base = {"size": size, "overlap": overlap, "n_chunks": len(chunks)}
-        answerable = result.per_question[result.per_question["n_relevant"] > 0]
-        for k in ks:
-            cost = context_cost(run, chunks, k).set_index("question_id").reindex(answerable.index).fillna(0)
-            values = {"k": k, "recall": result.summary.at[f"recall@{k}", "mean"], "hit": result.summary.at[f"hit@{k}", "mean"],
-                      "mrr": result.summary.at["mrr", "mean"], "ndcg": result.summary.at[f"ndcg@{k}", "mean"],
-                      "evaluated": int(result.summary.at[f"recall@{k}", "evaluated"]),
-                      "context_chars": cost["context_chars"].mean(), "context_tokens": cost["context_tokens"].mean()}
-            rows.append({**base, **values})
-            for typ, group in result.by("type").groupby(level="type"):
-                g = group.droplevel("type")
-                if g.at[f"recall@{k}", "evaluated"]:
-                    type_rows.append({**base, "k": k, "type": typ, "recall": g.at[f"recall@{k}", "mean"],
-                                      "hit": g.at[f"hit@{k}", "mean"], "evaluated": int(g.at[f"recall@{k}", "evaluated"])})
-            pq.append(answerable[[f"recall@{k}", f"hit@{k}", "mrr", "type"]].rename(
-                columns={f"recall@{k}": "recall", f"hit@{k}": "hit"}).assign(**base, k=k).reset_index())
-    return GridResult(pd.DataFrame(rows), pd.DataFrame(type_rows), pd.concat(pq, ignore_index=True))
