@@ -34,7 +34,7 @@ ordering: by score descending, ties by document ID descending (as trec_eval); --
 uses the file's rank column instead. Undefined values (a question with no relevant document)
 print as null / '-' and are left out of the mean; the 'excluded' column counts them.
 
-example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format json --per-query
+example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format json --per-question
 """
 
 
@@ -64,7 +64,8 @@ def _add_evaluate(sub) -> None:
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
     ev.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
-    ev.add_argument("--per-query", action="store_true", help="also print one value per question")
+    ev.add_argument("--per-question", "--per-query", dest="per_question", action="store_true",
+                    help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
     ev.add_argument("--unit", choices=LEVELS, default="document",
                     help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
@@ -350,7 +351,7 @@ def _format_table(data: dict) -> str:
     return "\n".join(lines)
 
 
-def _format_per_query(ev) -> str:
+def _format_per_question(ev) -> str:
     names = list(ev.values)
     columns = [ev.values[m].tolist() for m in names]
     lines = ["\t".join(["question_id", *names])]
@@ -368,13 +369,13 @@ def cmd_evaluate(args) -> int:
     ev = evaluate_trec(args.qrels, args.run, args.measures, level=args.unit, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
                        scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
-    data = ev.to_dict(per_query=args.per_query)
+    data = ev.to_dict(per_question=args.per_question)
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "trec":
-        sys.stdout.write(ev.to_trec(per_query=args.per_query))
+        sys.stdout.write(ev.to_trec(per_question=args.per_question))
     elif args.format == "csv":
-        sys.stdout.write(ev.to_csv(per_query=args.per_query))
+        sys.stdout.write(ev.to_csv(per_question=args.per_question))
     else:
         print(_format_table(data))
         for m, row in data["summary"].items():
@@ -384,9 +385,9 @@ def cmd_evaluate(args) -> int:
             unknown = data["unknown_questions"]
             ids = ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")
             print(f"\n{len(unknown)} question(s) in the run but not in the qrels, not used: {ids}")
-        if args.per_query:
+        if args.per_question:
             print()
-            print(_format_per_query(ev))
+            print(_format_per_question(ev))
     return 0
 
 

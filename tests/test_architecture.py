@@ -229,8 +229,8 @@ def test_evaluate_trec_engines_agree_and_say_which_ran(trec_files, tmp_path):
     fast = evaluate_trec(qrels, run, ["mrr", "ndcg@2", "recall@2"])
     general = evaluate_trec(qrels, run, ["mrr", "ndcg@2", "recall@2"], engine="general")
     assert fast.settings["engine"] == "fast/small" and general.settings["engine"] == "general"
-    assert {k: v for k, v in fast.to_dict(per_query=True).items() if k != "settings"} == \
-        {k: v for k, v in general.to_dict(per_query=True).items() if k != "settings"}
+    assert {k: v for k, v in fast.to_dict(per_question=True).items() if k != "settings"} == \
+        {k: v for k, v in general.to_dict(per_question=True).items() if k != "settings"}
     assert fast.to_dict()["unknown_questions"] == ["q7"]
     tabbed = tmp_path / "tabbed.txt"
     tabbed.write_text(RUN.replace(" ", "\t"))
@@ -254,9 +254,9 @@ def test_the_cli_prints_the_evaluation_dict(trec_files, capsys):
     from rag_metrics.cli import main
 
     qrels, run = trec_files
-    assert main(["evaluate", str(qrels), str(run), "-m", "mrr", "--format", "json", "--per-query"]) == 0
+    assert main(["evaluate", str(qrels), str(run), "-m", "mrr", "--format", "json", "--per-question"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    expected = evaluate_trec(qrels, run, ["mrr"]).to_dict(per_query=True)
+    expected = evaluate_trec(qrels, run, ["mrr"]).to_dict(per_question=True)
     assert printed == expected and printed["settings"]["level"] == "document"
     assert set(printed) == {"summary", "per_query", "unknown_questions", "settings"}
     assert printed["per_query"]["q2"]["mrr"] is None and printed["summary"]["mrr"]["excluded_ids"] == ["q2"]
@@ -267,7 +267,7 @@ def test_history_saves_the_same_dict(trec_files, tmp_path):
 
     ev = evaluate_trec(*trec_files, ["mrr"])
     rec = json.loads(save_run(ev, tmp_path / "h", name="x").read_text())
-    for key, value in ev.to_dict(per_query=True).items():
+    for key, value in ev.to_dict(per_question=True).items():
         assert rec[key] == value
 
 

@@ -42,7 +42,7 @@ def test_by_question_type_is_one_call():
 
 
 def test_to_dict_uses_null_for_undefined():
-    d = evaluate(GOLDEN, RUN, ["mrr"]).to_dict(per_query=True)
+    d = evaluate(GOLDEN, RUN, ["mrr"]).to_dict(per_question=True)
     assert d["per_query"]["q2"]["mrr"] is None
     assert d["summary"]["mrr"]["excluded"] == 1
 
@@ -191,3 +191,10 @@ def test_summary_dict_and_summary_are_one_computation():
     for m in ("mrr", "recall@1"):
         assert frame.loc[m, "mean"] == plain[m]["mean"] and frame.loc[m, "evaluated"] == plain[m]["evaluated"]
         assert list(frame.loc[m, "excluded_ids"]) == plain[m]["excluded_ids"]
+
+
+def test_per_query_is_the_former_name_of_per_question():
+    ev = evaluate(GOLDEN, RUN, ["mrr"])
+    assert ev.to_dict(per_query=True) == ev.to_dict(per_question=True) != ev.to_dict()
+    assert ev.to_csv(per_query=True) == ev.to_csv(True) != ev.to_csv()
+    assert ev.to_trec(per_query=False) == ev.to_trec(per_question=False) != ev.to_trec()

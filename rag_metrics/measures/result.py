@@ -116,10 +116,13 @@ class Evaluation:
             names[m] = (measure.spec.trec_name(measure.k) if same else None) or m
         return names
 
-    def to_trec(self, per_query: bool = True) -> str:
+    def to_trec(self, per_question: bool = True, *, per_query: bool | None = None) -> str:
         """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
-        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
+        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``.
+        ``per_query`` is the former name of ``per_question``."""
         from .registry import parse_measure
+
+        per_question = _per_question(per_question, per_query)
 
         names = self.trec_names()
         counts = {m: parse_measure(m).spec.count for m in self.values}
@@ -128,7 +131,7 @@ class Evaluation:
             return f"{int(round(value))}" if counts[m] else f"{value:6.4f}"
 
         lines = []
-        if per_query:
+        if per_question:
             columns = {m: v.tolist() for m, v in self.values.items()}
             for i, q in enumerate(self.questions):
                 for m, col in columns.items():
@@ -141,14 +144,16 @@ class Evaluation:
         lines.append(f"{'num_q':<22}\tall\t{len(self.questions)}")
         return "\n".join(lines) + "\n"
 
-    def to_csv(self, per_query: bool = False) -> str:
-        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
+    def to_csv(self, per_question: bool = False, *, per_query: bool | None = None) -> str:
+        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question
+        (``per_query`` is the former name of ``per_question``)."""
         import csv
         import io
 
+        per_question = _per_question(per_question, per_query)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        if per_query:
+        if per_question:
             writer.writerow(["question_id", *self.values])
             columns = [v.tolist() for v in self.values.values()]
             for i, q in enumerate(self.questions):
@@ -193,11 +198,14 @@ class Evaluation:
                  for value, group in self.per_question.groupby(column, sort=True, dropna=False)}
         return pd.concat(parts, names=[column, "measure"])
 
-    def to_dict(self, per_query: bool = False) -> dict:
+    def to_dict(self, per_question: bool = False, *, per_query: bool | None = None) -> dict:
         """The documented JSON: ``{"summary": {m: {"mean", "evaluated", "excluded", "excluded_ids"}},
-        ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``."""
+        ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``. The per-question
+        values keep the key ``per_query`` of the files already written (saved runs, scripts reading the CLI's JSON).
+        ``per_query`` is the former name of ``per_question``."""
+        per_question = _per_question(per_question, per_query)
         out: dict = {"summary": self.summary_dict()}
-        if per_query:
+        if per_question:
             columns = {m: v.tolist() for m, v in self.values.items()}
             out["per_query"] = {str(q): {m: columns[m][i] for m in columns} for i, q in enumerate(self.questions)}
         out["unknown_questions"] = [str(q) for q in self.unknown_questions]
@@ -206,6 +214,10 @@ class Evaluation:
 
     def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
         return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
+
+
+def _per_question(per_question: bool, per_query: bool | None) -> bool:
+    return bool(per_question if per_query is None else per_query)
 
 
 def summary_rows(values, questions) -> dict:
