@@ -100,8 +100,8 @@ def test_logged_text_is_judged_as_the_chunk_table_is(corpus, golden):
     run = BM25Retriever(chunks).search(golden.labelled.reset_index(), 5)
     logged = run.assign(text=run["chunk_id"].map(chunks.set_index("chunk_id")["text"]))
     judge = OverlapJudge()
-    a = evaluate_pages(golden, run, chunks, judge, corpus, ["hit@1", "hit@3", "mrr", "recall@5"])
-    b = evaluate_pages(golden, logged, None, judge, corpus, ["hit@1", "hit@3", "mrr", "recall@5"])
+    a = evaluate_pages(golden, run, ["hit@1", "hit@3", "mrr", "recall@5"], judge=judge, corpus=corpus, chunks=chunks)
+    b = evaluate_pages(golden, logged, ["hit@1", "hit@3", "mrr", "recall@5"], judge=judge, corpus=corpus)
     pd.testing.assert_frame_equal(a.per_question, b.per_question)
     assert a.summary.loc["hit@3", "mean"] > 0.9
 

@@ -82,7 +82,7 @@ def upper_bounds(golden, corpus, chunks, retriever, *, judge=None, ks=(1, 3, 5))
     measures = [f"hit@{k}" for k in ks] + ["mrr"]
     rows = {}
     for label, run in oracle_runs(retriever, golden, corpus, max(max(ks), 10)).items():  # searched in retrieval/
-        ev = (evaluate_pages(golden, run, chunks, judge, corpus, measures) if judge is not None
+        ev = (evaluate_pages(golden, run, measures, judge=judge, corpus=corpus, chunks=chunks) if judge is not None
               else evaluate(golden.gold, run, measures))
         rows[label] = ev.summary["mean"]
     table = pd.DataFrame(rows).T
