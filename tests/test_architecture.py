@@ -446,3 +446,10 @@ def test_the_circle_check_sees_a_circle_inside_one_folder():
                  ("rag_metrics.measures.engine", "rag_metrics.measures.registry")):
         planted = {m: set(e) | ({b} if m == a else set()) for m, e in graph.items()}
         assert any({a, b} <= set(c) for c in _circles(planted)), (a, b)
+
+
+def test_module_level_skips_only_where_the_whole_module_needs_the_piece():
+    """A module-level importorskip hides every test of the file when the piece is missing; test_inputs.py holds log,
+    preset and CSV tests that need no PDF library, so its PDF writer is a fixture."""
+    text = (REPO / "tests" / "test_inputs.py").read_text(encoding="utf-8")
+    assert not re.search(r"^\S.*importorskip", text, re.M)
