@@ -98,7 +98,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
                                     "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
-                                    "hit@k, randomization test otherwise) and the 95%% interval of the same test, "
+                                    "hit@k, randomization test otherwise) and the 95% interval of the same test, "
                                     "wins/ties/losses, the Holm-adjusted p-value across the runs and the verdict "
                                     "(better / worse / within noise).")
     cp.add_argument("qrels", help="qrels: TREC, BEIR TSV or JSON dict (plain or gzip)")

@@ -188,4 +188,4 @@ def test_version_and_help_text(capsys):
     with pytest.raises(SystemExit):
         main(["compare", "--help"])
     out = capsys.readouterr().out
-    assert "95% interval" in out and "%%" not in out
+    assert re.search(r"95%\s+interval", out) and "%%" not in out

@@ -149,6 +149,9 @@ def shapes(logical, tmp):
     pandas_rows.write_text(ragas_dataset(logical, ids=True).to_pandas().to_json(orient="records", lines=True),
                            encoding="utf-8")
     out["ragas to_pandas().to_json, per-run mapping"] = (f"ragas(doc_id=retrieved_context_ids):{pandas_rows}", {})
+    text_only = tmp / "ragas_text_only.jsonl"
+    ragas_dataset(logical, ids=False).to_jsonl(str(text_only))
+    out["ragas to_jsonl, text only"] = (text_only, {"preset": "ragas"})
     return out
 
 
@@ -172,7 +175,8 @@ def spanned(golden, corpus):
 SHAPES = ["native", "langchain model_dump (RetrievalQA output, no IDs)", "langchain dumpd (retrieval chain output)", "langchain-aws model_dump",
           "langchain-aws dumpd, per-run preset", "llamaindex model_dump", "llamaindex to_dict",
           "bedrock Retrieve response", "field mapping, per-run",
-          "ragas to_jsonl, --field doc_id=retrieved_context_ids", "ragas to_pandas().to_json, per-run mapping"]
+          "ragas to_jsonl, --field doc_id=retrieved_context_ids", "ragas to_pandas().to_json, per-run mapping",
+          "ragas to_jsonl, text only"]
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -185,15 +189,17 @@ def test_every_shape_gives_the_native_numbers(golden, corpus, all_shapes, refere
     log = load_log(path, golden=golden, corpus=corpus, **kwargs)  # matched when read
     assert log.documents["unmatched_items"] == 0 and log.unknown_questions == []
     result = evaluate_log(golden, log, corpus)
-    expected_judges = ["document", "marker", "overlap"] if shape.startswith("ragas") else \
+    placed = shape.startswith("llamaindex") or shape.endswith("text only")  # pages from where the text lies
+    expected_judges = ["document", "marker", "overlap"] if shape.startswith("ragas") and not placed else \
         ["document", "page", "marker", "overlap"]
     assert list(result.judges) == expected_judges
     for judge in expected_judges:
-        expected = spanned if judge == "page" and shape.startswith("llamaindex") else reference
+        expected = spanned if judge == "page" and placed else reference
         pd.testing.assert_frame_equal(result.pages[judge].per_question, expected.pages[judge].per_question,
                                       obj=f"{shape}: {judge} judge")
-    if shape.startswith("llamaindex"):  # every text found on its document's pages, within the span the run logged
+    if placed:  # every text found on its document's pages, within the span the run logged
         assert set(result.run["placed_by"]) == {"exact page"}
+        assert result.run["doc_id"].tolist() == spanned.run["doc_id"].tolist()
         assert all(set(located) <= set(logged) and located for located, logged in
                    zip(result.run["pages"], spanned.run["pages"]))
     pd.testing.assert_frame_equal(result.document.per_question, reference.document.per_question)
