@@ -240,7 +240,8 @@ def test_matching_needs_something_to_match_to(tmp_path):
     ("--timeout", "inf", r"'timeout' parameter must be a finite number of seconds > 0"),
 ])
 def test_run_refuses_bad_timing(tmp_path, capsys, option, value, message):
-    refused(capsys, tmp_path, ["--retriever", "bm25", "--golden", GOLDEN, option, value], message, command="run")
+    refused(capsys, tmp_path, ["--retriever", "bm25", "--pages", CORPUS, "--golden", GOLDEN, option, value], message,
+            command="run")
 
 
 # ---- PDFs: any failure of the parser is named ------------------------------------------------------------------
