@@ -1,8 +1,8 @@
 """The ``rag-metrics`` command line: a thin shell over the package.
 
 ``evaluate`` / ``compare`` (TREC files, :func:`rag_metrics.evaluate_trec`), ``pages`` (documents ->
-pages.jsonl), ``run`` (a retriever -> a log), ``report`` (logs or notebooks -> HTML), ``history`` (saved
-runs) and ``golden`` (pages -> a reviewed golden set). Bad input (:class:`~rag_metrics.InputError`) exits with status 2 and one line
+pages.jsonl), ``run`` (a retriever -> a log), ``report`` (logs or notebooks -> HTML), ``gate`` (a run against a
+baseline -> exit status for CI), ``history`` (saved runs) and ``golden`` (pages -> a reviewed golden set). Bad input (:class:`~rag_metrics.InputError`) exits with status 2 and one line
 naming the file, line and what was expected; any other exception is a bug and shows its traceback.
 """
 
@@ -292,9 +292,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--experiment", default="default", help="experiment name: reports/NAME/<UTC timestamp>/")
     rp.add_argument("--golden", metavar="FILE", help="golden set (JSON lines or CSV); with --run")
     rp.add_argument("--run", action="append", default=[], metavar="[PRESET[(FIELD=PATH,...)]:]LOG",
-                    help="retrieval log (repeatable, oldest first); turns on the experiment report. PRESET:LOG reads "
-                         "that log with its own preset (e.g. langchain:lc.jsonl), PRESET(doc_id=meta.src,page_base=0):"
-                         "LOG with its own mapping; logs without one use --preset/--field/--page-base")
+                    help="retrieval log (repeatable, in any order: runs are ordered by when they were made, see "
+                         "--order); turns on the experiment report. PRESET:LOG reads that log with its own preset "
+                         "(e.g. langchain:lc.jsonl), PRESET(doc_id=meta.src,page_base=0):LOG with its own mapping; "
+                         "logs without one use --preset/--field/--page-base")
     rp.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
@@ -309,6 +310,13 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
     rp.add_argument("--judge", choices=_judges(),
                     help="judge of the headline (default: overlap if it applies, else page, else document)")
+    _verdict_options(rp)
+    rp.add_argument("--order", choices=_run_orders(), default="made",
+                    help="order of the runs: made (default: when each run was made -- the log's .settings.json "
+                         "started_at, else the file's modification time) or given (the order of --run)")
+    rp.add_argument("--drilldowns", type=int, default=20, metavar="N",
+                    help="questions shown item by item (default 20: the moved ones first, then misses); a table "
+                         "lists the rest")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
                     help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.options): 5, 0.5, "
                          "true, none, [1, 3], else text")
@@ -317,7 +325,46 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--notebooks-dir", default="notebooks")
     rp.add_argument("--reports-dir", default="reports")
     rp.add_argument("--jobs", type=int, metavar="N", help="notebooks run at once (default: one per CPU core)")
+
+    gt = sub.add_parser("gate", help="fail a CI job when a run is significantly worse than a baseline",
+                        description="Compares a run with a baseline on one golden set and one ruler: the paired exact "
+                                    "test on one measure. Exit 1 when the run is worse and the drop is significant at "
+                                    "--alpha, or (with --max-drop) when the mean fell by more than the tolerance; 0 "
+                                    "otherwise; 2 on bad input (nothing written). Each side is a retrieval log, a "
+                                    "TREC run file or a history record (a file, or an ID with --history-dir). "
+                                    "help(rag_metrics.analysis.gate)")
+    gt.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    gt.add_argument("--baseline", required=True, metavar="BASE", help="the baseline: a log (PRESET:LOG for a log "
+                                                                      "with its own shape), a TREC run or a history "
+                                                                      "record")
+    gt.add_argument("--run", required=True, metavar="NEW", help="the run to gate: a log (PRESET:LOG for a log with "
+                                                                "its own shape), a TREC run or a history record")
+    gt.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
+    gt.add_argument("--history-dir", metavar="DIR", help="history folder where BASE or NEW may be a run ID or name "
+                                                         "(e.g. reports/EXPERIMENT/history)")
+    gt.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
+    gt.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
+                    help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
+    gt.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the logs count from 0 or 1 "
+                                                                 "(default: the preset's)")
+    gt.add_argument("-k", dest="ks", type=int, action="append", help="cutoffs (default 1 3 5)")
+    gt.add_argument("--min-chars", type=int, default=24, help="overlap judge: shared fragment length F (default 24)")
+    gt.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
+    gt.add_argument("--judge", choices=_judges(),
+                    help="the ruler (default: the first of overlap, page, marker, document that applies to both)")
+    _verdict_options(gt)
+    gt.add_argument("--max-drop", type=float, metavar="X",
+                    help="also fail when the mean falls by more than X, significant or not (e.g. 0.02)")
+    gt.add_argument("--markdown", metavar="FILE", help="append a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)")
+    gt.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE (a CI test report)")
     return parser
+
+
+def _verdict_options(parser) -> None:
+    parser.add_argument("--measure", metavar="NAME",
+                        help="primary measure of the verdict: hit@K, mrr or recall@K (default hit@ the largest k)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="level of the verdict's paired exact test "
+                                                                  "(default 0.05)")
 
 
 def _version() -> str:
@@ -333,6 +380,12 @@ def _presets() -> list:
     from .io.logs import PRESETS
 
     return list(PRESETS)
+
+
+def _run_orders() -> tuple:
+    from .analysis.history import ORDERS as RUN_ORDERS
+
+    return RUN_ORDERS
 
 
 def _judges() -> list:
@@ -418,9 +471,10 @@ def cmd_report(args) -> int:
                 args.experiment, golden=args.golden, runs=args.run, pages=args.pages, answers=args.answers,
                 generator=args.generator, preset=args.preset, fields=args.field, page_base=args.page_base,
                 ks=args.ks or [1, 3, 5], min_chars=args.min_chars, window=args.window, judge=args.judge,
+                measure=args.measure, order=args.order, alpha=args.alpha, drilldowns=args.drilldowns,
                 reports_dir=args.reports_dir)
         else:
-            for name in ("golden", "pages", "answers", "generator", "page_base", "judge"):
+            for name in ("golden", "pages", "answers", "generator", "page_base", "judge", "measure"):
                 if getattr(args, name) is not None:
                     raise InputError(f"--{name.replace('_', '-')} belongs to an experiment report: give the logs "
                                      "with --run LOG.")
@@ -432,6 +486,39 @@ def cmd_report(args) -> int:
         return 1
     print(f"wrote {run}")
     return 0
+
+
+def cmd_gate(args) -> int:
+    from .analysis.gate import compare_for_gate, read_side
+    from .errors import check_int
+    from .io.corpus import load_corpus
+    from .io.golden import load_golden
+    from .io.logs import parse_field_mapping
+
+    ks = sorted({check_int(k, "k") for k in (args.ks or [1, 3, 5])})
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha {args.alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
+    if args.max_drop is not None and not args.max_drop >= 0:
+        raise InputError(f"--max-drop {args.max_drop!r}: expected a number >= 0, such as 0.02.", field="max_drop")
+    mapping = parse_field_mapping(args.field)
+    corpus = load_corpus(args.pages) if args.pages else None
+    golden = load_golden(args.golden, corpus=corpus)
+    read = dict(history_dir=args.history_dir, preset=args.preset, fields=mapping, page_base=args.page_base)
+    baseline, new = read_side(args.baseline, **read), read_side(args.run, **read)
+    result = compare_for_gate(golden, baseline, new, corpus, ks=ks, min_chars=args.min_chars, window=args.window,
+                              judge=args.judge, measure=args.measure, alpha=args.alpha, max_drop=args.max_drop)
+    for path in (args.markdown, args.junit):  # refuse before writing either file
+        if path and Path(path).is_dir():
+            raise InputError("is a folder; expected a file to write.", path=path)
+    if args.markdown:
+        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.markdown, "a", encoding="utf-8") as f:  # appended: a CI step summary may hold more
+            f.write(result.markdown())
+    if args.junit:
+        Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.junit).write_text(result.junit(), encoding="utf-8")
+    print(result.text())
+    return result.decision.exit_code
 
 
 def cmd_pages(args) -> int:
@@ -711,6 +798,9 @@ def cmd_run(args) -> int:
                              "reads its own.")
         search = load_retriever(args.retriever, **options)
         settings = {"retriever": args.retriever, "options": options}
+    import rag_metrics
+
+    settings["software"] = f"rag_metrics {rag_metrics.__version__}"  # shown by the experiment report's configuration diff
     out = args.out
     if out is None:
         from .errors import check_name
@@ -787,7 +877,7 @@ def cmd_history(args) -> int:
 
 
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels, "gate": cmd_gate}
 
 
 def main(argv=None) -> int:

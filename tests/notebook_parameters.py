@@ -49,6 +49,9 @@ NOTEBOOK_RUNS = {
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
          "fields": {"page": "metadata.page"}, "page_base": 0, "pages": "../../data/corpus",
-         "golden": "../../data/golden.jsonl", "history_dir": "{tmp}/history", "n_resamples": 1000},
+         "golden": "../../data/golden.jsonl", "history_dir": "{tmp}/history", "n_resamples": 1000,
+         "measure": "mrr", "order": "given", "alpha": 0.1, "drilldowns": 1, "inputs": "{tmp}/not-handed-over.pickle"},
+        {"runs": ["../../data/examples/bm25_c400o100.jsonl", "../../data/examples/bm25_c300o50.jsonl"], "ks": [10],
+         "answers": None, "generator": None, "history_dir": "{tmp}/history", "n_resamples": 500},
     ],
 }

@@ -80,7 +80,8 @@ def inputs(tmp_path_factory):
     names = {doc: hostile(i, f"doc{i}") for i, doc in enumerate(docs)}
     rows = []
     for i, r in enumerate(sample[sample["doc_id"].isin(docs)].itertuples()):
-        rows.append({"doc_id": names[r.doc_id], "page": int(r.page), "text": r.text + "\n" + hostile(i, "page text "),
+        rows.append({"doc_id": names[r.doc_id], "page": int(r.page),  # a running footer carrying a payload too
+                     "text": r.text + "\n" + hostile(i, "page text ") + "\n" + hostile(0, "running footer "),
                      "title": hostile(docs.index(r.doc_id) + 1, "title ")})
     (d / "pages.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     golden, log = [], []
@@ -122,6 +123,8 @@ def test_experiment_report_and_index_escape_every_payload(experiment_pages):
         text = page.read_text(encoding="utf-8")
         assert "data-pwned" in text  # the payloads did reach the page, as text
         assert html_problems(text) == [], page.name
+    report = experiment_pages[0].read_text(encoding="utf-8")
+    assert "running footer &lt;script&gt;" in report  # the furniture left out, listed per document, escaped
 
 
 def test_result_objects_render_escaped(inputs):
@@ -184,3 +187,31 @@ def test_no_payload_runs_in_a_real_browser(experiment_pages, tmp_path):
         assert body.startswith("<body")
         assert "data-pwned=" not in body.split(">", 1)[0], f"a payload ran in {page.name}"
         assert html_problems(dom.stdout) == [], page.name
+
+
+def test_gate_summary_and_junit_escape_every_payload(inputs, tmp_path, capsys):
+    """The gate's Markdown summary rendered as a CI page renders it (raw HTML allowed), and its JUnit XML parsed."""
+    import xml.etree.ElementTree as ET
+
+    import mistune
+
+    from rag_metrics.cli import main
+
+    d, log = inputs
+    lost = tmp_path / "lost \x01 <b>.jsonl"  # a control character XML cannot hold, and markup, in the run's name
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    lost.write_text("".join(json.dumps({**r, "retrieved": []}) + "\n" for r in rows), encoding="utf-8")
+    md, junit = tmp_path / "summary.md", tmp_path / "gate.xml"
+    code = main(["gate", "--golden", str(d / "golden.jsonl"), "--pages", str(d / "pages.jsonl"), "--baseline",
+                 str(log), "--run", str(lost), "--markdown", str(md), "--junit", str(junit), "--max-drop", "0"])
+    assert code == 1, capsys.readouterr().err
+    summary = md.read_text(encoding="utf-8")
+    assert "pwned" in summary and "Regressed questions (" in summary
+    page = mistune.create_markdown(escape=False, plugins=["table"])(summary)
+    assert "<table>" in page and html_problems(page) == []
+    root = ET.parse(junit).getroot()  # well-formed although the name holds \x01 and markup
+    assert {e.tag for e in root.iter()} == {"testsuites", "testsuite", "testcase", "failure", "system-out"}
+    failure = root.find("testsuite/testcase/failure")
+    assert "data-pwned" in failure.text and "<b>" in root.find("testsuite/testcase").get("name")
+    for payload in PAYLOADS:  # the question IDs come back as text, whole
+        assert any(payload in (e.text or "") for e in root.iter()), payload

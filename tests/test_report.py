@@ -93,7 +93,7 @@ def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
     assert summary["exp"]["hit@1"]["ci_low"] < 40 / 60 < summary["exp"]["hit@1"]["ci_high"]
     assert len(summary["exp"]["hit@1"]["per_question"]) == 60
     index = (tmp_path / "r" / "index.html").read_text()
-    assert "first run" in index
+    assert "first build" in index
 
     build_report("exp", {"shift": 1}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
     index = (tmp_path / "r" / "index.html").read_text()

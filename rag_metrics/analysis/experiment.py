@@ -27,19 +27,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
 from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
                               shared_spans)
-from ..measures.evaluation import Evaluation, evaluate
+from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
 from .intervals import mean_table
 
-__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log"]
+__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
+           "GenerationView", "latency_table", "unused_questions"]
 
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
@@ -90,6 +92,18 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
         run.loc[labelled, "placed_by"] = where["placed_by"]
         run.loc[labelled, "pages_from"] = ["located" if len(p) else "" for p in where["pages"]]
     return run
+
+
+def unused_questions(golden, log) -> list:
+    """The logged questions that are not in the golden set (by ID, or by question text when the log has no IDs):
+    an evaluation leaves them out. Taken from the log's matching when it was matched to this golden set
+    (:func:`rag_metrics.io.logs.match_log`), else matched here."""
+    against = log.matched_against
+    if log.unknown_questions is not None and against is not None and against[0] == golden.fingerprint():
+        return list(log.unknown_questions)
+    from ..io.logs import match_log
+
+    return list(match_log(log, golden).unknown_questions)
 
 
 def applicable_judges(log, corpus=None, run=None) -> list[str]:
@@ -169,8 +183,8 @@ class ExperimentResult:
     documents: dict
     settings: dict = field(default_factory=dict)
     question_map: dict = field(default_factory=dict)
-    page_index: object = None
-    _cache: dict = field(default_factory=dict, repr=False)
+    page_index: object = None  # the PageIndex the judges used (page texts, normalized and hashed once)
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- rulers (rag_metrics.analysis.rulers) and page checks (rag_metrics.judging.audit) -------------------------
     def raw_overlap(self):
@@ -356,16 +370,144 @@ class ExperimentResult:
         values = self.evaluation.per_question[f"hit@{k}"]
         return [q for q, v in values.items() if v == 0.0]
 
+    @property
+    def depth(self) -> int:
+        """The most items the log holds for one question (0 when it holds none): what any k can reach."""
+        if "depth" not in self._cache:
+            counts = self.log.run.groupby("question_id", sort=False).size() if len(self.log.run) else []
+            self._cache["depth"] = int(max(counts, default=0))
+        return self._cache["depth"]
+
+    def depth_warning(self) -> str | None:
+        """A sentence when a cutoff k exceeds the depth the log holds (None otherwise): hit@k at such a k counts
+        only the items logged, so it cannot differ from hit@depth -- the log cannot say what ranks beyond it held."""
+        over = [k for k in self.ks if k > self.depth]
+        if not over:
+            return None
+        asked = (self.settings.get("run_settings") or {}).get("k")
+        run_k = f" (the run asked for {asked})" if asked is not None else ""
+        return (f"k = {', '.join(map(str, over))} exceeds the depth run {self.name} logged: at most {self.depth} "
+                f"item(s) per question{run_k}. Figures at k = {', '.join(map(str, over))} count only those "
+                f"{self.depth}, so they equal the figures at k = {self.depth}; log deeper to measure them.")
+
+    def judged_at_k(self, k: int | None = None) -> dict:
+        """Judged@k (ir_measures' measure, not trec_eval's) on the answerable questions only, at document level:
+        the share of the top k whose document is labelled for the question. ``no_answer`` questions have no label
+        at all and would count as 0, so they are left out (``excluded``).
+
+        When the golden set labels only relevant documents (``positive_only``: no label below 1), "labelled" means
+        "relevant": judged@k then measures what precision@k measures, and a low value says the top k holds
+        documents nobody labelled -- irrelevant ones or relevant ones missing from the golden set, which judged@k
+        cannot tell apart. ``precision`` is precision@k on the same questions, for comparison.
+        """
+        k = max(self.ks) if k is None else check_int(k, "k")
+        answerable = set(self.golden.answerable)
+        gold = self.golden.gold[self.golden.gold["question_id"].isin(answerable)]
+        run = self.run[self.run["question_id"].isin(answerable) & self.run["doc_id"].notna()]
+        ev = evaluate(gold, run[["question_id", "rank", "doc_id"]], [f"judged@{k}", f"precision@{k}"])
+        summary = ev.summary_dict()
+        labels = gold.loc[gold["doc_id"].notna(), "relevance"]
+        no_answer = int((self.golden.labelled["type"] == "no_answer").sum())
+        return {"k": k, "mean": summary[f"judged@{k}"]["mean"], "evaluated": summary[f"judged@{k}"]["evaluated"],
+                "excluded": no_answer, "positive_only": bool((labels >= 1).all()),
+                "precision": summary[f"precision@{k}"]["mean"], "warning_below": JUDGED_WARNING}
+
+    def generation(self, answers: pd.DataFrame | None = None, *, generator: str | None = None) -> GenerationView:
+        """Retrieval vs generation for this run (:func:`rag_metrics.analysis.attribution.attribute`).
+
+        The answers come from ``answers`` (a table with question_id and generated_answer, and optionally generator
+        and retrieved_ids -- e.g. :func:`rag_metrics.io.corpus.load_answers`; ``generator`` picks one) or else from
+        the log itself. Answerable questions without an expected answer in the golden set are left out (listed); ``no_answer`` questions are attributed apart (refusals). When the
+        answers file says which documents each answer was generated from (``retrieved_ids``), they are checked
+        against this run's top items: answers generated from another retrieval are counted and named (the statuses
+        would mix two systems), and when every answer's context is this run's top n, the statuses use k = n (what
+        the generator read); otherwise k is the largest cutoff.
+        """
+        from .attribution import attribute, join_answers
+
+        logged = self.answers()
+        notes: list = []
+        if answers is not None:
+            table = answers
+            if generator is not None and "generator" in table.columns:
+                table = table[table["generator"] == generator]
+            source = "answers file"
+        elif len(logged):
+            labelled = list(self.golden.labelled.index)
+            table = pd.DataFrame({"question_id": labelled, "generated_answer": [logged.get(q, "") for q in labelled]})
+            source = "log"
+        else:
+            return GenerationView(None, None, [], None, {}, [])
+        joined = join_answers(self.golden, table[[c for c in ("question_id", "generated_answer") if c in table]])
+        expected = joined["expected_answer"]
+        has_expected = expected.notna() & (expected.astype(str).str.strip() != "")
+        answerable = joined["question_id"].isin(set(self.golden.answerable))
+        without = [str(q) for q in joined.loc[~has_expected & answerable, "question_id"]]
+        joined = joined[has_expected | ~answerable]  # no_answer questions are attributed apart (refusals)
+        if not has_expected.any():
+            return GenerationView(source, None, without, None, {}, notes)
+        context: dict = {}
+        k = max(self.ks)
+        if source == "answers file":
+            if "retrieved_ids" in table.columns:
+                ids = dict(zip(table["question_id"], table["retrieved_ids"]))
+                ranked = self.run.sort_values(["question_id", "rank"], kind="stable")
+                logged_ids = {q: (list(g["logged_doc_id"]), list(g["doc_id"])) for q, g in ranked.groupby("question_id")}
+                differ, depths = [], set()
+                checked_ids = [q for q in joined["question_id"] if q in set(self.golden.answerable)]
+                for q in checked_ids:
+                    used = ids.get(q)
+                    if not isinstance(used, list):
+                        continue
+                    used = [str(u) for u in used]
+                    depths.add(len(used))
+                    raw, resolved = logged_ids.get(q, ([], []))
+                    if used not in (raw[:len(used)], resolved[:len(used)]):
+                        differ.append(str(q))
+                checked = sum(isinstance(ids.get(q), list) for q in checked_ids)
+                context = {"checked": checked, "differ": differ, "depth": next(iter(depths)) if len(depths) == 1 else None}
+                if checked and not differ and context["depth"]:
+                    k = context["depth"]
+                    notes.append(f"every answer was generated from this run's top {k}: statuses at k = {k}")
+            else:
+                notes.append("the answers file does not say which documents each answer was generated from "
+                             "(retrieved_ids): the statuses assume this run's retrieval")
+        run_rows = self.run[self.run["question_id"].isin(set(joined["question_id"])) & self.run["doc_id"].notna()]
+        attribution = attribute(joined, k=k, run=run_rows[["question_id", "rank", "doc_id", "score"]])
+        return GenerationView(source, attribution, without, k, context, notes)
+
+    def _rows(self, judge: str) -> dict:
+        """Row positions of each question in ``judged[judge]``, grouped once (drill-downs reuse them)."""
+        key = ("rows", judge)
+        if key not in self._cache:
+            self._cache[key] = self.judged[judge].groupby("question_id", sort=False).indices
+        return self._cache[key]
+
+    def _gold_pages(self, question_id) -> list:
+        if "gold" not in self._cache:
+            gp = self.golden.gold_pages
+            self._cache["gold"] = {q: list(zip(g["doc_id"], g["page"])) for q, g in gp.groupby("question_id", sort=False)}
+        return self._cache["gold"].get(question_id, [])
+
     def explain_data(self, question_id, k: int | None = None) -> dict:
-        """One question's drill-down as plain data (see :meth:`explain`)."""
+        """One question's drill-down as plain data (see :meth:`explain`): the question, its gold pages and the top-k
+        items, each with every judge's verdict and its text split into segments, those shared with a gold page
+        (± window) marked. Reuses the evaluation's page index and the judged rows grouped once, so a drill-down
+        costs the question's items, not the whole run."""
         k = max(self.ks) if k is None else k
         if question_id not in self.golden.questions.index:
             raise InputError(f"question {question_id!r} is not in the golden set.", question=question_id)
         q = self.golden.questions.loc[question_id]
-        gold = self.golden.gold_pages[self.golden.gold_pages["question_id"] == question_id]
-        gold_pages = list(zip(gold["doc_id"], gold["page"]))
+        gold_pages = self._gold_pages(question_id)
         judged = self.judged[self.primary]
-        rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k)].sort_values("rank")
+        positions = self._rows(self.primary).get(question_id, np.zeros(0, dtype=int))
+        rows = judged.iloc[positions]
+        rows = rows[rows["rank"] <= k].sort_values("rank", kind="stable")
+        verdicts_by_rank = {}
+        for name, table in self.judged.items():
+            mine = table.iloc[self._rows(name).get(question_id, np.zeros(0, dtype=int))]
+            for rank, satisfies in zip(mine["rank"], mine["satisfies"]):
+                verdicts_by_rank.setdefault(int(rank), {})[name] = bool(satisfies)
         index = self.page_index if self.page_index is not None else (
             PageIndex(self.corpus) if self.corpus is not None else None)
         judge = self.judges[self.primary]
@@ -374,8 +516,7 @@ class ExperimentResult:
         rule = self.judges["overlap"].boilerplate if "overlap" in self.judges else None
         items = []
         for row in rows.itertuples(index=False):
-            verdicts = {name: bool(set(j.loc[(j["question_id"] == question_id) & (j["rank"] == row.rank),
-                                             "satisfies"].iloc[0])) for name, j in self.judged.items()}
+            verdicts = verdicts_by_rank.get(int(row.rank), {})
             text = row.text if isinstance(row.text, str) else None
             segments = [(text or "", False)]
             longest = 0
@@ -391,11 +532,11 @@ class ExperimentResult:
                 segments = _segments(norm, spans or short)
             items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
                           "pages": list(row.pages), "score": None if row.score != row.score else float(row.score),
-                          "verdicts": verdicts, "hit": verdicts[self.primary], "segments": segments,
+                          "verdicts": verdicts, "hit": bool(verdicts.get(self.primary)), "segments": segments,
                           "longest": longest, "threshold": f})
         return {"question_id": question_id, "question": q["question"], "type": q["type"],
                 "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
-                "judge": describe_judge(judge), "items": items,
+                "judge": describe_judge(judge), "items": items, "run": self.name,
                 "hit": any(i["hit"] for i in items), "normalized": index is not None,
                 "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
 
@@ -411,6 +552,40 @@ class ExperimentResult:
                       judges=table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
                       failures=table(self.failure_counts()), settings=self.settings,
                       unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
+
+
+@dataclass(frozen=True)
+class GenerationView:
+    """Retrieval vs generation of one run (:meth:`ExperimentResult.generation`).
+
+    ``source``: where the answers came from (``"answers file"``, ``"log"``, or None: no answers anywhere);
+    ``attribution``: the per-question statuses (None without answers or expected answers); ``without_expected``:
+    labelled questions the golden set gives no expected answer for (left out); ``k``: the cutoff of the statuses;
+    ``context``: the check of the answers' retrieved IDs against the run (``checked``, ``differ`` -- question IDs
+    whose answer was generated from other documents than this run's top items -- and ``depth``); ``notes``.
+    """
+
+    source: str | None
+    attribution: object
+    without_expected: list
+    k: int | None
+    context: dict
+    notes: list
+
+    def status_table(self) -> pd.DataFrame:
+        """Questions per status (empty without attribution)."""
+        if self.attribution is None:
+            return pd.DataFrame(columns=["questions"])
+        return pd.Series(self.attribution.status_counts, name="questions").rename_axis("status").to_frame()
+
+
+def latency_table(results) -> pd.DataFrame:
+    """Median and 95th percentile of the logged latency (``latency_ms``) per run; runs without latency are left
+    out (an empty table when none has any)."""
+    rows = {r.name: r.log.latency() for r in results if r.log.latency()}
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=["n", "median_ms", "p95_ms"])
+    table.index.name = "run"
+    return table
 
 
 class _Html:

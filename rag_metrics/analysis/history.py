@@ -16,6 +16,13 @@ already and saves it under a lock on the folder, so concurrent reports save each
 naming what differs, to compare runs whose golden set or judge differ, unless
 ``force=True``: such numbers measure different things. The corpus and chunking may differ
 -- that is usually what an experiment changes -- and the diff reports it.
+
+The experiment report keeps its history in the same records (one store for reports and the
+``rag-metrics history`` commands): :func:`save_experiment` saves a judged log once, with the
+configuration a diff shows and each headline measure's interval computed once;
+:func:`order_logs` and :func:`experiment_history` order runs by when they were made (the log's
+settings, else the file's modification time, or the order given -- never a report's own time);
+:func:`previous_comparable`, :func:`config_diff`, :func:`history_table` and :func:`trend` read them.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ from ..files import FileLock, atomic_write_text
 from ..fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
-           "history_table", "safe_name", "merge_history", "HistoryWarning"]
+           "history_table", "safe_name", "merge_history", "HistoryWarning", "ORDERS", "RULES", "run_made_at",
+           "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
+           "config_diff", "trend", "CONFIG_ROWS"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -60,7 +69,7 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
         "fingerprint": {"golden": digest(golden), "corpus": digest(corpus), "chunking": digest(chunking),
                         "judge": digest(judge_value)},
         "judge": judge_value,
-        **evaluation.to_dict(per_query=True),
+        **evaluation.to_dict(per_question=True),
     }
     path = folder / f"{record['id']}.json"
     atomic_write_text(path, json.dumps(record, ensure_ascii=False, indent=1, default=str))
@@ -172,22 +181,98 @@ def safe_name(text: str) -> str:
     return name or "run"
 
 
-def save_experiment(result, history_dir, *, now=None) -> tuple[Path | None, str]:
+# ---- the experiment history: runs in the order they were made ---------------------------------------------------
+
+ORDERS = ("made", "given")
+"""How an experiment's runs are ordered: ``made`` -- when each run was made (the log's ``.settings.json``
+``started_at``, written by ``rag-metrics run``, else the log file's modification time); ``given`` -- the logs of a
+report in the order given, after the history's earlier runs. Never the time a report was built."""
+
+RULE_SETTINGS = "settings"
+RULE_MTIME = "file time"
+RULE_GIVEN = "order given"
+RULES = {RULE_SETTINGS: "started_at in the log's .settings.json (written by rag-metrics run)",
+         RULE_MTIME: "the log file's modification time (the log has no .settings.json)",
+         RULE_GIVEN: "the order the logs were given (--order given), after the history's earlier runs"}
+
+
+def _utc(moment: _dt.datetime) -> str:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=_dt.timezone.utc)
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def run_made_at(log) -> tuple[str | None, str | None]:
+    """When a log's run was made and by which rule (:data:`RULES`): ``(UTC ISO time, rule)``, ``(None, None)`` when
+    neither the log's settings nor its file tell."""
+    started = (getattr(log, "settings", None) or {}).get("started_at")
+    if isinstance(started, str) and started.strip():
+        try:
+            return _utc(_dt.datetime.fromisoformat(started.strip())), RULE_SETTINGS
+        except ValueError:
+            pass  # not a time: fall back to the file
+    source = getattr(log, "source", None)
+    if source and Path(source).is_file():
+        return _utc(_dt.datetime.fromtimestamp(Path(source).stat().st_mtime, tz=_dt.timezone.utc)), RULE_MTIME
+    return None, None
+
+
+def order_logs(logs, order: str = "made") -> list[dict]:
+    """The logs in the order their runs were made (``order="made"``) or as given (``"given"``).
+
+    Returns one dict per log, oldest first: ``log``, ``position`` (in ``logs``), ``made_at`` and ``rule`` (how
+    the time was told, :data:`RULES`; None when it cannot be) and ``ordered_by`` (the rule that placed it: ``rule``,
+    or ``order given``). With ``made``, ties keep the given order, and a log whose time cannot be told (no settings,
+    no file) is an error that names it.
+    """
+    if order not in ORDERS:
+        raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
+    rows = []
+    for i, log in enumerate(logs):
+        made_at, rule = run_made_at(log)
+        if order == "made" and made_at is None:
+            raise InputError("cannot tell when this log's run was made: it has no .settings.json with started_at "
+                             "and is not a file; give the logs in the order they were made with --order given.",
+                             path=getattr(log, "source", None))
+        rows.append({"log": log, "position": i, "made_at": made_at, "rule": rule,
+                     "ordered_by": RULE_GIVEN if order == "given" else rule})
+    if order == "made":
+        rows.sort(key=lambda r: (r["made_at"], r["position"]))
+    return rows
+
+
+def _log_depth(result) -> int:
+    """Most items the log holds for one question (0 when it holds none)."""
+    counts = result.log.run.groupby("question_id", sort=False).size() if len(result.log.run) else []
+    return int(max(counts, default=0))
+
+
+def save_experiment(result, history_dir, *, made_at: str | None = None, rule: str | None = None,
+                    n_resamples: int = 10_000, now=None) -> tuple[Path, str]:
     """Save an :class:`~rag_metrics.analysis.experiment.ExperimentResult` (its primary judge's evaluation) once.
 
-    The same log judged the same way against the same golden set is saved once: returns
-    ``(path, "saved")`` or ``(None, "already in the history as <id>")``. The record's ``config``
-    holds the log's path and fingerprint and the time the run was made (``run_time``: when the
-    runner started it, else now), which orders the history.
+    The same log judged the same way against the same golden set is saved once: returns ``(path, "saved")`` or
+    ``(path of the record already there, "already in the history as <id>")``. The record's ``config`` holds what a
+    configuration diff shows
+    (:func:`config_diff`): the log, when its run was made and by which rule (``made_at``/``made_rule``; default
+    :func:`run_made_at`), the retriever, its options and chunking, the k it was run with, the depth the log holds,
+    the golden-set fingerprint, the judge, the ks evaluated and the software; ``intervals`` holds each headline
+    measure's mean and 95% interval, computed here once (:func:`~rag_metrics.analysis.verdict.mean_interval`).
+    The check and the save happen under a lock on the folder, so concurrent reports save each run once.
     """
     fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
     probe = {"golden": digest(fp_golden), "judge": digest(judge.params())}
-    Path(history_dir).mkdir(parents=True, exist_ok=True)
-    with FileLock(Path(history_dir) / LOCK_NAME):  # the check and the save, one process at a time
-        for rec in _records(history_dir):
+    folder = Path(history_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with FileLock(folder / LOCK_NAME):  # the check and the save, one process at a time
+        for path in sorted(folder.glob("*.json")):
+            try:
+                rec = _read_record(path)
+            except InputError:
+                continue  # named by experiment_history's HistoryWarning
             if _same_run(rec, result.settings["log_fingerprint"], probe):
-                return None, f"already in the history as {rec['id']}"
-        return _save_experiment(result, history_dir, fp_golden, judge, now), "saved"
+                return path, f"already in the history as {rec['id']}"
+        return _save_experiment(result, folder, fp_golden, judge, made_at, rule, n_resamples, now), "saved"
 
 
 LOCK_NAME = ".history.lock"
@@ -230,63 +315,163 @@ def merge_history(staged_dir, history_dir, *, skip=()) -> list[Path]:
     return added
 
 
-def _save_experiment(result, history_dir, fp_golden, judge, now) -> Path:
-    now = now or _dt.datetime.now(_dt.timezone.utc)
-    run_time = result.settings.get("run_settings", {}).get("started_at") or now.strftime("%Y-%m-%dT%H:%M:%SZ")
+def _save_experiment(result, history_dir, fp_golden, judge, made_at, rule, n_resamples, now) -> Path:
+    import rag_metrics
+
+    from .verdict import mean_interval
+
+    if made_at is None:
+        made_at, rule = run_made_at(result.log)
+    rs = result.settings.get("run_settings") or {}
+    options = rs.get("options") if isinstance(rs.get("options"), dict) else None
+    read = result.settings.get("read") or {}
     config = {"log": result.settings["log"], "log_fingerprint": result.settings["log_fingerprint"],
-              "run_time": run_time, "ks": result.settings["ks"],
-              "retriever": result.settings.get("run_settings", {}).get("retriever"),
-              "options": result.settings.get("run_settings", {}).get("options")}
-    return save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
+              "made_at": made_at, "made_rule": rule, "run_time": made_at, "ks": result.settings["ks"],
+              "retriever": rs.get("retriever"), "options": {k: v for k, v in (options or {}).items() if k != "chunking"},
+              "chunking": (options or {}).get("chunking"), "k": rs.get("k"), "depth": _log_depth(result),
+              "corpus": rs.get("corpus"), "golden": fp_golden, "judge": judge.params(),
+              "software": rs.get("software") or rs.get("version"),
+              "evaluated_by": f"rag_metrics {rag_metrics.__version__}", "preset": read.get("preset")}
+    per_question = result.evaluation.per_question
+    intervals = {m: mean_interval(per_question[m], n_resamples=n_resamples) for m in result.headline_measures
+                 if m in per_question}
+    path = save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
                     corpus=result.settings.get("corpus"), judge=judge, config=config, now=now)
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    rec["intervals"] = intervals
+    atomic_write_text(path, json.dumps(rec, ensure_ascii=False, indent=1, default=str))
+    return path
 
 
 def _records(history_dir) -> list[dict]:
     return _readable_records(history_dir)
 
 
-def experiment_history(history_dir) -> list[dict]:
-    """The saved runs of an experiment, oldest first by the time each run was made."""
-    return sorted(_records(history_dir), key=lambda r: (r.get("config", {}).get("run_time") or r["timestamp"], r["id"]))
+def made_at(record: dict) -> str:
+    """When a saved run was made (its config's ``made_at``; older records: ``run_time``, else the save time)."""
+    config = record.get("config", {})
+    return config.get("made_at") or config.get("run_time") or record["timestamp"]
 
 
-def history_table(records: list[dict], measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """One row per saved run: run time, n, each measure's mean and 95% interval
-    (:func:`~rag_metrics.analysis.stats.mean_interval`), and whether it is comparable with the newest run (same
-    golden set and judge); the newest comparable pair also gets each measure's paired change with the interval,
-    p-value and verdict of the exact paired test (:func:`~rag_metrics.analysis.stats.paired_test`) and a
-    ``within noise`` flag (p >= 0.05, the same event as the interval holding 0)."""
-    from .stats import mean_interval, paired_test
+def experiment_history(history_dir, *, given: list | None = None) -> list[dict]:
+    """The saved runs of an experiment, oldest first by the time each run was made (:func:`made_at`).
 
+    ``given``: record IDs of a report's logs in the order given (``--order given``): those come last, in that
+    order, after the history's other runs.
+    """
+    records = _records(history_dir)
+    position = {rid: i for i, rid in enumerate(given or [])}
+    return sorted(records, key=lambda r: (r["id"] in position, position.get(r["id"], 0), made_at(r), r["id"]))
+
+
+def comparable(a: dict, b: dict) -> bool:
+    """Two saved runs measure the same thing: same golden set and same judge (:data:`REFUSE_ON`)."""
+    return all(a["fingerprint"].get(k) == b["fingerprint"].get(k) for k in REFUSE_ON)
+
+
+def run_key(record: dict) -> str:
+    """What identifies a saved run across histories and report builds: the digest of its log's fingerprint, its
+    golden set and its judge (a record's ``id`` also holds the time it was saved)."""
+    return digest({"log": record.get("config", {}).get("log_fingerprint") or record["id"],
+                   "golden": record["fingerprint"].get("golden"), "judge": record["fingerprint"].get("judge")})
+
+
+def per_question(record: dict, measure: str) -> pd.Series:
+    """A saved run's per-question values of ``measure`` (NaN = undefined), indexed by question ID."""
+    return pd.Series({q: v.get(measure) for q, v in record["per_query"].items()}, dtype=float, name=record["name"])
+
+
+def previous_comparable(records: list[dict], subject_id: str, measure: str | None = None) -> dict | None:
+    """The newest run made before ``subject_id`` that is comparable with it (and holds ``measure``), else None."""
+    ids = [r["id"] for r in records]
+    if subject_id not in ids:
+        raise InputError(f"run {subject_id!r} is not in this history.")
+    i = ids.index(subject_id)
+    subject = records[i]
+    for rec in reversed(records[:i]):
+        if comparable(rec, subject) and (measure is None or measure in rec["summary"]):
+            return rec
+    return None
+
+
+def interval(record: dict, measure: str, *, n_resamples: int = 10_000) -> dict:
+    """A saved run's mean of ``measure`` with its 95% interval: stored with the run, else computed now."""
+    stored = (record.get("intervals") or {}).get(measure)
+    if stored is not None:
+        return stored
+    from .verdict import mean_interval
+
+    return mean_interval(per_question(record, measure), n_resamples=n_resamples)
+
+
+def history_table(records: list[dict], measures, *, subject_id: str | None = None, baseline_id: str | None = None,
+                  n_resamples: int = 10_000) -> pd.DataFrame:
+    """One row per saved run, oldest first: ``run``, ``made at``, ``ordered by`` (the rule), ``n`` and each
+    measure's mean with its 95% interval (``<m>``, ``<m> low``, ``<m> high``; stored with the run, computed
+    once), ``comparable`` (same golden set and judge as the subject, default the newest run) and ``role``
+    (``subject`` / ``baseline`` / empty)."""
     if not records:
-        return pd.DataFrame()
-    newest = records[-1]
+        return pd.DataFrame(columns=["run", "made at", "ordered by", "n", "comparable", "role"])
+    subject = next((r for r in records if r["id"] == subject_id), records[-1])
     rows = []
     for rec in records:
-        per_q = pd.DataFrame.from_dict(rec["per_query"], orient="index")
-        row = {"run": rec["name"], "run_time": rec.get("config", {}).get("run_time") or rec["timestamp"],
-               "comparable": all(rec["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)}
-        present = [m for m in measures if m in per_q]
-        row["n"] = int(per_q[present[0]].notna().sum()) if present else 0
+        row = {"id": rec["id"], "run": rec["name"], "made at": made_at(rec),
+               "ordered by": rec.get("config", {}).get("made_rule") or "save time", "n": None}
         for m in measures:
-            if m in per_q:
-                iv = mean_interval(per_q[m].astype(float), n_resamples=n_resamples)
-                row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
+            if m in rec["summary"]:
+                iv = interval(rec, m, n_resamples=n_resamples)
+                row |= {m: iv["mean"], f"{m} low": iv["low"], f"{m} high": iv["high"]}
+                row["n"] = row["n"] if row["n"] is not None else iv["n"]
+        row["comparable"] = comparable(rec, subject)
+        row["role"] = "subject" if rec["id"] == subject["id"] else ("baseline" if rec["id"] == baseline_id else "")
         rows.append(row)
-    table = pd.DataFrame(rows)
-    comparable = [r for r in records if all(r["fingerprint"].get(k) == newest["fingerprint"].get(k) for k in REFUSE_ON)]
-    if len(comparable) >= 2:
-        prev, last = comparable[-2], comparable[-1]
-        for m in measures:
-            a = pd.Series({q: v.get(m) for q, v in prev["per_query"].items()}, dtype=float)
-            b = pd.Series({q: v.get(m) for q, v in last["per_query"].items()}, dtype=float)
-            if set(a.index) != set(b.index) or (a.notna() & b.notna()).sum() == 0:
-                continue
-            c = paired_test(a, b, measure=m, n_resamples=n_resamples)
-            i = table.index[-1]
-            table.loc[i, f"{m} delta"] = c.delta
-            table.loc[i, f"{m} delta low"] = c.ci_low
-            table.loc[i, f"{m} delta high"] = c.ci_high
-            table.loc[i, f"{m} p"] = c.p_value
-            table.loc[i, f"{m} within noise"] = c.within_noise
-    return table
+    return pd.DataFrame(rows)
+
+
+CONFIG_ROWS = (
+    ("retriever", "retriever"), ("options", "options"), ("chunking", "chunking"), ("corpus", "corpus"),
+    ("k (retrieved per question)", "k"), ("logged depth (most items for a question)", "depth"),
+    ("golden set (fingerprint)", "golden"), ("judge", "judge"), ("ks evaluated", "ks"), ("log preset", "preset"),
+    ("software", "software"), ("evaluated by", "evaluated_by"),
+)
+"""The settings a configuration diff shows (label, key of the record's ``config``). When each run was made is in
+the runs' list, not here: two runs always differ in it."""
+
+
+def _show_config(value) -> str:
+    if value is None or value == {} or value == "":
+        return "not recorded"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_show_config(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def config_diff(before: dict, after: dict) -> pd.DataFrame:
+    """What differs between two saved runs' configurations: one row per setting (:data:`CONFIG_ROWS`) with each
+    run's value as text (``not recorded`` when the run did not record it) and ``differs``."""
+    rows = []
+    for label, key in CONFIG_ROWS:
+        a = _show_config(before.get("config", {}).get(key))
+        b = _show_config(after.get("config", {}).get(key))
+        if key == "judge":  # older records keep the judge beside the config
+            a = a if a != "not recorded" else _show_config(before.get("judge"))
+            b = b if b != "not recorded" else _show_config(after.get("judge"))
+        rows.append({"setting": label, "before": a, "after": b, "differs": a != b})
+    return pd.DataFrame(rows).set_index("setting")
+
+
+def trend(records: list[dict], measure: str, *, n_resamples: int = 10_000) -> list[dict]:
+    """The runs comparable with the newest one (same golden set and judge) that hold ``measure``, oldest first:
+    ``id`` (:func:`run_key`), ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend)."""
+    if not records:
+        return []
+    newest = records[-1]
+    out = []
+    for rec in records:
+        if comparable(rec, newest) and measure in rec["summary"]:
+            iv = interval(rec, measure, n_resamples=n_resamples)
+            out.append({"id": run_key(rec), "run": rec["name"], "made_at": made_at(rec), "mean": iv["mean"],
+                        "low": iv["low"], "high": iv["high"], "n": iv["n"]})
+    return out

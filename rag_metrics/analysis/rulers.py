@@ -93,12 +93,13 @@ def _shared(result, index, text, gold, doc, window, n, rule):
     return norm[a:b], not plain
 
 
-def ruler_disagreements(result, a: str, b: str, k: int | None = None) -> pd.DataFrame:
+def ruler_disagreements(result, a: str, b: str, k: int | None = None, *, limit: int | None = None) -> pd.DataFrame:
     """Top-``k`` items (default the largest k) that ruler ``a`` credits and ruler ``b`` does not, and the reverse.
 
     Columns: question_id, rank, doc_id, pages, credited_by, not_credited_by, shared_text (the longest fragment of
     at least F characters the item shares with a gold page ± window; empty if none), only_boilerplate (every
-    shared fragment is boilerplate: a false hit of a ruler that keeps it).
+    shared fragment is boilerplate: a false hit of a ruler that keeps it). ``limit``: only the first that many
+    items, by question and rank (the shared text costs a search per item; a report lists a stated number).
     """
     rulers = _rulers(result)
     for name in (a, b):
@@ -110,6 +111,8 @@ def ruler_disagreements(result, a: str, b: str, k: int | None = None) -> pd.Data
     both = ja[ja["rank"] <= k][key + ["doc_id", "pages", "text", "hit"]].merge(
         jb[jb["rank"] <= k][key + ["hit"]], on=key, suffixes=("_a", "_b"))
     differ = both[both["hit_a"] != both["hit_b"]].sort_values(key, kind="stable")
+    if limit is not None:
+        differ = differ.head(limit)
     judge = result.judges.get("overlap")
     n = getattr(judge, "min_chars", 24)
     window = max((getattr(j, "window", 0) for j in result.judges.values()), default=1)

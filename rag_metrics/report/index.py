@@ -1,11 +1,19 @@
-"""The reports index: every experiment and its runs, rebuilt from the run folders.
+"""The reports index: every experiment and its report builds, rebuilt from the run folders.
 
 ``reports/index.html`` is rendered from ``rag_metrics/templates/index.html.j2`` (Jinja2, autoescaped; links
-URL-quoted). It is rebuilt from a scan of ``reports/<experiment>/<run>/run.json`` under a file lock
-and replaced atomically, so every finished run appears even when several reports are built at
-once. Per experiment it shows each headline figure's latest value (from the newest run that
-recorded it) with its CI and the delta against the run before that, then every run with links
-to its pages.
+URL-quoted). It is rebuilt from a scan of ``reports/<experiment>/<build>/run.json`` under a file lock
+and replaced atomically, so every finished build appears even when several reports are built at
+once. Per experiment:
+
+* an experiment report (``rag-metrics report --run``) records its newest run, verdict and trend in
+  ``summary.json``; the index shows, from the build describing the experiment's newest *run* (by when the runs
+  were made, not when reports were built), the verdict line, a small trend of the primary measure across the
+  runs with their intervals (each run linking to the newest report describing it) and that build's headline
+  figures -- the change between runs comes from the experiment's history, never from comparing report builds;
+* other notebooks: each headline figure's latest value with its CI and the change against the previous build
+  that recorded it (there, a build is a run);
+
+then every build, with its parameters (file names, not absolute paths) and links to its pages.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import os
 from pathlib import Path
 
 from ..html import href, render
+from .kernel import EXPERIMENT_KEY
 
 __all__ = ["write_index", "headline_delta", "runs"]
 
@@ -67,6 +76,71 @@ def _fmt_headline(h: dict) -> str:
     return f"{h['mean']:.3f}{ci}{n}"
 
 
+HIDDEN_PARAMETERS = ("inputs", "history_dir")
+"""Report parameters the index does not show: a temporary hand-over file, and the history folder (beside the run)."""
+
+
+def _show_value(value) -> str:
+    if isinstance(value, str) and os.path.isabs(value):
+        return Path(value).name  # where the file lives is the user's business; its name says which it was
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_show_value(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_show_value(v)}" for k, v in value.items()) or "{}"
+    return "-" if value is None else str(value)
+
+
+def _parameters(parameters: dict) -> list[tuple[str, str]]:
+    """A build's parameters as (name, value) pairs to show: file names instead of absolute paths, unset and
+    hand-over parameters left out."""
+    return [(k, _show_value(v)) for k, v in sorted((parameters or {}).items())
+            if k not in HIDDEN_PARAMETERS and v not in (None, "", [], {})]
+
+
+def _chart(trend: list[dict], links: dict) -> dict | None:
+    """Coordinates of the small trend chart: one point per run (mean) with its interval, y from 0 to 1."""
+    if not trend:
+        return None
+    step, height, top, left = 44, 90, 8, 34
+    points = []
+    for i, t in enumerate(trend):
+        y = lambda v: top + (1 - max(0.0, min(1.0, v))) * height  # noqa: E731
+        mean = t["mean"]
+        if mean is None:
+            continue
+        low = t["low"] if t["low"] is not None else mean
+        high = t["high"] if t["high"] is not None else mean
+        points.append({"x": left + step * i + step / 2, "y": round(y(mean), 1), "y_low": round(y(low), 1),
+                       "y_high": round(y(high), 1), "run": t["run"], "made_at": t["made_at"],
+                       "text": f"{mean:.3f} [{low:.3f}, {high:.3f}]", "href": links.get(t["id"])})
+    return {"width": left + step * len(trend) + 8, "height": height + 2 * top + 4, "top": top, "bottom": top + height,
+            "mid": top + height / 2, "left": left, "points": points}
+
+
+def _experiment_view(records: list[dict]) -> dict | None:
+    """An experiment's newest verdict and trend, from the build that describes its newest run (the experiment
+    reports record them in ``summary.json``): the run made last; among builds describing it, the newest."""
+    built = [r for r in records if isinstance(r["_summary"].get(EXPERIMENT_KEY), dict)]
+    if not built:
+        return None
+    # records are newest build first: max() keeps the first of equal run times
+    newest = max(built, key=lambda r: r["_summary"][EXPERIMENT_KEY].get("made_at") or "")
+    block = newest["_summary"][EXPERIMENT_KEY]
+    links: dict = {}
+    for key in ("subject_id", "baseline_id"):  # a run links to the newest report describing it, else comparing with it
+        for rec in built:  # newest build first
+            sid = rec["_summary"][EXPERIMENT_KEY].get(key)
+            page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
+            if sid and page and sid not in links:
+                links[sid] = href(rec["_dir"], page)
+    verdict = block.get("verdict") or {}
+    return {"subject": block.get("subject"), "made_at": block.get("made_at"), "measure": block.get("measure"),
+            "judge": block.get("judge"), "baseline": block.get("baseline"), "line": block.get("line"),
+            "outcome": verdict.get("outcome"), "build": newest["timestamp"],
+            "href": links.get(block.get("subject_id")), "chart": _chart(block.get("trend") or [], links),
+            "trend": [{**t, "href": links.get(t["id"])} for t in block.get("trend") or []]}
+
+
 def _context(root: Path) -> dict:
     by_experiment: dict[str, list] = {}
     for rec in runs(root):
@@ -74,17 +148,25 @@ def _context(root: Path) -> dict:
     experiments = []
     for name in sorted(by_experiment):
         records = sorted(by_experiment[name], key=lambda r: r["_dir"], reverse=True)
+        view = _experiment_view(records)
         seen: list = []
         for rec in records:  # newest first: the first run holding a figure gives its latest value
             for notebook, figures in rec["_summary"].items():
+                if notebook.startswith("_") or not isinstance(figures, dict):
+                    continue
                 for fig_name in figures:
                     if (notebook, fig_name) not in seen:
                         seen.append((notebook, fig_name))
         figures = []
         for notebook, fig_name in seen:
-            holders = [r for r in records if fig_name in r["_summary"].get(notebook, {})]
+            holders = [r for r in records if fig_name in (r["_summary"].get(notebook) or {})]
+            if view is not None:  # an experiment: the figures of the build describing its newest run, no build delta
+                holders = [r for r in holders if r["timestamp"] == view["build"]]
+                if not holders:
+                    continue
             fig = holders[0]["_summary"][notebook][fig_name]
-            delta = headline_delta(holders[1]["_summary"][notebook][fig_name], fig) if len(holders) > 1 else None
+            delta = headline_delta(holders[1]["_summary"][notebook][fig_name], fig) \
+                if len(holders) > 1 and view is None else None
             figures.append({"notebook": notebook, "name": fig_name, "value": _fmt_headline(fig), "delta": delta,
                             "run": holders[0]["timestamp"]})
         run_rows = []
@@ -94,12 +176,11 @@ def _context(root: Path) -> dict:
                 label = Path(nb["notebook"]).stem
                 pages.append({"label": label, "href": href(rec["_dir"], nb["html"]) if nb.get("html") else None,
                               "failed": nb.get("status") != "ok", "error": nb.get("error") or ""})
-            run_rows.append({"timestamp": rec["timestamp"],
-                             "parameters": json.dumps(rec.get("parameters") or {}, sort_keys=True, ensure_ascii=False),
+            block = rec["_summary"].get(EXPERIMENT_KEY)
+            run_rows.append({"timestamp": rec["timestamp"], "parameters": _parameters(rec.get("parameters")),
+                             "describes": block.get("subject") if isinstance(block, dict) else None,
                              "pages": pages})
-        experiments.append({"name": name, "latest": records[0]["timestamp"],
-                            "parameters": json.dumps(records[0].get("parameters") or {}, sort_keys=True,
-                                                     ensure_ascii=False),
+        experiments.append({"name": name, "latest": records[0]["timestamp"], "view": view,
                             "figures": figures, "runs": run_rows})
     return {"experiments": experiments}
 

@@ -2,9 +2,11 @@
 
 * :func:`record` -- a headline figure, collected into the run's ``summary.json`` and the index;
 * :func:`banner` -- a visible notice (a parameter moved the notebook out of its lesson's regime);
-* :func:`claim` -- a conclusion printed only when the numbers beside it support it, recorded with its truth.
+* :func:`claim` -- a conclusion printed only when the numbers beside it support it, recorded with its truth;
+* :func:`show` -- a table, whole (no cut text, no elided rows), escaped; nothing at all for an empty table;
+* :func:`record_experiment` -- what an experiment report says about its newest run (verdict, trend), for the index.
 
-:func:`headlines` and :func:`claims` read them back from an executed notebook. Orchestration (papermill, HTML,
+:func:`headlines`, :func:`claims` and :func:`experiment_record` read them back from an executed notebook. Orchestration (papermill, HTML,
 the index) is :mod:`rag_metrics.report.runner`; this module needs only IPython (and pandas for :func:`record`).
 """
 
@@ -13,10 +15,17 @@ from __future__ import annotations
 from ..errors import InputError
 from ..serialize import jsonable
 
-__all__ = ["record", "banner", "claim", "headlines", "claims", "HEADLINE_MIME", "CLAIM_MIME"]
+__all__ = ["record", "banner", "claim", "show", "record_experiment", "headlines", "claims", "experiment_record",
+           "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY"]
 
 HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
 CLAIM_MIME = "application/vnd.rag-metrics.claim+json"
+EXPERIMENT_MIME = "application/vnd.rag-metrics.experiment+json"
+EXPERIMENT_KEY = "_experiment"
+"""The key of a run folder's ``summary.json`` that holds an experiment report's record (no notebook name starts
+with ``_``)."""
+RECORD_ONLY = frozenset({CLAIM_MIME, EXPERIMENT_MIME})
+"""Outputs made only of these are records for tests and the index, left out of the HTML page."""
 
 
 def _display(bundle: dict, fallback: str) -> None:
@@ -108,6 +117,42 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
     if headline and not holds:
         banner("Under these parameters the lesson's main point does not show: "
                + (f"“{text_if_true}” does not hold." if len(text_if_true) < 300 else "its headline claim does not hold."))
+
+
+PLAIN_ROWS = 200
+"""Rows a table's plain-text fallback shows (:func:`show`); its HTML shows them all."""
+
+
+def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: bool = True) -> None:
+    """Display a table whole: every row and every character of every cell (pandas' display cuts text at 50
+    characters and elides rows), each value escaped (:func:`rag_metrics.html.table`). An empty table draws
+    nothing; ``empty``, when given, is printed instead."""
+    if frame is None or len(frame) == 0:
+        if empty:
+            _display({"text/plain": empty}, empty)
+        return
+    from ..html import table
+
+    fmt = (lambda v: format(v, float_format))  # noqa: E731 - pandas wants a callable
+    html = str(table(frame, float_format=fmt, index=index, na_rep="-", border=0))
+    if len(frame) <= PLAIN_ROWS:
+        text = frame.to_string(float_format=fmt, index=index, na_rep="-")
+    else:  # the plain-text fallback of a long table stays short; the HTML holds every row
+        text = (frame.head(PLAIN_ROWS).to_string(float_format=fmt, index=index, na_rep="-")
+                + f"\n... {len(frame) - PLAIN_ROWS} more rows in the HTML view")
+    _display({"text/html": html, "text/plain": text}, text)
+
+
+def record_experiment(summary: dict) -> None:
+    """Record what an experiment report says about its newest run (subject, verdict, trend: a JSON-able dict),
+    for the run's ``summary.json`` and the index. Shows nothing (the report shows the same in words)."""
+    _display({EXPERIMENT_MIME: _lab_stable(jsonable(summary))}, "")
+
+
+def experiment_record(notebook_path) -> dict | None:
+    """The :func:`record_experiment` of an executed notebook (the last one), or None."""
+    found = list(_outputs(notebook_path, EXPERIMENT_MIME))
+    return dict(found[-1]) if found else None
 
 
 def headlines(notebook_path) -> dict:

@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import shutil
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from ..errors import InputError, check_choice, check_name
 from ..files import HOST, atomic_write_text, process_alive
 from ..options import parse_key_values
 from .index import write_index
-from .kernel import CLAIM_MIME, headlines
+from .kernel import EXPERIMENT_KEY, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
            "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
@@ -89,9 +90,9 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")
     nb = nbformat.read(str(notebook_path), as_version=4)
-    for cell in nb.cells:  # a claim that showed nothing is a record for tests, not something to render
+    for cell in nb.cells:  # a claim that showed nothing, or an experiment record, is for tests and the index
         if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= {CLAIM_MIME}]
+            cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= RECORD_ONLY]
     title = Path(notebook_path).stem
     for cell in nb.cells:  # the page's <title> is the notebook's first heading
         if cell.cell_type == "markdown" and cell.source.lstrip().startswith("# "):
@@ -208,7 +209,7 @@ def execute_notebook(path, output, parameters: dict | None = None, *, progress=F
                 raise
 
 
-def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, progress) -> tuple[NotebookRun, dict]:
+def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, progress) -> tuple[NotebookRun, dict, dict | None]:
     """Execute one notebook into the staging folder and export its page; a failing cell is recorded, not raised."""
     from papermill.exceptions import PapermillExecutionError
 
@@ -219,13 +220,14 @@ def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, prog
     except PapermillExecutionError as e:
         item.status = "failed"
         item.error = f"cell {e.cell_index} (execution count {e.exec_count}): {e.ename}: {e.evalue}"
-    found = {}
+    found, experiment = {}, None
     if executed.exists():
         html_path = executed.with_suffix(".html")
         export_html(executed, html_path, hide_input=hide_input)
         item.html = html_path.name
         found = headlines(executed)
-    return item, found
+        experiment = experiment_record(executed)
+    return item, found, experiment
 
 
 def build_report(
@@ -294,21 +296,23 @@ def build_report(
             i, path = numbered
             start = time.perf_counter()
             bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
-            item, found = _run_one(path, staging, parameters, hide_input, bar)
+            item, found, experiment = _run_one(path, staging, parameters, hide_input, bar)
             if progress_bar and jobs > 1:
                 status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
                 print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
                       file=sys.stderr, flush=True)
-            return path, item, found
+            return path, item, found, experiment
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             done = list(pool.map(task, enumerate(paths, start=1)))
         summary: dict = {}
         failures = []
-        for path, item, found in done:  # in notebook order, whatever order they finished in
+        for path, item, found, experiment in done:  # in notebook order, whatever order they finished in
             run_record.notebooks.append(item)
             if found:
                 summary[path.stem] = found
+            if experiment:  # an experiment report's newest run, verdict and trend (read by the index)
+                summary[EXPERIMENT_KEY] = experiment
             if item.status != "ok":
                 failures.append(f"{path}: {item.error}")
         (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -340,30 +344,98 @@ STAGED_HISTORY = ".history"
 
 def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
                             preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
-                            window: int = 1, judge: str | None = None, reports_dir="reports", now=None,
-                            progress_bar: bool = True) -> Path:
+                            window: int = 1, judge: str | None = None, measure: str | None = None,
+                            order: str = "made", alpha: float = 0.05, drilldowns: int = 20, reports_dir="reports",
+                            now=None, progress_bar: bool = True) -> Path:
     """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
 
-    Every input is read and validated first (:func:`check_experiment_inputs`) -- golden set, pages, each log
-    matched to them, the headline judge, answers -- so that bad input is an :class:`~rag_metrics.InputError`
-    naming its file, line and field, and nothing is written. ``runs`` may carry their own shapes
-    (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`); ``preset``/``fields``/``page_base`` apply
-    to the others. Then ``experiment.ipynb`` runs through papermill into ``reports_dir/experiment/<UTC
-    timestamp>/``; each log's evaluation joins the experiment's history (``reports_dir/experiment/history/``),
-    whose table the report shows, once the report is published.
+    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`, the checks of
+    :func:`check_experiment_inputs`) -- golden set, pages, each log matched to them, the headline judge, answers -- so
+    that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is written.
+    ``runs`` may carry their own shapes (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`);
+    ``preset``/``fields``/``page_base`` apply to the others. The validated objects are handed to ``experiment.ipynb``
+    (a private cache file, removed afterwards) so the notebook does not read them again; the reading happens in a
+    child process (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel
+    does. The notebook runs through papermill into ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation
+    joins the experiment's history (``reports_dir/experiment/history/``) once the report is published. The runs are
+    ordered by when they were made (``order="made"``: the log's settings, else the file's modification time) or as
+    given (``order="given"``); the newest is the report's subject, compared on ``measure`` with the previous
+    comparable run at level ``alpha``; at most ``drilldowns`` questions are shown item by item. On the terminal
+    (stderr) it says when most of a log's questions are not in the golden set, and how the runs were ordered.
     """
-    specs, mapping, ks = check_experiment_inputs(
-        experiment, golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
-        fields=fields, page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    import sys
+
+    from ..analysis.history import ORDERS, RULES
+    from ..errors import check_int
+    from ..io.logs import parse_run_spec
+    from .inputs import hand_over
+
+    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
+                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    check_int(drilldowns, "drilldowns", low=0)
+    if order not in ORDERS:
+        raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
+    if not 0 < alpha < 1:
+        raise InputError(f"alpha {alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
+    allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
+    if measure is not None and measure not in allowed:
+        raise InputError(f"measure {measure!r}: expected one of {', '.join(allowed)}.", field="measure")
     absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
+    specs = [parse_run_spec(r) for r in runs]
     history = Path(reports_dir) / experiment / "history"
-    parameters = {"experiment": experiment, "golden": absolute(golden),
-                  "runs": [str(spec.with_path(absolute(spec.path))) for spec in specs],
-                  "pages": absolute(pages), "answers": absolute(answers), "generator": generator, "preset": preset,
+    reading = dict(golden=absolute(golden), runs=[str(spec.with_path(absolute(spec.path))) for spec in specs],
+                   pages=absolute(pages) if pages else pages, answers=absolute(answers) if answers else answers,
+                   generator=generator, preset=preset, fields=mapping, page_base=page_base)
+    parameters = {"experiment": experiment, "golden": reading["golden"], "runs": reading["runs"],
+                  "pages": reading["pages"], "answers": reading["answers"], "generator": generator, "preset": preset,
                   "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
-                  "primary": judge, "history_dir": absolute(history)}
-    return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
-                        progress_bar=progress_bar, hide_input=True, history_dir=history)
+                  "primary": judge, "measure": measure, "order": order, "alpha": alpha, "drilldowns": drilldowns,
+                  "history_dir": absolute(history)}
+    cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
+    try:
+        cache = cache_dir / "inputs.pickle"
+        # read and validated once, in a child: this process holds none of it
+        info = hand_over(reading, order, cache, judge=judge)
+        for log in info["logs"]:
+            if log["unknown"] * 2 > log["questions"]:
+                print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
+                      "are not in the golden set and are not used (their IDs, or their texts when the log has no "
+                      "IDs, match no golden question).", file=sys.stderr)
+        if progress_bar or len(info["order"]) > 1:
+            names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
+            rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
+            print(f"rag-metrics report: runs oldest first: {names}; ordered by "
+                  f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
+        parameters["inputs"] = str(cache)
+        return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
+                            progress_bar=progress_bar, hide_input=True, history_dir=history)
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+
+def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
+    """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
+    from ..errors import check_int
+    from ..io.logs import PRESETS, parse_field_mapping
+    from ..judging.judges import JUDGES
+
+    check_name(experiment, what="experiment name")
+    if not golden:
+        raise InputError("an experiment report needs the golden set: --golden FILE.")
+    if not runs:
+        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
+    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
+    if page_base is not None and page_base not in (0, 1):
+        raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
+    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
+    ks = sorted({check_int(k, "k") for k in ks})
+    if not ks:
+        raise InputError("give at least one cutoff k.", field="k")
+    check_int(min_chars, "min_chars")
+    check_int(window, "window", low=0)
+    if judge is not None:
+        check_choice(judge, JUDGES, "judge", what="unknown", field="judge")
+    return mapping, ks
 
 
 def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
@@ -376,64 +448,19 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
     read (questions, documents by path suffix; :func:`rag_metrics.io.logs.load_log`); places text-only items or
     refuses them without pages (:func:`rag_metrics.analysis.experiment.prepare_log`); refuses a headline judge
     that does not apply to a log (:func:`rag_metrics.analysis.experiment.check_judge`); joins the answers as
-    the report does (:func:`rag_metrics.analysis.attribution.join_answers`).
+    the report does (:func:`rag_metrics.analysis.attribution.join_answers`) -- all in
+    :func:`rag_metrics.report.inputs.read_inputs`, the reading the report itself uses.
     """
-    from ..analysis.experiment import check_judge, prepare_log
-    from ..errors import check_int
-    from ..io.corpus import load_corpus
-    from ..io.golden import load_golden
-    from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
-    from ..judging.audit import check_log_pages
-    from ..judging.judges import JUDGES
+    from ..io.logs import parse_run_spec
+    from .inputs import read_inputs
 
-    check_name(experiment, what="experiment name")
-    if not golden:
-        raise InputError("an experiment report needs the golden set: --golden FILE.")
-    if not runs:
-        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
-    if page_base is not None and page_base not in (0, 1):
-        raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
-    mapping = parse_field_mapping(fields)
+    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
+                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    read_inputs(golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
+                fields=mapping, page_base=page_base, judge=judge)
+    return [parse_run_spec(r) for r in runs], mapping, ks
     ks = sorted({check_int(k, "k") for k in ks})
     if not ks:
         raise InputError("give at least one cutoff k.", field="k")
     check_int(min_chars, "min_chars")
     check_int(window, "window", low=0)
-    if judge is not None:
-        check_choice(judge, JUDGES, "judge", what="unknown", field="judge")
-    specs = [parse_run_spec(r) for r in runs]
-    corpus = load_corpus(pages) if pages else None
-    golden_set = load_golden(golden, corpus=corpus)
-    for spec in specs:
-        log = load_log(spec, preset=preset, fields=mapping, page_base=page_base, golden=golden_set, corpus=corpus)
-        if not len(log.questions):
-            raise InputError("the log holds no question.", path=spec.path)
-        log = prepare_log(golden_set, log, corpus)
-        check_judge(judge, log, corpus)
-        check_log_pages(log, corpus)
-    if answers:
-        _check_answers(answers, generator, golden_set)
-    return specs, mapping, ks
-
-
-def _check_answers(answers, generator, golden_set) -> None:
-    """The answers as the report joins them: one generator's (``generator``), one per labelled question."""
-    from ..analysis.attribution import join_answers
-    from ..io.corpus import load_answers
-
-    table = load_answers(answers)
-    if "question_id" not in table.columns or "generated_answer" not in table.columns:
-        raise InputError("expected logged answers with question_id and generated_answer fields.", path=answers)
-    if generator is None and "generator" in table.columns and table["generator"].nunique() > 1:
-        raise InputError(f"the answers hold several generators ({', '.join(map(str, table['generator'].unique()))});"
-                         " choose one with --generator.", path=answers)
-    if generator is not None and "generator" in table.columns:
-        if generator not in set(table["generator"]):
-            raise InputError(f"no answer of generator {generator!r}; the answers hold "
-                             f"{', '.join(map(str, table['generator'].unique()))}.", path=answers, field="generator")
-        table = table[table["generator"] == generator]
-    try:
-        join_answers(golden_set, table[["question_id", "generated_answer"]])
-    except InputError as e:
-        raise InputError(e.message, path=answers, question=e.question, field=e.field) from None

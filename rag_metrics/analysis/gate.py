@@ -1,0 +1,272 @@
+"""A merge gate: is a new run significantly worse than a baseline on one golden set and one ruler?
+
+``rag-metrics gate --golden G --baseline BASE --run NEW`` (:func:`compare_for_gate`) reads both sides -- each a
+retrieval log (JSON lines, any preset or field mapping), a TREC run file (``qid Q0 docid rank score tag``, judged by
+its document IDs) or a saved history record (a file written by the experiment report or ``save_run``, or an ID in
+``--history-dir``) -- evaluates them on the same golden set under the same ruler, and gives the verdict of
+:func:`rag_metrics.analysis.verdict.verdict` on one measure. It fails (exit 1) by the two rules of
+:func:`rag_metrics.analysis.verdict.gate`:
+
+1. a **significant regression**: the measure fell and the paired exact test's p is below ``alpha``;
+2. a **drop beyond the tolerance**: ``max_drop`` was declared and the mean fell by more than it.
+
+It passes (exit 0) otherwise -- identical runs, a change within noise and within the tolerance, an improvement --
+and refuses bad input (exit 2) before writing anything: unreadable files, another golden set or ruler than a
+history record's, a measure the sides do not share.
+
+The ruler: ``judge`` when given, else the first of overlap, page, marker, document that applies to both sides (a
+TREC run has document IDs only: the document judge); a history record fixes the ruler it was judged with.
+:class:`GateResult` prints the verdict and the regressed questions, and writes a Markdown summary (for a CI step
+summary) and JUnit XML, every string from the users' files escaped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError
+from ..fingerprint import digest
+from .verdict import ALPHA, GateDecision, Verdict, gate, moved_questions, verdict
+
+__all__ = ["compare_for_gate", "GateResult", "read_side", "Side", "KINDS"]
+
+KINDS = ("log", "trec", "history")
+PRIMARY_ORDER = ("overlap", "page", "marker", "document")
+
+
+@dataclass
+class Side:
+    """One side of the gate: ``kind`` (:data:`KINDS`), ``name``, ``source``, and the log (``log`` and ``trec``:
+    a RunLog) or the saved ``record`` (``history``)."""
+
+    kind: str
+    name: str
+    source: str
+    log: object = None
+    record: dict | None = None
+
+
+def _first_line(path: Path) -> str:
+    with open(path, "rb") as f:
+        head = f.read(65536)
+    if head[:2] == b"\x1f\x8b":
+        import gzip
+
+        with gzip.open(path, "rb") as g:
+            head = g.read(65536)
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return next((line for line in text.splitlines() if line.strip()), "")
+
+
+def _trec_log(path: Path):
+    """A TREC run file as a RunLog (document IDs only: no pages, no text)."""
+    from ..io.formats import read_run_file
+    from ..io.logs import RunLog
+
+    table = read_run_file(path, "trec")
+    run = pd.DataFrame({"question_id": table["question_id"].astype(str), "question": None, "rank": table["rank"],
+                        "doc_id": table["doc_id"].astype(str), "chunk_id": None, "pages": [()] * len(table),
+                        "text": None, "score": table["score"].astype(float), "line": table["line"]})
+    for col in ("question", "chunk_id", "text"):
+        run[col] = pd.Series([None] * len(run), dtype=object)
+    qids = list(dict.fromkeys(run["question_id"]))
+    questions = pd.DataFrame({"question_id": qids, "question": None, "answer": None, "latency_ms": None,
+                              "error": None, "line": 0})
+    for col in ("question", "answer", "error"):
+        questions[col] = pd.Series([None] * len(questions), dtype=object)
+    return RunLog(run, questions, str(path), {"read": {"preset": "trec"}})
+
+
+def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, page_base=None) -> Side:
+    """Read one side of the gate (module docstring): a history record, a TREC run or a retrieval log by content;
+    a reference that is no file is looked up in ``history_dir`` (an ID, an ID prefix or a run name)."""
+    from ..io.logs import load_log, parse_run_spec
+    from .history import _read_record, load_run
+
+    spec = parse_run_spec(str(ref))
+    if spec.own and Path(spec.path).is_file():  # a log with its own shape (``langchain:LOG``)
+        log = load_log(spec)
+        return Side("log", log.name, spec.path, log=log)
+    path = Path(str(ref))
+    if not path.is_file():
+        if history_dir is None:
+            raise InputError("not found; expected a retrieval log, a TREC run file or a history record (or a run ID "
+                             "with --history-dir DIR).", path=ref)
+        rec = load_run(ref, history_dir)
+        return Side("history", rec["name"], str(ref), record=rec)
+    first = _first_line(path)
+    if first.lstrip().startswith("{"):
+        try:
+            whole = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            whole = None
+        if isinstance(whole, dict) and {"id", "name", "timestamp", "summary", "fingerprint"} <= set(whole):
+            rec = _read_record(path)
+            return Side("history", rec["name"], str(path), record=rec)
+        log = load_log(path, preset=preset, fields=fields, page_base=page_base)
+        return Side("log", log.name, str(path), log=log)
+    if len(first.split()) == 6:
+        log = _trec_log(path)
+        return Side("trec", log.name, str(path), log=log)
+    raise InputError("not a retrieval log (JSON lines), a TREC run ('qid Q0 docid rank score tag') or a history "
+                     f"record (JSON); the first line reads {first[:60]!r}.", path=path, line=1)
+
+
+@dataclass
+class GateResult:
+    """What the gate found: the ``verdict`` (new run = after), the ``decision``, the ``regressed`` questions
+    (question_id, question, before, after, change), the ``judge`` and ``measure``, both ``sides`` and warnings."""
+
+    verdict: Verdict
+    decision: GateDecision
+    regressed: pd.DataFrame
+    judge: str
+    measure: str
+    baseline: Side
+    new: Side
+    warnings: list
+
+    def text(self) -> str:
+        """What the command prints: the outcome, the verdict line, the rules that failed, every regressed question."""
+        status = "FAILED" if self.decision.failed else "passed"
+        lines = [f"rag-metrics gate: {status} ({self.measure}, {self.judge} judge; {self.new.kind} "
+                 f"{self.new.name} against {self.baseline.kind} {self.baseline.name})", self.verdict.line()]
+        lines += [f"fails: {reason}" for reason in self.decision.reasons]
+        lines += [f"warning: {w}" for w in self.warnings]
+        if len(self.regressed):
+            lines.append(f"regressed questions ({len(self.regressed)}): " + ", ".join(
+                f"{q} ({c})" for q, c in zip(self.regressed["question_id"], self.regressed["change"])))
+        else:
+            lines.append("regressed questions: none")
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        """A Markdown summary for a CI step summary (GitHub ``$GITHUB_STEP_SUMMARY``) or a merge-request note."""
+        from ..html import md_escape
+
+        status = "❌ failed" if self.decision.failed else "✅ passed"
+        rules = f"a significant regression (p < {self.verdict.alpha:g})"
+        if self.decision.max_drop is not None:
+            rules += f" or a drop of more than {self.decision.max_drop:g} (`--max-drop`)"
+        out = [f"## rag-metrics gate: {status}", "",
+               f"{md_escape(self.new.name)} ({self.new.kind}) against the baseline {md_escape(self.baseline.name)} "
+               f"({self.baseline.kind}) on {md_escape(self.measure)}, {md_escape(self.judge)} judge.", "",
+               self.verdict.markdown(), "", f"The gate fails on {rules}."]
+        out += ["", *[f"- **fails**: {md_escape(r)}" for r in self.decision.reasons]] if self.decision.reasons else []
+        out += ["", *[f"- warning: {md_escape(w)}" for w in self.warnings]] if self.warnings else []
+        out += ["", f"### Regressed questions ({len(self.regressed)})", ""]
+        if len(self.regressed):
+            out += ["| question | change | before | after | text |", "|---|---|---:|---:|---|"]
+            for row in self.regressed.itertuples(index=False):
+                out.append(f"| {md_escape(row.question_id)} | {row.change} | {row.before:.3f} | {row.after:.3f} | "
+                           f"{md_escape(row.question if isinstance(row.question, str) else '')} |")
+        else:
+            out.append("None.")
+        return "\n".join(out) + "\n"
+
+    def junit(self) -> str:
+        """JUnit XML: one test case, failed when the gate fails, with the verdict and the regressed questions."""
+        import xml.etree.ElementTree as ET
+
+        suite = ET.Element("testsuite", name="rag-metrics gate", tests="1",
+                           failures="1" if self.decision.failed else "0", errors="0", skipped="0")
+        case = ET.SubElement(suite, "testcase", classname="rag_metrics.gate",
+                             name=_xml_text(f"{self.measure}: {self.new.name} against {self.baseline.name}"))
+        if self.decision.failed:
+            failure = ET.SubElement(case, "failure", message=_xml_text("; ".join(self.decision.reasons)),
+                                    type="regression")
+            failure.text = _xml_text(self.text())
+        out = ET.SubElement(case, "system-out")
+        out.text = _xml_text(self.text())
+        root = ET.Element("testsuites")
+        root.append(suite)
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_text(text: str) -> str:
+    """``text`` with the characters XML 1.0 cannot hold replaced by U+FFFD (escaping is ElementTree's)."""
+    return _XML_INVALID.sub("\ufffd", str(text))
+
+
+def _judge_of(record: dict) -> dict:
+    judge = record.get("judge") or (record.get("config") or {}).get("judge")
+    if not isinstance(judge, dict) or "judge" not in judge:
+        raise InputError("the history record does not say which judge it was evaluated with.", path=record.get("id"))
+    return judge
+
+
+def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
+                     window: int = 1, judge: str | None = None, measure: str | None = None, alpha: float = ALPHA,
+                     max_drop: float | None = None, n_resamples: int = 10_000) -> GateResult:
+    """Evaluate both sides on ``golden`` under one ruler and apply the gate's rules (module docstring)."""
+    from .experiment import evaluate_log
+
+    ks = tuple(sorted(set(ks)))
+    measure = measure or f"hit@{max(ks)}"
+    records = [s.record for s in (baseline, new) if s.kind == "history"]
+    fixed = None
+    for rec in records:
+        params = _judge_of(rec)
+        if fixed is not None and params != fixed:
+            raise InputError(f"the two history records were judged differently ({fixed} vs {params}): one ruler only.")
+        fixed = params
+        if rec["fingerprint"].get("golden") != digest(golden.fingerprint()):
+            raise InputError("the history record was evaluated on another golden set than --golden (fingerprints "
+                             "differ): a gate compares runs on one golden set.", path=rec.get("id"))
+        if measure not in rec["summary"]:
+            raise InputError(f"the history record {rec['id']!r} holds no {measure} (it has "
+                             f"{', '.join(rec['summary'])}); choose --measure or -k accordingly.", field="measure")
+    if fixed is not None:
+        if judge is not None and judge != fixed["judge"]:
+            raise InputError(f"--judge {judge}: the history record was judged by {fixed['judge']}; one ruler only.",
+                             field="judge")
+        judge = fixed["judge"]
+        min_chars = fixed.get("min_chars", min_chars)
+        window = fixed.get("window", window)
+    results = {}
+    for side in (baseline, new):
+        if side.log is not None:
+            results[id(side)] = evaluate_log(golden, side.log, corpus, ks=ks, min_chars=min_chars, window=window)
+    if judge is None:
+        common = [n for n in PRIMARY_ORDER if all(n in r.pages for r in results.values())]
+        judge = common[0]
+    for side, r in ((s, results.get(id(s))) for s in (baseline, new)):
+        if r is not None and judge not in r.pages:
+            raise InputError(f"judge {judge!r} does not apply to {side.name} (applicable: {', '.join(r.pages)}).",
+                             path=side.source, field="judge")
+    from .history import per_question
+
+    values, warnings = [], []
+    for side in (baseline, new):
+        r = results.get(id(side))
+        if r is None:
+            values.append(per_question(side.record, measure))
+            continue
+        ev = r.pages[judge]
+        if measure not in ev.per_question:
+            raise InputError(f"measure {measure!r} is not evaluated (measures: {', '.join(ev.measures)}).",
+                             field="measure")
+        values.append(ev.per_question[measure])
+        if r.depth_warning():
+            warnings.append(r.depth_warning())
+        if r.unknown_questions and len(r.unknown_questions) * 2 > len(r.log.questions):
+            warnings.append(f"{side.name}: {len(r.unknown_questions)} of {len(r.log.questions)} logged questions are "
+                            "not in the golden set (not used)")
+    before, after = values
+    if set(before.index) != set(after.index):
+        raise InputError("the two sides hold different questions: a gate compares runs on one golden set.")
+    v = verdict(before, after, measure, before_name=baseline.name, after_name=new.name, alpha=alpha,
+                n_resamples=n_resamples)
+    decision = gate(v, max_drop=max_drop)
+    moved = moved_questions(before, after)
+    regressed = moved[moved["change"].isin(("newly missed", "worsened"))].copy()
+    regressed.insert(1, "question", regressed["question_id"].map(golden.questions["question"]))
+    return GateResult(v, decision, regressed.reset_index(drop=True), judge, measure, baseline, new, warnings)
