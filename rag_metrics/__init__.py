@@ -11,6 +11,10 @@ Top-level names: the per-question measures, chunk -> document collapsing, measur
 whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`), the
 typed inputs (:class:`Qrels`, :class:`Run`: judgments and rankings read once, from files, dicts or
 DataFrames) and a prepared :func:`evaluator` (judgments read once, many runs evaluated).
+The experiment loop is one import away, loaded when first used::
+
+    from rag_metrics import evaluate_log, load_log, load_golden, load_corpus
+
 Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
@@ -31,6 +35,30 @@ from .measures.metrics import (
 from .measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "load_corpus": "rag_metrics.io.corpus", "load_answers": "rag_metrics.io.corpus", "Corpus": "rag_metrics.io.corpus",
+    "load_golden": "rag_metrics.io.golden", "GoldenSet": "rag_metrics.io.golden",
+    "load_log": "rag_metrics.io.logs", "RunLog": "rag_metrics.io.logs",
+    "evaluate_pages": "rag_metrics.measures.pages",
+    "evaluate_log": "rag_metrics.analysis.experiment", "ExperimentResult": "rag_metrics.analysis.experiment",
+}
+"""Public names that need pandas: imported on first use (PEP 562), so ``import rag_metrics`` stays light."""
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "recall_at_k",
@@ -55,4 +83,5 @@ __all__ = [
     "DEFAULT_MEASURES",
     "InputError",
     "NotComparableError",
+    *_LAZY,
 ]

@@ -14,7 +14,10 @@ import os
 import sys
 from pathlib import Path
 
-from .errors import ORDERS, InputError
+from .errors import GAINS, ORDERS, InputError
+
+OUTPUT_FORMATS = ("table", "json", "trec", "csv")
+"""What ``evaluate`` and ``compare`` print: a table, the evaluation's JSON, trec_eval's layout, or CSV."""
 
 GOLDEN_WORK = "golden-work"
 """Default folder of `rag-metrics golden`: outside data/, listed in .gitignore (a golden set quotes the documents)."""
@@ -31,18 +34,24 @@ ordering: by score descending, ties by document ID descending (as trec_eval); --
 uses the file's rank column instead. Undefined values (a question with no relevant document)
 print as null / '-' and are left out of the mean; the 'excluded' column counts them.
 
-example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format json --per-query
+example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format json --per-question
 """
 
 
 def _format_options(parser) -> None:
-    parser.add_argument("--qrels-format", choices=("auto", "trec", "beir", "json"), default="auto",
+    from .io.formats import QRELS_FORMATS, RUN_FORMATS
+
+    parser.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
                         help="qrels format (default: recognized from the content)")
-    parser.add_argument("--run-format", choices=("auto", "trec", "json"), default="auto",
+    parser.add_argument("--run-format", choices=RUN_FORMATS, default="auto",
                         help="run format (default: recognized from the content)")
 
 
 def _add_evaluate(sub) -> None:
+    from .io.judgments import LEVELS
+    from .io.trec import ORDER_BY
+    from .measures.evaluator import ENGINES
+
     ev = sub.add_parser(
         "evaluate",
         help="evaluate a TREC run against TREC qrels",
@@ -53,19 +62,20 @@ def _add_evaluate(sub) -> None:
     ev.add_argument("run", help="run: TREC 'qid Q0 docid rank score tag' or JSON dict (plain or gzip)")
     ev.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
-    ev.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table",
+    ev.add_argument("--format", choices=OUTPUT_FORMATS, default="table",
                     help="table (default), json, trec (trec_eval's -q layout and names), csv")
-    ev.add_argument("--per-query", action="store_true", help="also print one value per question")
+    ev.add_argument("--per-question", "--per-query", dest="per_question", action="store_true",
+                    help="also print one value per question")
     ev.add_argument("--doc-map", metavar="FILE", help="TSV chunk_id<TAB>doc_id mapping the run's IDs to documents")
-    ev.add_argument("--unit", choices=("chunk", "document"), default="document",
+    ev.add_argument("--unit", choices=LEVELS, default="document",
                     help="what the qrels judge: document (default; with --doc-map the run's chunk IDs are mapped to "
                          "documents and collapsed with --order) or chunk (the run's chunk IDs judged as they are)")
     ev.add_argument("--order", choices=ORDERS, default="cut_then_dedup", help="collapsing order at document level")
     ev.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant (default 1)")
-    ev.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain (default linear)")
-    ev.add_argument("--order-by", choices=("score", "rank"), default="score",
+    ev.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain (default linear)")
+    ev.add_argument("--order-by", choices=ORDER_BY, default="score",
                     help="rank results by score like trec_eval (default) or by the rank column")
-    ev.add_argument("--engine", choices=("auto", "fast", "general", "dask"), default="auto",
+    ev.add_argument("--engine", choices=ENGINES, default="auto",
                     help="auto: the fast columnar path when the files allow it, else the general path (same numbers); "
                          "fast: require the fast path; general: the line-validating reader; "
                          "dask: evaluate on a Dask cluster (RUN may be a glob of many files; --scheduler ADDRESS)")
@@ -83,6 +93,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     if only == "evaluate":
         return parser
 
+    from .io import trec
+
     cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
                                     "difference, the exact paired test's p-value (sign test for 0/1 measures such as "
@@ -93,10 +105,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     cp.add_argument("runs", nargs="+", metavar="RUN", help="runs, the baseline first")
     cp.add_argument("-m", "--measure", action="append", dest="measures", metavar="NAME",
                     help="measure to compute (repeatable); default: recall@5 precision@5 hit@5 mrr ndcg@10 map")
-    cp.add_argument("--format", choices=("table", "json", "trec", "csv"), default="table")
+    cp.add_argument("--format", choices=OUTPUT_FORMATS, default="table")
     cp.add_argument("--min-rel", type=float, default=1, metavar="N", help="lowest label counted as relevant")
-    cp.add_argument("--gain", choices=("linear", "exponential"), default="linear", help="nDCG gain")
-    cp.add_argument("--order-by", choices=("score", "rank"), default="score")
+    cp.add_argument("--gain", choices=GAINS, default="linear", help="nDCG gain")
+    cp.add_argument("--order-by", choices=trec.ORDER_BY, default="score")
     _format_options(cp)
 
     hp = sub.add_parser("history", help="list, show and diff saved evaluation runs")
@@ -125,8 +137,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                     help="bm25, dense or hybrid (built in, over --pages), or MODULE:FUNCTION with search(question, k) "
                          "(with --option: MODULE:FACTORY called as FACTORY(**options) to make it)")
     rn.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
-    rn.add_argument("--pages", metavar="PATH", help="corpus for the built-in retrievers: pages.jsonl or a folder "
-                                                    "(default: the sample corpus)")
+    rn.add_argument("--pages", metavar="PATH", help="the documents the built-in retrievers search: pages.jsonl or a "
+                                                    "folder (required with a built-in retriever)")
     rn.add_argument("-k", type=int, default=10, help="results per question (default 10)")
     rn.add_argument("--experiment", default="default", help="experiment name: the log goes to RUNS_DIR/NAME/")
     rn.add_argument("--out", metavar="FILE", help="log path (default RUNS_DIR/EXPERIMENT/<UTC timestamp>.jsonl)")
@@ -151,8 +163,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                          description="Body text weighed in characters (a kana/kanji counts 3); pages below "
                                      "--min-chars are never drawn; per document, drawn without replacement with "
                                      "probability proportional to size. help(rag_metrics.golden.sampler)")
-    gs.add_argument("--pages", metavar="PATH", help="pages.jsonl, a folder of documents or a document "
-                                                    "(default: the sample corpus)")
+    gs.add_argument("--pages", required=True, metavar="PATH", help="pages.jsonl, a folder of documents or a "
+                                                                   "document (data/corpus: the project's sample)")
     gs.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
                     help=f"where to write the sample (default {GOLDEN_WORK}/sample.jsonl)")
     gs.add_argument("--per-document", type=int, default=3, help="pages per document (default 3)")
@@ -183,7 +195,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     gr = gsub.add_parser("review", help="flag context-dependent and near-duplicate questions; write the review file",
                          description="Writes REVIEW (CSV, or JSON lines by extension) with a decision column "
                                      "pre-filled drop for flagged questions, and an HTML page of each question "
-                                     "beside its page. help(rag_metrics.golden.review)")
+                                     "beside its page. help(rag_metrics.golden.flags)")
     gr.add_argument("draft", nargs="?", default=f"{GOLDEN_WORK}/draft.jsonl", help="the draft "
                                                                                    f"(default {GOLDEN_WORK}/draft.jsonl)")
     gr.add_argument("--sample", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
@@ -218,7 +230,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     la.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/audit", metavar="DIR",
                     help=f"folder of the review file and page (default {GOLDEN_WORK}/audit)")
     la.add_argument("-k", type=int, help="audit the top k of each log (default: everything logged)")
-    la.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    la.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
     la.add_argument("--field", action="append", default=[], metavar="NAME=PATH", help="map a log field (repeatable)")
     la.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1")
     la.add_argument("--min-evidence-chars", type=int, default=48,
@@ -288,7 +300,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("--answers", metavar="FILE", help="logged answers (question_id, generated_answer) when the "
                                                       "logs have none")
     rp.add_argument("--generator", metavar="NAME", help="with --answers holding several generators: which one")
-    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())}")
+    rp.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
     rp.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     rp.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the log count from 0 or 1 "
@@ -296,10 +308,10 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     rp.add_argument("-k", dest="ks", type=int, action="append", help="cutoffs for hit@k (default 1 3 5)")
     rp.add_argument("--min-chars", type=int, default=24, help="overlap judge: shared fragment length F (default 24)")
     rp.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
-    rp.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
+    rp.add_argument("--judge", choices=_judges(),
                     help="judge of the headline (default: overlap if it applies, else page, else document)")
     _verdict_options(rp)
-    rp.add_argument("--order", choices=("made", "given"), default="made",
+    rp.add_argument("--order", choices=_run_orders(), default="made",
                     help="order of the runs: made (default: when each run was made -- the log's .settings.json "
                          "started_at, else the file's modification time) or given (the order of --run)")
     rp.add_argument("--drilldowns", type=int, default=20, metavar="N",
@@ -330,7 +342,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     gt.add_argument("--pages", metavar="PATH", help="the documents: pages.jsonl or a folder (judges logged text)")
     gt.add_argument("--history-dir", metavar="DIR", help="history folder where BASE or NEW may be a run ID or name "
                                                          "(e.g. reports/EXPERIMENT/history)")
-    gt.add_argument("--preset", default="native", help="log shape: native, langchain, llamaindex, ragas, bedrock")
+    gt.add_argument("--preset", default="native", help=f"log shape: {', '.join(_presets())} (default native)")
     gt.add_argument("--field", action="append", default=[], metavar="NAME=PATH",
                     help="map a log field to a dotted path, e.g. doc_id=metadata.source (repeatable)")
     gt.add_argument("--page-base", type=int, choices=(0, 1), help="pages in the logs count from 0 or 1 "
@@ -338,7 +350,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     gt.add_argument("-k", dest="ks", type=int, action="append", help="cutoffs (default 1 3 5)")
     gt.add_argument("--min-chars", type=int, default=24, help="overlap judge: shared fragment length F (default 24)")
     gt.add_argument("--window", type=int, default=1, help="page window of the judges (default 1)")
-    gt.add_argument("--judge", choices=("overlap", "page", "marker", "document"),
+    gt.add_argument("--judge", choices=_judges(),
                     help="the ruler (default: the first of overlap, page, marker, document that applies to both)")
     _verdict_options(gt)
     gt.add_argument("--max-drop", type=float, metavar="X",
@@ -370,6 +382,18 @@ def _presets() -> list:
     return list(PRESETS)
 
 
+def _run_orders() -> tuple:
+    from .analysis.history import ORDERS as RUN_ORDERS
+
+    return RUN_ORDERS
+
+
+def _judges() -> list:
+    from .judging.judges import JUDGES
+
+    return list(JUDGES)
+
+
 def _format_table(data: dict) -> str:
     rows = [("measure", "mean", "evaluated", "excluded")]
     for m, v in data["summary"].items():
@@ -380,7 +404,7 @@ def _format_table(data: dict) -> str:
     return "\n".join(lines)
 
 
-def _format_per_query(ev) -> str:
+def _format_per_question(ev) -> str:
     names = list(ev.values)
     columns = [ev.values[m].tolist() for m in names]
     lines = ["\t".join(["question_id", *names])]
@@ -398,13 +422,13 @@ def cmd_evaluate(args) -> int:
     ev = evaluate_trec(args.qrels, args.run, args.measures, level=args.unit, min_rel=args.min_rel, gain=args.gain,
                        order_by=args.order_by, doc_map=args.doc_map, order=args.order, engine=args.engine,
                        scheduler=args.scheduler, qrels_format=args.qrels_format, run_format=args.run_format)
-    data = ev.to_dict(per_query=args.per_query)
+    data = ev.to_dict(per_question=args.per_question)
     if args.format == "json":
         print(json.dumps(data, indent=2, ensure_ascii=False))
     elif args.format == "trec":
-        sys.stdout.write(ev.to_trec(per_query=args.per_query))
+        sys.stdout.write(ev.to_trec(per_question=args.per_question))
     elif args.format == "csv":
-        sys.stdout.write(ev.to_csv(per_query=args.per_query))
+        sys.stdout.write(ev.to_csv(per_question=args.per_question))
     else:
         print(_format_table(data))
         for m, row in data["summary"].items():
@@ -414,9 +438,9 @@ def cmd_evaluate(args) -> int:
             unknown = data["unknown_questions"]
             ids = ", ".join(unknown[:10]) + (" ..." if len(unknown) > 10 else "")
             print(f"\n{len(unknown)} question(s) in the run but not in the qrels, not used: {ids}")
-        if args.per_query:
+        if args.per_question:
             print()
-            print(_format_per_query(ev))
+            print(_format_per_question(ev))
     return 0
 
 
@@ -584,7 +608,8 @@ def cmd_golden(args) -> int:
     if args.action == "review":
         from .files import atomic_write_text
         from .golden.generate import read_draft
-        from .golden.review import review_draft, review_html, write_review
+        from .golden.review import review_html
+        from .golden.review_file import review_draft, write_review
         from .golden.sampler import read_sample
 
         draft = read_draft(args.draft)
@@ -599,7 +624,8 @@ def cmd_golden(args) -> int:
             print(f"  {row['question_id']}: {row['reasons']}")
         return 0
     from .golden.generate import read_draft
-    from .golden.review import accept, read_decisions
+    from .golden.review import accept
+    from .golden.review_file import read_decisions
     from .io.corpus import load_corpus
 
     draft = read_draft(args.draft)
@@ -643,7 +669,7 @@ def cmd_labels(args) -> int:
     if args.action == "sample":
         from .analysis.experiment import evaluate_log
         from .golden.labels import judging_sample
-        from .golden.review import write_review
+        from .golden.review_file import write_review
         from .io.logs import load_log
 
         corpus = load_corpus(args.pages)
@@ -759,6 +785,9 @@ def cmd_run(args) -> int:
         if unknown:
             raise InputError(f"unknown option(s) {unknown} for the built-in retriever; expected size, overlap, unit, "
                              "heading.")
+        if not args.pages:
+            raise InputError(f"the built-in retriever {args.retriever} searches your documents: give --pages PATH "
+                             "(pages.jsonl or a folder; data/corpus is the project's sample).", field="pages")
         corpus = load_corpus(args.pages)
         search = builtin_search(args.retriever, corpus, **options)
         settings = {"retriever": args.retriever, "options": {**options, **search.settings},

@@ -13,8 +13,8 @@ import numbers
 import re
 
 __all__ = [
-    "InputError", "NotComparableError", "check_int", "check_k", "check_min_rel", "check_gain", "check_order",
-    "check_name", "GAINS", "ORDERS", "NAME_MAX",
+    "InputError", "NotComparableError", "check_choice", "check_int", "check_k", "check_min_rel", "check_gain",
+    "check_order", "check_name", "GAINS", "ORDERS", "NAME_MAX",
 ]
 
 
@@ -53,6 +53,27 @@ def _of(func: str) -> str:
     return f" of {func}" if func else ""
 
 
+def check_choice(value, choices, name: str, *, func: str = "", what: str | None = None, path=None, line=None,
+                 question=None, field=None):
+    """Return ``value`` when it is one of ``choices``; raise :class:`InputError` naming them otherwise.
+
+    A parameter (``what`` None): "The 'engine' parameter of evaluate must be one of ('local', 'dask'). Got 'x'
+    instead." A value read from a file or a command line (``what`` says where it came from, e.g. ``"question q1:"``;
+    ``path``/``line``/``question``/``field`` locate it): "question q1: decision 'x'; expected one of accept, drop."
+    """
+    choices = tuple(choices)
+    try:
+        if value in choices:
+            return value
+    except TypeError:  # unhashable against a set/dict-backed choice list: not a choice either
+        pass
+    if what is None:
+        message = f"The {name!r} parameter{_of(func)} must be one of {choices}. Got {value!r} instead."
+    else:
+        message = f"{what + ' ' if what else ''}{name} {value!r}; expected one of {', '.join(map(str, choices))}."
+    raise InputError(message, path=path, line=line, question=question, field=field)
+
+
 def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str | None = None) -> int:
     """Return ``value`` as an int >= ``low`` (bools refused); raise :class:`InputError` naming the parameter otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
@@ -79,18 +100,14 @@ GAINS = ("linear", "exponential")
 
 
 def check_gain(gain, *, func: str = "") -> str:
-    if gain not in GAINS:
-        raise InputError(f"The 'gain' parameter{_of(func)} must be one of {GAINS}. Got {gain!r} instead.")
-    return gain
+    return check_choice(gain, GAINS, "gain", func=func)
 
 
 ORDERS = ("cut_then_dedup", "dedup_then_cut")
 
 
 def check_order(order, *, func: str = "") -> str:
-    if order not in ORDERS:
-        raise InputError(f"The 'order' parameter{_of(func)} must be one of {ORDERS}. Got {order!r} instead.")
-    return order
+    return check_choice(order, ORDERS, "order", func=func)
 
 
 NAME_MAX = 100

@@ -21,15 +21,28 @@ import unicodedata
 import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
-           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of"]
+           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
+           "CJK_CHAR", "cjk_count"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+"""An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
+KANA = "\u3040-\u30ff\uff66-\uff9f"
+"""Hiragana, katakana and half-width katakana, as the body of a regex character class."""
+KANJI = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+"""CJK unified ideographs (with extension A) and compatibility ideographs, as the body of a character class."""
+CJK = KANA + KANJI
+"""Every kana or kanji character: what the tokenizer makes a token of its own, and what counts as Japanese text."""
 _LATIN = "0-9A-Za-z\u00c0-\u024f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a"
-_SPAN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{_CJK}]")
-_NORM_TOKEN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{_CJK}]+")
-_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_SPAN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{CJK}]")
+_NORM_TOKEN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{CJK}]+")
+CJK_CHAR = re.compile(rf"[{CJK}]")
+"""One kana or kanji character (:data:`CJK`)."""
 _SPACE = re.compile(r"\s+")
+
+
+def cjk_count(text: str) -> int:
+    """How many kana or kanji characters ``text`` holds (:data:`CJK`)."""
+    return len(CJK_CHAR.findall(text))
 
 
 def strip_page_markers(text: str) -> str:
@@ -94,7 +107,7 @@ def tokenize(text: str) -> list[str]:
     out: list[str] = []
     for match in _NORM_TOKEN.finditer(unicodedata.normalize("NFKC", text).lower()):
         tok = match.group()
-        if _CJK_CHAR.match(tok):
+        if CJK_CHAR.match(tok):
             out.extend(tok[i : i + 2] for i in range(max(len(tok) - 1, 1)))
         else:
             out.append(tok)

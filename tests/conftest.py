@@ -15,10 +15,10 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 @pytest.fixture(scope="module")
 def corpus():
     """The sample corpus (data/corpus)."""
-    return load_corpus()
+    return load_corpus(sample=True)
 
 
 @pytest.fixture(scope="module")
 def golden(corpus):
     """The sample golden set (data/golden.jsonl), checked against the sample corpus."""
-    return load_golden(corpus=corpus)
+    return load_golden(corpus=corpus, sample=True)

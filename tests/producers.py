@@ -73,7 +73,7 @@ def corpus_pdfs(folder, *, header: str | None = None, footer: str | None = "{tit
                 labels: dict | None = None, empty: dict | None = None) -> Path:
     """The sample corpus (or ``corpus``) as PDFs in ``folder``: one PDF page per source page, ``[p.N]`` markers
     removed, the document's title in the running header/footer templates."""
-    corpus = corpus or load_corpus()
+    corpus = corpus or load_corpus(sample=True)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for doc, info in corpus.documents.iterrows():

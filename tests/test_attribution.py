@@ -74,7 +74,7 @@ def test_contains_and_token_f1_are_lexical():
     assert token_f1("the cost-centre owner", "cost-centre owner") == pytest.approx(0.8)
     assert answer_match("the cost-centre owner", "cost-centre owner", method="token_f1")
     assert not answer_match("a month", "30 days", method="token_f1")  # a paraphrase is not a match
-    with pytest.raises(ValueError, match="'match' parameter must be one of"):
+    with pytest.raises(ValueError, match="'match' parameter of answer_match must be one of"):
         answer_match("a", "a", method="semantic")
 
 
@@ -141,7 +141,7 @@ def test_bad_input_is_named():
         attribute(SEED.drop(columns="generated_answer"), k=2)
     with pytest.raises(InputError, match="question 'q1': gold_ids must be a list"):
         attribute(SEED.assign(gold_ids=["expense", ["faq"], ["travel"]]), k=2)
-    golden = load_golden()
+    golden = load_golden(sample=True)
     answers = pd.DataFrame({"question_id": list(golden.questions.index) + ["q999"],
                             "generated_answer": ["x"] * (len(golden.questions) + 1)})
     with pytest.raises(InputError, match="answers: question 'q999' is not in the golden set"):
@@ -187,8 +187,8 @@ def test_diagnosis_table():
 def test_sample_answers_log_attributes():
     from rag_metrics.io.corpus import load_answers
 
-    golden = load_golden()
-    answers = load_answers()
+    golden = load_golden(sample=True)
+    answers = load_answers(sample=True)
     assert answers.loc[0, "faithfulness"] == 0.95  # read exactly
     a = attribute(join_answers(golden, answers[answers["generator"] == "gen_a"]), k=3)
     assert len(a.records) == 65 and len(a.no_answer) == 6 and len(a.backlog) == 4
@@ -243,7 +243,7 @@ def test_top_gold_retrieved_names_the_answer_bearing_document():
     assert rec["top_gold_retrieved"].tolist() == [True, True, False, False]  # the policy at rank 3 is not in the top 2
     from rag_metrics.io.corpus import load_answers
 
-    logs = load_answers()
-    joined = join_answers(load_golden(), logs[logs["generator"] == "gen_a"].drop(columns="generator"))
+    logs = load_answers(sample=True)
+    joined = join_answers(load_golden(sample=True), logs[logs["generator"] == "gen_a"].drop(columns="generator"))
     q001 = joined.set_index("question_id").at["q001", "gold_relevance"]
     assert q001 == {"expense_policy": 2.0, "onboarding_ja": 1.0}

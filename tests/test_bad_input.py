@@ -240,7 +240,8 @@ def test_matching_needs_something_to_match_to(tmp_path):
     ("--timeout", "inf", r"'timeout' parameter must be a finite number of seconds > 0"),
 ])
 def test_run_refuses_bad_timing(tmp_path, capsys, option, value, message):
-    refused(capsys, tmp_path, ["--retriever", "bm25", "--golden", GOLDEN, option, value], message, command="run")
+    refused(capsys, tmp_path, ["--retriever", "bm25", "--pages", CORPUS, "--golden", GOLDEN, option, value], message,
+            command="run")
 
 
 # ---- PDFs: any failure of the parser is named ------------------------------------------------------------------
@@ -312,3 +313,20 @@ def test_pdf_pages_carry_their_language(tmp_path):
     ja = tmp_path / "ja.pdf"
     pdf_maker.make_pdf(["経費精算は翌月5日までに提出してください。"], ja)
     assert {p["language"] for p in read_pdf(ja)} == {"ja"}
+
+
+def test_check_choice_names_the_parameter_or_the_place():
+    from rag_metrics.errors import check_choice
+
+    assert check_choice("dask", ("local", "dask"), "engine") == "dask"
+    with pytest.raises(InputError, match=r"^The 'engine' parameter of evaluate_log must be one of \('local', 'dask'\)\. "
+                                         r"Got 'Dask' instead\.$"):
+        check_choice("Dask", ("local", "dask"), "engine", func="evaluate_log")
+    with pytest.raises(InputError, match=r"^r\.csv:3: question 'q1': decision 'maybe'; expected one of keep, drop\.$") as e:
+        check_choice("maybe", ("keep", "drop"), "decision", what="question 'q1':", path="r.csv", line=3,
+                     field="decision", question="q1")
+    assert (e.value.line, e.value.field, e.value.question) == (3, "decision", "q1")
+    with pytest.raises(InputError, match=r"^unknown judge 'x'; expected one of page, overlap\.$"):
+        check_choice("x", {"page": 1, "overlap": 2}, "judge", what="unknown")
+    with pytest.raises(InputError, match="Got \\['a'\\] instead"):  # unhashable: refused, not a TypeError
+        check_choice(["a"], frozenset({"a"}), "x")

@@ -39,7 +39,7 @@ def test_fixed_token_chunks(corpus):
 
 
 def test_chunk_ids_are_stable_and_unique(corpus):
-    a, b = chunk_fixed(corpus, 300, 50), chunk_fixed(load_corpus(), 300, 50)
+    a, b = chunk_fixed(corpus, 300, 50), chunk_fixed(load_corpus(sample=True), 300, 50)
     assert a["chunk_id"].tolist() == b["chunk_id"].tolist()
     assert a["chunk_id"].is_unique
     assert not set(a["chunk_id"]) & set(chunk_fixed(corpus, 300, 0)["chunk_id"])  # config is in the ID
@@ -63,7 +63,7 @@ def test_heading_chunks(corpus):
 @pytest.mark.parametrize("kwargs, message", [
     ({"size": 0}, "'size' parameter must be an int >= 1"),
     ({"size": 100, "overlap": 100}, "0 <= overlap < size"),
-    ({"size": 100, "unit": "word"}, "'unit' parameter must be 'char' or 'token'"),
+    ({"size": 100, "unit": "word"}, "'unit' parameter of chunk_fixed must be one of \\('char', 'token'\\)"),
 ])
 def test_bad_chunk_parameters(corpus, kwargs, message):
     with pytest.raises(ValueError, match=message):

@@ -29,7 +29,7 @@ def run_cli(capsys, *argv):
 
 def test_json_output_shape(files, capsys):
     code, out, _ = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "recall@1",
-                           "-m", "P@2", "-m", "mrr", "--format", "json", "--per-query")
+                           "-m", "P@2", "-m", "mrr", "--format", "json", "--per-question")
     assert code == 0
     data = json.loads(out)
     assert data["summary"]["recall@1"] == {"mean": 0.0, "evaluated": 2, "excluded": 1, "excluded_ids": ["q2"]}
@@ -42,7 +42,7 @@ def test_json_output_shape(files, capsys):
 
 def test_order_by_rank_uses_the_rank_column(files, capsys):
     _, out, _ = run_cli(capsys, "evaluate", files("q", QRELS), files("r", RUN), "-m", "mrr",
-                        "--format", "json", "--per-query", "--order-by", "rank")
+                        "--format", "json", "--per-question", "--order-by", "rank")
     assert json.loads(out)["per_query"]["q1"]["mrr"] == 1.0
 
 

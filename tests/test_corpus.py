@@ -130,3 +130,31 @@ def test_corpus_validation(tmp_path):
     doc.write_text("---\ndoc_id: other\n---\n[p.1]\ntext\n", encoding="utf-8")
     with pytest.raises(InputError, match="faq_ja.md:2: doc_id 'other' differs from the file's document ID 'faq_ja'"):
         load_corpus(folder)
+
+
+def test_the_sample_is_read_only_when_asked_for(tmp_path, monkeypatch):
+    """No loader falls back to the project's data/ when a path is left out: an installed package has none, and a
+    team's figures must not silently come from the sample."""
+    from rag_metrics import InputError
+    from rag_metrics.io.corpus import load_answers
+    from rag_metrics.io.golden import load_golden
+
+    for load, what in ((load_corpus, "your documents"), (load_golden, "the golden set"),
+                       (load_answers, "the logged answers")):
+        with pytest.raises(InputError, match=f"{load.__name__}: give the path of {what}.*, or sample=True"):
+            load()
+        with pytest.raises(InputError, match="not both"):
+            load(tmp_path / "x", sample=True)
+    assert load_golden(sample=True).questions.shape[0] == load_golden(data_dir() / "golden.jsonl").questions.shape[0]
+    assert load_corpus(sample=True).source == str(data_dir() / "corpus")
+    monkeypatch.setenv("RAG_METRICS_DATA", str(tmp_path))  # an install without the sample
+    with pytest.raises(InputError, match="sample data is not here"):
+        load_corpus(sample=True)
+
+
+def test_the_builtin_retriever_needs_the_documents(tmp_path, monkeypatch, capsys):
+    from rag_metrics.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--retriever", "bm25", "--golden", str(data_dir() / "golden.jsonl"), "--no-progress"]) == 2
+    assert "give --pages PATH" in capsys.readouterr().err and not (tmp_path / "runs").exists()

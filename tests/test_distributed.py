@@ -70,7 +70,7 @@ def test_cli_engine_dask_reads_many_files(tmp_path, client, capsys):
     (tmp_path / "run-b.txt").write_text("".join(lines[50:]))
     (tmp_path / "run-c.txt").write_text("zz Q0 d1 1 1.0 tag\n")
     (tmp_path / "whole.txt").write_text("".join(lines) + "zz Q0 d1 1 1.0 tag\n")
-    args = ["-m", "ndcg@5", "-m", "mrr", "-m", "recall@3", "--format", "json", "--per-query"]
+    args = ["-m", "ndcg@5", "-m", "mrr", "-m", "recall@3", "--format", "json", "--per-question"]
     assert main(["evaluate", str(tmp_path / "qrels.txt"), str(tmp_path / "run-*.txt"), "--engine", "dask",
                  "--scheduler", client.scheduler.address, *args]) == 0
     on_dask = json.loads(capsys.readouterr().out)
@@ -94,7 +94,7 @@ def test_dask_reads_odd_files_like_the_general_path(tmp_path, client, capsys):
         q, r = tmp_path / f"{name}.qrels", tmp_path / f"{name}.run"
         q.write_bytes(qrels)
         r.write_bytes(run)
-        argv = ["evaluate", str(q), str(r), "-m", "mrr", "-m", "recall@2", "--format", "json", "--per-query"]
+        argv = ["evaluate", str(q), str(r), "-m", "mrr", "-m", "recall@2", "--format", "json", "--per-question"]
         general = outcome(capsys, [*argv, "--engine", "general"])
         on_dask = outcome(capsys, [*argv, "--engine", "dask", "--scheduler", client.scheduler.address])
         assert on_dask == general, name
@@ -158,8 +158,8 @@ def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log
 
-    corpus = load_corpus()
-    golden = load_golden(corpus=corpus)
+    corpus = load_corpus(sample=True)
+    golden = load_golden(corpus=corpus, sample=True)
     lines = (data_dir() / "examples" / "bm25_c400o100.jsonl").read_text(encoding="utf-8").splitlines()
     unknown = json.dumps({"question_id": "zz", "question": "not in the golden set", "retrieved": []})
     (tmp_path / "log.jsonl").write_text("\n".join(lines[3:] + [unknown]) + "\n", encoding="utf-8")  # 3 missing

@@ -42,7 +42,7 @@ def test_by_question_type_is_one_call():
 
 
 def test_to_dict_uses_null_for_undefined():
-    d = evaluate(GOLDEN, RUN, ["mrr"]).to_dict(per_query=True)
+    d = evaluate(GOLDEN, RUN, ["mrr"]).to_dict(per_question=True)
     assert d["per_query"]["q2"]["mrr"] is None
     assert d["summary"]["mrr"]["excluded"] == 1
 
@@ -109,7 +109,7 @@ def test_measure_names_round_trip():
 def test_package_attribute_is_the_function_after_submodule_imports():
     import rag_metrics
     import rag_metrics.measures.evaluation  # noqa: F401  (importing the module must not shadow the function)
-    from rag_metrics.analysis import experiments  # noqa: F401
+    from rag_metrics.analysis import experiments, grid  # noqa: F401
 
     assert rag_metrics.evaluate is rag_metrics.measures.evaluation.evaluate and callable(rag_metrics.evaluate)
 
@@ -177,3 +177,24 @@ def test_ranks_beyond_int64_are_refused_not_wrapped(rank):
 def test_the_largest_int64_rank_is_fine():
     run = pd.DataFrame({"question_id": ["q1", "q1"], "rank": [2**63 - 1, 5], "doc_id": ["x", "manual"]})
     assert evaluate(GOLDEN, run, ["mrr"]).per_question.loc["q1", "mrr"] == 1.0  # manual (rank 5) comes first
+
+
+def test_summary_dict_and_summary_are_one_computation():
+    """The JSON summary and the DataFrame summary come from summary_rows: same means, counts and excluded IDs,
+    computed here by hand."""
+    golden = pd.DataFrame({"question_id": ["a", "b", "c"], "doc_id": ["d1", "d2", None]})
+    run = pd.DataFrame({"question_id": ["a", "a", "b", "c"], "rank": [1, 2, 1, 1], "doc_id": ["x", "d1", "y", "d1"]})
+    ev = evaluate(golden, run, ["mrr", "recall@1"])
+    frame, plain = ev.summary, ev.summary_dict()
+    assert plain["mrr"] == {"mean": (0.5 + 0.0) / 2, "evaluated": 2, "excluded": 1, "excluded_ids": ["c"]}
+    assert plain["recall@1"]["mean"] == 0.0
+    for m in ("mrr", "recall@1"):
+        assert frame.loc[m, "mean"] == plain[m]["mean"] and frame.loc[m, "evaluated"] == plain[m]["evaluated"]
+        assert list(frame.loc[m, "excluded_ids"]) == plain[m]["excluded_ids"]
+
+
+def test_per_query_is_the_former_name_of_per_question():
+    ev = evaluate(GOLDEN, RUN, ["mrr"])
+    assert ev.to_dict(per_query=True) == ev.to_dict(per_question=True) != ev.to_dict()
+    assert ev.to_csv(per_query=True) == ev.to_csv(True) != ev.to_csv()
+    assert ev.to_trec(per_query=False) == ev.to_trec(per_question=False) != ev.to_trec()

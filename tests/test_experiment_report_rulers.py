@@ -27,7 +27,7 @@ def footer(tmp_path_factory):
     folder = tmp_path_factory.mktemp("footer-report")
     pdfs = corpus_pdfs(folder / "pdf")
     corpus = load_corpus(pdfs)
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     logs = {k: langchain_log(pdfs, golden, folder / f"top{k}.jsonl", k=k) for k in (3, 5)}
     report = experiment_report(golden, [load_log(logs[k], preset="langchain") for k in (3, 5)], corpus,
                                order="given", history_dir=folder / "history", n_resamples=500)
@@ -174,7 +174,7 @@ def test_placements_and_items_placed_by_text(footer, tmp_path):
 def test_gold_pages_without_text_are_flagged_per_question(tmp_path):
     pdfs = corpus_pdfs(tmp_path / "pdf", empty={"expense_policy": (3,)})
     corpus = load_corpus(pdfs)
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     path = langchain_log(pdfs, golden, tmp_path / "log.jsonl", k=3)
     report = experiment_report(golden, [load_log(path, preset="langchain")], corpus, history_dir=tmp_path / "h",
                                n_resamples=200)

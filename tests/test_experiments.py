@@ -5,7 +5,8 @@ import pytest
 
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.analysis.experiments import chunking_grid, context_cost, make_retriever
+from rag_metrics.analysis.grid import chunking_grid, context_cost
+from rag_metrics.retrieval.retrievers import make_retriever
 
 
 def test_context_cost_hand_computed():
@@ -18,14 +19,14 @@ def test_context_cost_hand_computed():
 
 
 def test_grid_shape_and_skips_bad_overlaps():
-    corpus = load_corpus()
-    golden = load_golden(corpus=corpus)
+    corpus = load_corpus(sample=True)
+    golden = load_golden(corpus=corpus, sample=True)
     grid = chunking_grid(corpus, golden, sizes=[300, 100], overlaps=[0, 100], ks=[1, 3], heading=True)
     configs = set(zip(grid.summary["size"], grid.summary["overlap"].fillna(-1)))
     assert configs == {(300, 0), (300, 100), (100, 0), ("heading", -1)}  # 100/100 skipped
     assert (grid.summary["evaluated"] == 65).all()
     assert set(grid.by_type["type"]) == {"definition", "fact", "procedure", "multi_hop"}
-    with pytest.raises(ValueError, match="'retriever' parameter must be one of"):
+    with pytest.raises(ValueError, match="'retriever' parameter of make_retriever must be one of"):
         make_retriever("splade", None)
 
 
@@ -60,3 +61,11 @@ def test_gold_misses_counts_cross_language_and_what_cannot_fit():
     assert question_language("経費の期限は？") == "ja" and question_language("Is 30 days OK?") == "en"
     with pytest.raises(ValueError):
         gold_misses(golden, run, 0, corpus)
+
+
+def test_the_former_module_names_the_same_objects():
+    from rag_metrics.analysis import experiments, grid
+    from rag_metrics.retrieval import retrievers
+
+    assert experiments.chunking_grid is grid.chunking_grid and experiments.context_cost is grid.context_cost
+    assert experiments.make_retriever is retrievers.make_retriever and experiments.RETRIEVERS is retrievers.RETRIEVERS

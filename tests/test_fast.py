@@ -99,7 +99,7 @@ def test_cli_falls_back_with_the_same_numbers(tmp_path, capsys):
     tabbed.write_text(rp.read_text().replace(" ", "\t"))
     outputs = {}
     for name, path in (("fast", rp), ("tabs", tabbed)):
-        assert main(["evaluate", str(qp), str(path), "-m", "ndcg@5", "-m", "mrr", "--format", "json", "--per-query"]) == 0
+        assert main(["evaluate", str(qp), str(path), "-m", "ndcg@5", "-m", "mrr", "--format", "json", "--per-question"]) == 0
         outputs[name] = json.loads(capsys.readouterr().out)
     assert outputs["fast"]["settings"]["engine"] == "fast/small" and outputs["tabs"]["settings"]["engine"] == "general"
     assert outputs["fast"]["per_query"] == outputs["tabs"]["per_query"]
@@ -175,7 +175,7 @@ def test_long_ids_are_matched_exactly(tmp_path, prefix):
     fast = evaluate_trec(tmp_path / "q", tmp_path / "r", MEASURES)
     slow = evaluate_trec(tmp_path / "q", tmp_path / "r", MEASURES, engine="general")
     assert fast.settings["engine"] == "fast/small"
-    assert fast.to_dict(per_query=True)["per_query"] == slow.to_dict(per_query=True)["per_query"]
+    assert fast.to_dict(per_question=True)["per_query"] == slow.to_dict(per_question=True)["per_query"]
 
 
 def test_a_doc_map_on_the_small_route_equals_the_general_reader(tmp_path):

@@ -89,7 +89,7 @@ def test_trec_format_round_trips_with_trec_eval_names(irm, capsys):
     measures = ["P@2", "recall@5", "ndcg@3", "mrr", "map", "rprec", "bpref", "hits", "num_rel", "num_ret", "judged@2",
                 "hit@1", "f1@2"]
     assert main(["evaluate", *map(str, irm), *sum((["-m", m] for m in measures), []), "--format", "trec",
-                 "--per-query"]) == 0
+                 "--per-question"]) == 0
     lines = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert all(len(parts) == 3 for parts in lines)
     names = {name.strip() for name, _, _ in lines}
@@ -111,7 +111,7 @@ def test_trec_names_only_where_trec_eval_computes_the_same(irm):
 
 
 def test_csv_format_round_trips(irm, capsys):
-    assert main(["evaluate", *map(str, irm), "-m", "mrr", "-m", "rprec", "--format", "csv", "--per-query"]) == 0
+    assert main(["evaluate", *map(str, irm), "-m", "mrr", "-m", "rprec", "--format", "csv", "--per-question"]) == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"question_id": str}).set_index("question_id")
     ev = evaluate_trec(*irm, ["mrr", "rprec"])
     pd.testing.assert_frame_equal(table, ev.per_question[["mrr", "rprec"]], check_names=False, check_index_type=False)
@@ -148,7 +148,7 @@ def _as_json(qrels_text, run_text):
 
 def test_beir_json_gzip_and_dataframes_give_the_trec_numbers(tmp_path, irm):
     measures = ["ndcg@3", "mrr", "recall@2", "bpref", "judged@2"]
-    expected = evaluate_trec(*irm, measures).to_dict(per_query=True)["per_query"]
+    expected = evaluate_trec(*irm, measures).to_dict(per_question=True)["per_query"]
     beir = tmp_path / "test.tsv"
     beir.write_text(_as_beir(IRM_QRELS))
     qrels_json, run_json = _as_json(IRM_QRELS, IRM_RUN)
@@ -157,7 +157,7 @@ def test_beir_json_gzip_and_dataframes_give_the_trec_numbers(tmp_path, irm):
     for qrels, run in ((beir, irm[1]), (tmp_path / "qrels.json", irm[1]), (beir, tmp_path / "run.json.gz"),
                        (tmp_path / "qrels.json", tmp_path / "run.json.gz")):
         ev = evaluate_trec(qrels, run, measures)
-        assert ev.to_dict(per_query=True)["per_query"] == expected, (qrels, run)
+        assert ev.to_dict(per_question=True)["per_query"] == expected, (qrels, run)
         # the judgments are read once, whatever their format; a TREC run then goes to the columnar reader
         assert ev.settings["engine"] == ("fast/small" if run == irm[1] else "general")
     assert evaluate_trec(beir, irm[1], measures, qrels_format="beir").settings["qrels_format"] == "beir"
@@ -167,7 +167,7 @@ def test_beir_json_gzip_and_dataframes_give_the_trec_numbers(tmp_path, irm):
                      columns=["query_id", "q0", "doc_id", "rank_in_file", "score", "tag"])
     ev = evaluate(q.astype({"relevance": int}).drop(columns="it"), r.astype({"score": float})[["query_id", "doc_id", "score"]],
                   measures, level="document")
-    assert ev.to_dict(per_query=True)["per_query"] == expected
+    assert ev.to_dict(per_question=True)["per_query"] == expected
 
 
 @pytest.mark.parametrize("name, text, fmt, message", [

@@ -20,14 +20,14 @@ from rag_metrics.errors import InputError
 from rag_metrics.golden.generate import Draft, generate_questions, read_draft, write_draft
 from rag_metrics.golden.generators import Page
 from rag_metrics.golden.llm import OpenAIGenerator
-from rag_metrics.golden.review import neutralize_cell, read_decisions, restore_cell, review_draft, write_review
+from rag_metrics.golden.review_file import neutralize_cell, read_decisions, restore_cell, review_draft, write_review
 from rag_metrics.golden.sampler import sample_pages
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.measures.registry import parse_measure
 from rag_metrics.options import load_callable, parse_key_values, parse_value
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORPUS = load_corpus()
+CORPUS = load_corpus(sample=True)
 RECORDED = json.loads((FIXTURES / "llm" / "openai_chat_completion.json").read_text(encoding="utf-8"))
 PAGE = Page("expense_policy", 2, CORPUS.page_text("expense_policy", 2), "Expense Reimbursement Policy", language="en")
 
@@ -62,7 +62,7 @@ def test_a_broken_cache_entry_is_named_discarded_and_asked_again(tmp_path, damag
 
 def test_dry_run_does_not_count_a_broken_entry_as_cached(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["golden", "sample", "--per-document", "1"]) == 0
+    assert main(["golden", "sample", "--pages", str(CORPUS.source), "--per-document", "1"]) == 0
     from rag_metrics.golden.generate import sampled_pages
     from rag_metrics.golden.sampler import read_sample
 
@@ -83,7 +83,7 @@ def test_dry_run_does_not_count_a_broken_entry_as_cached(tmp_path, monkeypatch, 
 
 def test_a_failed_rerun_never_overwrites_a_draft(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["golden", "sample", "--per-document", "1"]) == 0
+    assert main(["golden", "sample", "--pages", str(CORPUS.source), "--per-document", "1"]) == 0
     assert main(["golden", "generate", "--no-progress"]) == 0
     draft = tmp_path / "golden-work" / "draft.jsonl"
     before = draft.read_bytes()
@@ -106,7 +106,7 @@ def test_generator_module_in_the_current_folder(tmp_path, monkeypatch, capsys):
     (tmp_path / "local_gen.py").write_text(
         "def generate(page):\n    return [{'question': 'What does page %d of %s say?' % (page.page, page.doc_id),"
         " 'type': 'fact', 'answer': None}]\n")
-    assert main(["golden", "sample", "--per-document", "1"]) == 0
+    assert main(["golden", "sample", "--pages", str(CORPUS.source), "--per-document", "1"]) == 0
     assert main(["golden", "generate", "--generator", "local_gen:generate", "--no-progress"]) == 0
     assert len(read_draft(tmp_path / "golden-work" / "draft.jsonl")) == 8
     assert callable(load_callable("local_gen:generate"))

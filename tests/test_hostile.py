@@ -75,7 +75,7 @@ def inputs(tmp_path_factory):
     from rag_metrics.io.corpus import load_corpus
 
     d = tmp_path_factory.mktemp("hostile")
-    sample = load_corpus().pages
+    sample = load_corpus(sample=True).pages
     docs = list(dict.fromkeys(sample["doc_id"]))[:2]
     names = {doc: hostile(i, f"doc{i}") for i, doc in enumerate(docs)}
     rows = []
@@ -146,7 +146,8 @@ def test_result_objects_render_escaped(inputs):
 
 def test_golden_review_page_escapes_every_payload(inputs):
     from rag_metrics.golden.generate import Draft
-    from rag_metrics.golden.review import review_draft, review_html
+    from rag_metrics.golden.review import review_html
+    from rag_metrics.golden.review_file import review_draft
     from rag_metrics.golden.sampler import sample_pages
 
     import pandas as pd

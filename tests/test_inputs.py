@@ -13,12 +13,18 @@ from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import PRESETS, doc_key, load_log, parse_field_mapping, resolve_documents
 from rag_metrics.io.pages import read_pages_jsonl, write_pages
 
-pdf_maker = pytest.importorskip("pdf_maker", reason="tests/pdf_maker.py needs pypdf")
+
+
+@pytest.fixture
+def pdf_maker():
+    """tests/pdf_maker.py writes PDFs with pypdf: only the PDF tests need it (a module-level skip would hide every
+    log, preset and CSV test below when pypdf is missing)."""
+    return pytest.importorskip("pdf_maker", reason="tests/pdf_maker.py needs pypdf")
 
 
 # ---- documents -> pages ------------------------------------------------------------------------
 
-def test_pdf_pages_latin_japanese_and_an_empty_page(tmp_path):
+def test_pdf_pages_latin_japanese_and_an_empty_page(tmp_path, pdf_maker):
     docs = tmp_path / "docs"
     (docs / "hr").mkdir(parents=True)
     pdf_maker.make_pdf(["Expense claims are due within 30 days.\nReceipts above 25 EUR.", "",
@@ -38,6 +44,7 @@ def test_pdf_pages_latin_japanese_and_an_empty_page(tmp_path):
 
 
 def test_unreadable_pdf_is_named(tmp_path, capsys):
+    pytest.importorskip("pypdf")
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
     with pytest.raises(InputError, match=r"broken.pdf: not a readable PDF"):
         load_corpus(tmp_path)
@@ -47,7 +54,7 @@ def test_unreadable_pdf_is_named(tmp_path, capsys):
 
 
 def test_sample_corpus_round_trips_through_pages_jsonl(tmp_path):
-    sample = load_corpus()
+    sample = load_corpus(sample=True)
     path = write_pages(sample.pages.to_dict("records"), tmp_path / "pages.jsonl")
     again = load_corpus(path)
     assert again.pages[["doc_id", "page", "text"]].equals(sample.pages[["doc_id", "page", "text"]])
@@ -169,7 +176,7 @@ def test_each_preset_reads_the_same_run(tmp_path, preset):
     else:
         assert run["pages"].iloc[0] == (3,) and 2 in run["pages"].iloc[1]
     assert run["chunk_id"].iloc[0] == "c1" and run["score"].iloc[0] == 0.9
-    mapping, report = resolve_documents(run["doc_id"], load_corpus().documents.index)
+    mapping, report = resolve_documents(run["doc_id"], load_corpus(sample=True).documents.index)
     assert [mapping[d] for d in run["doc_id"]] == ["expense_policy", "faq_ja"]
     assert log.questions["answer"].tolist() == ["A"] and log.latency()["median_ms"] == 12.5
 

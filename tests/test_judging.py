@@ -75,7 +75,7 @@ def test_bad_judge_parameters():
 
 @pytest.fixture(scope="module")
 def setup(corpus):
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     chunks = chunk_fixed(corpus, 300, 50)
     retriever = BM25Retriever(chunks)
     return golden, chunks, retriever, retriever.search(golden.labelled.reset_index(), 10)
@@ -84,9 +84,9 @@ def setup(corpus):
 def test_page_level_evaluation_orders_the_judges(corpus, setup):
     golden, chunks, _, run = setup
     ms = ["hit@3", "recall@3", "mrr", "precision@3", "ndcg@3", "map"]
-    doc = evaluate_pages(golden, run, chunks, DocumentJudge(), corpus, ms).summary["mean"]
-    over = evaluate_pages(golden, run, chunks, OverlapJudge(), corpus, ms)
-    mark = evaluate_pages(golden, run, chunks, MarkerJudge(), corpus, ms).summary["mean"]
+    doc = evaluate_pages(golden, run, ms, judge=DocumentJudge(), corpus=corpus, chunks=chunks).summary["mean"]
+    over = evaluate_pages(golden, run, ms, judge=OverlapJudge(), corpus=corpus, chunks=chunks)
+    mark = evaluate_pages(golden, run, ms, judge=MarkerJudge(), corpus=corpus, chunks=chunks).summary["mean"]
     # A stricter ruler can only lose hits, page coverage and early hits. (Precision, nDCG and AP count
     # chunks that satisfy a *new* gold page: the document judge satisfies all of a document's gold pages
     # with its first chunk, so those are not monotone across judges.)
@@ -113,7 +113,8 @@ def test_page_recall_counts_a_chunk_covering_two_gold_pages(corpus):
     )
     judged = judge_run(run, chunk, golden.gold_pages, OverlapJudge(window=0), corpus)
     assert judged["satisfies"].iloc[0] == {("expense_policy", 3), ("expense_policy", 4)}
-    ev = evaluate_pages(golden, run, chunk, OverlapJudge(window=0), corpus, ["recall@1", "precision@1", "ndcg@1"])
+    ev = evaluate_pages(golden, run, ["recall@1", "precision@1", "ndcg@1"], judge=OverlapJudge(window=0), corpus=corpus,
+                        chunks=chunk)
     assert ev.per_question.loc["q", "recall@1"] == 1.0  # both pages covered by one chunk
     assert ev.per_question.loc["q", "precision@1"] == 1.0 and ev.per_question.loc["q", "ndcg@1"] == 1.0
 
@@ -122,7 +123,8 @@ def test_failure_breakdown_partitions_the_misses(corpus, setup):
     golden, chunks, _, run = setup
     k = 3
     fb = failure_breakdown(golden, run, chunks, MarkerJudge(), corpus, k)
-    hits = evaluate_pages(golden, run, chunks, MarkerJudge(), corpus, [f"hit@{k}"]).per_question[f"hit@{k}"]
+    hits = evaluate_pages(golden, run, [f"hit@{k}"], judge=MarkerJudge(), corpus=corpus,
+                          chunks=chunks).per_question[f"hit@{k}"]
     assert set(fb["question_id"]) == set(hits.index[hits == 0])
     assert set(fb["failure"]) <= {"not_retrieved", "other_document_first", "wrong_page"}
     top = run[run["rank"] <= k]

@@ -301,7 +301,7 @@ def test_a_csv_golden_set_is_accepted_into_json_lines(world, tmp_path):
 
 
 @pytest.mark.parametrize("edit, message", [
-    ({"decision": "maybe"}, r":2: candidate .*: decision 'maybe'; expected one of \['pending', 'accept', 'reject'\]"),
+    ({"decision": "maybe"}, r":2: candidate .*: decision 'maybe'; expected one of pending, accept, reject"),
     ({"page": "0"}, ":2: candidate .*: page 0 is not an integer >= 1"),
     ({"group": "x"}, ":2: candidate .*: group 'x' is not an integer >= 1"),
     ({"doc_id": ""}, ":2: candidate .*: doc_id '' is empty"),
@@ -400,7 +400,7 @@ def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
     assert judging_sample(result, 3, seed=1).equals(sheet), "seeded"
     path = tmp_path / "sheet.csv"
     sheet["relevant"] = sheet["relevant"].fillna("no")
-    from rag_metrics.golden.review import write_review
+    from rag_metrics.golden.review_file import write_review
 
     write_review(sheet, path)
     judgments, sample = read_judging_sheet(path, by="Aiko")

@@ -91,7 +91,7 @@ def test_every_path_reads_the_same(tmp_path, capsys, monkeypatch, name, qrels, r
     q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
     q.write_bytes(qrels)
     r.write_bytes(run if size == "small" else padded(run))
-    argv = ["evaluate", str(q), str(r), "-m", "mrr", "-m", "recall@2", "-m", "ndcg@3", "--format", "json", "--per-query"]
+    argv = ["evaluate", str(q), str(r), "-m", "mrr", "-m", "recall@2", "-m", "ndcg@3", "--format", "json", "--per-question"]
     general = outcome(capsys, [*argv, "--engine", "general"])
     auto = outcome(capsys, argv)  # small: the small-file reader; padded: the block reader
     assert auto == general, name
@@ -149,7 +149,7 @@ def test_gzip_files_on_every_path(tmp_path, capsys, size):
     run = RUN_OK.encode() if size == "small" else padded(RUN_OK.encode())
     r.write_bytes(gzip.compress(run))
     (tmp_path / "plain.txt").write_bytes(run)
-    argv = ["-m", "mrr", "-m", "recall@2", "--format", "json", "--per-query"]
+    argv = ["-m", "mrr", "-m", "recall@2", "--format", "json", "--per-question"]
     expected = outcome(capsys, ["evaluate", str(q), str(tmp_path / "plain.txt"), *argv, "--engine", "general"])
     for engine in ("auto", "general"):
         assert outcome(capsys, ["evaluate", str(q), str(r), *argv, "--engine", engine]) == expected

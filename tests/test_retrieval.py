@@ -33,10 +33,10 @@ HAND_CHECKED = {
 
 @pytest.fixture(scope="module")
 def setup():
-    corpus = load_corpus()
+    corpus = load_corpus(sample=True)
     chunks = chunk_fixed(corpus, 400, 100)
     bm25, dense = BM25Retriever(chunks), DenseRetriever(chunks)
-    return corpus, load_golden(corpus=corpus), chunks, {"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense])}
+    return corpus, load_golden(corpus=corpus, sample=True), chunks, {"bm25": bm25, "dense": dense, "hybrid": HybridRetriever([bm25, dense])}
 
 
 @pytest.mark.parametrize("name", ["bm25", "dense", "hybrid"])

@@ -45,7 +45,7 @@ def footer_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("footer")
     pdfs = corpus_pdfs(folder / "pdf")
     corpus = load_corpus(pdfs)
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     logs = {k: langchain_log(pdfs, golden, folder / f"top{k}.jsonl", k=k) for k in (3, 5)}
     results = {k: evaluate_log(golden, load_log(p, preset="langchain"), corpus) for k, p in logs.items()}
     return corpus, golden, logs, results
@@ -101,7 +101,7 @@ def test_disagreements_list_false_hits_with_their_text(footer_run):
 def test_other_furniture_the_rule_was_not_tuned_on(tmp_path, header, footer):
     pdfs = corpus_pdfs(tmp_path / "pdf", header=header, footer=footer)
     corpus = load_corpus(pdfs)
-    golden = load_golden(corpus=corpus)
+    golden = load_golden(corpus=corpus, sample=True)
     path = langchain_log(pdfs, golden, tmp_path / "log.jsonl", k=5)
     result = evaluate_log(golden, load_log(path, preset="langchain"), corpus)
     assert _close(result), result.ruler_table()
@@ -162,11 +162,11 @@ def test_page_beyond_the_document_is_refused_before_anything_is_written(footer_r
 
 def test_llamaindex_page_labels_are_never_pages(tmp_path):
     pytest.importorskip("llama_index.readers.file")
-    corpus = load_corpus()
+    corpus = load_corpus(sample=True)
     labels = {doc: [(0, "/r", 1), (2, "/D", 1)] for doc in corpus.documents.index}  # i, ii, 1, 2, ...
     pdfs = corpus_pdfs(tmp_path / "pdf", labels=labels)
     pdf = load_corpus(pdfs)
-    golden = load_golden(corpus=pdf)
+    golden = load_golden(corpus=pdf, sample=True)
     path = llamaindex_log(pdfs, golden, tmp_path / "li.jsonl", k=5)
     log = load_log(path, preset="llamaindex")
     assert set(log.run["page_label"]) >= {"i", "ii", "1"} and log.run["pages"].map(len).eq(0).all()
@@ -201,10 +201,10 @@ def test_ragas_rows_hold_text_only_and_are_placed(footer_run, tmp_path):
 
 
 def test_scanned_gold_page_is_flagged(tmp_path):
-    corpus = load_corpus()
+    corpus = load_corpus(sample=True)
     pdfs = corpus_pdfs(tmp_path / "pdf", empty={"expense_policy": (3,)})
     pdf = load_corpus(pdfs)
-    golden = load_golden(corpus=pdf)
+    golden = load_golden(corpus=pdf, sample=True)
     path = langchain_log(pdfs, golden, tmp_path / "log.jsonl", k=3)
     result = evaluate_log(golden, load_log(path, preset="langchain"), pdf)
     flagged = result.unfindable_gold()
@@ -291,7 +291,7 @@ def test_running_text_is_what_a_pdf_reader_gives_back(tmp_path, header, footer):
     from rag_metrics.analysis.rulers import with_running_text
     from rag_metrics.text import normalize
 
-    corpus = load_corpus()
+    corpus = load_corpus(sample=True)
     pdf = load_corpus(corpus_pdfs(tmp_path / "pdf", header=header, footer=footer))
     made = with_running_text(corpus, header=header, footer=footer)
     squeeze = lambda text: "".join(normalize(text).split())  # noqa: E731
@@ -306,7 +306,7 @@ def test_pages_as_chunks_is_one_chunk_per_page():
     from rag_metrics.analysis.rulers import pages_as_chunks
     from rag_metrics.retrieval.chunking import CHUNK_COLUMNS
 
-    corpus = load_corpus()
+    corpus = load_corpus(sample=True)
     chunks = pages_as_chunks(corpus)
     assert list(chunks.columns) == CHUNK_COLUMNS and len(chunks) == len(corpus.pages)
     assert (chunks["start_page"] == corpus.pages["page"]).all() and (chunks["end_page"] == chunks["start_page"]).all()

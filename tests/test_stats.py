@@ -538,3 +538,21 @@ def test_interval_width_shrinks_with_questions():
     diffs = np.r_[np.ones(5), -np.ones(1), np.zeros(59)]
     paired_widths = planning.interval_width_by_size(diffs, [65, 260], paired=True, n_sets=200)
     assert paired_widths.is_monotonic_decreasing
+
+
+def test_mean_table_is_mean_interval_per_row():
+    """The one mean-with-interval table: each cell is mean_interval of that column; a missing measure stays empty;
+    repeated labels keep their own rows (history saves runs under one name)."""
+    from rag_metrics.analysis.intervals import mean_interval, mean_table
+
+    a = pd.DataFrame({"hit@5": [1, 0, 1, np.nan], "mrr": [1.0, 0.0, 0.5, 0.25]})
+    b = pd.DataFrame({"hit@5": [0, 0, 1, 1]})
+    table = mean_table([("x", a), ("x", b)], ["hit@5", "mrr"], n_resamples=2000)
+    assert list(table.index) == ["x", "x"] and table.index.name == "run"
+    assert table["n"].tolist() == [3, 4]
+    for i, frame in enumerate((a, b)):
+        iv = mean_interval(frame["hit@5"], n_resamples=2000)
+        assert (table["hit@5"].iloc[i], table["hit@5 low"].iloc[i], table["hit@5 high"].iloc[i]) == (iv.mean, iv.low,
+                                                                                                       iv.high)
+    assert table["mrr"].iloc[0] == 0.4375 and np.isnan(table["mrr"].iloc[1])
+    assert table["hit@5"].iloc[0] == pytest.approx(2 / 3)

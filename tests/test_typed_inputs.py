@@ -74,9 +74,9 @@ def test_every_run_constructor_gives_the_same_evaluation(tmp_path, files):
             "json": Run.from_json(tmp_path / "run.json"), "dict": Run.from_dict(by_score), "scored frame": Run.from_df(scored),
             "ranked frame": Run.from_df(ranked[["question_id", "rank", "doc_id"]])}
     prepared = evaluator(files[0], MEASURES)
-    expected = prepared.evaluate(runs["trec"]).to_dict(per_query=True)
+    expected = prepared.evaluate(runs["trec"]).to_dict(per_question=True)
     for name, run in runs.items():
-        got = prepared.evaluate(run).to_dict(per_query=True)
+        got = prepared.evaluate(run).to_dict(per_question=True)
         assert got["per_query"] == expected["per_query"] and got["unknown_questions"] == ["q7"], name
     # trec_eval's tie order: d3 before d1 at score 2.0
     assert ranked[ranked["question_id"] == "q1"]["doc_id"].tolist() == ["d3", "d1", "d2"]
@@ -98,7 +98,7 @@ def test_the_prepared_evaluator_reads_the_judgments_once(tmp_path, files, monkey
     assert len(calls) == 1
     for path, result in zip(runs, results):
         alone = evaluate_trec(files[0], path, MEASURES)
-        assert result.to_dict(per_query=True) == alone.to_dict(per_query=True)
+        assert result.to_dict(per_question=True) == alone.to_dict(per_question=True)
     assert len(calls) == 4  # evaluate_trec reads them each time: that is what the evaluator saves
     assert prepared(runs[0]).to_dict() == results[0].to_dict()
 
@@ -121,7 +121,7 @@ def test_evaluate_trec_reports_the_level_of_the_qrels(files):
     assert evaluate_trec(*files, ["mrr"]).settings["level"] == "document"
     chunk = evaluate_trec(*files, ["mrr"], level="chunk")
     assert chunk.settings["level"] == "chunk" and chunk.settings["order"] is None
-    assert chunk.to_dict(per_query=True)["per_query"] == evaluate_trec(*files, ["mrr"]).to_dict(per_query=True)["per_query"]
+    assert chunk.to_dict(per_question=True)["per_query"] == evaluate_trec(*files, ["mrr"]).to_dict(per_question=True)["per_query"]
     with pytest.raises(InputError, match="use it with level='document'"):
         evaluate_trec(*files, ["mrr"], level="chunk", doc_map={"d1": "x"})
 

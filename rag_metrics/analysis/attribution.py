@@ -48,9 +48,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,9 +56,9 @@ import pandas as pd
 
 from ..errors import InputError, NotComparableError, check_k
 from ..fingerprint import check_comparable, fingerprint
+from ..judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, normalize_answer, token_f1
 from ..measures.metrics import hit_at_k, recall_at_k
 from ..serialize import jsonable
-from ..text import tokenize
 
 __all__ = [
     "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
@@ -73,54 +70,6 @@ STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_withou
 THREE_STATUSES = ("passed", "retrieval_failure", "generation_failure")
 """The three-status taxonomy: ``correct_without_evidence`` counted as a ``retrieval_failure``."""
 RULES = ("all", "any")
-MATCHES = ("exact", "contains", "token_f1")
-DEFAULT_REFUSALS = (
-    "i don't know", "i do not know", "no answer", "not found", "cannot answer", "can't answer",
-    "the documents do not say", "not in the documents", "わかりません", "分かりません", "記載がありません",
-    "回答できません", "情報がありません", "見つかりません",
-)
-_EDGE_PUNCT = re.compile(r"^[\s\W_]+|[\s\W_]+$", re.UNICODE)
-
-
-def normalize_answer(text: str) -> str:
-    """NFKC, case-folded, whitespace collapsed, surrounding punctuation removed.
-
-    >>> normalize_answer("  翌月５日。") == normalize_answer("翌月5日")
-    True
-    >>> normalize_answer('"30 Days."')
-    '30 days'
-    """
-    text = unicodedata.normalize("NFKC", str(text)).casefold()
-    text = " ".join(text.split())
-    return _EDGE_PUNCT.sub("", text)
-
-
-def token_f1(predicted: str, expected: str) -> float:
-    """F1 between the token multisets of the two normalized answers (tokens as :func:`rag_metrics.text.tokenize`)."""
-    p, e = Counter(tokenize(normalize_answer(predicted))), Counter(tokenize(normalize_answer(expected)))
-    common = sum((p & e).values())
-    if not p or not e or common == 0:
-        return 0.0
-    precision, recall = common / sum(p.values()), common / sum(e.values())
-    return 2 * precision * recall / (precision + recall)
-
-
-def answer_match(predicted: str, expected: str, *, method: str = "exact", f1_threshold: float = 0.5) -> bool:
-    """Whether ``predicted`` matches ``expected`` under ``method`` (exact / contains / token_f1)."""
-    if method not in MATCHES:
-        raise InputError(f"The 'match' parameter must be one of {MATCHES}. Got {method!r} instead.")
-    p, e = normalize_answer(predicted), normalize_answer(expected)
-    if method == "exact":
-        return p == e
-    if method == "contains":
-        return bool(e) and e in p
-    return token_f1(predicted, expected) >= f1_threshold
-
-
-def is_refusal(answer: str, patterns=DEFAULT_REFUSALS) -> bool:
-    """An empty answer, or one containing a refusal phrase (normalized on both sides)."""
-    text = normalize_answer(answer)
-    return not text or any(normalize_answer(p) in text for p in patterns)
 
 
 def _as_list(value, qid, column):

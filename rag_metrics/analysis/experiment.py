@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
 from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
                               shared_spans)
@@ -38,7 +38,7 @@ from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from .stats import mean_interval
+from .intervals import mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
            "GenerationView", "latency_table", "unused_questions"]
@@ -619,16 +619,11 @@ def _segments(text: str, spans) -> list[tuple[str, bool]]:
 def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
     """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
     :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
-    rows = {}
-    for name, pq in per_question.items():
-        row = {"n": int(pq[measures[0]].notna().sum())}
-        for m in measures:
-            iv = mean_interval(pq[m], n_resamples=n_resamples)
-            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
-        rows[name] = row
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = "run"
-    return table
+    return mean_table(per_question, measures, n_resamples=n_resamples)
+
+
+LOG_ENGINES = ("local", "dask")
+"""Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
 
 def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
@@ -648,9 +643,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
     """
-    if engine not in ("local", "dask"):
-        raise InputError(f"The 'engine' parameter of evaluate_log must be one of ('local', 'dask'). Got {engine!r} "
-                         "instead.")
+    check_choice(engine, LOG_ENGINES, "engine", func="evaluate_log")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
     if not ks:
         raise InputError("give at least one cutoff k.")

@@ -73,22 +73,16 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
 def upper_bounds(golden, corpus, chunks, retriever, *, judge=None, ks=(1, 3, 5)) -> pd.DataFrame:
     """hit@k and MRR with no filter, restricted to the gold genre (upper bound) and to the gold document (upper bound).
 
-    ``retriever`` is a built retriever over ``chunks``. With ``judge`` the evaluation is at
+    ``retriever`` is a built retriever over ``chunks``; its three searches are run in retrieval/
+    (:func:`~rag_metrics.retrieval.retrievers.oracle_runs`). With ``judge`` the evaluation is at
     page level (:func:`evaluate_pages`), else at document level.
     """
-    from ..retrieval.retrievers import oracle_gold_documents, oracle_gold_genre
+    from ..retrieval.retrievers import oracle_runs
 
-    questions = golden.labelled.reset_index()
     measures = [f"hit@{k}" for k in ks] + ["mrr"]
-    conditions = {
-        "no filter": None,
-        "gold genre only (upper bound)": oracle_gold_genre(golden, corpus),
-        "gold document only (upper bound)": oracle_gold_documents(golden),
-    }
     rows = {}
-    for label, allowed in conditions.items():
-        run = retriever.search(questions, max(max(ks), 10), allowed=allowed)
-        ev = (evaluate_pages(golden, run, chunks, judge, corpus, measures) if judge is not None
+    for label, run in oracle_runs(retriever, golden, corpus, max(max(ks), 10)).items():  # searched in retrieval/
+        ev = (evaluate_pages(golden, run, measures, judge=judge, corpus=corpus, chunks=chunks) if judge is not None
               else evaluate(golden.gold, run, measures))
         rows[label] = ev.summary["mean"]
     table = pd.DataFrame(rows).T

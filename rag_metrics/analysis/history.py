@@ -69,7 +69,7 @@ def save_run(evaluation, history_dir="history", *, name: str = "run", golden=Non
         "fingerprint": {"golden": digest(golden), "corpus": digest(corpus), "chunking": digest(chunking),
                         "judge": digest(judge_value)},
         "judge": judge_value,
-        **evaluation.to_dict(per_query=True),
+        **evaluation.to_dict(per_question=True),
     }
     path = folder / f"{record['id']}.json"
     atomic_write_text(path, json.dumps(record, ensure_ascii=False, indent=1, default=str))

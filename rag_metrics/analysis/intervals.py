@@ -56,7 +56,7 @@ from ..errors import InputError
 __all__ = [
     "MeanInterval", "mean_interval", "percentile_bootstrap_ci", "clopper_pearson", "wilson", "bootstrap_means",
     "mean_interval_rows", "percentile_rows", "bca_rows", "N_RESAMPLES", "CHUNK", "CLOPPER_PEARSON", "BCA",
-    "SHARE", "NO_SPREAD", "PERCENTILE",
+    "SHARE", "NO_SPREAD", "PERCENTILE", "mean_table",
 ]
 
 N_RESAMPLES = 10_000
@@ -323,6 +323,26 @@ def mean_interval(values, *, confidence: float = 0.95, n_resamples: int = N_RESA
     method = str(r["method"][0])
     return MeanInterval(float(r["mean"][0]), float(r["low"][0]), float(r["high"][0]), int(arr.size), excluded,
                         confidence, method, n_resamples if method == BCA else None)
+
+
+def mean_table(per_question, measures, *, n_resamples: int = N_RESAMPLES, index: str = "run") -> pd.DataFrame:
+    """The one table of means with their 95% intervals (:func:`mean_interval`): one row per labelled per-question
+    table, columns ``n`` (questions where the first measure present is defined), then per measure ``m``,
+    ``m low``, ``m high``. A measure a table lacks is left empty in its row.
+
+    ``per_question``: ``{label: per-question DataFrame}`` or ``[(label, DataFrame), ...]`` (labels may repeat).
+    """
+    pairs = list(per_question.items()) if hasattr(per_question, "items") else list(per_question)
+    rows = []
+    for _, pq in pairs:
+        present = [m for m in measures if m in pq]
+        row = {"n": int(pq[present[0]].notna().sum()) if present else 0}
+        for m in present:
+            iv = mean_interval(pd.to_numeric(pq[m], errors="coerce").astype(float), n_resamples=n_resamples)
+            row |= {m: iv.mean, f"{m} low": iv.low, f"{m} high": iv.high}
+        rows.append(row)
+    table = pd.DataFrame(rows, index=pd.Index([label for label, _ in pairs], name=index))
+    return table
 
 
 def percentile_bootstrap_ci(values, *, confidence: float = 0.95, n_resamples: int = N_RESAMPLES, seed: int = 0,

@@ -31,7 +31,7 @@ import re
 import threading
 
 from ..analysis.assessors import GRADES
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from .llm import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
 from .prompts import MalformedResponse, prompt_language
 
@@ -92,8 +92,7 @@ _FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(.*)\n```\Z", re.S)
 
 def render_assessment(question: str, answer: str | None, text: str, *, language: str = "en") -> tuple[str, str]:
     """``(system, user)`` messages of the versioned assessment prompt."""
-    if language not in ASSESS_PROMPTS:
-        raise InputError(f"no assessment prompt for language {language!r}; expected one of {sorted(ASSESS_PROMPTS)}.")
+    check_choice(language, sorted(ASSESS_PROMPTS), "assessment prompt for language", what="no")
     template = ASSESS_PROMPTS[language]
     none = "(なし)" if language == "ja" else "(none given)"
     return template["system"], template["user"].format(question=question, answer=answer or none, text=text)

@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ..errors import InputError, check_int
-from .page import Page
 from ..options import load_callable
+from ..text import CJK_CHAR, PAGE_MARKER
+from .page import Page
 
 __all__ = ["Page", "QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
            "GeneratorOutputError", "BUILTIN_GENERATORS", "generator_info"]
@@ -104,7 +105,6 @@ def generator_info(generator) -> dict:
 # --- the offline extractive generator ---------------------------------------------------------------
 
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*$", re.M)
-_MARKER = re.compile(r"\[p\.\d+\]")
 _SENTENCE = re.compile(r"[^\s].*?(?:[.!?](?=\s|$)|[。！？]|$)", re.S)
 _NUMBERING = re.compile(r"^(?:Q\s*\d+|第\s*[0-9０-９一二三四五六七八九十]+\s*[章節条]|[0-9０-９]+(?:[.．][0-9０-９]+)*[.．]?)\s*")
 _DEF_EN = re.compile(r'^["“]?(?P<term>[A-Z][A-Za-z0-9\-]*(?: [A-Za-z0-9\-]+){0,4}?)["”]? (?:means|refers to|is defined as) '
@@ -114,7 +114,6 @@ _QUESTION_HEADING = re.compile(r"(?:[?？]|(?:か|は|ますか|ですか|には
 _PROCEDURE_EN = re.compile(r"^(?:how\b|to\b|steps?\b)|\b(?:procedure|process|steps|submitting|reporting|booking|requesting|"
                            r"applying|returning|resetting|installing|setting up|cancell?ing|changing|registering)\b", re.I)
 _PROCEDURE_JA = re.compile(r"(?:手順|方法|流れ|手続き|申請|届出|とき|場合|したら)$")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -124,7 +123,7 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         s, e = m.span()
         while e > s and text[e - 1].isspace():
             e -= 1
-        if e > s and not _MARKER.fullmatch(text[s:e]):
+        if e > s and not PAGE_MARKER.fullmatch(text[s:e]):
             spans.append((s, e))
     return spans
 
@@ -135,7 +134,7 @@ def _lines_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     for line in text[start:end].split("\n"):
         line_start = pos
         pos += len(line) + 1
-        if line.strip() and not _MARKER.fullmatch(line.strip()):
+        if line.strip() and not PAGE_MARKER.fullmatch(line.strip()):
             out.extend(_sentences(text, line_start, line_start + len(line)))
     return out
 
@@ -199,7 +198,7 @@ class ExtractiveGenerator:
             if e - s < 12 and len(sentences) > 1:  # "Yes." / 「はい。」: the answer is in the next sentence too
                 e = sentences[1][1]
             first = text[s:e]
-            japanese = bool(_CJK.search(heading))
+            japanese = bool(CJK_CHAR.search(heading))
             if re.match(r"Q\s*\d", title.strip()) or _QUESTION_HEADING.search(heading) or heading.lower().startswith(("how ", "what ", "when ", "who ",
                                                                                   "why ", "can ", "where ")):
                 question = heading if heading.endswith(("?", "？")) else heading + ("？" if japanese else "?")

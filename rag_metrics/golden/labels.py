@@ -11,7 +11,7 @@ reports, from the pages' own text (``--pages``):
   answer); ranked -- answer found first, then the longer shared evidence, then the best rank and the number of runs
   that retrieved it -- with the answer and the evidence highlighted on the page;
 * **near-duplicate questions** -- pairs whose character-trigram similarity reaches ``duplicate_threshold``
-  (:func:`~rag_metrics.golden.review.near_duplicates`; 1.0 is a duplicate);
+  (:func:`~rag_metrics.golden.flags.near_duplicates`; 1.0 is a duplicate);
 * **answers on no gold page** -- answerable questions whose expected answer occurs on none of their gold pages (a
   paraphrased answer, or a wrong page), and questions without an expected answer (which cannot be audited);
 * **gold pages without text** -- a scanned page: no text judge can ever find it.
@@ -46,13 +46,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..io.golden import _csv_rows, golden_from_records
 from ..io.jsonl import iter_jsonl, read_lines, write_jsonl
 from ..judging.judges import shared_spans
 from ..text import normalize
 from ..analysis.assessors import answer_sentences, find_answer, retrieved_pages
-from .review import near_duplicates, write_review
+from .flags import near_duplicates
+from .review_file import write_review
 
 __all__ = ["audit_labels", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
@@ -354,8 +355,8 @@ def read_audit_decisions(path) -> pd.DataFrame:
         if decision in ("", None):
             decision = "pending"
         if decision not in AUDIT_DECISIONS:
-            raise InputError(f"candidate {cid!r}: decision {row.get('decision')!r}; expected one of "
-                             f"{list(AUDIT_DECISIONS)}.", path=path, line=line, field="decision")
+            check_choice(row.get("decision"), AUDIT_DECISIONS, "decision", what=f"candidate {cid!r}:", path=path,
+                         line=line, field="decision")
         qid, doc = row.get("question_id"), row.get("doc_id")
         for name, value in (("question_id", qid), ("doc_id", doc)):
             if not isinstance(value, str) or not value.strip():

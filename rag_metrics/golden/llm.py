@@ -30,13 +30,13 @@ import hashlib
 import json
 import math
 import os
-import re
 import threading
 import time
 import warnings
 from pathlib import Path
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
+from ..text import cjk_count
 from .page import Page
 from .prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
@@ -45,7 +45,6 @@ __all__ = ["ChatGenerator", "OpenAIGenerator", "BedrockGenerator", "estimate_tok
 
 OUTPUT_TOKENS_PER_QUESTION = 80
 """Estimated output tokens per question asked (question, answer, evidence sentence and JSON)."""
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
 def estimate_tokens(text: str) -> int:
@@ -55,7 +54,7 @@ def estimate_tokens(text: str) -> int:
     about one token per character). An estimate for a budget, not a bill: the service's reported
     usage (:attr:`ChatGenerator.usage`) is the real figure.
     """
-    cjk = len(_CJK.findall(text))
+    cjk = cjk_count(text)
     return cjk + math.ceil((len(text) - cjk) / 4)
 
 
@@ -94,8 +93,7 @@ class ChatGenerator:
             raise InputError(f"{self.name}: a model is required (got {model!r}); e.g. --option model=NAME.")
         self.model = model
         self.n = check_int(n, "n", func=type(self).__name__)
-        if language not in (None, "en", "ja"):
-            raise InputError(f"language must be 'en', 'ja' or None (the page's language); got {language!r}.")
+        check_choice(language, (None, "en", "ja"), "language", func=type(self).__name__)
         self.language = language
         self.cache_dir = None if cache_dir is None else Path(cache_dir)
         self.retries = check_int(retries, "retries", low=0, func=type(self).__name__)

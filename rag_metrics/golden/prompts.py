@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
+from ..text import cjk_count
 
 __all__ = ["PROMPT_VERSION", "PROMPTS", "LLM_TYPES", "render_prompt", "parse_response", "MalformedResponse",
            "prompt_language"]
@@ -86,14 +87,13 @@ def prompt_language(language: str | None, text: str) -> str:
     if language in PROMPTS:
         return language
     letters = [c for c in text if c.isalpha()]
-    cjk = sum(1 for c in letters if "\u3040" <= c <= "\u9fff" or "\uf900" <= c <= "\uffef")
+    cjk = cjk_count("".join(letters))
     return "ja" if letters and cjk / len(letters) > 0.2 else "en"
 
 
 def render_prompt(text: str, *, n: int = 2, language: str = "en") -> tuple[str, str]:
     """``(system, user)`` messages of the versioned template for a page's text."""
-    if language not in PROMPTS:
-        raise InputError(f"no prompt for language {language!r}; expected one of {sorted(PROMPTS)}.")
+    check_choice(language, sorted(PROMPTS), "prompt for language", what="no")
     template = PROMPTS[language]
     return template["system"], template["user"].format(n=n, text=text)
 

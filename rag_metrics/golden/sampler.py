@@ -36,7 +36,7 @@ from ..errors import InputError, check_int
 from ..fingerprint import digest
 from ..io.jsonl import iter_jsonl, write_jsonl
 from ..io.pages import check_page_row
-from ..text import normalize
+from ..text import cjk_count, normalize
 
 __all__ = ["PageSample", "sample_pages", "page_size", "body_text", "read_sample", "write_sample", "CJK_WEIGHT",
            "MIN_CHARS"]
@@ -47,7 +47,6 @@ MIN_CHARS = 200
 """Default eligibility threshold (weighted characters of body text)."""
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.M)
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 SAMPLE_FIELDS = ("doc_id", "page", "text", "title", "genre", "language", "size", "seed", "per_document", "min_chars")
 
 
@@ -59,7 +58,7 @@ def body_text(text: str) -> str:
 def page_size(text: str) -> int:
     """Weighted characters of body text: ``len(body) + (CJK_WEIGHT - 1) * (kana/kanji in body)``."""
     body = body_text(text)
-    return len(body) + (CJK_WEIGHT - 1) * len(_CJK.findall(body))
+    return len(body) + (CJK_WEIGHT - 1) * cjk_count(body)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 :func:`load_corpus` reads any of them (readers and formats in :mod:`rag_metrics.io.pages`):
 
-* nothing: the sample corpus ``data/corpus/*.md``, a handbook of a fictional company written for
+* ``sample=True``: the sample corpus ``data/corpus/*.md``, a handbook of a fictional company written for
   this project (8 documents, English and Japanese, OCR-style ``[p.N]`` page markers);
 * a folder of documents (PDF, Markdown/text with page markers, plain text);
 * a ``pages.jsonl`` file, or a single document file.
@@ -39,13 +39,30 @@ from ..errors import InputError
 from .jsonl import iter_jsonl
 from .pages import read_document, read_documents, read_pages_jsonl
 
-__all__ = ["Corpus", "load_corpus", "load_answers", "data_dir", "corpus_from_pages"]
+__all__ = ["Corpus", "load_corpus", "load_answers", "data_dir", "sample_path", "corpus_from_pages"]
 
 
 def data_dir() -> Path:
     """The sample data folder: ``$RAG_METRICS_DATA`` if set, else ``data/`` of this repository."""
     env = os.environ.get("RAG_METRICS_DATA")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "data"
+
+
+def sample_path(name: str, path=None, *, sample: bool = False, func: str, what: str) -> Path:
+    """The file a loader reads: ``path``, or with ``sample=True`` (and no path) the project's sample ``name`` in
+    :func:`data_dir`. The sample is never a silent default: an installed package has no ``data/``, and a team's
+    numbers must not come from the sample because a path was left out."""
+    if path is not None:
+        if sample:
+            raise InputError(f"{func}: give a path or sample=True, not both.")
+        return Path(path)
+    if not sample:
+        raise InputError(f"{func}: give the path of {what}, or sample=True for the project's sample.")
+    found = data_dir() / name
+    if not found.exists():
+        raise InputError("the project's sample data is not here (a source checkout's data/, or $RAG_METRICS_DATA).",
+                         path=found)
+    return found
 
 
 @dataclass(frozen=True)
@@ -125,10 +142,11 @@ def corpus_from_pages(pages: list[dict], source=None) -> Corpus:
                   None if source is None else str(source))
 
 
-def load_corpus(path=None) -> Corpus:
-    """Load a corpus: the sample (default), a folder of documents, ``pages.jsonl``, or one document file."""
-    if path is None:
-        path = data_dir() / "corpus"
+def load_corpus(path=None, *, sample: bool = False) -> Corpus:
+    """Load a corpus: a folder of documents, ``pages.jsonl``, or one document file; ``sample=True`` (no path): the
+    project's sample corpus."""
+    path = sample_path("corpus", path, sample=sample, func="load_corpus",
+                       what="your documents (a folder, pages.jsonl or a document file)")
     p = Path(path)
     if p.is_dir():
         pages = read_documents(p)
@@ -141,11 +159,12 @@ def load_corpus(path=None) -> Corpus:
     return corpus_from_pages(pages, source=path)
 
 
-def load_answers(path=None) -> pd.DataFrame:
-    """Load a logged-answers file (default ``data_dir()/"answers.jsonl"``), one JSON object per line.
+def load_answers(path=None, *, sample: bool = False) -> pd.DataFrame:
+    """Load a logged-answers file, one JSON object per line (``sample=True``, no path: the project's sample
+    ``answers.jsonl``).
 
     Fields: question_id, generator, retrieved_ids, retrieved_scores, generated_answer, faithfulness.
     Numbers are read exactly as written (0.95 stays 0.95). A malformed line is an error naming it.
     """
-    path = Path(path) if path is not None else data_dir() / "answers.jsonl"
+    path = sample_path("answers.jsonl", path, sample=sample, func="load_answers", what="the logged answers")
     return pd.DataFrame([row for _, row in iter_jsonl(path, "logged answers (JSON lines)")])

@@ -21,7 +21,7 @@ import numbers
 import math
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from . import trec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,8 +88,7 @@ def read_qrels_file(path, fmt: str = "auto") -> pd.DataFrame:
     """Qrels in any format (module docstring) as ``question_id, doc_id, relevance, line``."""
     import pandas as pd
 
-    if fmt not in QRELS_FORMATS:
-        raise InputError(f"qrels format {fmt!r}: expected one of {', '.join(QRELS_FORMATS)}.", field="qrels_format")
+    check_choice(fmt, QRELS_FORMATS, "qrels format", what="", field="qrels_format")
     fmt = detect_format(path, "qrels file") if fmt == "auto" else fmt
     if fmt == "trec":
         return trec.read_qrels(path)
@@ -129,8 +128,7 @@ def read_run_file(path, fmt: str = "auto", *, order_by: str = "score") -> pd.Dat
     """A run in any format (module docstring) as ``question_id, doc_id, rank, score, line, file_rank``."""
     import pandas as pd
 
-    if fmt not in RUN_FORMATS:
-        raise InputError(f"run format {fmt!r}: expected one of {', '.join(RUN_FORMATS)}.", field="run_format")
+    check_choice(fmt, RUN_FORMATS, "run format", what="", field="run_format")
     fmt = detect_format(path, "run file") if fmt == "auto" else fmt
     if fmt == "trec":
         return trec.read_run(path, order_by=order_by)

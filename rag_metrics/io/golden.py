@@ -1,7 +1,7 @@
 """Golden sets: JSON lines or CSV, gold as documents, (document, page) pairs or chunk IDs.
 
 A golden set may live anywhere (teams keep theirs out of the repository because it quotes
-their documents): every function takes its path. With no path, the sample ``data/golden.jsonl``.
+their documents): every function takes its path; ``sample=True`` reads the project's sample ``data/golden.jsonl``.
 
 JSON lines, one question per line::
 
@@ -417,18 +417,18 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
                      pd.DataFrame(gold_groups, columns=["question_id", "group", "doc_id", "page"]))
 
 
-def load_golden(path=None, corpus: Corpus | None = None) -> GoldenSet:
+def load_golden(path=None, corpus: Corpus | None = None, *, sample: bool = False) -> GoldenSet:
     """Load and validate a golden set (module docstring): ``.csv`` as CSV, anything else as JSON lines.
 
-    Default: the sample ``data/golden.jsonl``, validated against the sample corpus. With a
-    ``corpus`` (:func:`rag_metrics.io.corpus.load_corpus`), gold documents and pages are checked
-    against it.
+    ``sample=True`` (no path): the project's sample golden set, validated against the sample corpus unless
+    another ``corpus`` is given. With a ``corpus`` (:func:`rag_metrics.io.corpus.load_corpus`), gold documents and
+    pages are checked against it.
     """
-    if path is None:
-        from .corpus import data_dir, load_corpus
+    from .corpus import load_corpus, sample_path
 
-        path = data_dir() / "golden.jsonl"
-        corpus = corpus if corpus is not None else load_corpus()
+    if path is None and sample:
+        corpus = corpus if corpus is not None else load_corpus(sample=True)
+    path = sample_path("golden.jsonl", path, sample=sample, func="load_golden", what="the golden set")
     if Path(path).suffix.lower() == ".csv":
         rows = _csv_rows(path)
     else:

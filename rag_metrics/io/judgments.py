@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -52,9 +52,7 @@ LEVELS = ("document", "chunk")
 
 
 def check_level(level, func: str) -> str:
-    if level not in LEVELS:
-        raise InputError(f"The 'level' parameter of {func} must be one of {LEVELS}. Got {level!r} instead.")
-    return level
+    return check_choice(level, LEVELS, "level", func=func)
 
 
 class Qrels:
@@ -87,9 +85,7 @@ class Qrels:
         """Qrels from a TREC, BEIR or JSON file (plain or gzip); ``format="auto"`` recognizes it."""
         from . import formats, trec
 
-        if format not in formats.QRELS_FORMATS:
-            raise InputError(f"The 'format' parameter of Qrels.from_file must be one of {formats.QRELS_FORMATS}. "
-                             f"Got {format!r} instead.", field="qrels_format")
+        check_choice(format, formats.QRELS_FORMATS, "format", func="Qrels.from_file", field="qrels_format")
         trec.check_readable(path, "TREC qrels")
         fmt = formats.detect_format(path, "qrels file") if format == "auto" else format
         if fmt == "trec":

@@ -99,7 +99,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from ..fingerprint import digest
 from ..options import parse_key_values
 from .jsonl import iter_jsonl
@@ -326,8 +326,7 @@ def parse_run_spec(text) -> RunSpec:
     if preset is not None and preset not in PRESETS:
         if not Path(path).exists():
             return RunSpec(text)  # not a spec: a path with a colon (the file-not-found error names it)
-        raise InputError(f"run {text!r}: unknown log preset {preset!r}; expected one of {', '.join(PRESETS)} "
-                         "(PRESET:LOG).", field="preset")
+        check_choice(preset, PRESETS, "log preset", what=f"run {text!r}: unknown", field="preset")
     options = parse_key_values([o for o in (opts or "").split(",") if o.strip()], what=f"run {text!r}: option",
                                keys=(*RECORD_FIELDS, *ITEM_FIELDS, "page_base"), typed=False)
     page_base = options.pop("page_base", None)
@@ -422,8 +421,7 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
     ``context``: ``"log"`` (errors suggest ``--field``/``--preset``) or ``"run"`` (what a retriever returned:
     errors say what to return).
     """
-    if preset not in PRESETS:
-        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
     hints = _HINTS[context]
     spec = PRESETS[preset]
     unwrap = spec.get("unwrap")

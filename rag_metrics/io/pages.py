@@ -37,8 +37,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError
-from ..text import PAGE_MARKER
+from ..errors import InputError, check_choice
+from ..text import KANA, KANJI, PAGE_MARKER
 from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
 __all__ = ["script_language", "read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
@@ -110,8 +110,8 @@ def _declared_language(reader) -> str:
     return primary if primary.isascii() and primary.isalpha() and 2 <= len(primary) <= 3 else ""
 
 
-_KANA = re.compile("[\u3040-\u30ff]")
-_KANJI = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_KANA = re.compile(f"[{KANA}]")
+_KANJI = re.compile(f"[{KANJI}]")
 
 
 def script_language(text: str) -> str:
@@ -186,7 +186,7 @@ def read_document(path, doc_id: str | None = None) -> list[dict]:
         if PAGE_MARKER.search(head):
             return read_marked_text(path, doc_id)
         return read_plain_text(path, doc_id)
-    raise InputError(f"unknown document type {suffix!r}; expected one of {DOCUMENT_SUFFIXES}.", path=path)
+    check_choice(suffix, DOCUMENT_SUFFIXES, "document type", what="unknown", path=path)
 
 
 def read_documents(folder) -> list[dict]:

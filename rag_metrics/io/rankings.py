@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from .coded import CodedRun
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,6 +52,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .judgments import Qrels
 
 __all__ = ["Run", "CodedRun", "code_run", "read_doc_map_any"]
+
+
+READERS = ("auto", "fast", "general")
+"""How :meth:`Run.code` reads a file: the fast TREC path, the line-validating reader, or the first that applies."""
 
 
 class Run:
@@ -75,11 +79,8 @@ class Run:
         """A run file (TREC text or a JSON dict; plain or gzip), read when evaluated (module docstring)."""
         from . import formats, trec
 
-        if format not in formats.RUN_FORMATS:
-            raise InputError(f"The 'format' parameter of Run.from_file must be one of {formats.RUN_FORMATS}. "
-                             f"Got {format!r} instead.", field="run_format")
-        if order_by not in trec.ORDER_BY:
-            raise InputError(f"The 'order_by' parameter must be one of {trec.ORDER_BY}. Got {order_by!r} instead.")
+        check_choice(format, formats.RUN_FORMATS, "format", func="Run.from_file", field="run_format")
+        check_choice(order_by, trec.ORDER_BY, "order_by", func="Run.from_file")
         trec.check_readable(path, "TREC run")
         fmt = formats.detect_format(path, "run file") if format == "auto" else format
         return cls(source=path, format=fmt, order_by=order_by)
@@ -246,9 +247,7 @@ class Run:
         or an :class:`~rag_metrics.errors.InputError` saying why not; ``"general"``: :func:`code_run`, a file read
         whole by the line-validating reader. ``CodedRun.reader`` names the reader that read it.
         """
-        if reader not in ("auto", "fast", "general"):
-            raise InputError(f"The 'reader' parameter of Run.code must be one of ('auto', 'fast', 'general'). "
-                             f"Got {reader!r} instead.")
+        check_choice(reader, READERS, "reader", func="Run.code")
         if reader == "fast" and not self.is_file:
             raise InputError("engine='fast' reads TREC files; this run is already in memory (use engine='auto').")
         if reader != "general" and self.is_file:

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -263,8 +263,7 @@ def read_run(path, *, order_by: str = "score") -> pd.DataFrame:
     """
     import pandas as pd
 
-    if order_by not in ORDER_BY:
-        raise InputError(f"The 'order_by' parameter of read_run must be one of {ORDER_BY}. Got {order_by!r} instead.")
+    check_choice(order_by, ORDER_BY, "order_by", func="read_run")
     expected = "'qid Q0 docid rank score tag'"
     qids, docs, ranks, scores, lines = [], [], [], [], []
     for lineno, fields in _rows(path, "TREC run", expected, 6):

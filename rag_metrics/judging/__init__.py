@@ -1,5 +1,6 @@
 """Judging: a run + gold pages -> which retrieved items count.
 
 Takes result rows with their text and the golden (document, page) labels; hands on, per row,
-the set of gold pages it satisfies under a judge (document, page marker, content overlap).
+the set of gold pages it satisfies under a judge (document, page marker, content overlap); and generated answers
+judged against the expected answer (:mod:`.answers`).
 """

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..text import PAGE_MARKER, gram_hashes, normalize_codes
 from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
@@ -223,8 +223,7 @@ JUDGES = {"document": DocumentJudge, "page": PageJudge, "marker": MarkerJudge, "
 
 def make_judge(name: str, **params):
     """A judge by name (``document``, ``page``, ``marker``, ``overlap``) with its parameters."""
-    if name not in JUDGES:
-        raise InputError(f"unknown judge {name!r}; expected one of {', '.join(JUDGES)}.", field="judge")
+    check_choice(name, JUDGES, "judge", what="unknown", field="judge")
     if name == "document":
         params = {}
     elif name != "overlap":

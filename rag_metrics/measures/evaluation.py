@@ -55,7 +55,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, check_gain, check_min_rel, check_order
+from ..errors import check_choice, check_gain, check_min_rel, check_order
 from ..io.judgments import LEVELS, Qrels, check_level
 from ..io.rankings import Run
 from .evaluator import ENGINES, Evaluator
@@ -184,8 +184,7 @@ def evaluate_trec(
     check_min_rel(min_rel, func=func)
     check_gain(gain, func=func)
     check_order(order, func=func)
-    if engine not in ENGINES:
-        raise InputError(f"The 'engine' parameter of {func} must be one of {ENGINES}. Got {engine!r} instead.")
+    check_choice(engine, ENGINES, "engine", func=func)
     if engine != "dask" and isinstance(run, (str, os.PathLike)):
         run = Run.from_file(run, run_format, order_by=order_by)  # checked now, read when evaluated
     if not isinstance(qrels, Qrels):

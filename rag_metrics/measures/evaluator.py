@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 from ..io.judgments import Qrels
 from ..io.rankings import Run
 from .prepared import Prepared
@@ -57,8 +57,7 @@ class Evaluator(Prepared):
     def __init__(self, qrels: Qrels, measures=None, *, engine: str = "auto", scheduler: str | None = None,
                  func: str = "evaluator", **options):
         super().__init__(qrels, measures, func=func, **options)
-        if engine not in ENGINES:
-            raise InputError(f"The 'engine' parameter of {func} must be one of {ENGINES}. Got {engine!r} instead.")
+        check_choice(engine, ENGINES, "engine", func=func)
         self.engine = engine
         self.scheduler = scheduler
         self.func = func

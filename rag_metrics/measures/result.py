@@ -10,6 +10,7 @@ serializer (command line, run history, reports); :meth:`~Evaluation.to_trec` and
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from ..serialize import jsonable
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Evaluation", "summarize", "JUDGED_WARNING"]
+__all__ = ["Evaluation", "summarize", "summary_rows", "JUDGED_WARNING"]
 
 _COUNTS = ("n_relevant", "n_retrieved")
 JUDGED_WARNING = 0.5
@@ -90,16 +91,14 @@ class Evaluation:
         return int(np.max(self.n_retrieved, initial=0))
 
     def summary_dict(self) -> dict:
-        """``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
+        """:func:`summary_rows` as plain data for JSON (no pandas): ``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
         is defined. A Judged@k mean below :data:`JUDGED_WARNING` carries a ``warning``."""
         from .registry import parse_measure
 
-        out = {}
-        for m, v in self.values.items():
-            defined = ~np.isnan(v)
-            mean = float(v[defined].mean()) if defined.any() else None
-            out[m] = {"mean": mean, "evaluated": int(defined.sum()), "excluded": int((~defined).sum()),
-                      "excluded_ids": [self.questions[i] for i in np.flatnonzero(~defined)]}
+        out = summary_rows(self.values, self.questions)
+        for m, row in out.items():
+            mean = row["mean"] = None if math.isnan(row["mean"]) else row["mean"]
+            row["excluded_ids"] = list(row["excluded_ids"])
             if parse_measure(m).name == "judged" and mean is not None and mean < JUDGED_WARNING:
                 out[m]["warning"] = (f"only {mean:.0%} of the top {parse_measure(m).k} results have a judgment: low "
                                      "scores may be missing labels rather than bad retrieval")
@@ -117,10 +116,13 @@ class Evaluation:
             names[m] = (measure.spec.trec_name(measure.k) if same else None) or m
         return names
 
-    def to_trec(self, per_query: bool = True) -> str:
+    def to_trec(self, per_question: bool = True, *, per_query: bool | None = None) -> str:
         """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
-        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
+        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``.
+        ``per_query`` is the former name of ``per_question``."""
         from .registry import parse_measure
+
+        per_question = _per_question(per_question, per_query)
 
         names = self.trec_names()
         counts = {m: parse_measure(m).spec.count for m in self.values}
@@ -129,7 +131,7 @@ class Evaluation:
             return f"{int(round(value))}" if counts[m] else f"{value:6.4f}"
 
         lines = []
-        if per_query:
+        if per_question:
             columns = {m: v.tolist() for m, v in self.values.items()}
             for i, q in enumerate(self.questions):
                 for m, col in columns.items():
@@ -142,14 +144,16 @@ class Evaluation:
         lines.append(f"{'num_q':<22}\tall\t{len(self.questions)}")
         return "\n".join(lines) + "\n"
 
-    def to_csv(self, per_query: bool = False) -> str:
-        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
+    def to_csv(self, per_question: bool = False, *, per_query: bool | None = None) -> str:
+        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question
+        (``per_query`` is the former name of ``per_question``)."""
         import csv
         import io
 
+        per_question = _per_question(per_question, per_query)
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        if per_query:
+        if per_question:
             writer.writerow(["question_id", *self.values])
             columns = [v.tolist() for v in self.values.values()]
             for i, q in enumerate(self.questions):
@@ -194,11 +198,14 @@ class Evaluation:
                  for value, group in self.per_question.groupby(column, sort=True, dropna=False)}
         return pd.concat(parts, names=[column, "measure"])
 
-    def to_dict(self, per_query: bool = False) -> dict:
+    def to_dict(self, per_question: bool = False, *, per_query: bool | None = None) -> dict:
         """The documented JSON: ``{"summary": {m: {"mean", "evaluated", "excluded", "excluded_ids"}},
-        ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``."""
+        ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``. The per-question
+        values keep the key ``per_query`` of the files already written (saved runs, scripts reading the CLI's JSON).
+        ``per_query`` is the former name of ``per_question``."""
+        per_question = _per_question(per_question, per_query)
         out: dict = {"summary": self.summary_dict()}
-        if per_query:
+        if per_question:
             columns = {m: v.tolist() for m, v in self.values.items()}
             out["per_query"] = {str(q): {m: columns[m][i] for m in columns} for i, q in enumerate(self.questions)}
         out["unknown_questions"] = [str(q) for q in self.unknown_questions]
@@ -209,20 +216,34 @@ class Evaluation:
         return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
 
 
+def _per_question(per_question: bool, per_query: bool | None) -> bool:
+    return bool(per_question if per_query is None else per_query)
+
+
+def summary_rows(values, questions) -> dict:
+    """The one summary of per-question values: ``{measure: {"mean", "evaluated", "excluded", "excluded_ids"}}`` for
+    ``values`` (``{measure: float array}``, NaN = undefined) over ``questions`` (the IDs, in the arrays' order).
+
+    ``mean`` is the mean over defined values (NaN when none is), ``evaluated``/``excluded`` count the defined and the
+    undefined values, ``excluded_ids`` (a tuple) names the questions left out. :func:`summarize` and
+    :meth:`Evaluation.summary_dict` both read it.
+    """
+    ids = list(questions)
+    rows = {}
+    for m, v in values.items():
+        v = np.asarray(v, dtype=np.float64)
+        defined = ~np.isnan(v)
+        rows[m] = {"mean": float(v[defined].mean()) if defined.any() else math.nan, "evaluated": int(defined.sum()),
+                   "excluded": int((~defined).sum()), "excluded_ids": tuple(ids[i] for i in np.flatnonzero(~defined).tolist())}
+    return rows
+
+
 def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
-    """Mean over defined values, with the count evaluated and the count and IDs excluded."""
+    """:func:`summary_rows` of a per-question table as a DataFrame indexed by measure: mean over defined values, with
+    the count evaluated and the count and IDs excluded."""
     import pandas as pd
 
-    rows = {}
-    for m in measures:
-        col = per_question[m].to_numpy(dtype=np.float64)
-        defined = ~np.isnan(col)
-        rows[m] = {
-            "mean": float(col[defined].mean()) if defined.any() else np.nan,
-            "evaluated": int(defined.sum()),
-            "excluded": int((~defined).sum()),
-            "excluded_ids": tuple(per_question.index[~defined]),
-        }
+    rows = summary_rows({m: per_question[m].to_numpy(dtype=np.float64) for m in measures}, per_question.index)
     out = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "evaluated", "excluded", "excluded_ids"])
     out.index.name = "measure"
     return out

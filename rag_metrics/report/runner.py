@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..analysis.history import merge_history
-from ..errors import InputError, check_name
+from ..errors import InputError, check_choice, check_name
 from ..files import HOST, atomic_write_text, process_alive
 from ..options import parse_key_values
 from .index import write_index
@@ -423,14 +423,14 @@ def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, m
     """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
     from ..errors import check_int
     from ..io.logs import PRESETS, parse_field_mapping
+    from ..judging.judges import JUDGES
 
     check_name(experiment, what="experiment name")
     if not golden:
         raise InputError("an experiment report needs the golden set: --golden FILE.")
     if not runs:
         raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    if preset not in PRESETS:
-        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
     if page_base is not None and page_base not in (0, 1):
         raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
     mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
@@ -439,8 +439,8 @@ def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, m
         raise InputError("give at least one cutoff k.", field="k")
     check_int(min_chars, "min_chars")
     check_int(window, "window", low=0)
-    if judge is not None and judge not in ("overlap", "page", "marker", "document"):
-        raise InputError(f"unknown judge {judge!r}; expected overlap, page, marker or document.", field="judge")
+    if judge is not None:
+        check_choice(judge, JUDGES, "judge", what="unknown", field="judge")
     return mapping, ks
 
 

@@ -22,13 +22,17 @@ import re
 
 import pandas as pd
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..io.corpus import Corpus
 from ..text import strip_page_markers, token_spans
 
 __all__ = ["chunk_fixed", "chunk_by_heading", "indexed_text", "CHUNK_COLUMNS"]
 
 CHUNK_COLUMNS = ["chunk_id", "doc_id", "start", "end", "start_page", "end_page", "text", "prefix"]
+
+
+UNITS = ("char", "token")
+"""What :func:`chunk_fixed` counts: characters, or tokens as :func:`rag_metrics.text.token_spans` finds them."""
 
 
 def _check_size(size, overlap):
@@ -66,8 +70,7 @@ def chunk_fixed(corpus: Corpus, size: int, overlap: int = 0, *, unit: str = "cha
     (tokens as in :func:`rag_metrics.text.token_spans`: a Latin word, or one kana/kanji).
     """
     _check_size(size, overlap)
-    if unit not in ("char", "token"):
-        raise InputError(f"The 'unit' parameter must be 'char' or 'token'. Got {unit!r} instead.")
+    check_choice(unit, UNITS, "unit", func="chunk_fixed")
     config = f"{unit[0]}{size}o{overlap}"
     step = size - overlap
     rows = []

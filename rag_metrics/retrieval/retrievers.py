@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..errors import InputError, check_k
 from ..text import tokenize
-from .chunking import indexed_text
+from .chunking import chunk_by_heading, chunk_fixed, indexed_text
 
 __all__ = [
     "BM25Retriever",
@@ -42,6 +42,11 @@ __all__ = [
     "document_filter",
     "oracle_gold_genre",
     "oracle_gold_documents",
+    "oracle_runs",
+    "ORACLE_CONDITIONS",
+    "make_retriever",
+    "search_configuration",
+    "RETRIEVERS",
     "RESULT_COLUMNS",
 ]
 
@@ -234,3 +239,40 @@ def oracle_gold_genre(golden, corpus) -> dict:
     for qid, docs in oracle_gold_documents(golden).items():
         out[qid] = None if docs is None else {d for g in {genre_of[d] for d in docs} for d in by_genre[g]}
     return out
+
+
+ORACLE_CONDITIONS = ("no filter", "gold genre only (upper bound)", "gold document only (upper bound)")
+"""The searches of :func:`oracle_runs`: unfiltered, then restricted by the two oracles above."""
+
+
+def oracle_runs(retriever, golden, corpus, k: int) -> dict:
+    """``{condition: run}``: ``retriever`` searching the labelled questions of ``golden`` for ``k`` results with no
+    filter, restricted to the gold genre (:func:`oracle_gold_genre`) and to the gold documents
+    (:func:`oracle_gold_documents`), in the order of :data:`ORACLE_CONDITIONS`."""
+    questions = golden.labelled.reset_index()
+    allowed = (None, oracle_gold_genre(golden, corpus), oracle_gold_documents(golden))
+    return {label: retriever.search(questions, k, allowed=a) for label, a in zip(ORACLE_CONDITIONS, allowed)}
+
+
+RETRIEVERS = ("bm25", "dense", "hybrid")
+"""The built-in retrievers by name: BM25, dense (TF-IDF + SVD) and hybrid (reciprocal rank fusion of both)."""
+
+
+def make_retriever(name: str, chunks: pd.DataFrame) -> BM25Retriever | DenseRetriever | HybridRetriever:
+    """``"bm25"``, ``"dense"`` or ``"hybrid"`` (RRF of both) over ``chunks``."""
+    from ..errors import check_choice
+
+    check_choice(name, RETRIEVERS, "retriever", func="make_retriever")
+    if name == "bm25":
+        return BM25Retriever(chunks)
+    if name == "dense":
+        return DenseRetriever(chunks)
+    return HybridRetriever([BM25Retriever(chunks), DenseRetriever(chunks)])
+
+
+def search_configuration(corpus, questions, k: int, *, retriever: str = "bm25", size=None, overlap=None,
+                         unit: str = "char", heading: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(chunks, run)``: ``corpus`` chunked (by heading, or ``size``/``overlap`` in ``unit``), indexed with the
+    built-in ``retriever`` and searched for ``k`` results per question."""
+    chunks = chunk_by_heading(corpus) if heading else chunk_fixed(corpus, size, overlap, unit=unit)
+    return chunks, make_retriever(retriever, chunks).search(questions, k)

@@ -43,16 +43,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from ..errors import InputError, check_int
+from ..errors import InputError, check_choice, check_int
 from ..files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
 from ..io.logs import log_records, native_items
 from ..options import load_callable
 from ..progress import progress_bar
+from .retrievers import RETRIEVERS
 
 __all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary",
            "OutputError", "CallTimeout"]
 
-BUILTINS = ("bm25", "dense", "hybrid")
+BUILTINS = RETRIEVERS
+"""The built-in retrievers :func:`builtin_search` offers (:data:`rag_metrics.retrieval.retrievers.RETRIEVERS`)."""
 
 
 def load_retriever(spec: str, **options) -> Callable:
@@ -90,18 +92,11 @@ class _BuiltinSearch:
     def __init__(self, kind: str, corpus, *, size: int = 400, overlap: int = 100, unit: str = "char",
                  heading: bool = False):
         from .chunking import chunk_by_heading, chunk_fixed
-        from .retrievers import BM25Retriever, DenseRetriever, HybridRetriever
+        from .retrievers import make_retriever
 
-        if kind not in BUILTINS:
-            raise InputError(f"unknown built-in retriever {kind!r}; expected one of {', '.join(BUILTINS)}.",
-                             field="retriever")
+        check_choice(kind, BUILTINS, "built-in retriever", what="unknown", field="retriever")
         self.chunks = chunk_by_heading(corpus) if heading else chunk_fixed(corpus, size, overlap, unit=unit)
-        if kind == "bm25":
-            self.retriever = BM25Retriever(self.chunks)
-        elif kind == "dense":
-            self.retriever = DenseRetriever(self.chunks)
-        else:
-            self.retriever = HybridRetriever([BM25Retriever(self.chunks), DenseRetriever(self.chunks)])
+        self.retriever = make_retriever(kind, self.chunks)
         self.text = dict(zip(self.chunks["chunk_id"], self.chunks["text"]))
         self.settings = {"kind": kind, "chunking": "heading" if heading else f"{unit} {size}/{overlap}",
                          "n_chunks": len(self.chunks)}

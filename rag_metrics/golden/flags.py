@@ -1,0 +1,192 @@
+"""Flag rules for a draft golden set: questions that only make sense with the page in view, and near-duplicates.
+
+:func:`flag_context_dependent` returns the reasons a question looks context-dependent (an empty
+list when none), from these rules, English and Japanese (:data:`PATTERNS`):
+
+list when none), from these rules, English and Japanese (:data:`PATTERNS`):
+
+============================  ====================================================================
+``points_at_page``            deixis aimed at the text: *this page/section/script/table*, *the
+                              present document*; この・その・当該・本・同 + ページ/節/章/条/文書/
+                              規程/スクリプト/表/図…, 本書, 同書
+``above_below``               *the above*, *the table below*, *the following*, *as described*,
+                              *mentioned above*; 上記,
+                              下記, 前述, 後述, 上述, 以下の (not after an amount: 3万円以下の is "or less")
+``here``                      *here*, *herein*, *in this context*, *in the text/passage*; ここで, ここでは,
+                              本文, 文中, 文脈
+``quoted_expression``         a quoted expression asked about as wording: *the expression "defence
+                              base"*; 「…」という表現・言葉・用語・記述・言い回し
+``numbered_reference``        figure, table, page, section, step, clause numbers: *Table 2*, *page 4*,
+                              *section 3.1*; 図1, 表２, 3ページ, 第4条, 第2章
+``according_to_the_document`` *according to the document/text/policy/manual/guide*
+``the_author``                *the author*, *the writer*; 筆者, 著者, 作成者
+``pronoun_without_antecedent`` a question that opens with *this/that/it/they* (not *this year*) or asks
+                              *what does it say/mean*; a question that opens with この・その・あの・これ・それ
+``names_the_document``        the document's title (or its ID written as words) in the question;
+                              for a Japanese title, any 6 consecutive kana/kanji of it
+``answer_not_on_page``        an extractive generator's answer, or an LLM's quoted evidence, that does
+                              not occur on its page after normalization (NFKC, whitespace, case)
+============================  ====================================================================
+
+:func:`near_duplicates` flags a question whose character-trigram Jaccard similarity with an
+earlier one (NFKC, lower-case, spaces and punctuation removed) reaches ``threshold``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..text import CJK_CHAR, normalize
+
+__all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates"]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One rule of :func:`flag_context_dependent`: ``name``, ``language`` ("en"/"ja"), the regex and the reason."""
+
+    name: str
+    language: str
+    regex: re.Pattern
+    reason: str
+
+
+_EN_TEXT_NOUNS = (r"page|section|chapter|paragraph|passage|excerpt|text|document|table|figure|diagram|chart|list|"
+                  r"script|code|snippet|command|example|clause|article|appendix|guide|manual|policy|handbook|memo|"
+                  r"report|file|sentence|definition")
+_JA_TEXT_NOUNS = (r"ページ|頁|節|章|条|項|段落|文書|資料|ガイド|規程|規約|規則|マニュアル|手引き|スクリプト|コード|"
+                  r"プログラム|コマンド|表|図|例|手順書|記述|説明|文章|箇所|一文|部分|書類|抜粋|定義")
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("points_at_page", "en", re.compile(
+        rf"\b(?:this|that|these|those|the present|the current)\s+(?:{_EN_TEXT_NOUNS})s?\b", re.I),
+        "points at the page"),
+    Pattern("above_below", "en", re.compile(
+        r"\b(?:the above|above-mentioned|aforementioned|(?:mentioned|described|shown|listed|stated|given) (?:above|below)"
+        r"|the following|below-mentioned|as (?:shown|described|mentioned|stated|listed)|the preceding|the previous "
+        rf"(?:section|page|paragraph|step)|(?:{_EN_TEXT_NOUNS})s? (?:above|below))\b", re.I),
+        "refers to text above or below"),
+    Pattern("here", "en", re.compile(
+        r"\b(?:here|herein|hereafter|hereunder|in this context|in (?:the|this) (?:text|passage|excerpt)|on (?:the|this) "
+        r"page)\b", re.I),
+        "asks about 'here'"),
+    Pattern("quoted_expression", "en", re.compile(
+        r"\b(?:expression|phrase|wording|sentence|statement|quote)\s+[\"“'‘][^\"”'’]+[\"”'’]"
+        r"|[\"“'‘][^\"”'’]+[\"”'’]\s+(?:expression|phrase|wording)\b", re.I),
+        "asks about a quoted expression of the text"),
+    Pattern("numbered_reference", "en", re.compile(
+        r"(?:\b(?:figure|fig\.|table|page|p\.|pp\.|section|chapter|appendix|annex|step|item|line|paragraph|para\.|"
+        r"clause|article|exhibit)|§)\s*\(?(?:\d+(?:\.\d+)*|[IVX]+)\b", re.I),
+        "cites a figure, table, page or section number"),
+    Pattern("according_to_the_document", "en", re.compile(
+        r"\baccording to (?:the|this|that) (?:document|text|page|passage|policy|manual|guide|handbook|excerpt|article|"
+        r"author|report|script|section)\b", re.I),
+        "refers to the document"),
+    Pattern("the_author", "en", re.compile(r"\b(?:the|this) (?:author|writer)s?\b", re.I),
+            "refers to the text's author"),
+    Pattern("pronoun_without_antecedent", "en", re.compile(
+        r"^(?:this|that|it|they|these|those)\b(?!\s+(?:year|month|week|quarter)\b)|\bwhat (?:does|do|did) (?:it|this|that|they) "
+        r"(?:say|mean|describe|show|state|recommend|require)\b", re.I),
+        "a pronoun with nothing it could refer to in the question"),
+    Pattern("points_at_page", "ja", re.compile(
+        rf"(?:(?:この|その|あの|当該|本|同)(?:{_JA_TEXT_NOUNS})|本書|同書)"),
+        "points at the page"),
+    Pattern("above_below", "ja", re.compile(
+        r"(?:上記|下記|前記|後記|上述|前述|後述|右記|左記|(?<![0-9０-９円万千百十歳日件人個点%％])以下の|次の(?:うち|中|記述|項目|表|図|条件))"),
+        "refers to text above or below"),
+    Pattern("here", "ja", re.compile(r"(?:ここ(?:で|では|に|の|でいう|で言う)|本文|文中|文脈)"),
+        "asks about 'here'"),
+    Pattern("quoted_expression", "ja", re.compile(
+        r"「[^」]+」(?:という|との|と言う|って)(?:表現|言葉|語|用語|文|記述|言い回し|一文|フレーズ)"),
+        "asks about a quoted expression of the text"),
+    Pattern("the_author", "ja", re.compile(r"(?:筆者|著者|作成者|執筆者|作者)"), "refers to the text's author"),
+    Pattern("pronoun_without_antecedent", "ja", re.compile(r"^(?:この|その|あの|これ|それ|あれ)(?!から|まで)"),
+            "a pronoun with nothing it could refer to in the question"),
+    Pattern("numbered_reference", "ja", re.compile(
+        r"(?:(?:図|表|別表|別紙|付録|ステップ)\s*[0-9０-９]+|[0-9０-９]+\s*(?:ページ|頁)"
+        r"|第\s*[0-9０-９一二三四五六七八九十百]+\s*(?:章|節|条|項|号|ページ)|[pP]\.\s*[0-9]+)"),
+        "cites a figure, table, page or section number"),
+)
+
+
+
+def _fold(text: str) -> str:
+    return normalize(text).casefold()
+
+
+def _names_document(question: str, title: str | None, doc_id: str | None) -> str | None:
+    q = _fold(question)
+    for name in (title, None if doc_id is None else re.sub(r"[_\-/]+", " ", doc_id)):
+        if not name or len(name.strip()) < 4:
+            continue
+        folded = _fold(name)
+        if folded in q:
+            return name
+        if CJK_CHAR.search(folded) and len(folded) > 6:
+            for i in range(len(folded) - 5):
+                window = folded[i:i + 6]
+                if len(CJK_CHAR.findall(window)) == 6 and window in q:
+                    return window
+    return None
+
+
+def flag_context_dependent(question: str, *, title: str | None = None, doc_id: str | None = None,
+                           page_text: str | None = None, answer: str | None = None, evidence: str | None = None,
+                           extractive: bool = False) -> list[str]:
+    """Why ``question`` looks like it only makes sense with its page in view (module docstring); [] if no reason.
+
+    Parameters
+    ----------
+    question : str
+    title, doc_id : the source document's title and ID (a question naming them is flagged)
+    page_text, answer, evidence : the page and what the generator took from it; with
+        ``extractive=True`` an answer not on the page is flagged, otherwise a quoted ``evidence``
+        not on the page is
+    """
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}.")
+    text = unicodedata.normalize("NFKC", question)
+    reasons = []
+    for pattern in PATTERNS:
+        m = pattern.regex.search(text)
+        if m:
+            reasons.append(f"{pattern.reason}: '{m.group(0).strip()}'")
+    leaked = _names_document(question, title, doc_id)
+    if leaked:
+        reasons.append(f"names the document: '{leaked}'")
+    if page_text is not None:
+        page = _fold(page_text)
+        checked = answer if extractive else evidence
+        if checked and _fold(checked) not in page:
+            what = "the answer" if extractive else "the quoted evidence"
+            reasons.append(f"{what} does not occur on its page")
+    return list(dict.fromkeys(reasons))
+
+
+_STRIP = re.compile(r"[\s\W_]+", re.U)
+
+
+def _trigrams(text: str) -> set[str]:
+    s = _STRIP.sub("", unicodedata.normalize("NFKC", text).casefold())
+    return {s[i:i + 3] for i in range(max(len(s) - 2, 1))} if s else set()
+
+
+def near_duplicates(questions, threshold: float = 0.7) -> list[tuple[int, int, float]]:
+    """``(i, j, similarity)`` for every pair ``i < j`` whose character-trigram Jaccard similarity is >= ``threshold``.
+
+    Quadratic in the number of questions (a draft of a few hundred takes milliseconds).
+    """
+    if not 0 < threshold <= 1:
+        raise InputError(f"threshold must be in (0, 1]; got {threshold!r}.")
+    grams = [_trigrams(q) for q in questions]
+    pairs = []
+    for j in range(len(grams)):
+        for i in range(j):
+            union = len(grams[i] | grams[j])
+            sim = len(grams[i] & grams[j]) / union if union else 1.0
+            if sim >= threshold:
+                pairs.append((i, j, round(sim, 3)))
+    return pairs

@@ -1,0 +1,147 @@
+"""The review file of a draft golden set, written and read back.
+
+:func:`review_draft` gives every draft question its reasons (:mod:`rag_metrics.golden.flags`) and a
+decision pre-filled ``drop`` for a flagged question and ``keep`` otherwise. :func:`write_review` writes it
+(CSV with a byte-order mark so spreadsheet programs read Japanese, or JSON lines by extension); a reviewer
+changes decisions and may edit ``question`` and ``answer`` in place; :func:`read_decisions` reads it back,
+naming the line of any bad row. A CSV cell that a spreadsheet would run as a formula (``=``, ``+``, ``-``,
+``@`` first) is written with a leading ``'`` (:func:`neutralize_cell`) and read back without it
+(:func:`restore_cell`), so ``=HYPERLINK(...)`` in a generated question stays text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import InputError, check_choice
+from ..files import atomic_write_text
+from ..io.csvfile import read_csv
+from ..io.jsonl import iter_jsonl, write_jsonl
+from .flags import flag_context_dependent, near_duplicates
+from .generate import Draft
+from .sampler import PageSample
+
+__all__ = ["review_draft", "write_review", "read_decisions", "neutralize_cell", "restore_cell", "REVIEW_COLUMNS",
+           "DECISIONS"]
+
+DECISIONS = ("keep", "drop")
+REVIEW_COLUMNS = ["question_id", "decision", "reasons", "question", "answer", "type", "doc_id", "page", "evidence",
+                  "generator"]
+
+
+def page_texts(sample: PageSample | None) -> dict:
+    if sample is None:
+        return {}
+    return {(r["doc_id"], int(r["page"])): r for r in sample.pages.to_dict("records")}
+
+
+def review_draft(draft: Draft, sample: PageSample | None = None, *, duplicate_threshold: float = 0.7) -> pd.DataFrame:
+    """The review table (:data:`REVIEW_COLUMNS`): every draft question with its reasons and a pre-filled decision.
+
+    ``sample`` supplies the page text (for the answer check) and titles; without it those checks
+    are skipped.
+    """
+    pages = page_texts(sample)
+    q = draft.questions.reset_index(drop=True)
+    reasons = []
+    for row in q.to_dict("records"):
+        page = pages.get((row["doc_id"], int(row["page"])))
+        reasons.append(flag_context_dependent(
+            row["question"], title=(page or {}).get("title") or row.get("title"), doc_id=row["doc_id"],
+            page_text=None if page is None else page["text"], answer=row.get("answer"), evidence=row.get("evidence"),
+            extractive=bool(row.get("extractive"))))
+    for i, j, sim in near_duplicates(list(q["question"]), duplicate_threshold):
+        reasons[j].append(f"near-duplicate of {q.at[i, 'question_id']} (similarity {sim:.2f})")
+    table = pd.DataFrame({
+        "question_id": q["question_id"], "decision": ["drop" if r else "keep" for r in reasons],
+        "reasons": ["; ".join(r) for r in reasons], "question": q["question"], "answer": q["answer"],
+        "type": q["type"], "doc_id": q["doc_id"], "page": q["page"].astype(int), "evidence": q["evidence"],
+        "generator": q["generator"]})
+    return table[REVIEW_COLUMNS]
+
+
+def write_review(review: pd.DataFrame, path) -> Path:
+    """Write the review table: ``.jsonl`` as JSON lines, anything else as CSV (UTF-8 with a byte-order mark)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
+               for r in review.to_dict("records")]
+    if path.suffix.lower() == ".jsonl":
+        return write_jsonl(records, path)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(review.columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: "" if v is None else neutralize_cell(v) for k, v in r.items()} for r in records)
+    atomic_write_text(path, buffer.getvalue(), encoding="utf-8-sig")
+    return path
+
+
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def neutralize_cell(value):
+    """A text cell as written to a CSV made for spreadsheets: a cell a spreadsheet would run as a formula (starting
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, which spreadsheet programs
+    show as text. Cells that already start with quotes before such a character get one more, so that
+    :func:`restore_cell` gives back exactly the original. Other values are returned as they are."""
+    if isinstance(value, str) and _FORMULA.match(value):
+        return "'" + value
+    return value
+
+
+def restore_cell(value):
+    """The inverse of :func:`neutralize_cell`: one leading ``'`` removed from a neutralized cell."""
+    if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value[1:]):
+        return value[1:]
+    return value
+
+
+def read_decisions(path) -> pd.DataFrame:
+    """A reviewed file: question_id, decision (keep/drop), and -- when present -- edited question and answer.
+
+    Errors name the line: a missing column, an empty or unknown decision, a question listed twice.
+    """
+    path = Path(path)
+    rows = []
+    if path.suffix.lower() == ".jsonl":
+        rows = list(iter_jsonl(path, "review decisions (JSON lines with question_id and decision)"))
+        columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
+    else:
+        header, rows = read_csv(path, "review decisions (CSV with question_id and decision)")
+        columns = set(header)
+        rows = [(line, {k: restore_cell(v) for k, v in row.items()}) for line, row in rows]
+    missing = [c for c in ("question_id", "decision") if c not in columns]
+    if missing:
+        raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics golden review` "
+                         f"(found {sorted(columns)}).", path=path, line=1)
+    out, seen = [], {}
+    for line, row in rows:
+        qid = row.get("question_id")
+        if not isinstance(qid, str) or not qid.strip():
+            raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
+        qid = qid.strip()
+        if qid in seen:
+            raise InputError(f"question {qid!r} is listed twice (also at line {seen[qid]}).", path=path, line=line,
+                             field="question_id")
+        seen[qid] = line
+        decision = row.get("decision")
+        decision = decision.strip().lower() if isinstance(decision, str) else decision
+        if decision not in DECISIONS:
+            check_choice(row.get("decision"), DECISIONS, "decision", what=f"question {qid!r}:", path=path, line=line,
+                         field="decision", question=qid)
+        rec = {"question_id": qid, "decision": decision, "line": line}
+        for key in ("question", "answer"):
+            value = row.get(key)
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"question {qid!r}: {key!r} must be text, got {value!r}.", path=path, line=line,
+                                 field=key)
+            rec[key] = value.strip() if isinstance(value, str) and value.strip() else None
+        out.append(rec)
+    if not out:
+        raise InputError("no decision found.", path=path)
+    return pd.DataFrame(out)

@@ -1,0 +1,134 @@
+"""Every view of an ExperimentResult, and every judge, checked by value on a run small enough to count by hand."""
+
+import json
+
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.io.corpus import corpus_from_pages
+from rag_metrics.io.golden import golden_from_records
+from rag_metrics.io.logs import load_log
+from rag_metrics.judging.judges import DocumentJudge, MarkerJudge, PageJudge, judge_run, make_judge
+
+PAGES = [{"doc_id": d, "page": p, "text": f"{d} page {p} " + "lorem ipsum dolor sit amet " * 3}
+         for d in ("a", "b") for p in range(1, 7)]
+QUESTIONS = [
+    {"question_id": "q1", "question": "one?", "type": "fact", "answer": "x", "gold_pages": [["a", 3]]},
+    {"question_id": "q2", "question": "two?", "type": "fact", "answer": "x", "gold_pages": [["b", 2]]},
+    {"question_id": "q3", "question": "three?", "type": "multi", "answer": "x", "gold_pages": [["a", 5], ["b", 5]]},
+    {"question_id": "q4", "question": "four?", "type": "no_answer", "answer": None},
+    {"question_id": "q5", "question": "five?", "type": "fact", "answer": "x", "gold_pages": [["b", 4]]},
+    {"question_id": "q6", "question": "six?", "type": "fact", "answer": "x", "gold_pages": [["a", 1]]},
+]
+LOG = {"q1": [("a", 3)], "q2": [("a", 2), ("b", 2)], "q3": [("b", 1), ("a", 1)], "q4": [("a", 6)],
+       "q5": [("a", 4), ("b", 3)], "q6": []}
+ANSWERS = {"q1": "forty", "q4": "there is none"}
+# By hand, under the page judge with window 0 (the logged page must be a gold page), k = 1, 2:
+#   q1: a3 at 1                     hit@1 1  hit@2 1  RR 1    recall@2 1
+#   q2: a2, then b2 at 2            hit@1 0  hit@2 1  RR 1/2  recall@2 1
+#   q3: b1, a1 (gold a5, b5)        0 0 0 0    -- gold documents retrieved, wrong pages: wrong_page
+#   q5: a4, b3 (gold b4)            0 0 0 0    -- another document first, the gold one after: other_document_first
+#   q6: nothing                     0 0 0 0    -- not_retrieved
+#   q4: no_answer, undefined everywhere
+PAGE = {"hit@1": 0.2, "hit@2": 0.4, "mrr": 0.3, "recall@2": 0.4}
+# Document judge (any item of a gold document satisfies that document's gold pages), and document level:
+#   q1 1 1 1 1 | q2 0 1 1/2 1 | q3 1 1 1 1 (b then a, both gold) | q5 0 1 1/2 1 | q6 0 0 0 0
+DOCUMENT = {"hit@1": 0.4, "hit@2": 0.8, "mrr": 0.6, "recall@2": 0.8}
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory):
+    corpus = corpus_from_pages(PAGES)
+    golden = golden_from_records(enumerate(QUESTIONS, start=1), corpus=corpus)
+    log = tmp_path_factory.mktemp("views") / "log.jsonl"
+    log.write_text("".join(json.dumps({"question_id": q, "retrieved": [{"doc_id": d, "page": p} for d, p in items],
+                                       **({"answer": ANSWERS[q]} if q in ANSWERS else {})}) + "\n"
+                           for q, items in LOG.items()), encoding="utf-8")
+    return evaluate_log(golden, load_log(log), corpus, ks=(1, 2), window=0, primary="page")
+
+
+def test_the_headline_figures_and_their_intervals(result):
+    assert result.headline_measures == ["hit@1", "hit@2", "mrr", "recall@2"]  # recall: q3 has two gold pages
+    assert result.evaluation is result.pages["page"]
+    pq = result.evaluation.per_question
+    assert pq.loc[["q1", "q2", "q3", "q5", "q6"], "mrr"].tolist() == [1.0, 0.5, 0.0, 0.0, 0.0]
+    assert pq.loc["q4", ["hit@1", "mrr"]].isna().all()
+    head = result.headline(n_resamples=2000).loc["log"]
+    assert head["n"] == 5 and {m: head[m] for m in PAGE} == pytest.approx(PAGE)
+    for m, hits in (("hit@1", 1), ("hit@2", 2), ("recall@2", 2)):  # 0/1 values: Clopper-Pearson, from scipy
+        ci = binomtest(hits, 5).proportion_ci(0.95, method="exact")
+        assert (head[f"{m} low"], head[f"{m} high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+
+
+def test_the_judges_table_puts_every_ruler_side_by_side(result):
+    table = result.judges_table()
+    assert list(table.index) == ["document", "page", "document level (gold documents)"]
+    assert table.loc["page", "judge"] == "page (window=0)"
+    assert {m: table.loc["page", m] for m in PAGE} == pytest.approx(PAGE)
+    for ruler in ("document", "document level (gold documents)"):
+        assert {m: table.loc[ruler, m] for m in DOCUMENT} == pytest.approx(DOCUMENT), ruler
+    assert table["n"].tolist() == [5, 5, 5]
+
+
+def test_by_type_misses_and_failures(result):
+    by_type = result.by_type()
+    assert list(by_type.index) == ["fact", "multi"]  # no_answer: nothing defined, left out
+    assert by_type.loc["fact"].to_dict() == pytest.approx({"n": 4, "hit@1": 0.25, "hit@2": 0.5, "mrr": 0.375,
+                                                           "recall@2": 0.5})
+    assert by_type.loc["multi"].to_dict() == {"n": 1, "hit@1": 0.0, "hit@2": 0.0, "mrr": 0.0, "recall@2": 0.0}
+    assert result.misses() == result.misses(2) == ["q3", "q5", "q6"]
+    assert result.misses(1) == ["q2", "q3", "q5", "q6"]
+    counts = result.failure_counts()
+    assert counts["questions"].to_dict() == {"not_retrieved": 1, "other_document_first": 1, "wrong_page": 1}
+    assert counts["question IDs"].to_dict() == {"not_retrieved": "q6", "other_document_first": "q5",
+                                                "wrong_page": "q3"}
+
+
+def test_no_answer_answers_and_placements(result):
+    assert result.answers().to_dict() == ANSWERS
+    row = result.no_answer().set_index("question_id").loc["q4"]
+    assert (row["retrieved"], row["top_document"], row["answer"]) == (1, "a", "there is none")
+    assert pd.isna(row["top_score"])
+    assert result.placements()["items"].to_dict() == {("logged", "logged"): 8}
+    assert result.raw_overlap() is None  # no text logged: the overlap judge does not apply
+
+
+# ---- the judges, at the edges of their windows ----------------------------------------------------------------------
+
+GOLD = [("d", 3), ("d", 5), ("d", 9)]
+
+
+@pytest.mark.parametrize("window, pages, expected", [
+    (0, [5], {("d", 5)}), (0, [4], set()), (0, [4, 9], {("d", 9)}),
+    (1, [4], {("d", 3), ("d", 5)}), (1, [6], {("d", 5)}), (1, [7], set()), (1, [10], {("d", 9)}),
+    (2, [7], {("d", 5), ("d", 9)}), (2, [1], {("d", 3)}), (1, [], set()),
+])
+def test_page_judge_window_is_inclusive(window, pages, expected):
+    judge = PageJudge(window=window)
+    assert judge.satisfied({"doc_id": "d", "pages": pages}, GOLD) == expected
+    assert judge.satisfied({"doc_id": "other", "pages": pages}, GOLD) == set()
+
+
+@pytest.mark.parametrize("window, text, expected", [
+    (0, "x [p.5] y", {("d", 5)}), (0, "[p.4] y [p.6]", set()), (1, "[p.4] y", {("d", 3), ("d", 5)}),
+    (1, "[p.7]", set()), (2, "[p.7]", {("d", 5), ("d", 9)}), (1, "page 5, no marker", set()), (1, None, set()),
+])
+def test_marker_judge_window_is_inclusive(window, text, expected):
+    judge = MarkerJudge(window=window)
+    assert judge.satisfied({"doc_id": "d", "text": text}, GOLD) == expected
+    assert judge.satisfied({"doc_id": "e", "text": text}, GOLD) == set()
+
+
+def test_document_judge_and_judge_run():
+    assert DocumentJudge().satisfied({"doc_id": "d"}, GOLD) == set(GOLD)
+    assert DocumentJudge().satisfied({"doc_id": "e"}, GOLD) == set()
+    run = pd.DataFrame({"question_id": ["q", "q", "r"], "rank": [1, 2, 1], "doc_id": ["d", "d", "d"],
+                        "pages": [[2], [8], [5]], "text": ["[p.2]", "[p.8]", "[p.5]"]})
+    gold = pd.DataFrame({"question_id": ["q", "q", "r"], "doc_id": ["d", "d", "e"], "page": [3, 9, 5]})
+    judged = judge_run(run, None, gold, make_judge("page", window=1), None)
+    assert judged["satisfies"].tolist() == [frozenset({("d", 3)}), frozenset({("d", 9)}), frozenset()]
+    assert judged["hit"].tolist() == [True, True, False]
+    assert judge_run(run, None, gold, make_judge("marker", window=0), None)["hit"].tolist() == [False, False, False]
+    assert make_judge("page", window=2).params() == {"judge": "page", "window": 2}
