@@ -54,7 +54,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, NotComparableError, check_k
+from ..errors import InputError, NotComparableError, check_choice, check_k
 from ..fingerprint import check_comparable, fingerprint
 from ..judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, normalize_answer, token_f1
 from ..measures.metrics import hit_at_k, recall_at_k
@@ -197,10 +197,8 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
         if k > context_k:
             raise InputError(f"attribute: the logs hold the top {context_k} retrieved items the generator read; at "
                              f"k={k} Recall@{k} would only repeat Recall@{context_k}. Use k={context_k}.")
-    if rule not in RULES:
-        raise InputError(f"The 'rule' parameter must be one of {RULES}. Got {rule!r} instead.")
-    if match not in MATCHES:
-        raise InputError(f"The 'match' parameter must be one of {MATCHES}. Got {match!r} instead.")
+    check_choice(rule, RULES, "rule")
+    check_choice(match, MATCHES, "match")
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"attribute: 'table' must be a pandas DataFrame, got {type(table).__name__}.")
     needed = ["question_id", "expected_answer", "gold_ids", "generated_answer"] + ([] if run is not None else ["retrieved_ids"])

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError, check_name
+from ..errors import InputError, check_choice, check_name
 from ..files import FileLock, atomic_write_text
 from ..fingerprint import check_comparable, digest
 
@@ -225,8 +225,7 @@ def order_logs(logs, order: str = "made") -> list[dict]:
     or ``order given``). With ``made``, ties keep the given order, and a log whose time cannot be told (no settings,
     no file) is an error that names it.
     """
-    if order not in ORDERS:
-        raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
+    check_choice(order, ORDERS, "order", what="unknown run", field="order")
     rows = []
     for i, log in enumerate(logs):
         made_at, rule = run_made_at(log)

@@ -132,8 +132,7 @@ def read_run_file(path, fmt: str = "auto", *, order_by: str = "score") -> pd.Dat
     fmt = detect_format(path, "run file") if fmt == "auto" else fmt
     if fmt == "trec":
         return trec.read_run(path, order_by=order_by)
-    if order_by not in trec.ORDER_BY:
-        raise InputError(f"The 'order_by' parameter must be one of {trec.ORDER_BY}. Got {order_by!r} instead.")
+    check_choice(order_by, trec.ORDER_BY, "order_by")
     rows = []
     for qid, docs in _json(path, "run (JSON)").items():
         _check_id(qid, path, "question ID")

@@ -23,7 +23,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, check_choice
 
 __all__ = ["ExperimentInputs", "read_inputs", "check_answers", "write_cache", "load_inputs", "hand_over"]
 
@@ -63,8 +63,7 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
         raise InputError("an experiment report needs the golden set: --golden FILE.")
     if not runs:
         raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    if preset not in PRESETS:
-        raise InputError(f"unknown log preset {preset!r}; expected one of {', '.join(PRESETS)}.", field="preset")
+    check_choice(preset, PRESETS, "preset", what="unknown log", field="preset")
     mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields or {})
     corpus = load_corpus(pages) if pages else None
     golden_set = load_golden(golden, corpus=corpus)

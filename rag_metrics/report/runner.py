@@ -379,13 +379,12 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
     check_int(drilldowns, "drilldowns", low=0)
-    if order not in ORDERS:
-        raise InputError(f"unknown run order {order!r}; expected one of {', '.join(ORDERS)}.", field="order")
+    check_choice(order, ORDERS, "order", what="unknown run", field="order")
     if not 0 < alpha < 1:
         raise InputError(f"alpha {alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
     allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
-    if measure is not None and measure not in allowed:
-        raise InputError(f"measure {measure!r}: expected one of {', '.join(allowed)}.", field="measure")
+    if measure is not None:
+        check_choice(measure, allowed, "measure", what="", field="measure")
     absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
     specs = [parse_run_spec(r) for r in runs]
     history = Path(reports_dir) / experiment / "history"
