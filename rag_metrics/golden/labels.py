@@ -36,9 +36,7 @@ audit's counts for one run, for the experiment report.
 
 from __future__ import annotations
 
-import csv
 import datetime as _dt
-import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -47,8 +45,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, check_choice, check_int
+from ..io.csvfile import read_rows
 from ..io.golden import _csv_rows, golden_from_records
-from ..io.jsonl import iter_jsonl, read_lines, write_jsonl
+from ..io.jsonl import iter_jsonl, write_jsonl
 from ..judging.judges import shared_spans
 from ..text import normalize
 from ..analysis.assessors import answer_sentences, find_answer, retrieved_pages
@@ -325,17 +324,7 @@ def read_audit_decisions(path) -> pd.DataFrame:
     integer >= 1, a group that is not an integer >= 1.
     """
     path = Path(path)
-    if path.suffix.lower() == ".jsonl":
-        rows = list(iter_jsonl(path, "an audit review file (JSON lines with candidate_id and decision)"))
-        columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
-    else:
-        text = "\n".join(read_lines(path, "an audit review file (CSV with candidate_id and decision)"))
-        reader = csv.DictReader(io.StringIO(text))
-        columns = set(reader.fieldnames or [])
-        try:
-            rows = [(reader.line_num, dict(r)) for r in reader]
-        except csv.Error as e:
-            raise InputError(f"not readable as CSV: {e}.", path=path, line=reader.line_num) from None
+    columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)", csv_what="an audit review file (CSV with candidate_id and decision)")
     missing = [c for c in ("candidate_id", "question_id", "doc_id", "page", "decision") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics labels audit` "
@@ -657,17 +646,7 @@ def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, li
     """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
     needs ``relevant`` yes or no; errors name the line."""
     path = Path(path)
-    if path.suffix.lower() == ".jsonl":
-        rows = list(iter_jsonl(path, "a judging sheet (JSON lines)"))
-        columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
-    else:
-        text = "\n".join(read_lines(path, "a judging sheet (CSV from `rag-metrics labels sample`)"))
-        reader = csv.DictReader(io.StringIO(text))
-        columns = set(reader.fieldnames or [])
-        try:
-            rows = [(reader.line_num, dict(r)) for r in reader]
-        except csv.Error as e:
-            raise InputError(f"not readable as CSV: {e}.", path=path, line=reader.line_num) from None
+    columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)", csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
     missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics labels sample` (found "

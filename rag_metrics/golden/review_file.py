@@ -20,8 +20,8 @@ import pandas as pd
 
 from ..errors import InputError, check_choice
 from ..files import atomic_write_text
-from ..io.csvfile import read_csv
-from ..io.jsonl import iter_jsonl, write_jsonl
+from ..io.csvfile import read_rows
+from ..io.jsonl import write_jsonl
 from .flags import flag_context_dependent, near_duplicates
 from .generate import Draft
 from .sampler import PageSample
@@ -107,13 +107,9 @@ def read_decisions(path) -> pd.DataFrame:
     Errors name the line: a missing column, an empty or unknown decision, a question listed twice.
     """
     path = Path(path)
-    rows = []
-    if path.suffix.lower() == ".jsonl":
-        rows = list(iter_jsonl(path, "review decisions (JSON lines with question_id and decision)"))
-        columns = set().union(*(r.keys() for _, r in rows)) if rows else set()
-    else:
-        header, rows = read_csv(path, "review decisions (CSV with question_id and decision)")
-        columns = set(header)
+    columns, rows = read_rows(path, jsonl="review decisions (JSON lines with question_id and decision)",
+                              csv_what="review decisions (CSV with question_id and decision)")
+    if path.suffix.lower() != ".jsonl":
         rows = [(line, {k: restore_cell(v) for k, v in row.items()}) for line, row in rows]
     missing = [c for c in ("question_id", "decision") if c not in columns]
     if missing:

@@ -23,7 +23,7 @@ import io
 from ..errors import InputError
 from .jsonl import read_lines
 
-__all__ = ["read_csv", "MAX_CELL"]
+__all__ = ["read_csv", "read_rows", "MAX_CELL"]
 
 MAX_CELL = 131_072
 """The longest cell read (characters): Python's ``csv`` default limit, stated rather than raised."""
@@ -83,3 +83,18 @@ def read_csv(path, what: str) -> tuple[list[str], list[tuple[int, dict]]]:
     if header is None:
         raise InputError(f"file is empty; expected {what}.", path=path)
     return header, rows
+
+
+def read_rows(path, *, jsonl: str, csv_what: str) -> tuple[set, list[tuple[int, dict]]]:
+    """``(columns, [(line, row)])`` of a file a person edits and hands back: JSON lines when its name ends in
+    ``.jsonl`` (``jsonl`` says what it should hold, in error messages), else CSV read strictly (:func:`read_csv`;
+    ``csv_what`` likewise). The columns are the header's, or every key any JSON line has."""
+    from pathlib import Path
+
+    from .jsonl import iter_jsonl
+
+    if Path(path).suffix.lower() == ".jsonl":
+        rows = list(iter_jsonl(path, jsonl))
+        return (set().union(*(r.keys() for _, r in rows)) if rows else set()), rows
+    header, rows = read_csv(path, csv_what)
+    return set(header), rows

@@ -195,7 +195,7 @@ def execute_notebook(path, output, parameters: dict | None = None, *, progress=F
 
     Safe from threads: the kernel is started in the notebook's folder (nbclient's ``resources`` path, the
     kernel process's own working directory) and both paths are made absolute, so nothing changes the
-    working directory of this process. (papermill's own ``cwd=`` calls ``os.chdir`` for the whole process:
+    working directory of this process. (papermill's own ``cwd=`` moves the whole process's working directory:
     two notebooks run from two threads would move each other's relative paths.)
 
     A kernel that dies while starting (it happens when several start at once) is started again, up
