@@ -27,13 +27,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 
 from ..analysis.assessors import GRADES
 from ..errors import InputError, check_choice
 from .llm import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
-from .prompts import MalformedResponse, prompt_language
+from .prompts import MalformedResponse, excerpt, prompt_language, reply_json
 
 __all__ = ["ASSESS_PROMPT_VERSION", "ASSESS_PROMPTS", "render_assessment", "parse_grade", "ChatAssessor",
            "OpenAIAssessor", "BedrockAssessor", "PromptAssessor", "load_assessor", "OUTPUT_TOKENS_PER_ASSESSMENT", "BUILTIN_ASSESSORS"]
@@ -87,7 +86,6 @@ Passage:
 >>>""",
     },
 }
-_FENCE = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(.*)\n```\Z", re.S)
 
 
 def render_assessment(question: str, answer: str | None, text: str, *, language: str = "en") -> tuple[str, str]:
@@ -98,28 +96,15 @@ def render_assessment(question: str, answer: str | None, text: str, *, language:
     return template["system"], template["user"].format(question=question, answer=answer or none, text=text)
 
 
-def _excerpt(text: str, n: int = 120) -> str:
-    text = text.strip().replace("\n", " ")
-    return repr(text[:n] + ("…" if len(text) > n else ""))
-
 
 def parse_grade(text: str | None) -> int:
     """The grade of a model reply, read strictly (module docstring); :class:`MalformedResponse` otherwise."""
-    if not isinstance(text, str) or not text.strip():
-        raise MalformedResponse("the model returned an empty reply.")
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        data = json.loads(body, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
-    except (json.JSONDecodeError, ValueError) as e:
-        raise MalformedResponse(f"the reply is not JSON ({e}): {_excerpt(text)}.") from None
+    data = reply_json(text)
     if not isinstance(data, dict) or "grade" not in data:
-        raise MalformedResponse(f'expected an object {{"grade": 0-3}}, got {_excerpt(text)}.')
+        raise MalformedResponse(f'expected an object {{"grade": 0-3}}, got {excerpt(text)}.')
     extra = sorted(set(data) - {"grade", "reason"})
     if extra:
-        raise MalformedResponse(f"unexpected key(s) {extra} in {_excerpt(text)}.")
+        raise MalformedResponse(f"unexpected key(s) {extra} in {excerpt(text)}.")
     grade = data["grade"]
     if isinstance(grade, bool) or not isinstance(grade, int) or grade not in GRADES:
         raise MalformedResponse(f"'grade' must be an integer 0, 1, 2 or 3, got {grade!r}.")

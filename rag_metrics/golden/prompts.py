@@ -98,13 +98,15 @@ def render_prompt(text: str, *, n: int = 2, language: str = "en") -> tuple[str, 
     return template["system"], template["user"].format(n=n, text=text)
 
 
-def _excerpt(text: str, n: int = 120) -> str:
+def excerpt(text: str, n: int = 120) -> str:
+    """The start of a reply, quoted, for an error message."""
     text = text.strip().replace("\n", " ")
     return repr(text[:n] + ("…" if len(text) > n else ""))
 
 
-def parse_response(text: str | None, n: int = 2) -> list[dict]:
-    """The questions of a model reply, validated (module docstring); :class:`MalformedResponse` otherwise."""
+def reply_json(text: str | None):
+    """A model reply read as strict JSON (one ```json fence allowed around it; NaN/Infinity refused);
+    :class:`MalformedResponse` naming an excerpt otherwise."""
     if not isinstance(text, str) or not text.strip():
         raise MalformedResponse("the model returned an empty reply.")
     body = text.strip()
@@ -112,11 +114,16 @@ def parse_response(text: str | None, n: int = 2) -> list[dict]:
     if fenced:
         body = fenced.group(1)
     try:
-        data = json.loads(body, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+        return json.loads(body, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
     except (json.JSONDecodeError, ValueError) as e:
-        raise MalformedResponse(f"the reply is not JSON ({e}): {_excerpt(text)}.") from None
+        raise MalformedResponse(f"the reply is not JSON ({e}): {excerpt(text)}.") from None
+
+
+def parse_response(text: str | None, n: int = 2) -> list[dict]:
+    """The questions of a model reply, validated (module docstring); :class:`MalformedResponse` otherwise."""
+    data = reply_json(text)
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
-        raise MalformedResponse(f'expected an object {{"questions": [...]}}, got {_excerpt(text)}.')
+        raise MalformedResponse(f'expected an object {{"questions": [...]}}, got {excerpt(text)}.')
     items = data["questions"]
     if not 1 <= len(items) <= n:
         raise MalformedResponse(f"expected 1 to {n} questions, got {len(items)}.")
