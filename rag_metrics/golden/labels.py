@@ -324,7 +324,8 @@ def read_audit_decisions(path) -> pd.DataFrame:
     integer >= 1, a group that is not an integer >= 1.
     """
     path = Path(path)
-    columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)", csv_what="an audit review file (CSV with candidate_id and decision)")
+    columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)",
+                              csv_what="an audit review file (CSV with candidate_id and decision)")
     missing = [c for c in ("candidate_id", "question_id", "doc_id", "page", "decision") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics labels audit` "
@@ -646,7 +647,8 @@ def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, li
     """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
     needs ``relevant`` yes or no; errors name the line."""
     path = Path(path)
-    columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)", csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
+    columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)",
+                              csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
     missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics labels sample` (found "
