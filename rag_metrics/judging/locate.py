@@ -97,19 +97,38 @@ def _global_table(index: PageIndex, n: int):
 
 def _layout_table(index: PageIndex, n: int):
     """Every ``n``-character fragment of the documents' normalized texts (:func:`_doc_layout`: a fragment running
-    over a page break is one too), sorted by its 64-bit hash: ``(hashes, global positions, document offsets,
-    document names)``, a position counted in the documents' texts laid end to end in ``names`` order."""
+    over a page break is one too), as one sorted array ``(hash >> bits) << bits | position`` -- the fragment's 64-bit
+    hash with its low ``bits`` bits replaced by its position, ``bits`` the fewest that hold every position -- and
+    ``(table, bits, document offsets, document names)``. A position is counted in the documents' texts laid end to
+    end in ``names`` order; a shortened hash only costs a check of the text, never a false match."""
     key = ("layout", n)
     if key not in index._sorted:
         doc_texts = _doc_layout(index)[0]
         names = list(doc_texts)
         codes, off = codes_of(doc_texts[d] for d in names)
+        bits = max(int(off[-1]).bit_length(), 1)
         pos = _ranges(off[:-1], np.maximum(off[1:] - n + 1, off[:-1]))
-        h = Concat.from_codes(codes, off).hashes(pos, n)
+        packed = Concat.from_codes(codes, off).hashes(pos, n)
         del codes
-        order = np.argsort(h)
-        index._sorted[key] = (h[order], pos[order], off, names)
+        packed >>= np.uint64(bits)
+        packed <<= np.uint64(bits)
+        packed |= pos.astype(np.uint64)
+        packed.sort()
+        index._sorted[key] = (packed, bits, off, names)
     return index._sorted[key]
+
+
+def _lookup(table: np.ndarray, bits: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(left, right)``: the run of ``table`` entries (:func:`_layout_table`) whose hash agrees with each key's in
+    all but its low ``bits`` bits. The keys are searched in sorted order -- consecutive searches then touch the same
+    parts of a large table -- and the results put back in the keys' order."""
+    flat = keys.ravel() >> np.uint64(bits) << np.uint64(bits)
+    order = np.argsort(flat)
+    ordered = flat[order]
+    left, right = np.empty(flat.shape[0], dtype=np.int64), np.empty(flat.shape[0], dtype=np.int64)
+    left[order] = np.searchsorted(table, ordered, side="left")
+    right[order] = np.searchsorted(table, ordered | np.uint64((1 << bits) - 1), side="right")
+    return left.reshape(keys.shape), right.reshape(keys.shape)
 
 
 def _pages_of(spans, start: int, end: int) -> tuple:
@@ -154,14 +173,13 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
     if long_enough:
         # anchors: n-fragments spread over each text. Every occurrence of a text holds each of its anchors at the
         # same offset, so the rarest anchor's occurrences in the documents' texts are where the text can start
-        table, table_pos, doc_off, names = _layout_table(index, n)
+        table, bits, doc_off, names = _layout_table(index, n)
         doc_no = {d: k for k, d in enumerate(names)}
         codes, q_off = codes_of(qtexts[i] for i in long_enough)
         lengths = np.diff(q_off)
         anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
         anchors = _direct_hashes(codes, (q_off[:-1, None] + anchor_off).ravel(), n).reshape(-1, ANCHORS)
-        left = np.searchsorted(table, anchors, side="left")
-        right = np.searchsorted(table, anchors, side="right")
+        left, right = _lookup(table, bits, anchors)
         hits = right - left
         best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
         pick = np.arange(len(long_enough))
@@ -175,7 +193,8 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
             hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
             # every start the rarest anchor allows, the document it falls in, kept when it is the text's document
             item = np.repeat(pick[lo:hi], last[lo:hi] - first[lo:hi])
-            starts = table_pos[_ranges(first[lo:hi], last[lo:hi])] - shift[item]
+            places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
+            starts = places.astype(np.int64) - shift[item]
             owner = np.searchsorted(doc_off, starts, side="right") - 1
             if want is not None:
                 keep = owner == want[item]
@@ -225,8 +244,7 @@ def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
     owner = np.searchsorted(concat.offsets, pos, side="right") - 1
     total = np.bincount(owner, minlength=len(texts))
     h = concat.hashes(pos, m)
-    left = np.searchsorted(table, h, side="left")
-    right = np.searchsorted(table, h, side="right")
+    left, right = _lookup(table, 0, h)
     hit = np.flatnonzero(right > left)
     out: dict = {}
     if not hit.shape[0]:
