@@ -175,10 +175,10 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
         # same offset, so the rarest anchor's occurrences in the documents' texts are where the text can start
         table, bits, doc_off, names = _layout_table(index, n)
         doc_no = {d: k for k, d in enumerate(names)}
-        codes, q_off = codes_of(qtexts[i] for i in long_enough)
-        lengths = np.diff(q_off)
+        lengths = np.fromiter((len(qtexts[i]) for i in long_enough), dtype=np.int64, count=len(long_enough))
         anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
-        anchors = _direct_hashes(codes, (q_off[:-1, None] + anchor_off).ravel(), n).reshape(-1, ANCHORS)
+        codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in zip(long_enough, anchor_off.tolist()) for o in row)
+        anchors = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)  # only the anchors' characters
         left, right = _lookup(table, bits, anchors)
         hits = right - left
         best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
