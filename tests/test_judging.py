@@ -147,3 +147,28 @@ def test_upper_bounds_table(corpus, setup):
     assert (table.iloc[2] >= table.iloc[0] - 1e-12).all()
     assert table.attrs["settings"] == {"level": "page", "judge": "overlap", "min_chars": 24, "window": 1,
                                        "boilerplate_share": 0.5, "boilerplate_min_pages": 3}
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from rag_metrics.judging.judges import PageJudge  # noqa: E402
+
+_DOC = st.sampled_from(["a", "b", "c"])
+_ITEM = st.tuples(st.sampled_from(["q1", "q2", "q3"]), _DOC, st.lists(st.integers(1, 6), max_size=3),
+                  st.lists(st.integers(1, 6), max_size=3))
+
+
+@given(st.lists(_ITEM, max_size=12), st.dictionaries(st.sampled_from(["q1", "q2", "q3"]),
+                                                      st.lists(st.tuples(_DOC, st.integers(1, 6)), max_size=4)),
+       st.integers(0, 2))
+def test_batch_judging_passes_over_items_without_gold_in_their_document(items, gold, window):
+    """The batch path (items whose document holds no gold page of their question skipped) equals judging each item
+    against its question's whole gold list, for every judge that credits only its own document."""
+    frame = pd.DataFrame({"question_id": [q for q, *_ in items], "doc_id": [d for _, d, *_ in items],
+                          "pages": [tuple(p) for *_, p, _ in items],
+                          "text": [" ".join(f"[p.{m}] body" for m in ms) for *_, ms in items]})
+    for judge in (DocumentJudge(), PageJudge(window=window), MarkerJudge(window=window)):
+        one_by_one = [frozenset(judge.satisfied(dict(zip(frame.columns, row)), gold.get(row[0], [])))
+                      for row in frame.itertuples(index=False, name=None)]
+        assert judge.satisfy(frame, gold) == one_by_one

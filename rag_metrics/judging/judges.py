@@ -72,11 +72,23 @@ class _Judge:
     def satisfied(self, item: dict, gold: list[tuple[str, int]], index=None) -> set:  # pragma: no cover
         raise NotImplementedError
 
+    same_document = False
+    """True when the judge credits only gold pages of the item's own document: an item whose document holds no gold
+    page of its question is then passed over without being looked at."""
+
     def satisfy(self, items: pd.DataFrame, gold: dict, index=None) -> list[frozenset]:
         """For each row of ``items`` (question_id, doc_id[, text, pages]), the gold pages it satisfies."""
         columns = [c for c in ("question_id", "doc_id", "text", "pages") if c in items.columns]
-        return [frozenset(self.satisfied(dict(zip(columns, row)), gold.get(row[0], []), index))
-                for row in items[columns].itertuples(index=False, name=None)]
+        rows = items[columns].itertuples(index=False, name=None)
+        if not self.same_document:
+            return [frozenset(self.satisfied(dict(zip(columns, row)), gold.get(row[0], []), index)) for row in rows]
+        in_doc: dict = {}
+        for q, pages in gold.items():
+            for d, p in pages:
+                in_doc.setdefault((q, d), []).append((d, p))
+        none = frozenset()
+        return [frozenset(self.satisfied(dict(zip(columns, row)), mine, index))
+                if (mine := in_doc.get((row[0], row[1]))) else none for row in rows]
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,7 @@ class DocumentJudge(_Judge):
     """The item's document is a gold document."""
 
     name: str = "document"
+    same_document = True
 
     def satisfied(self, item: dict, gold: list[tuple[str, int]], index=None) -> set:
         return {(d, p) for d, p in gold if d == item["doc_id"]}
@@ -96,6 +109,7 @@ class PageJudge(_Judge):
     window: int = 1
     name: str = "page"
     needs = "pages"
+    same_document = True
 
     def __post_init__(self):
         check_int(self.window, "window", low=0)
@@ -115,6 +129,7 @@ class MarkerJudge(_Judge):
     window: int = 1
     name: str = "marker"
     needs = "text"
+    same_document = True
 
     def __post_init__(self):
         check_int(self.window, "window", low=0)
