@@ -62,6 +62,9 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     items = []
     covered: dict = {}
     for q, pages, r in zip(judged["question_id"], judged["satisfies"], judged["rank"]):
+        if not pages:  # most rows: nothing to cover
+            items.append(f"~#{r}")
+            continue
         seen = covered.setdefault(q, set())
         new = sorted(pages - seen)
         seen |= pages
@@ -80,7 +83,11 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     for m in measures:
         if m.name == "recall":
             top = judged[judged["rank"] <= m.k]
-            union = top.groupby("question_id")["satisfies"].agg(lambda s: len(frozenset().union(*s)))
+            pages_of: dict = {}
+            for q, pages in zip(top["question_id"], top["satisfies"]):
+                if pages:
+                    pages_of.setdefault(q, set()).update(pages)
+            union = pd.Series({q: len(v) for q, v in pages_of.items()}, dtype=float)
             n_pages = per_question["n_relevant"]
             per_question[str(m)] = np.where(n_pages > 0, union.reindex(per_question.index).fillna(0)
                                             / n_pages.where(n_pages > 0, 1), np.nan)
