@@ -6,8 +6,10 @@ Digests are stored in run histories and compared across runs, so the column-wise
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -214,3 +216,17 @@ def test_digests_of_the_sample_data_are_those_recorded(golden, corpus):
     assert (native.fingerprint(), langchain.fingerprint()) == ("5e95f2dd95e1749e", "89e00b0ce68fe20a")
     for part in (golden.questions, golden.gold, golden.gold_pages, native.run, langchain.questions):
         same_as_reference(part)
+
+
+def test_a_golden_set_digests_its_tables_once(golden, monkeypatch):
+    """Reading, matching, preparing, evaluating and saving a run each ask for the golden set's fingerprint."""
+    import rag_metrics.io.golden as module
+
+    fresh = dataclasses.replace(golden)  # the same tables, nothing computed yet
+    calls = []
+    monkeypatch.setattr(module, "digest", lambda parts: calls.append(parts) or digest(parts))
+    assert fresh.fingerprint() == fresh.fingerprint() == "3e25fee2f5f5facd" and len(calls) == 1
+    edited = dataclasses.replace(fresh, questions=fresh.questions.assign(question=fresh.questions["question"] + "?"))
+    assert edited.fingerprint() != fresh.fingerprint() and len(calls) == 2  # a changed set is a new set
+    assert edited.fingerprint() == digest(calls[1]) and len(calls) == 2  # asked again: not digested again
+    assert pickle.loads(pickle.dumps(fresh)).fingerprint() == "3e25fee2f5f5facd"
