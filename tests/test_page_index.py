@@ -60,6 +60,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(index_module, "BLOCK", 7)
     monkeypatch.setattr(index_module, "HITS", 3)
     monkeypatch.setattr(judges_module, "PREFIX", 1)
+    monkeypatch.setattr(judges_module, "BATCH", 9)
 
 
 DOCS = st.lists(st.tuples(st.sampled_from("xyz"), TEXT), min_size=1, max_size=12)
@@ -120,9 +121,10 @@ def test_overlap_judge_equals_the_definition_across_documents(small_blocks, entr
 
 def test_long_texts_through_every_block_and_round(monkeypatch):
     """Realistic lengths: pages of a few hundred characters with a running footer, items cut across page breaks,
-    blocks smaller than a page; the array path equals the definition item by item."""
+    blocks smaller than a page, items in batches; the array path equals the definition item by item."""
     monkeypatch.setattr(index_module, "BLOCK", 500)
     monkeypatch.setattr(index_module, "HITS", 50)
+    monkeypatch.setattr(judges_module, "BATCH", 700)  # items judged in runs of a few texts
     rng = random.Random(3)
     words = [f"w{i}" for i in range(40)] + ["policy", "claims", "経費", "精算"]
     pages = []

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from producers import bedrock_log, corpus_pdfs, langchain_log, llamaindex_log, write_pdf
 from rag_metrics import InputError
@@ -338,3 +340,61 @@ def test_audit_offset_at_its_threshold():
     assert audit.counts[["equal", "+1", "elsewhere"]].tolist() == [1, 2, 1] and audit.offset == 1
     audit = audit_pages(run.assign(pages=[(3,), (4,), (2,), (4,)]), TINY, min_chars=8, page_base=0)
     assert audit.counts["+1"] == 1 and audit.offset is None and audit.warning is None
+
+
+def _occurrences_by_hand(text, pages, doc=None):
+    """Every (doc, pages) where ``text`` lies in a document's pages joined by one space, found by slicing."""
+    out = []
+    for d in dict.fromkeys(pages["doc_id"]):
+        if doc is not None and d != doc:
+            continue
+        mine = pages[pages["doc_id"] == d].sort_values("page")
+        spans, pos, parts = [], 0, []
+        for p, t in zip(mine["page"], mine["text"]):
+            if not t:
+                continue
+            if parts:
+                pos += 1
+            spans.append((p, pos, pos + len(t)))
+            parts.append(t)
+            pos += len(t)
+        whole = " ".join(parts)
+        for s in range(len(whole) - len(text) + 1):
+            if whole[s:s + len(text)] == text:
+                out.append((d, tuple(p for p, a, b in spans if a < s + len(text) and b > s)))
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_locate_items_finds_every_occurrence(data):
+    """Exact placement equals slicing the documents' texts by hand: with the text's document and without, across page
+    breaks, with repeats (a two-word vocabulary makes texts recur)."""
+    words = st.sampled_from(["ab", "ba", "abba", "b"])
+    page = st.lists(words, min_size=0, max_size=12).map(" ".join)
+    docs = data.draw(st.lists(st.lists(page, min_size=1, max_size=4), min_size=1, max_size=3))
+    pages = pd.DataFrame([{"doc_id": f"d{i}", "page": p + 1, "text": t} for i, doc in enumerate(docs)
+                          for p, t in enumerate(doc)])
+    index = PageIndex(pages)
+    whole = [" ".join(t for t in doc if t) for doc in docs]
+    picks = data.draw(st.lists(st.tuples(st.integers(0, len(docs) - 1), st.integers(0, 60), st.integers(6, 30)),
+                               min_size=1, max_size=6))
+    texts, in_doc = [], []
+    for i, a, length in picks:
+        texts.append(whole[i][a:a + length] if whole[i][a:a + length].strip() else "ab ba abba")
+        in_doc.append(f"d{i}")
+    for restrict in (True, False):
+        where = locate_items(texts, index, min_chars=6, docs=in_doc if restrict else None)
+        for text, doc, (_, row) in zip(texts, in_doc, where.iterrows()):
+            text = text.strip()
+            found = _occurrences_by_hand(text, pages, doc if restrict else None) if len(text) >= 6 else []
+            if not found:
+                assert row["placed_by"] in ("overlap", "not found")
+                continue
+            assert row["placed_by"] == ("exact page" if len(found) == 1 else "several candidates"), (text, found)
+            assert sorted(row["candidates"]) == sorted((d, p[0], p[-1]) for d, p in found if p)  # one per occurrence
+            if len({d for d, _ in found}) == 1:
+                assert row["doc_id"] == found[0][0]
+                assert row["pages"] == tuple(sorted({q for _, p in found for q in p}))
+            else:
+                assert row["doc_id"] is None

@@ -47,6 +47,8 @@ from ..errors import InputError, check_choice, check_int
 from ..text import PAGE_MARKER, gram_hashes, normalize_codes
 from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
+BATCH = 1 << 24
+"""Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character)."""
 PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
 is the same)."""
@@ -158,8 +160,26 @@ class OverlapJudge(_Judge):
 
     def satisfy(self, items, gold, index=None) -> list[frozenset]:
         """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
-        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`)."""
+        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`).
+        Items are taken in runs of about :data:`BATCH` characters of text (an item's result depends on its own text
+        and gold only), so memory stays bounded however long the log."""
         index = self.index(index)
+        if not len(items):
+            return []
+        lengths = np.fromiter((len(t) if isinstance(t, str) else 0 for t in items["text"]), dtype=np.int64,
+                              count=len(items))
+        ends = np.cumsum(lengths)
+        if ends[-1] <= BATCH:
+            return self._satisfy(items, gold, index)
+        out: list[frozenset] = []
+        lo = 0
+        while lo < len(items):
+            hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + BATCH, side="right")), lo + 1)
+            out += self._satisfy(items.iloc[lo:hi], gold, index)
+            lo = hi
+        return out
+
+    def _satisfy(self, items, gold, index) -> list[frozenset]:
         w = self.window
         out = [frozenset()] * len(items)
         golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]

@@ -28,16 +28,25 @@ text, in order:
   its fragments of ``min_chars`` characters (sampled) lie on pages of one document: ``doc_id`` and the pages
   holding at least half as many of them as the best page;
 * ``"not found"`` -- none of the above (or shorter than ``min_chars`` after normalization).
+
+How occurrences are found: every ``min_chars``-fragment of the documents' texts (across page breaks too) is hashed
+once per index and sorted (:func:`_layout_table`); each text's eight anchors -- fragments spread over it -- are
+looked up there, and every place its rarest anchor occurs (in the text's document, when given) is checked with the
+whole text. Every occurrence holds each anchor at the same offset, so none is missed (up to :data:`MAX_SLOTS`
+places per anchor); memory stays bounded (:data:`~rag_metrics.judging.index.HITS` places at a time) and the texts
+are never hashed whole.
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..text import Concat, normalize
-from .index import PageIndex, _ranges
+from ..text import Concat, codes_of, normalize
+from .index import HITS, PageIndex, _direct_hashes, _ranges
 
 __all__ = ["locate_items", "place_text_only", "PLACED_BY"]
 
@@ -45,13 +54,16 @@ PLACED_BY = ("exact page", "several candidates", "overlap", "not found")
 ANCHORS = 8
 """Fragments tried per text to find where it starts (one inside a page suffices; a text may cross page breaks)."""
 MAX_CANDIDATES = 200
-"""Occurrences checked per text at most (a text made of a repeated header could match on every page)."""
+"""Occurrences kept per text at most (a text made of a repeated header could match on every page)."""
+MAX_SLOTS = 1 << 16
+"""Occurrences of a text's rarest anchor looked at, at most, over all documents (then those in its document kept)."""
 
 
 def _doc_layout(index: PageIndex):
-    """Per document: its normalized text (pages joined by one space) and each page row's start in it."""
+    """Per document: its normalized text (pages joined by one space), each page row's start in it, and per document
+    the arrays ``(starts, ends, pages)`` of its rows in page order (an empty page has ``start == end``)."""
     if getattr(index, "_layout", None) is None:
-        texts, start_of_row = {}, np.zeros(len(index.keys), dtype=np.int64)
+        texts, start_of_row, spans = {}, np.zeros(len(index.keys), dtype=np.int64), {}
         for doc, rows in index.docs.items():
             parts, pos = [], 0
             for r in rows:
@@ -65,7 +77,10 @@ def _doc_layout(index: PageIndex):
                 parts.append(index.norm[r])
                 pos += len(index.norm[r])
             texts[doc] = "".join(parts)
-        index._layout = (texts, start_of_row)
+            starts = start_of_row[rows]
+            spans[doc] = (starts.tolist(), (starts + np.array([len(index.norm[r]) for r in rows], dtype=np.int64)
+                                            ).tolist(), [index.keys[r][1] for r in rows])
+        index._layout = (texts, start_of_row, spans)
     return index._layout
 
 
@@ -80,15 +95,58 @@ def _global_table(index: PageIndex, n: int):
     return index._sorted[key]
 
 
-def _pages_of(index, doc, start, end, start_of_row):
-    """Pages of ``doc`` whose text intersects ``[start, end)`` of the document's normalized text."""
-    out = []
-    for r in index.docs[doc]:
-        a = start_of_row[r]
-        b = a + len(index.norm[r])
-        if b > a and a < end and b > start:
-            out.append(index.keys[r][1])
-    return tuple(out)
+def _layout_table(index: PageIndex, n: int):
+    """Every ``n``-character fragment of the documents' normalized texts (:func:`_doc_layout`: a fragment running
+    over a page break is one too), as one sorted array ``(hash >> bits) << bits | position`` -- the fragment's 64-bit
+    hash with its low ``bits`` bits replaced by its position, ``bits`` the fewest that hold every position -- and
+    ``(table, bits, document offsets, document names)``. A position is counted in the documents' texts laid end to
+    end in ``names`` order; a shortened hash only costs a check of the text, never a false match."""
+    key = ("layout", n)
+    if key not in index._sorted:
+        doc_texts = _doc_layout(index)[0]
+        names = list(doc_texts)
+        codes, off = codes_of(doc_texts[d] for d in names)
+        bits = max(int(off[-1]).bit_length(), 1)
+        pos = _ranges(off[:-1], np.maximum(off[1:] - n + 1, off[:-1]))
+        packed = Concat.from_codes(codes, off).hashes(pos, n)
+        del codes
+        packed >>= np.uint64(bits)
+        packed <<= np.uint64(bits)
+        packed |= pos.astype(np.uint64)
+        packed.sort()
+        index._sorted[key] = (packed, bits, off, names)
+    return index._sorted[key]
+
+
+def _lookup(table: np.ndarray, bits: int, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(left, right)``: the run of ``table`` entries (:func:`_layout_table`) whose hash agrees with each key's in
+    all but its low ``bits`` bits. The keys are searched in sorted order -- consecutive searches then touch the same
+    parts of a large table -- and the results put back in the keys' order."""
+    flat = keys.ravel() >> np.uint64(bits) << np.uint64(bits)
+    order = np.argsort(flat)
+    ordered = flat[order]
+    left, right = np.empty(flat.shape[0], dtype=np.int64), np.empty(flat.shape[0], dtype=np.int64)
+    left[order] = np.searchsorted(table, ordered, side="left")
+    right[order] = np.searchsorted(table, ordered | np.uint64((1 << bits) - 1), side="right")
+    return left.reshape(keys.shape), right.reshape(keys.shape)
+
+
+def _pages_of(spans, start: int, end: int) -> tuple:
+    """Pages of a document (``spans``: its rows' starts, ends and pages, :func:`_doc_layout`) whose text intersects
+    ``[start, end)`` of the document's normalized text."""
+    starts, ends, pages = spans
+    first = bisect_right(ends, start)  # rows ending after start (ends ascend: the rows follow one another)
+    last = bisect_left(starts, end)  # rows starting before end
+    return tuple(pages[i] for i in range(first, last) if ends[i] > starts[i])
+
+
+def _occurrences(text: str, doc_text: str, limit: int) -> list[int]:
+    """Where ``text`` starts in ``doc_text`` (every occurrence, overlapping ones too; at most ``limit``)."""
+    out, at = [], doc_text.find(text)
+    while at >= 0 and len(out) < limit:
+        out.append(at)
+        at = doc_text.find(text, at + 1)
+    return out
 
 
 def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFrame:
@@ -105,49 +163,64 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
     for t in texts:
         if isinstance(t, str) and t not in norm_of:
             norm_of[t] = normalize(t)
-    doc_texts, start_of_row = _doc_layout(index)
-    table, table_pos, table_row = _global_table(index, n)
-    off = index.concat.offsets
-    # anchors: n-fragments spread over each distinct (text, document) query; the rarest on the pages is followed
+    doc_texts, _, spans = _doc_layout(index)
     queries = list(dict.fromkeys((t, None if docs is None else docs[i]) for i, t in enumerate(texts)
                                  if isinstance(t, str)))
     query_of = {q: i for i, q in enumerate(queries)}
     qtexts = [norm_of[t] for t, _ in queries]
-    placed: dict = {}
     long_enough = [i for i, t in enumerate(qtexts) if len(t) >= n]
+    found_of: dict = {}
     if long_enough:
-        concat = Concat([qtexts[i] for i in long_enough])
-        lengths = np.diff(concat.offsets)
+        # anchors: n-fragments spread over each text. Every occurrence of a text holds each of its anchors at the
+        # same offset, so the rarest anchor's occurrences in the documents' texts are where the text can start
+        table, bits, doc_off, names = _layout_table(index, n)
+        doc_no = {d: k for k, d in enumerate(names)}
+        lengths = np.fromiter((len(qtexts[i]) for i in long_enough), dtype=np.int64, count=len(long_enough))
         anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
-        anchors = concat.hashes((concat.offsets[:-1, None] + anchor_off).ravel(), n).reshape(-1, ANCHORS)
-        left = np.searchsorted(table, anchors, side="left")
-        right = np.searchsorted(table, anchors, side="right")
+        codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in zip(long_enough, anchor_off.tolist()) for o in row)
+        anchors = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)  # only the anchors' characters
+        left, right = _lookup(table, bits, anchors)
         hits = right - left
         best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
-    for k, i in enumerate(long_enough):
-        raw, want_doc = queries[i]
-        text = qtexts[i]
-        a, b, shift = int(left[k, best[k]]), int(right[k, best[k]]), int(anchor_off[k, best[k]])
-        found = []
-        for slot in range(a, min(b, a + MAX_CANDIDATES * 4)):
-            r = int(table_row[slot])
-            doc = index.keys[r][0]
-            if want_doc is not None and doc != want_doc:
-                continue
-            start = int(start_of_row[r] + (table_pos[slot] - off[r])) - shift
-            if start >= 0 and doc_texts[doc].startswith(text, start):
-                found.append((doc, start))
-            if len(found) >= MAX_CANDIDATES:
-                break
+        pick = np.arange(len(long_enough))
+        first, shift = left[pick, best], anchor_off[pick, best]
+        last = np.minimum(right[pick, best], first + MAX_SLOTS)
+        want = None if docs is None else \
+            np.array([doc_no.get(queries[i][1], -1) for i in long_enough], dtype=np.int64)
+        ends = np.cumsum(last - first)
+        lo = 0
+        while lo < len(long_enough):  # texts in runs of about HITS slots: bounded memory
+            hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
+            # every start the rarest anchor allows, the document it falls in, kept when it is the text's document
+            item = np.repeat(pick[lo:hi], last[lo:hi] - first[lo:hi])
+            places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
+            starts = places.astype(np.int64) - shift[item]
+            owner = np.searchsorted(doc_off, starts, side="right") - 1
+            if want is not None:
+                keep = owner == want[item]
+                item, starts, owner = item[keep], starts[keep], owner[keep]
+            order = np.lexsort((starts, item))  # by text, then position: the first occurrences are kept
+            item, owner = item[order], owner[order]
+            starts = starts[order] - doc_off[owner]
+            for k, start, o in zip(item.tolist(), starts.tolist(), owner.tolist()):
+                i = long_enough[k]
+                found = found_of.setdefault(i, [])
+                doc = names[o]
+                if len(found) < MAX_CANDIDATES and start >= 0 and doc_texts[doc].startswith(qtexts[i], start):
+                    found.append((doc, start))
+            lo = hi
+    placed: dict = {}
+    for i, found in found_of.items():
         found = sorted(set(found))
-        if found:
-            cands = [(d, s, s + len(text)) for d, s in found]
-            pages = [(d, _pages_of(index, d, s, e, start_of_row)) for d, s, e in cands]
-            cand_rows = tuple((d, p[0], p[-1]) for d, p in pages if p)
-            doc_set = {d for d, _ in pages}
-            one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
-            union = tuple(sorted({q for d, p in pages for q in p})) if one_doc is not None else ()
-            placed[i] = (one_doc, union, "exact page" if len(found) == 1 else "several candidates", cand_rows)
+        if not found:
+            continue
+        end = len(qtexts[i])
+        pages = [(d, _pages_of(spans[d], s, s + end)) for d, s in found]
+        cand_rows = tuple((d, p[0], p[-1]) for d, p in pages if p)
+        doc_set = {d for d, _ in pages}
+        one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
+        union = tuple(sorted({q for d, p in pages for q in p})) if one_doc is not None else ()
+        placed[i] = (one_doc, union, "exact page" if len(found) == 1 else "several candidates", cand_rows)
     # no exact occurrence: where do most of its fragments lie?
     rest = [i for i in long_enough if i not in placed]
     if rest:
@@ -171,8 +244,7 @@ def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
     owner = np.searchsorted(concat.offsets, pos, side="right") - 1
     total = np.bincount(owner, minlength=len(texts))
     h = concat.hashes(pos, m)
-    left = np.searchsorted(table, h, side="left")
-    right = np.searchsorted(table, h, side="right")
+    left, right = _lookup(table, 0, h)
     hit = np.flatnonzero(right > left)
     out: dict = {}
     if not hit.shape[0]:
