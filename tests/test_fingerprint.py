@@ -10,6 +10,7 @@ import dataclasses
 import hashlib
 import math
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,8 @@ from hypothesis import strategies as st
 
 from rag_metrics.fingerprint import _canonical, _pieces, _reference_text, digest, fingerprint
 from rag_metrics.io.logs import load_log
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
 
 
 def _reference_digest(value) -> str:
@@ -210,8 +213,8 @@ def test_a_realistic_log_frame():
 def test_digests_of_the_sample_data_are_those_recorded(golden, corpus):
     """The fingerprints users have in their run histories: the sample golden set and logs read as before."""
     assert golden.fingerprint() == "3e25fee2f5f5facd"
-    native = load_log("data/examples/bm25_c400o100.jsonl", golden=golden, corpus=corpus)
-    langchain = load_log("data/examples/langchain_bm25_c400o100.jsonl", preset="langchain", golden=golden,
+    native = load_log(EXAMPLES / "bm25_c400o100.jsonl", golden=golden, corpus=corpus)
+    langchain = load_log(EXAMPLES / "langchain_bm25_c400o100.jsonl", preset="langchain", golden=golden,
                          corpus=corpus)
     assert (native.fingerprint(), langchain.fingerprint()) == ("5e95f2dd95e1749e", "89e00b0ce68fe20a")
     for part in (golden.questions, golden.gold, golden.gold_pages, native.run, langchain.questions):
