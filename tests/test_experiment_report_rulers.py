@@ -224,3 +224,22 @@ def test_a_log_without_text_has_no_audit_row(footer, tmp_path):
     audit = report.subject.page_audit()
     assert audit is not None and audit.located == 0
     assert list(report.page_audits().index) == ["top3"] and report.page_warnings() == []
+
+
+def test_raw_overlap_judges_again_only_what_the_ruled_judge_left_short(footer):
+    """Two paths to the furniture-kept judgments: all rows judged again, or only those the headline judge credits with
+    fewer than all gold pages of their document. Same rows, same gold pages credited."""
+    from dataclasses import replace
+
+    from rag_metrics.judging.judges import judge_run
+
+    *_, report = footer
+    subject = report.subject
+    raw = replace(subject.judges["overlap"], boilerplate=None)
+    with_doc = subject.run[subject.run["doc_id"].notna()]
+    everything = judge_run(with_doc, None, subject.golden.gold_pages, raw, subject.page_index)
+    shortcut = subject.raw_overlap()[2]
+    assert shortcut["satisfies"].tolist() == everything["satisfies"].tolist()
+    assert shortcut["hit"].tolist() == everything["hit"].tolist()
+    ruled = subject.judged["overlap"]["satisfies"]
+    assert (everything["hit"] & ~ruled.map(bool)).sum() >= 8  # furniture credits rows the ruled judge does not

@@ -1,6 +1,7 @@
 """Evidence groups: a question's gold written as groups (all needed, any page within one), and sufficiency@k."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -17,6 +18,7 @@ from rag_metrics.judging.judges import PageJudge, judge_run
 from rag_metrics.measures.metrics import sufficiency_at_k
 from rag_metrics.measures.pages import evaluate_judged
 
+ROOT = Path(__file__).resolve().parents[1]
 GROUPS = [[["policy", 3], ["faq", 2]], [["travel", 8]]]
 
 
@@ -324,3 +326,60 @@ def test_the_engine_equals_the_definition_with_groups(questions, k, min_rel):
                    [f"sufficiency@{k}"], level="chunk", min_rel=min_rel).per_question[f"sufficiency@{k}"]
     for q, value in expected.items():
         assert (value is None and pd.isna(got[q])) or value == got[q], (q, questions, k, min_rel)
+
+
+def _failure_breakdown_by_definition(golden, judged, k):
+    """The breakdown question by question, every question's rows looked at (the definition; the package skips the
+    questions that cannot fail)."""
+    import pandas as pd
+
+    from rag_metrics.analysis.failures import _COLUMNS, _GROUP_COLUMNS
+
+    top_k = judged[judged["rank"] <= k].sort_values(["question_id", "rank"], kind="stable")
+    rows = []
+    for q, docs in golden.gold_pages.groupby("question_id")["doc_id"].agg(set).items():
+        top = top_k[top_k["question_id"] == q]
+        own = golden.groups()[q]
+        satisfied = frozenset().union(*top["satisfies"]) if len(top) else frozenset()
+        missing = [g for g in own if not g & satisfied]
+        if top["hit"].any():
+            if not missing:
+                continue
+            kind = GROUP_MISSING
+        elif not top["doc_id"].isin(docs).any():
+            kind = "not_retrieved"
+        elif top["doc_id"].iloc[0] not in docs:
+            kind = "other_document_first"
+        else:
+            kind = "wrong_page"
+        rows.append({"question_id": q, "type": golden.questions["type"].get(q, ""), "failure": kind,
+                     "first_document": top["doc_id"].iloc[0] if len(top) else None,
+                     "gold_documents": ", ".join(sorted(docs)), "groups": len(own), "groups_missing": len(missing),
+                     "missing": "; ".join(" or ".join(f"{d} p.{p}" for d, p in sorted(g)) for g in missing)})
+    cols = _COLUMNS + (_GROUP_COLUMNS if golden.has_groups else [])
+    return pd.DataFrame(rows, columns=_COLUMNS + _GROUP_COLUMNS)[cols]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_failure_breakdown_equals_the_definition(multi_hop, golden, corpus, seed):
+    """With and without evidence groups, rows' credits dropped at random: the breakdown that passes over questions
+    with a hit equals the one that looks at every question."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    cases = [multi_hop[:2]]
+    log = load_log(ROOT / "data" / "examples" / "bm25_c300o50.jsonl")
+    cases.append((golden, log))
+    for gold, lg in cases:
+        result = evaluate_log(gold, lg, multi_hop[2] if gold is multi_hop[0] else corpus, ks=(1, 3, 5), window=0,
+                              primary="page")
+        judged = result.judged["page"].copy()
+        drop = rng.random(len(judged)) < 0.4
+        judged["satisfies"] = [frozenset() if d else s for d, s in zip(drop, judged["satisfies"])]
+        judged["hit"] = judged["satisfies"].map(bool)
+        for k in (1, 3, 5):
+            fast = failure_breakdown_judged(gold, judged, k)
+            slow = _failure_breakdown_by_definition(gold, judged, k)
+            assert fast.sort_values("question_id", ignore_index=True).equals(
+                slow.sort_values("question_id", ignore_index=True)), (seed, k)
+            assert len(fast) > 0

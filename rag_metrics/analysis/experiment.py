@@ -157,6 +157,25 @@ def prepare_log(golden, log, corpus=None):
     return log
 
 
+def _judge_raw(with_doc, ruled, gold_pages, raw, index):
+    """The overlap judge with boilerplate kept (``raw``) on the rows ``with_doc``, given the same rows judged with
+    boilerplate left out (``ruled``, or None). Keeping boilerplate only adds fragments, so every gold page the ruled
+    judge credits the raw one credits too: only the rows short of some gold page of their document are judged
+    again (:func:`~rag_metrics.judging.judges.judge_run` on all of them gives the same)."""
+    if ruled is None or len(ruled) != len(with_doc):
+        return judge_run(with_doc, None, gold_pages, raw, index)
+    per_doc = gold_pages.groupby(["question_id", "doc_id"])["page"].nunique().to_dict()
+    short = np.fromiter((len(s) < per_doc.get((q, d), 0) for q, d, s in
+                         zip(with_doc["question_id"], with_doc["doc_id"], ruled["satisfies"])), dtype=bool,
+                        count=len(with_doc))
+    satisfies = ruled["satisfies"].to_numpy(dtype=object).copy()
+    if short.any():
+        again = judge_run(with_doc[short], None, gold_pages, raw, index)
+        satisfies[short] = again["satisfies"].to_numpy(dtype=object)
+    out = with_doc.copy()
+    out["satisfies"] = list(satisfies)
+    out["hit"] = [bool(x) for x in satisfies]
+    return out
 
 
 @dataclass
@@ -198,7 +217,7 @@ class ExperimentResult:
 
             raw = replace(judge, boilerplate=None)
             with_doc = self.run[self.run["doc_id"].notna()]
-            judged = judge_run(with_doc, None, self.golden.gold_pages, raw, self.page_index)
+            judged = _judge_raw(with_doc, self.judged.get("overlap"), self.golden.gold_pages, raw, self.page_index)
             measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
             self._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
                                           judged)

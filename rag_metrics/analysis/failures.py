@@ -38,21 +38,32 @@ def failure_breakdown(golden, run: pd.DataFrame, chunks: pd.DataFrame | None, ju
 
 
 def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFrame:
-    """:func:`failure_breakdown` of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`)."""
+    """:func:`failure_breakdown` of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`).
+
+    Only questions without a hit in the top ``k``, or written with evidence groups, can fail: the others are passed
+    over without looking at their rows one by one."""
     top_k = judged[judged["rank"] <= k].sort_values(["question_id", "rank"], kind="stable")
-    by_question = {q: g for q, g in top_k.groupby("question_id", sort=False)}
+    gold_pages = golden.gold_pages
+    gold_docs = gold_pages.groupby("question_id")["doc_id"].agg(set)
+    with_groups = bool(getattr(golden, "has_groups", False))
+    groups = golden.groups() if with_groups else {}  # without groups: one group of all its gold pages
+    hit = top_k.groupby("question_id", sort=False)["hit"].any()
+    hit = set(hit.index[hit.to_numpy(dtype=bool)])
+    todo = [q for q in gold_docs.index if q not in hit or q in groups]
+    chosen = top_k[top_k["question_id"].isin(todo)]
+    by_question = {q: g for q, g in chosen.groupby("question_id", sort=False)}
+    own_pages = {q: [frozenset(zip(g["doc_id"], g["page"]))]
+                 for q, g in gold_pages[gold_pages["question_id"].isin(todo)].groupby("question_id", sort=False)}
     empty = top_k.iloc[:0]
-    gold_docs = golden.gold_pages.groupby("question_id")["doc_id"].agg(set)
-    groups = golden.groups() if hasattr(golden, "groups") else {}
     types = golden.questions["type"]
     rows = []
-    for q, docs in gold_docs.items():
+    for q in todo:
+        docs = gold_docs[q]
         top = by_question.get(q, empty)
-        own = groups.get(q) or [frozenset(zip(golden.gold_pages.loc[golden.gold_pages["question_id"] == q, "doc_id"],
-                                             golden.gold_pages.loc[golden.gold_pages["question_id"] == q, "page"]))]
+        own = groups.get(q) or own_pages[q]
         satisfied = frozenset().union(*top["satisfies"]) if len(top) else frozenset()
         missing = [g for g in own if not g & satisfied]
-        if top["hit"].any():
+        if q in hit:
             if not missing:
                 continue
             kind = GROUP_MISSING
@@ -66,7 +77,6 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
                      "first_document": top["doc_id"].iloc[0] if len(top) else None,
                      "gold_documents": ", ".join(sorted(docs)), "groups": len(own), "groups_missing": len(missing),
                      "missing": "; ".join(" or ".join(f"{d} p.{p}" for d, p in sorted(g)) for g in missing)})
-    with_groups = bool(getattr(golden, "has_groups", False))
     return pd.DataFrame(rows, columns=_COLUMNS + _GROUP_COLUMNS)[_COLUMNS + (_GROUP_COLUMNS if with_groups else [])]
 
 
