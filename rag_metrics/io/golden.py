@@ -132,13 +132,21 @@ class GoldenSet:
                                        for q, d in zip(self.gold["question_id"], self.gold["doc_id"])])
 
     def fingerprint(self) -> str:
-        """Digest of the questions and their gold: two runs are comparable only on the same golden set."""
+        """Digest of the questions and their gold: two runs are comparable only on the same golden set.
+
+        Computed once per set (reading a log, preparing it, evaluating and saving a run all ask for it): a set is
+        frozen; a changed one is a new set (:func:`dataclasses.replace`), never its tables changed in place."""
+        known = self.__dict__.get("_fingerprint")
+        if known is not None:
+            return known
         parts = {"questions": self.questions[["question", "type", "labelled"]],
                  "gold": self.gold[["question_id", "doc_id", "relevance"]],
                  "pages": self.gold_pages, "chunks": self.gold_chunks}
         if self.has_groups:  # only then: a set without groups keeps the fingerprint it always had
             parts["groups"] = self.gold_groups
-        return digest(parts)
+        known = digest(parts)
+        object.__setattr__(self, "_fingerprint", known)  # a cache, not a field: equality and replace ignore it
+        return known
 
     def _repr_html_(self) -> str:
         from ..html import summary
