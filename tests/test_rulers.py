@@ -18,6 +18,7 @@ from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
 from rag_metrics.judging.audit import audit_pages
 from rag_metrics.judging.index import PageIndex, boilerplate_lines
+from rag_metrics.judging import locate as locate_module
 from rag_metrics.judging.locate import locate_items
 
 pytest.importorskip("reportlab")
@@ -383,8 +384,11 @@ def test_locate_items_finds_every_occurrence(data):
     for i, a, length in picks:
         texts.append(whole[i][a:a + length] if whole[i][a:a + length].strip() else "ab ba abba")
         in_doc.append(f"d{i}")
-    for restrict in (True, False):
-        where = locate_items(texts, index, min_chars=6, docs=in_doc if restrict else None)
+    for restrict, block in ((True, 1 << 20), (False, 1 << 20), (True, 9), (False, 9)):
+        index._sorted.clear()  # the fragment table again, hashed in blocks of a document or a few (block 9)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(locate_module, "BLOCK", block)
+            where = locate_items(texts, index, min_chars=6, docs=in_doc if restrict else None)
         for text, doc, (_, row) in zip(texts, in_doc, where.iterrows()):
             text = text.strip()
             found = _occurrences_by_hand(text, pages, doc if restrict else None) if len(text) >= 6 else []

@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..text import Concat, codes_of, normalize
-from .index import HITS, PageIndex, _direct_hashes, _ranges
+from ..text import Concat, _powers, codes_of, normalize, text_blocks
+from .index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
 
 __all__ = ["locate_items", "place_text_only", "PLACED_BY"]
 
@@ -107,12 +107,24 @@ def _layout_table(index: PageIndex, n: int):
         names = list(doc_texts)
         codes, off = codes_of(doc_texts[d] for d in names)
         bits = max(int(off[-1]).bit_length(), 1)
-        pos = _ranges(off[:-1], np.maximum(off[1:] - n + 1, off[:-1]))
-        packed = Concat.from_codes(codes, off).hashes(pos, n)
-        del codes
-        packed >>= np.uint64(bits)
-        packed <<= np.uint64(bits)
-        packed |= pos.astype(np.uint64)
+        parts = []
+        bounds = np.r_[text_blocks(off, BLOCK), off[-1]]
+        up, down = _powers(int(np.diff(bounds).max(initial=0)) + 1)
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):  # whole documents, a block at a time
+            size = hi - lo
+            if size < n:
+                continue
+            prefix = np.zeros(size + 1, dtype=np.uint64)
+            np.cumsum(codes[lo:hi].astype(np.uint64) * up[:size], out=prefix[1:])
+            first = int(np.searchsorted(off, lo, side="left"))
+            last = int(np.searchsorted(off, hi, side="left"))
+            local = _ranges(off[first:last] - lo, np.maximum(off[first + 1:last + 1] - n + 1, off[first:last]) - lo)
+            h = (prefix[local + n] - prefix[local]) * down[local]  # sum(c[k] * B**k) over the fragment
+            h >>= np.uint64(bits)
+            h <<= np.uint64(bits)
+            h |= (local + lo).astype(np.uint64)
+            parts.append(h)
+        packed = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
         packed.sort()
         index._sorted[key] = (packed, bits, off, names)
     return index._sorted[key]
