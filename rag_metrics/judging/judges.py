@@ -47,7 +47,7 @@ from ..errors import InputError, check_choice, check_int
 from ..text import PAGE_MARKER, gram_hashes, normalize_codes
 from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
-BATCH = 1 << 24
+BATCH = 1 << 22
 """Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character)."""
 PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result

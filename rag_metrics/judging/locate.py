@@ -189,8 +189,11 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
         doc_no = {d: k for k, d in enumerate(names)}
         lengths = np.fromiter((len(qtexts[i]) for i in long_enough), dtype=np.int64, count=len(long_enough))
         anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
-        codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in zip(long_enough, anchor_off.tolist()) for o in row)
-        anchors = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)  # only the anchors' characters
+        anchors = np.zeros(anchor_off.shape, dtype=np.uint64)
+        for lo in range(0, len(long_enough), 1 << 14):  # only the anchors' characters, some texts at a time
+            part = zip(long_enough[lo:lo + (1 << 14)], anchor_off[lo:lo + (1 << 14)].tolist())
+            codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
+            anchors[lo:lo + (1 << 14)] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
         left, right = _lookup(table, bits, anchors)
         hits = right - left
         best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
