@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 EXPERIMENT ?= default
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: report test notebooks lab bench clean clean-reports
+.PHONY: report test notebooks lab bench bench-report clean clean-reports
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ notebooks: $(VENV)/.stamp-report
 # Speed benchmark against pytrec_eval and ranx (~10 minutes with 100k questions).
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python benchmarks/run.py --sizes 1000 10000 100000 --repeat 3
+
+# The experiment report at 2,000 and 8,000 questions, and the overlap judge against ragas (~5 minutes; 50,000
+# questions on request: benchmarks/experiment_report.py --sizes 50000).
+bench-report: $(VENV)/.stamp-dev
+	$(BIN)/python benchmarks/experiment_report.py --sizes 2000 8000
+	$(BIN)/python benchmarks/judging_vs_ragas.py --repeat 3
 
 lab: $(VENV)/.stamp-lab
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root,)
