@@ -3,6 +3,7 @@ question lists, at thresholds where the float arithmetic of the filters is at it
 
 from __future__ import annotations
 
+import math
 import random
 import re
 
@@ -73,6 +74,26 @@ def test_a_similarity_equal_to_the_threshold_is_never_filtered_out(questions, da
     got = near_duplicates(questions, threshold)
     assert got == _near_duplicates_pairs_bruteforce(questions, threshold)
     assert got  # at least the pair with that similarity
+
+
+def test_a_subset_at_exactly_the_threshold_is_found_where_float_products_round_up():
+    # x: s distinct trigrams; y: k of them (a substring of x), similarity k/s used as the threshold. For some sizes
+    # the float product t * s exceeds the integer k (0.28 * 25 = 7.000000000000001): a filter computed with t
+    # itself would ask for 8 shared trigrams, or a partner larger than 7, and lose the pair. The shared trigrams are
+    # the frequent ones, so they come last in x's order and x's prefix must be exactly as long as it should be.
+    chars = [chr(0x4E00 + i) for i in range(64)]  # distinct CJK characters: every trigram is distinct
+    rounded_up = 0
+    for s in range(1, 46):
+        x = "".join(chars[:s + 2])
+        for k in range(1, s + 1):
+            y = "".join(chars[s - k:s + 2])
+            t = k / s
+            rounded_up += t * s > k
+            assert near_duplicates([x, y], t) == [(0, 1, round(t, 3))], (k, s)
+            assert near_duplicates([y, x], t) == [(0, 1, round(t, 3))], (k, s)
+            if k < s:  # and the next float above the similarity excludes it
+                assert near_duplicates([x, y], math.nextafter(t, 2)) == []
+    assert rounded_up >= 10  # 17 sizes up to 45 where t * s > k
 
 
 def test_empty_questions_are_duplicates_of_each_other_only():
