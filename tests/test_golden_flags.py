@@ -1,0 +1,155 @@
+"""Near-duplicate questions: the prefix-filtered search against the all-pairs definition, on random and realistic
+question lists, at thresholds where the float arithmetic of the filters is at its edge."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.golden.flags import _trigrams, near_duplicates
+from rag_metrics.io.corpus import load_corpus
+
+
+def _all_similarities(questions) -> list[tuple[int, int, float]]:
+    """Every pair (i, j), i < j, ordered by j then i, with its trigram Jaccard similarity (1.0 for two empty sets)."""
+    grams = [_trigrams(q) for q in questions]
+    out = []
+    for j in range(len(grams)):
+        for i in range(j):
+            union = len(grams[i] | grams[j])
+            out.append((i, j, len(grams[i] & grams[j]) / union if union else 1.0))
+    return out
+
+
+def _near_duplicates_pairs_bruteforce(questions, threshold, similarities=None):
+    """The definition, pair by pair (what ``near_duplicates`` computed before it filtered on prefixes)."""
+    every = _all_similarities(questions) if similarities is None else similarities
+    return [(i, j, round(sim, 3)) for i, j, sim in every if sim >= threshold]
+
+
+THRESHOLDS = [1.0, 0.9, 0.75, 0.7, 0.6, 0.5, 0.4, 1 / 3, 0.3, 0.25, 0.2, 0.1, 0.05]
+
+# short strings over a small alphabet: near-duplicates are frequent, sizes differ by one or two trigrams, and
+# spaces, punctuation and case fold away (empty and 1-2 character questions included)
+questions_st = st.lists(st.text(alphabet="abcAB .?", max_size=9), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(questions=questions_st, threshold=st.one_of(st.sampled_from(THRESHOLDS), st.floats(0.01, 1.0)))
+@example(questions=["", "", "a", "ab", " ?", "abc", "abc"], threshold=1.0)
+@example(questions=["abcde", "abcdf", "abcd", "bcde"], threshold=0.5)
+@example(questions=["aaaa", "aaab", "aabb", "abab", "abba", "bbbb"], threshold=1 / 3)
+def test_the_prefix_filtered_search_finds_exactly_the_pairs_of_the_definition(questions, threshold):
+    assert near_duplicates(questions, threshold) == _near_duplicates_pairs_bruteforce(questions, threshold)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(alphabet="abcdefgh", min_size=3, max_size=40), max_size=25),
+       st.sampled_from([0.7, 0.5, 1 / 3, 0.8, 0.9]))
+def test_longer_questions_at_usual_thresholds(questions, threshold):
+    # with 8 letters, trigram sets of up to 38 members overlap a lot: long prefixes and the position bound at work
+    assert near_duplicates(questions, threshold) == _near_duplicates_pairs_bruteforce(questions, threshold)
+
+
+def _similarities(questions) -> list[float]:
+    grams = [_trigrams(q) for q in questions]
+    return sorted({len(a & b) / len(a | b) for j, b in enumerate(grams) for a in grams[:j] if a & b})
+
+
+@settings(max_examples=200, deadline=None)
+@given(questions=st.lists(st.text(alphabet="abcdAB?", min_size=1, max_size=12), min_size=2, max_size=20),
+       data=st.data())
+def test_a_similarity_equal_to_the_threshold_is_never_filtered_out(questions, data):
+    # the threshold is one of the list's own similarities (k/u as a float): the filters' ceil(t * size) and the
+    # position bound sit exactly at their edge, where an unguarded float product can round up past an integer
+    sims = _similarities(questions)
+    assume(sims)
+    threshold = data.draw(st.sampled_from(sims))
+    got = near_duplicates(questions, threshold)
+    assert got == _near_duplicates_pairs_bruteforce(questions, threshold)
+    assert got  # at least the pair with that similarity
+
+
+def test_a_subset_at_exactly_the_threshold_is_found_where_float_products_round_up():
+    # x: s distinct trigrams; y: k of them (a substring of x), similarity k/s used as the threshold. For some sizes
+    # the float product t * s exceeds the integer k (0.28 * 25 = 7.000000000000001): a filter computed with t
+    # itself would ask for 8 shared trigrams, or a partner larger than 7, and lose the pair. The shared trigrams are
+    # the frequent ones, so they come last in x's order and x's prefix must be exactly as long as it should be.
+    chars = [chr(0x4E00 + i) for i in range(64)]  # distinct CJK characters: every trigram is distinct
+    rounded_up = 0
+    for s in range(1, 46):
+        x = "".join(chars[:s + 2])
+        for k in range(1, s + 1):
+            y = "".join(chars[s - k:s + 2])
+            t = k / s
+            rounded_up += t * s > k
+            assert near_duplicates([x, y], t) == [(0, 1, round(t, 3))], (k, s)
+            assert near_duplicates([y, x], t) == [(0, 1, round(t, 3))], (k, s)
+            if k < s:  # and the next float above the similarity excludes it
+                assert near_duplicates([x, y], math.nextafter(t, 2)) == []
+    assert rounded_up >= 10  # 17 sizes up to 45 where t * s > k
+
+
+def test_empty_questions_are_duplicates_of_each_other_only():
+    qs = ["?", "what is it", "", "  ", "what is it?", "!!"]
+    got = near_duplicates(qs, 0.9)
+    assert got == [(0, 2, 1.0), (0, 3, 1.0), (2, 3, 1.0), (1, 4, 1.0), (0, 5, 1.0), (2, 5, 1.0), (3, 5, 1.0)]
+    assert got == _near_duplicates_pairs_bruteforce(qs, 0.9)
+
+
+def test_the_threshold_is_checked():
+    for bad in (0, -0.1, 1.01):
+        with pytest.raises(InputError, match=r"threshold must be in \(0, 1\]"):
+            near_duplicates(["a", "b"], bad)
+
+
+def _realistic_questions(n: int, seed: int) -> list[str]:
+    """Questions as a generator writes them from the sample corpus's pages: a phrase of the page in a question
+    template (English, or Japanese characters), and one in eight an edited copy of an earlier question."""
+    rng = random.Random(seed)
+    pages = load_corpus(sample=True).pages
+    pages = list(zip(pages["text"], pages["language"]))
+    english = ["What does the policy say about {}?", "How do I {}?", "When is {} required?", "Who decides on {}?",
+               "Is {} allowed?", "What happens to {}?"]
+    japanese = ["{}について教えてください", "{}とは何ですか", "{}はいつ必要ですか"]
+    out: list[str] = []
+    for _ in range(n):
+        if out and rng.random() < 0.125:
+            q = rng.choice(out)
+            edit = rng.randrange(3)
+            if edit == 0:
+                words = q.split()
+                q = " ".join(w for i, w in enumerate(words) if i != rng.randrange(len(words))) or q
+            elif edit == 1:
+                q = q.upper() if rng.random() < 0.5 else q.rstrip("?？") + " ?"
+            else:
+                i = rng.randrange(len(q))
+                q = q[:i] + rng.choice("aeiouの") + q[i + 1:]
+            out.append(q)
+            continue
+        text, language = rng.choice(pages)
+        if language == "ja":
+            chars = re.sub(r"[\s#\[\]]+", "", text)
+            start = rng.randrange(max(1, len(chars) - 16))
+            out.append(rng.choice(japanese).format(chars[start:start + rng.randint(4, 16)]))
+        else:
+            words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+            start = rng.randrange(max(1, len(words) - 9))
+            out.append(rng.choice(english).format(" ".join(words[start:start + rng.randint(2, 9)]).lower()))
+    return out
+
+
+def test_a_few_thousand_realistic_questions_give_the_pairs_of_the_definition():
+    qs = _realistic_questions(2000, seed=7)
+    every = _all_similarities(qs)  # computed once for the three thresholds
+    for threshold in (0.7, 0.5, 1 / 3):
+        got = near_duplicates(qs, threshold)
+        assert got == _near_duplicates_pairs_bruteforce(qs, threshold, every)
+        assert len(got) > 100  # the edited copies (and phrases of one page) are found
+    assert any(sim == 1.0 for *_, sim in got)  # exact duplicates (after folding) among them
