@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import sys
 from itertools import islice, repeat
 from json.encoder import encode_basestring as encode_unicode
@@ -86,24 +87,29 @@ def _frame_pieces(value, pd):
     yield '{"columns":' + json.dumps([str(c) for c in frame.columns], **_TEXT) + ',"rows":['
     width = frame.shape[1]
     if width:  # itertuples yields no rows at all when there are no columns
-        texts, keys = zip(*(_column(frame.iloc[:, k], ", " if k < width - 1 else "]") for k in range(width)))
-        order = _order(keys)
-        del keys
-        rows = map(",".join, zip(*(list(map(t.__getitem__, order)) for t in texts)))
-        for start in range(0, len(order), 1024):
-            yield ("," if start else "") + "[" + "],[".join(islice(rows, 1024)) + "]"
+        columns = [frame.iloc[:, k] for k in range(width)]
+        after = [", " if k < width - 1 else "]" for k in range(width)]
+        order = _order(columns, after)
+        for start in range(0, len(order), 1024):  # the rows' text a batch at a time, in their order
+            rows = order[start:start + 1024]
+            texts = [_column(c.iloc[rows], a)[0] for c, a in zip(columns, after)]
+            yield ("," if start else "") + "[" + "],[".join(map(",".join, zip(*texts))) + "]"
     yield "]}"
 
 
-def _order(keys) -> list:
+def _order(columns, after) -> list:
     """Row positions in the order of their keys' tuples, ties in their original order, as ``sorted`` leaves them.
-    Sorted by the first column alone when its keys are distinct (no tuple per row to build)."""
-    first = keys[0]
-    order = sorted(range(len(first)), key=first.__getitem__)
-    if len(keys) > 1:
-        ranked = list(map(first.__getitem__, order))
-        if any(map(str.__eq__, ranked, islice(ranked, 1, None))):
-            order = sorted(range(len(first)), key=list(zip(*keys)).__getitem__)
+    The columns' keys are made one column at a time, only while rows remain tied on the columns before (a long text
+    column last in the row is seldom needed)."""
+    keys = [_column(columns[0], after[0])[1]]
+    order = sorted(range(len(keys[0])), key=keys[0].__getitem__)
+    for column, a in zip(columns[1:], after[1:]):
+        ranked = list(map(keys[-1].__getitem__, order)) if len(keys) == 1 else \
+            [tuple(k[i] for k in keys) for i in order]
+        if not any(map(operator.eq, ranked, islice(ranked, 1, None))):
+            break
+        keys.append(_column(column, a)[1])
+        order = sorted(range(len(keys[0])), key=list(zip(*keys)).__getitem__)
     return order
 
 
