@@ -414,3 +414,97 @@ def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
         read_judging_sheet(path)
     with pytest.raises(InputError, match="7 questions asked, the golden set has 6 answerable"):
         judging_sample(result, 7)
+
+
+# ---- the audit's single pass against the group-by-group definition ----------------------------------------------
+
+def _candidates_group_by_group(golden, corpus, runs, *, k=None, min_evidence_chars=48, judgments=None):
+    """The candidate pages as the audit first computed them: one pandas group per retrieved (question, doc, page) of
+    every answerable question, each searched for the answer and the evidence. The reference for the single pass."""
+    from rag_metrics.analysis.assessors import answer_sentences, retrieved_pages
+    from rag_metrics.golden.labels import _as_results, _segments
+    from rag_metrics.judging.judges import shared_spans
+    from rag_metrics.text import normalize
+
+    pages, _ = retrieved_pages(_as_results(golden, corpus, runs), corpus, k=k)
+    texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
+    q = golden.questions
+    gold = {qid: list(zip(g["doc_id"], g["page"].astype(int))) for qid, g in golden.gold_pages.groupby("question_id")}
+    answerable = [qid for qid in golden.answerable if qid in gold]
+    judged = set() if judgments is None else \
+        set(zip(judgments["question_id"], judgments["doc_id"], judgments["page"].astype(int)))
+    evidence = {}
+    for qid in answerable:
+        answer = q.at[qid, "answer"]
+        if answer is not None and str(answer).strip():
+            found = [s for d, p in gold[qid] for s in answer_sentences(texts.get((d, p), ""), answer)]
+            if found:
+                evidence[qid] = found
+    candidates = []
+    pages = pages[pages["question_id"].isin(answerable)]
+    for (qid, d, p), hits in pages.groupby(["question_id", "doc_id", "page"], sort=False):
+        if (d, p) in gold[qid] or (qid, d, p) in judged:
+            continue
+        text, answer = texts.get((d, p), ""), q.at[qid, "answer"]
+        answer_spans = find_answer(text, answer)
+        norm = normalize(text)
+        ev_spans = shared_spans(norm, [normalize(e) for e in evidence[qid]], min_evidence_chars) \
+            if evidence.get(qid) else []
+        shared = max((b - a for a, b in ev_spans), default=0)
+        if not answer_spans and not ev_spans:
+            continue
+        reasons = []
+        if answer_spans:
+            reasons.append(f"contains the expected answer {str(answer)!r}" +
+                           (f" ({len(answer_spans)} times)" if len(answer_spans) > 1 else ""))
+        if ev_spans:
+            reasons.append(f"shares {shared} characters with the gold evidence")
+        runs_here, best = sorted(set(hits["run"])), int(hits["rank"].min())
+        reasons.append(f"retrieved at rank {best} by {', '.join(runs_here)}")
+        adjacent = [f"{gd} p.{gp}" for gd, gp in gold[qid] if gd == d and abs(gp - p) == 1]
+        if adjacent:
+            reasons.append(f"next to gold page {', '.join(adjacent)} (a ±1 page window already credits it)")
+        marks = [(a, b, "answer") for a, b in find_answer(norm, answer)] + [(a, b, "evidence") for a, b in ev_spans]
+        candidates.append({
+            "candidate_id": f"{qid}|{d}|p{p}", "question_id": qid, "decision": "pending", "reasons": "; ".join(reasons),
+            "question": q.at[qid, "question"], "answer": answer, "doc_id": d, "page": int(p), "group": None,
+            "why": None, "answer_found": bool(answer_spans), "shared_chars": int(shared), "best_rank": best,
+            "runs": len(runs_here), "gold_pages": ", ".join(f"{gd} p.{gp}" for gd, gp in gold[qid]),
+            "adjacent": bool(adjacent), "segments": _segments(norm, marks)})
+    cand = pd.DataFrame(candidates, columns=[*AUDIT_COLUMNS, "gold_pages", "adjacent", "segments"])
+    if len(cand):
+        cand = cand.assign(_neg_runs=-cand["runs"]).sort_values(
+            ["answer_found", "shared_chars", "best_rank", "_neg_runs", "question_id", "doc_id", "page"],
+            ascending=[False, False, True, True, True, True, True], kind="stable").drop(columns="_neg_runs")
+    return cand.reset_index(drop=True)
+
+
+def _sample_runs(golden, corpus):
+    from rag_metrics.io.corpus import data_dir
+
+    return [load_log(data_dir() / "examples" / name, golden=golden, corpus=corpus)
+            for name in ("bm25_c300o50.jsonl", "bm25_c400o100.jsonl")]
+
+
+@pytest.mark.parametrize("k, min_evidence_chars", [(None, 48), (3, 48), (5, 16), (1, 8)])
+def test_the_single_pass_finds_the_candidates_of_the_group_by_group_definition(golden, corpus, k, min_evidence_chars):
+    runs = _sample_runs(golden, corpus)
+    audit = audit_labels(golden, corpus, runs, k=k, min_evidence_chars=min_evidence_chars)
+    expected = _candidates_group_by_group(golden, corpus, runs, k=k, min_evidence_chars=min_evidence_chars)
+    pd.testing.assert_frame_equal(audit.candidates, expected)
+    assert len(expected) >= 3 and expected["runs"].max() == 2  # pages of both runs, found by answer and evidence
+    if min_evidence_chars <= 16:
+        assert ((expected["shared_chars"] > 0) & ~expected["answer_found"]).any()
+    # judged pages are not candidates again: judge half of them
+    judgments = expected.iloc[::2][["question_id", "doc_id", "page"]].assign(relevant=False)
+    audit = audit_labels(golden, corpus, runs, k=k, min_evidence_chars=min_evidence_chars, judgments=judgments)
+    expected = _candidates_group_by_group(golden, corpus, runs, k=k, min_evidence_chars=min_evidence_chars,
+                                          judgments=judgments)
+    pd.testing.assert_frame_equal(audit.candidates, expected)
+
+
+def test_the_single_pass_on_planted_pages_and_text_only_logs(world):
+    logs = [load_log(p) for p in world["logs"].values()]
+    for kw in ({}, {"min_evidence_chars": 8}, {"k": 2}):
+        expected = _candidates_group_by_group(world["golden"], world["corpus"], logs, **kw)
+        pd.testing.assert_frame_equal(audit_labels(world["golden"], world["corpus"], logs, **kw).candidates, expected)

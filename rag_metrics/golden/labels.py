@@ -48,9 +48,10 @@ from ..errors import InputError, check_choice, check_int
 from ..io.csvfile import read_rows
 from ..io.golden import _csv_rows, golden_from_records
 from ..io.jsonl import iter_jsonl, write_jsonl
+from ..judging.answers import normalize_answer
 from ..judging.judges import shared_spans
 from ..text import normalize
-from ..analysis.assessors import answer_sentences, find_answer, retrieved_pages
+from ..analysis.assessors import _folded, answer_sentences, find_answer, retrieved_pages
 from .flags import near_duplicates
 from .review_file import write_review
 
@@ -214,7 +215,10 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
     pages, unplaced = retrieved_pages(results, corpus, k=k, locate_chars=locate_chars)
     texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
     q = golden.questions
-    gold = {qid: list(zip(g["doc_id"], g["page"].astype(int))) for qid, g in golden.gold_pages.groupby("question_id")}
+    answers, question_text = dict(zip(q.index, q["answer"])), dict(zip(q.index, q["question"]))
+    gold: dict = {}
+    for qid, d, p in zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]):
+        gold.setdefault(qid, []).append((d, int(p)))
     answerable = [qid for qid in golden.answerable if qid in gold]
     judged = set() if judgments is None or not len(judgments) else \
         set(zip(judgments["question_id"], judgments["doc_id"], judgments["page"].astype(int)))
@@ -225,7 +229,7 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         for d, p in gold[qid]:
             if not normalize(texts.get((d, p), "")):
                 empty.append({"question_id": qid, "doc_id": d, "page": p})
-        answer = q.at[qid, "answer"]
+        answer = answers[qid]
         if answer is None or not str(answer).strip():
             no_answer.append(qid)
             continue
@@ -236,36 +240,64 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         if found:
             evidence[qid] = found
         else:
-            not_on_gold.append({"question_id": qid, "question": q.at[qid, "question"], "answer": answer,
+            not_on_gold.append({"question_id": qid, "question": question_text[qid], "answer": answer,
                                 "gold_pages": ", ".join(f"{d} p.{p}" for d, p in gold[qid])})
 
-    # candidates
+    # candidates: the unlabelled pages retrieved for a question with an expected answer (its evidence comes from it)
     candidates = []
-    answerable_set = set(answerable)
     gold_sets = {qid: set(g) for qid, g in gold.items()}
     pages["labelled"] = [(d, p) in gold_sets.get(qid, ()) or (qid, d, p) in judged
                          for qid, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])]
     pages = pages[pages["question_id"].isin(answerable)].reset_index(drop=True)
-    for (qid, d, p), hits in pages.groupby(["question_id", "doc_id", "page"], sort=False):
-        if qid not in answerable_set or (d, p) in gold[qid] or (qid, d, p) in judged:
+    no_answer_set = set(no_answer)
+    hits: dict = {}  # (question, doc, page) -> [best rank, runs], in the order first retrieved
+    for qid, d, p, run, rank, labelled in zip(pages["question_id"], pages["doc_id"], pages["page"], pages["run"],
+                                              pages["rank"], pages["labelled"]):
+        if labelled or qid in no_answer_set:
             continue
-        text = texts.get((d, p), "")
-        answer = q.at[qid, "answer"]
-        answer_spans = find_answer(text, answer)
-        norm = normalize(text)
-        ev_spans = shared_spans(norm, [normalize(e) for e in evidence.get(qid, [])], min_evidence_chars) \
-            if evidence.get(qid) else []
+        seen = hits.get((qid, d, p))
+        if seen is None:
+            hits[qid, d, p] = [rank, {run}]
+        else:
+            seen[0] = min(seen[0], rank)
+            seen[1].add(run)
+    norm_evidence = {qid: [normalize(e) for e in found] for qid, found in evidence.items()}
+    # exact shortcuts: a fragment of min_evidence_chars shared with the evidence holds one whole piece of it (pieces
+    # of half that length, cut at multiples of it), so a page holding no piece shares nothing; and find_answer finds
+    # nothing on a page whose folded text does not contain the folded answer
+    half = min_evidence_chars // 2
+    pieces = {qid: {e[i:i + half] for e in found for i in range(0, len(e) - half + 1, half)}
+              for qid, found in norm_evidence.items()}
+    targets: dict = {}  # question -> its answer as find_answer looks for it
+    current = None
+    for (qid, d, p), (best, runs_seen) in sorted(hits.items(), key=lambda hit: hit[0][1:]):  # each page folded once
+        if (d, p) != current:
+            current, text, folded, norm = (d, p), texts.get((d, p), ""), None, None
+        answer = answers[qid]
+        if qid not in targets:
+            targets[qid] = "" if answer is None else normalize_answer(answer)
+        answer_spans = []
+        if targets[qid] and isinstance(text, str):
+            folded = _folded(text)[0] if folded is None else folded
+            if targets[qid] in folded:
+                answer_spans = find_answer(text, answer)
+        ev_spans = []
+        if qid in pieces:
+            norm = normalize(text) if norm is None else norm
+            if any(piece in norm for piece in pieces[qid]):
+                ev_spans = shared_spans(norm, norm_evidence[qid], min_evidence_chars)
         shared = max((b - a for a, b in ev_spans), default=0)
         if not answer_spans and not ev_spans:
             continue
+        norm = normalize(text) if norm is None else norm
         reasons = []
         if answer_spans:
             reasons.append(f"contains the expected answer {str(answer)!r}" +
                            (f" ({len(answer_spans)} times)" if len(answer_spans) > 1 else ""))
         if ev_spans:
             reasons.append(f"shares {shared} characters with the gold evidence")
-        runs_here = sorted(set(hits["run"]))
-        best = int(hits["rank"].min())
+        runs_here = sorted(runs_seen)
+        best = int(best)
         reasons.append(f"retrieved at rank {best} by {', '.join(runs_here)}")
         adjacent = [f"{gd} p.{gp}" for gd, gp in gold[qid] if gd == d and abs(gp - p) == 1]
         if adjacent:
@@ -273,7 +305,7 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         marks = [(a, b, "answer") for a, b in find_answer(norm, answer)] + [(a, b, "evidence") for a, b in ev_spans]
         candidates.append({
             "candidate_id": f"{qid}|{d}|p{p}", "question_id": qid, "decision": "pending", "reasons": "; ".join(reasons),
-            "question": q.at[qid, "question"], "answer": answer, "doc_id": d, "page": int(p), "group": None,
+            "question": question_text[qid], "answer": answer, "doc_id": d, "page": int(p), "group": None,
             "why": None, "answer_found": bool(answer_spans), "shared_chars": int(shared), "best_rank": best,
             "runs": len(runs_here), "gold_pages": ", ".join(f"{gd} p.{gp}" for gd, gp in gold[qid]),
             "adjacent": bool(adjacent), "segments": _segments(norm, marks)})
@@ -285,10 +317,9 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         cand = cand.reset_index(drop=True)
 
     labelled = q[q["labelled"]]
-    ids = list(labelled.index)
-    dups = [{"question_id": ids[j], "duplicate_of": ids[i], "similarity": sim, "question": labelled.at[ids[j], "question"],
-             "other": labelled.at[ids[i], "question"]}
-            for i, j, sim in near_duplicates(list(labelled["question"]), duplicate_threshold)]
+    ids, texts_of = list(labelled.index), list(labelled["question"])
+    dups = [{"question_id": ids[j], "duplicate_of": ids[i], "similarity": sim, "question": texts_of[j],
+             "other": texts_of[i]} for i, j, sim in near_duplicates(texts_of, duplicate_threshold)]
     settings = {"k": k, "min_evidence_chars": min_evidence_chars, "locate_chars": locate_chars,
                 "duplicate_threshold": duplicate_threshold, "runs": [name for name, _ in results],
                 "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
