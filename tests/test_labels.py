@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_metrics import InputError, NotComparableError
 from rag_metrics.analysis.assessors import find_answer
@@ -508,3 +510,34 @@ def test_the_single_pass_on_planted_pages_and_text_only_logs(world):
     for kw in ({}, {"min_evidence_chars": 8}, {"k": 2}):
         expected = _candidates_group_by_group(world["golden"], world["corpus"], logs, **kw)
         pd.testing.assert_frame_equal(audit_labels(world["golden"], world["corpus"], logs, **kw).candidates, expected)
+
+
+_WORDS = ["45 days", "Days", "４５", "claims", "are", "due", "within", "the", "trip", "Wayfarer", "EUR", "eur."]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_the_single_pass_on_random_pages(data, tmp_path_factory):
+    # answers anywhere on a page (its first characters too), folded (full-width digits, case, line breaks), and
+    # evidence shared in fragments of 8 to 12 characters
+    words = {(d, p): data.draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=10))
+             for d in ("a", "b") for p in (1, 2, 3)}
+    pages = [{"doc_id": d, "page": p, "text": "".join(w + data.draw(st.sampled_from([" ", "  ", "\n", ". "]))
+                                                      for w in ws)} for (d, p), ws in words.items()]
+    corpus = corpus_from_pages(pages)
+    where = st.sampled_from(sorted(words))
+    records, log = [], []
+    for i in range(4):
+        gold = data.draw(where)
+        answer = data.draw(st.one_of(st.none(), st.sampled_from(words[gold]), st.sampled_from(["eur", "claims are due"])))
+        records.append((i + 1, {"question_id": f"q{i}", "question": f"question {i}?", "answer": answer,
+                                "gold_pages": [list(gold)]}))
+        log.append({"question_id": f"q{i}", "retrieved": [{"doc_id": d, "page": p, "text": None}
+                                                          for d, p in data.draw(st.lists(where, max_size=6))]})
+    golden = golden_from_records(records, corpus=corpus)
+    path = write_jsonl(log, tmp_path_factory.mktemp("random") / "log.jsonl")
+    runs = [load_log(path, golden=golden, corpus=corpus)]
+    min_chars = data.draw(st.sampled_from([8, 9, 12]))
+    audit = audit_labels(golden, corpus, runs, min_evidence_chars=min_chars)
+    pd.testing.assert_frame_equal(audit.candidates,
+                                  _candidates_group_by_group(golden, corpus, runs, min_evidence_chars=min_chars))
