@@ -529,7 +529,8 @@ def test_the_single_pass_on_random_pages(data, tmp_path_factory):
     records, log = [], []
     for i in range(4):
         gold = data.draw(where)
-        answer = data.draw(st.one_of(st.none(), st.sampled_from(words[gold]), st.sampled_from(["eur", "claims are due"])))
+        answer = data.draw(st.one_of(st.none(), st.sampled_from(words[gold]),
+                                     st.sampled_from(["eur", "claims are due"])))
         records.append((i + 1, {"question_id": f"q{i}", "question": f"question {i}?", "answer": answer,
                                 "gold_pages": [list(gold)]}))
         log.append({"question_id": f"q{i}", "retrieved": [{"doc_id": d, "page": p, "text": None}

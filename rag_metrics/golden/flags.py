@@ -194,8 +194,8 @@ def near_duplicates(questions, threshold: float = 0.7) -> list[tuple[int, int, f
     prefixes hold rare trigrams, as in questions written from a corpus (on 2 cores, benchmarks/near_duplicates.md:
     8,000 such questions 0.7 s against 82 s for all pairs; 50,000 from one small corpus, 80,000 pairs of them
     near-duplicates, 19 s). When every trigram is common (a vocabulary of a few dozen words) the work grows with
-    the square of the questions again, at about 1/25 of the all-pairs work (8,000: 5 s against 130 s). Empty questions pair with each other
-    only.
+    the square of the questions again, at about 1/25 of the all-pairs work (8,000: 5 s against 130 s). Empty
+    questions pair with each other only.
     """
     if not 0 < threshold <= 1:
         raise InputError(f"threshold must be in (0, 1]; got {threshold!r}.")
