@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..files import atomic_open
 
-__all__ = ["iter_jsonl", "read_lines", "check_file", "write_jsonl", "loads_line", "check_value", "MAX_DEPTH"]
+__all__ = ["iter_jsonl", "iter_lines", "read_lines", "check_file", "write_jsonl", "loads_line", "check_value", "MAX_DEPTH"]
 
 
 def check_file(path, what: str) -> Path:
@@ -32,14 +32,30 @@ def check_file(path, what: str) -> Path:
 
 def read_lines(path, what: str) -> list[str]:
     """The lines of a UTF-8 text file (BOM skipped); invalid UTF-8 is an error naming its line."""
-    data = check_file(path, what).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"not valid UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); expected {what} "
-                         "encoded as UTF-8.", path=path, line=line) from None
-    return text.removeprefix("\ufeff").split("\n")
+    return list(iter_lines(path, what))
+
+
+def iter_lines(path, what: str) -> Iterator[str]:
+    """The lines of a UTF-8 text file (BOM skipped), read and decoded one at a time -- a file of any size costs
+    one line of memory; split on ``\\n`` only, as ``str.split("\\n")`` (a final empty line included). Invalid UTF-8
+    is an error naming its line and its byte in the file."""
+    with open(check_file(path, what), "rb") as f:
+        offset = 0
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"not valid UTF-8 text (byte {offset + e.start}: {raw[e.start:e.start + 1]!r}); "
+                                 f"expected {what} encoded as UTF-8.", path=path, line=lineno) from None
+            if lineno == 1:
+                line = line.removeprefix("\ufeff")
+            offset += len(raw)
+            if line.endswith("\n"):
+                yield line[:-1]
+            else:
+                yield line
+                return
+        yield ""  # the file is empty or ends with a line break: the empty last line str.split gives
 
 
 def _no_constants(name):
@@ -103,7 +119,7 @@ def iter_jsonl(path, what: str) -> Iterator[tuple[int, dict]]:
     """``(line number, object)`` for every non-blank line; an error names the line of any problem (and the field,
     for a lone surrogate or too deep a nesting: :func:`loads_line`)."""
     seen = False
-    for lineno, line in enumerate(read_lines(path, what), start=1):
+    for lineno, line in enumerate(iter_lines(path, what), start=1):
         if not line.strip():
             continue
         obj = loads_line(line, path, lineno)
