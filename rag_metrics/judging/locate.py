@@ -60,27 +60,25 @@ MAX_SLOTS = 1 << 16
 
 
 def _doc_layout(index: PageIndex):
-    """Per document: its normalized text (pages joined by one space), each page row's start in it, and per document
-    the arrays ``(starts, ends, pages)`` of its rows in page order (an empty page has ``start == end``)."""
+    """``(texts, spans)``: per document its normalized text (pages joined by one space), and the lists
+    ``(starts, ends, pages)`` of its rows in that text, in page order (an empty page has ``start == end``)."""
     if getattr(index, "_layout", None) is None:
-        texts, start_of_row, spans = {}, np.zeros(len(index.keys), dtype=np.int64), {}
+        texts, spans = {}, {}
         for doc, rows in index.docs.items():
-            parts, pos = [], 0
+            parts, pos, starts, ends = [], 0, [], []
             for r in rows:
-                if not index.norm[r]:
-                    start_of_row[r] = pos
-                    continue
-                if parts:
+                text = index.norm[r]
+                if text and parts:
                     parts.append(" ")
                     pos += 1
-                start_of_row[r] = pos
-                parts.append(index.norm[r])
-                pos += len(index.norm[r])
+                starts.append(pos)
+                if text:
+                    parts.append(text)
+                    pos += len(text)
+                ends.append(pos)
             texts[doc] = "".join(parts)
-            starts = start_of_row[rows]
-            spans[doc] = (starts.tolist(), (starts + np.array([len(index.norm[r]) for r in rows], dtype=np.int64)
-                                            ).tolist(), [index.keys[r][1] for r in rows])
-        index._layout = (texts, start_of_row, spans)
+            spans[doc] = (starts, ends, [index.keys[r][1] for r in rows])
+        index._layout = (texts, spans)
     return index._layout
 
 
@@ -152,15 +150,6 @@ def _pages_of(spans, start: int, end: int) -> tuple:
     return tuple(pages[i] for i in range(first, last) if ends[i] > starts[i])
 
 
-def _occurrences(text: str, doc_text: str, limit: int) -> list[int]:
-    """Where ``text`` starts in ``doc_text`` (every occurrence, overlapping ones too; at most ``limit``)."""
-    out, at = [], doc_text.find(text)
-    while at >= 0 and len(out) < limit:
-        out.append(at)
-        at = doc_text.find(text, at + 1)
-    return out
-
-
 def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFrame:
     """Place each text on the pages (module docstring gives the signature and every outcome)."""
     if not isinstance(index, PageIndex):
@@ -175,7 +164,7 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
     for t in texts:
         if isinstance(t, str) and t not in norm_of:
             norm_of[t] = normalize(t)
-    doc_texts, _, spans = _doc_layout(index)
+    doc_texts, spans = _doc_layout(index)
     queries = list(dict.fromkeys((t, None if docs is None else docs[i]) for i, t in enumerate(texts)
                                  if isinstance(t, str)))
     query_of = {q: i for i, q in enumerate(queries)}
