@@ -227,10 +227,12 @@ def test_a_log_without_text_has_no_audit_row(footer, tmp_path):
 
 
 def test_raw_overlap_judges_again_only_what_the_ruled_judge_left_short(footer):
-    """Two paths to the furniture-kept judgments: all rows judged again, or only those the headline judge credits with
-    fewer than all gold pages of their document. Same rows, same gold pages credited."""
+    """Three paths to the furniture-kept judgments: all rows judged again; the answers the headline judge kept from
+    its own pass (``satisfies_kept``, what the report uses); only the rows the headline judge credits with fewer than
+    all gold pages of their document judged again (without them). Same rows, same gold pages credited."""
     from dataclasses import replace
 
+    from rag_metrics.analysis.experiment import _judge_raw
     from rag_metrics.judging.judges import judge_run
 
     *_, report = footer
@@ -238,8 +240,13 @@ def test_raw_overlap_judges_again_only_what_the_ruled_judge_left_short(footer):
     raw = replace(subject.judges["overlap"], boilerplate=None)
     with_doc = subject.run[subject.run["doc_id"].notna()]
     everything = judge_run(with_doc, None, subject.golden.gold_pages, raw, subject.page_index)
+    ruled = subject.judged["overlap"]
+    assert "satisfies_kept" in ruled.columns
     shortcut = subject.raw_overlap()[2]
-    assert shortcut["satisfies"].tolist() == everything["satisfies"].tolist()
-    assert shortcut["hit"].tolist() == everything["hit"].tolist()
+    again = _judge_raw(with_doc, ruled.drop(columns="satisfies_kept"), subject.golden.gold_pages, raw,
+                       subject.page_index)
+    for path in (shortcut, again):
+        assert path["satisfies"].tolist() == everything["satisfies"].tolist()
+        assert path["hit"].tolist() == everything["hit"].tolist()
     ruled = subject.judged["overlap"]["satisfies"]
     assert (everything["hit"] & ~ruled.map(bool)).sum() >= 8  # furniture credits rows the ruled judge does not

@@ -172,3 +172,24 @@ def test_batch_judging_passes_over_items_without_gold_in_their_document(items, g
         one_by_one = [frozenset(judge.satisfied(dict(zip(frame.columns, row)), gold.get(row[0], [])))
                       for row in frame.itertuples(index=False, name=None)]
         assert judge.satisfy(frame, gold) == one_by_one
+
+
+def test_judged_frames_share_the_runs_columns_and_never_write_them():
+    """judge_run's output holds the run's own column arrays (no copy of a 1M-row log per judge), adds its columns to
+    itself alone, and judging a judged frame again replaces its judged columns without touching the first."""
+    import numpy as np
+
+    run = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "rank": [1, 2, 1], "doc_id": ["a", "b", "a"],
+                        "pages": [(1,), (2,), (3,)], "text": ["x", "y", "z"]})
+    gold = pd.DataFrame({"question_id": ["q1", "q2"], "doc_id": ["a", "b"], "page": [1, 1]})
+    before = run.copy()
+    first = judge_run(run, None, gold, DocumentJudge(), None)
+    assert np.shares_memory(first["rank"].to_numpy(), run["rank"].to_numpy())
+    assert list(run.columns) == list(before.columns) and run.equals(before)
+    assert first["hit"].tolist() == [True, False, False]
+    second = judge_run(first, None, gold, PageJudge(window=0), None)
+    assert second["hit"].tolist() == [True, False, False] and second["satisfies"].tolist()[0] == {("a", 1)}
+    third = judge_run(first.assign(doc_id=["b", "a", "b"]), None, gold, DocumentJudge(), None)
+    assert third["hit"].tolist() == [False, True, True]
+    assert first["hit"].tolist() == [True, False, False] and run.equals(before)
+    assert list(third.columns).count("hit") == 1

@@ -119,6 +119,27 @@ def test_overlap_judge_equals_the_definition_across_documents(small_blocks, entr
     assert judge.satisfy(frame, gold, PageIndex(pages)) == expected
 
 
+@SHARED_FIXTURE
+@given(DOCS, st.lists(st.tuples(st.sampled_from("xyz"), TEXT, st.integers(1, 5)), min_size=1, max_size=8),
+       st.integers(1, 7), st.integers(0, 2), st.booleans())
+def test_one_pass_gives_the_furniture_kept_answer_too(small_blocks, entries, items, f, window, rule):
+    """``kept=True``: the second answer is the judge with boilerplate kept, the first the judge as configured."""
+    pages = _pages(entries)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
+    judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
+    gold = {f"q{i}": [(doc, page), ("y", 1)] for i, (doc, _, page) in enumerate(items)}
+    frame = pd.DataFrame({"question_id": list(gold), "doc_id": [d for d, _, _ in items],
+                          "text": [t for _, t, _ in items]})
+
+    def definition(boilerplate):
+        return [frozenset(naive_overlap(normalize(t), d, gold[q], normalized, f, window, boilerplate=boilerplate))
+                for q, d, t in zip(frame["question_id"], frame["doc_id"], frame["text"])]
+
+    ruled, kept = judge.satisfy(frame, gold, PageIndex(pages), kept=True)
+    assert ruled == definition(rule)
+    assert kept == definition(False)
+
+
 def test_long_texts_through_every_block_and_round(monkeypatch):
     """Realistic lengths: pages of a few hundred characters with a running footer, items cut across page breaks,
     blocks smaller than a page, items in batches; the array path equals the definition item by item."""
@@ -164,6 +185,13 @@ def test_long_texts_through_every_block_and_round(monkeypatch):
             mine & body.get((d, x), set()) for x in range(gp - 1, gp + 2))))
     assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
     assert judge.satisfy(items, gold, PageIndex(frame)) == expected
+    raw = []  # boilerplate kept: any shared fragment
+    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
+        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
+        raw.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and any(
+            mine & grams.get((d, x), set()) for x in range(gp - 1, gp + 2))))
+    assert judge.satisfy(items, gold, PageIndex(frame), kept=True) == (expected, raw)
+    assert sum(bool(r) for r in raw) > sum(bool(e) for e in expected)  # the footer credits some
     assert 5 <= sum(bool(e) for e in expected) <= 35  # neither case is vacuous
 
 

@@ -250,13 +250,19 @@ def test_locate_items_by_value():
     assert where.loc[3, "pages"] == (2, 3)  # across a page break
 
 
-def test_audit_verdicts_by_value():
+@pytest.mark.parametrize("chunk", [2, 1 << 16])
+def test_audit_verdicts_by_value(chunk, monkeypatch):
+    """Items located a run at a time (two here) or all at once: the same verdicts in the same order."""
+    from rag_metrics.judging import audit as audit_module
+
+    monkeypatch.setattr(audit_module, "CHUNK", chunk)
     run = pd.DataFrame({"question_id": "q", "rank": [1, 2, 3, 4, 5], "doc_id": "a",
                         "pages": [(2,), (3,), (1,), (4,), (1,)],
                         "text": ["bravo body text two", "bravo body text two", "bravo body text two",
                                  "bravo body text two", "zzzz not there zzzz"]})
     audit = audit_pages(run, TINY, min_chars=8, page_base=0)
     assert audit.items["verdict"].tolist() == ["equal", "+1", "-1", "elsewhere", "not located"]
+    assert audit.items["located"].tolist() == [(2,)] * 4 + [()]
     assert audit.counts.tolist() == [1, 1, 1, 1, 1] and audit.located == 4 and audit.offset is None
     shifted = run.assign(pages=[(3,)] * 5)
     audit = audit_pages(shifted, TINY, min_chars=8, page_base=0)

@@ -32,8 +32,8 @@ import pandas as pd
 
 from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
-from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run,
-                              shared_spans)
+from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge,
+                              judge_run, judged_frame, shared_spans)
 from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
@@ -159,11 +159,18 @@ def prepare_log(golden, log, corpus=None):
 
 def _judge_raw(with_doc, ruled, gold_pages, raw, index):
     """The overlap judge with boilerplate kept (``raw``) on the rows ``with_doc``, given the same rows judged with
-    boilerplate left out (``ruled``, or None). Keeping boilerplate only adds fragments, so every gold page the ruled
-    judge credits the raw one credits too: only the rows short of some gold page of their document are judged
-    again (:func:`~rag_metrics.judging.judges.judge_run` on all of them gives the same)."""
+    boilerplate left out (``ruled``, or None). When the ruled judge kept its furniture-kept answers
+    (``satisfies_kept``: :func:`~rag_metrics.judging.judges.judge_run` with ``kept=True``) they are the answer.
+    Otherwise: keeping boilerplate only adds fragments, so every gold page the ruled judge credits the raw one
+    credits too, and only the rows short of some gold page of their document are judged again
+    (:func:`~rag_metrics.judging.judges.judge_run` on all of them gives the same)."""
     if ruled is None or len(ruled) != len(with_doc):
         return judge_run(with_doc, None, gold_pages, raw, index)
+    if "satisfies_kept" in ruled.columns:
+        out = judged_frame(with_doc)
+        out["satisfies"] = ruled["satisfies_kept"].to_numpy(dtype=object)
+        out["hit"] = [bool(x) for x in out["satisfies"]]
+        return out
     per_doc = gold_pages.groupby(["question_id", "doc_id"])["page"].nunique().to_dict()
     short = np.fromiter((len(s) < per_doc.get((q, d), 0) for q, d, s in
                          zip(with_doc["question_id"], with_doc["doc_id"], ruled["satisfies"])), dtype=bool,
@@ -172,7 +179,7 @@ def _judge_raw(with_doc, ruled, gold_pages, raw, index):
     if short.any():
         again = judge_run(with_doc[short], None, gold_pages, raw, index)
         satisfies[short] = again["satisfies"].to_numpy(dtype=object)
-    out = with_doc.copy()
+    out = judged_frame(with_doc)
     out["satisfies"] = list(satisfies)
     out["hit"] = [bool(x) for x in satisfies]
     return out
@@ -697,7 +704,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     if golden.has_groups:
         measures += [f"sufficiency@{k}" for k in ks]
     judged, pages = {}, {}
-    with_doc = run[run["doc_id"].notna()]
+    has_doc = run["doc_id"].notna()
+    with_doc = run if has_doc.all() else run[has_doc]  # judged frames share its columns (judge_run)
     chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
     if engine == "dask":
         from ..measures.distributed import judge_and_evaluate_log
@@ -706,7 +714,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                                                                 chunk_level=chunk_level, scheduler=scheduler)
     else:
         for name, judge in judges.items():
-            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index)
+            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index, kept=name == "overlap")
             pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
         document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
         chunk = None

@@ -37,6 +37,8 @@ __all__ = ["audit_pages", "PageAudit", "check_pages_in_documents", "check_log_pa
 VERDICTS = ("equal", "+1", "-1", "elsewhere", "not located")
 OFFSET_SHARE = 0.5
 """Share of located items from which one page offset is called constant (and warned about)."""
+CHUNK = 1 << 16
+"""Items located at once (each item's result depends on its own text and document only)."""
 
 
 @dataclass
@@ -128,11 +130,19 @@ def audit_pages(run: pd.DataFrame, index, *, min_chars: int = 24, page_base: int
     has = run["pages"].map(len).gt(0) & run["text"].map(lambda t: isinstance(t, str)) & \
         run["doc_id"].map(lambda d: d in index.docs)
     items = run.loc[has, ["question_id", "rank", "doc_id", "pages", "text"]].reset_index(drop=True)
-    where = locate_items(items["text"].tolist(), index, min_chars=min_chars, docs=items["doc_id"].tolist())
-    items["located"] = where["pages"]
-    items["placed_by"] = where["placed_by"]
-    items["verdict"] = ["not located" if how == "not found" else _verdict(p, loc)
-                        for p, loc, how in zip(items["pages"], items["located"], items["placed_by"])]
+    texts, docs, logged = items["text"].tolist(), items["doc_id"].tolist(), items["pages"].tolist()
+    located, placed_by, verdicts = [], [], []
+    for lo in range(0, len(items), CHUNK):  # a run of items at a time: the search's own objects stay few
+        where = locate_items(texts[lo:lo + CHUNK], index, min_chars=min_chars, docs=docs[lo:lo + CHUNK])
+        found, how = where["pages"].tolist(), where["placed_by"].tolist()
+        located += found
+        placed_by += how
+        verdicts += ["not located" if h == "not found" else _verdict(p, loc)
+                     for p, loc, h in zip(logged[lo:lo + CHUNK], found, how)]
+        del where
+    items["located"] = pd.Series(located, index=items.index, dtype=object)
+    items["placed_by"] = pd.Series(placed_by, index=items.index, dtype=object)
+    items["verdict"] = pd.Series(verdicts, index=items.index, dtype=object)
     labels = {}
     if "page_label" in run.columns and run["page_label"].notna().any():
         lab = run[run["page_label"].notna() & run["text"].map(lambda t: isinstance(t, str))

@@ -427,10 +427,13 @@ class PageIndex:
         return np.sort(starts[boiler[np.cumsum(new_frag) - 1]])
 
     # -- the core query ----------------------------------------------------------------------------------------
-    def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE) -> np.ndarray:
+    def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE, *,
+               kept: bool = False):
         """For each pair ``(texts[pair_text[i]], page row pair_row[i])``: do they share an ``n``-character fragment
         that is not boilerplate of the page's document? ``texts`` are normalized already: a list of strings, or
-        ``(codes, offsets)`` as :func:`rag_metrics.text.normalize_codes` returns them.
+        ``(codes, offsets)`` as :func:`rag_metrics.text.normalize_codes` returns them. ``kept=True`` returns two
+        arrays: this answer, and the answer with boilerplate kept (``rule=None``) from the same pass -- a fragment
+        shared in full is found before the furniture test, so both come from the same candidates.
 
         Exact, without comparing every fragment (minimizers, as in winnowing): with ``m + w - 1 = n``
         (:func:`_plan`), each text and each page keeps only its *minimizers* -- the ``m``-fragments whose hash
@@ -445,8 +448,14 @@ class PageIndex:
         pair_text = np.asarray(pair_text, dtype=np.int64)
         pair_row = np.asarray(pair_row, dtype=np.int64)
         out = np.zeros(pair_text.shape[0], dtype=bool)
+        if kept:
+            if rule is None:
+                same = self.shares(texts, pair_text, pair_row, n, None)
+                return same, same.copy()
+            out_kept = np.zeros(pair_text.shape[0], dtype=bool)
+        answer = (lambda: (out, out_kept)) if kept else (lambda: out)
         if not pair_text.shape[0]:
-            return out
+            return answer()
         m, w = _plan(n)
         # item side: the texts that take part, their minimizers
         if isinstance(texts, tuple):
@@ -506,7 +515,7 @@ class PageIndex:
         query = query[entry]
         hit = np.flatnonzero(right > left)
         if not hit.shape[0]:
-            return out
+            return answer()
         n_rows = len(self.keys)
         pair_key = pair_local * n_rows + pair_row
         uniq_keys, pair_of_key = np.unique(pair_key, return_inverse=True)
@@ -528,32 +537,39 @@ class PageIndex:
             begin = stop
         cp, ci, cj = (np.concatenate(x) for x in zip(*parts))
         if not cp.shape[0]:
-            return out
+            return answer()
         key_row = uniq_keys % n_rows
         owner = np.searchsorted(item_off, ci, side="right") - 1
         lo, hi = item_off[owner], item_off[owner + 1]
+        done = np.zeros(uniq_keys.shape[0], dtype=bool)
+        done_kept = np.zeros(uniq_keys.shape[0], dtype=bool)
 
         def confirm(sel):
-            return self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, rule)
+            clean, shared = self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, rule)
+            done[cp[sel][clean]] = True
+            done_kept[cp[sel][shared]] = True
 
-        # round 1: the first candidate of each (text, row); round 2: every candidate of those still unconfirmed
-        done = np.zeros(uniq_keys.shape[0], dtype=bool)
+        # round 1: the first candidate of each (text, row); round 2: every candidate of those still unconfirmed.
+        # With boilerplate kept a pair is shared when any candidate is: every one the rule confirms, and those of
+        # round 2 are all candidates of the pairs round 1 left unconfirmed
         _, first_candidate = np.unique(cp, return_index=True)
-        done[cp[first_candidate][confirm(first_candidate)]] = True
+        confirm(first_candidate)
         rest = np.flatnonzero(~done[cp])
         if rest.shape[0]:
-            done[cp[rest][confirm(rest)]] = True
+            confirm(rest)
         out[:] = done[pair_of_key]
-        return out
+        if kept:
+            out_kept[:] = done_kept[pair_of_key]
+        return answer()
 
-    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, rule) -> np.ndarray:
+    def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, rule) -> tuple[np.ndarray, np.ndarray]:
         """Candidates (item position, page position) of equal ``m``-fragment hashes (``m = n - w + 1``) that lie in a
         run of ``n`` equal characters whose page fragment holds no boilerplate character.
 
         The run is grown character by character to the left and to the right of the fragment (at most ``w - 1``
         each way), every step on the candidates still growing: a chance collision of a common fragment stops after
         a character or two. Then the fragment itself is compared, and a start of the run is sought whose page
-        fragment has no furniture."""
+        fragment has no furniture. Returns that, and whether the run is there at all (boilerplate kept)."""
         m = n - w + 1
         codes = self._codes
         off = self._offsets
@@ -577,7 +593,7 @@ class PageIndex:
         left, right = reach
         fine = np.flatnonzero(left + right >= w - 1)
         if not fine.shape[0]:
-            return np.zeros(ci.shape[0], dtype=bool)
+            return np.zeros(ci.shape[0], dtype=bool), np.zeros(ci.shape[0], dtype=bool)
         steps = np.arange(m)
         same = (item_codes[ci[fine, None] + steps] == codes[cj[fine, None] + steps]).all(axis=1)
         fine = fine[same]
@@ -589,7 +605,9 @@ class PageIndex:
         clean = usable & self.body(b.ravel(), n, rule).reshape(b.shape)
         out = np.zeros(ci.shape[0], dtype=bool)
         out[fine[clean.any(axis=1)]] = True
-        return out
+        shared = np.zeros(ci.shape[0], dtype=bool)
+        shared[fine[usable.any(axis=1)]] = True
+        return out, shared
 
     def doc_boilerplate_starts(self, doc, n: int, rule: Boilerplate | None) -> np.ndarray:
         """Global positions, ascending, where an ``n``-fragment that is boilerplate of document ``doc`` starts: the

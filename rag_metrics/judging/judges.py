@@ -55,7 +55,7 @@ PREFIX = 2
 is the same)."""
 
 __all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge", "describe_judge",
-           "JUDGES", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
+           "JUDGES", "JUDGED", "judged_frame", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
 
 
 class _Judge:
@@ -174,33 +174,39 @@ class OverlapJudge(_Judge):
         items = pd.DataFrame({"question_id": ["q"], "doc_id": [item["doc_id"]], "text": [item.get("text")]})
         return set(self.satisfy(items, {"q": gold}, index)[0])
 
-    def satisfy(self, items, gold, index=None) -> list[frozenset]:
+    def satisfy(self, items, gold, index=None, *, kept: bool = False):
         """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
         a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`).
         Items are taken in runs of about :data:`BATCH` characters of text (an item's result depends on its own text
-        and gold only), so memory stays bounded however long the log."""
+        and gold only), so memory stays bounded however long the log. ``kept=True`` returns two lists: the gold pages
+        each item satisfies, and those it satisfies with boilerplate kept (this judge with ``boilerplate=None``),
+        from the same pass."""
         index = self.index(index)
         if not len(items):
-            return []
+            return ([], []) if kept else []
         lengths = np.fromiter((len(t) if isinstance(t, str) else 0 for t in items["text"]), dtype=np.int64,
                               count=len(items))
         ends = np.cumsum(lengths)
         if ends[-1] <= BATCH:
-            return self._satisfy(items, gold, index)
-        out: list[frozenset] = []
+            out = self._satisfy(items, gold, index, kept)
+            return out if kept else out[0]
+        out, out_kept = [], []
         lo = 0
         while lo < len(items):
             hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + BATCH, side="right")), lo + 1)
-            out += self._satisfy(items.iloc[lo:hi], gold, index)
+            part, part_kept = self._satisfy(items.iloc[lo:hi], gold, index, kept)
+            out += part
+            out_kept += part_kept
             lo = hi
-        return out
+        return (out, out_kept) if kept else out
 
-    def _satisfy(self, items, gold, index) -> list[frozenset]:
+    def _satisfy(self, items, gold, index, kept=False) -> tuple[list, list]:
         w = self.window
         out = [frozenset()] * len(items)
+        out_kept = [frozenset()] * len(items) if kept else []
         golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]
         if not len(items) or not golds:
-            return out
+            return out, out_kept
         texts = items["text"].to_numpy(dtype=object)
         has_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
         frame = pd.DataFrame({"question_id": items["question_id"].to_numpy(dtype=object),
@@ -208,7 +214,7 @@ class OverlapJudge(_Judge):
         gold_frame = pd.DataFrame(golds, columns=["question_id", "doc_id", "gold"])
         pairs = frame.merge(gold_frame, on=["question_id", "doc_id"])  # (item, gold page of its document)
         if not len(pairs):
-            return out
+            return out, out_kept
         # every page within the window of each gold page, as a page row of the index (-1: no such page)
         code = pairs["doc_id"].map(index.doc_code).fillna(-1).to_numpy(dtype=np.int64)
         gold_page = pairs["gold"].to_numpy(dtype=np.int64)
@@ -220,38 +226,50 @@ class OverlapJudge(_Judge):
         link = np.repeat(np.arange(len(pairs)), span)[found]  # which (item, gold page) the row serves
         row = row[found]
         if not row.shape[0]:
-            return out
+            return out, out_kept
         involved = np.unique(item)
         code_of_item = np.full(len(items), -1, dtype=np.int64)
         code_of_item[involved], distinct = pd.factorize(texts[involved])
         text_id = code_of_item[item]
         codes, offsets = normalize_codes(list(distinct))
+        rule, n = self.boilerplate, self.min_chars
+        both = kept and rule is not None
         # first the opening characters of each text: an item cut from a gold page (± window) usually shares them,
         # and a link (item, gold page) found there needs nothing more; then whole texts for the links still open
-        head = PREFIX * self.min_chars
+        # (with boilerplate kept too: a link it finds in the opening is found in the whole text)
+        head = PREFIX * n
         if int(np.diff(offsets).max(initial=0)) > head:
             ends = np.minimum(offsets[1:], offsets[:-1] + head)
             short = np.zeros_like(offsets)
             np.cumsum(ends - offsets[:-1], out=short[1:])
-            first = index.shares((codes[_ranges(offsets[:-1], ends)], short), text_id, row, self.min_chars,
-                                 self.boilerplate)
+            heads = (codes[_ranges(offsets[:-1], ends)], short)
+            first, first_kept = index.shares(heads, text_id, row, n, rule, kept=True) if both else \
+                (index.shares(heads, text_id, row, n, rule), None)
             open_link = np.ones(len(pairs), dtype=bool)
             open_link[link[first]] = False
             rest = np.flatnonzero(open_link[link])
             shared = first.copy()
-            shared[rest] = index.shares((codes, offsets), text_id[rest], row[rest], self.min_chars, self.boilerplate)
+            if both:
+                shared_kept = first_kept.copy()
+                shared[rest], again_kept = index.shares((codes, offsets), text_id[rest], row[rest], n, rule, kept=True)
+                shared_kept[rest] |= again_kept
+            else:
+                shared[rest] = index.shares((codes, offsets), text_id[rest], row[rest], n, rule)
+        elif both:
+            shared, shared_kept = index.shares((codes, offsets), text_id, row, n, rule, kept=True)
         else:
-            shared = index.shares((codes, offsets), text_id, row, self.min_chars, self.boilerplate)
-        hit_links = np.unique(link[shared])
-        if not hit_links.shape[0]:
-            return out
-        sat: dict = {}
-        for i, d, p in zip(pairs["item"].to_numpy()[hit_links], pairs["doc_id"].to_numpy()[hit_links],
-                           gold_page[hit_links]):
-            sat.setdefault(int(i), set()).add((d, int(p)))
-        for i, found_pages in sat.items():
-            out[i] = frozenset(found_pages)
-        return out
+            shared = index.shares((codes, offsets), text_id, row, n, rule)
+        if kept and not both:
+            shared_kept = shared
+        items_of_link, docs_of_link = pairs["item"].to_numpy(), pairs["doc_id"].to_numpy()
+        for hits, into in ((shared, out), (shared_kept, out_kept)) if kept else ((shared, out),):
+            hit_links = np.unique(link[hits])
+            sat: dict = {}
+            for i, d, p in zip(items_of_link[hit_links], docs_of_link[hit_links], gold_page[hit_links]):
+                sat.setdefault(int(i), set()).add((d, int(p)))
+            for i, found_pages in sat.items():
+                into[i] = frozenset(found_pages)
+        return out, out_kept
 
 
 JUDGES = {"document": DocumentJudge, "page": PageJudge, "marker": MarkerJudge, "overlap": OverlapJudge}
@@ -273,11 +291,14 @@ def describe_judge(judge) -> str:
     return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
 
 
-def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.DataFrame, judge, corpus) -> pd.DataFrame:
+def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.DataFrame, judge, corpus, *,
+              kept: bool = False) -> pd.DataFrame:
     """Add to each result row the set of gold pages it satisfies (``satisfies``) and ``hit`` (non-empty).
 
     The row's text is its ``text`` column when the run has one (a logged run), else the chunk's text
-    looked up by ``chunk_id`` in ``chunks``.
+    looked up by ``chunk_id`` in ``chunks``. ``kept=True`` with an overlap judge that leaves boilerplate out adds
+    ``satisfies_kept``: the gold pages each row satisfies with boilerplate kept, from the same pass
+    (:meth:`OverlapJudge.satisfy`).
     """
     items = run
     if "text" not in run.columns:
@@ -291,11 +312,28 @@ def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.Dat
     gold: dict = {}
     for q, d, p in zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"]):
         gold.setdefault(q, []).append((d, p))
-    satisfies = judge.satisfy(items, gold, judge.index(corpus) if corpus is not None else None)
-    out = run.copy()
+    index = judge.index(corpus) if corpus is not None else None
+    both = kept and isinstance(judge, OverlapJudge) and judge.boilerplate is not None
+    satisfies, satisfies_kept = judge.satisfy(items, gold, index, kept=True) if both else \
+        (judge.satisfy(items, gold, index), None)
+    out = judged_frame(run)
     out["satisfies"] = satisfies
     out["hit"] = [bool(s) for s in satisfies]
+    if both:
+        out["satisfies_kept"] = satisfies_kept
     return out
+
+
+JUDGED = ("satisfies", "hit", "satisfies_kept")
+"""The columns :func:`judge_run` adds."""
+
+
+def judged_frame(run: pd.DataFrame) -> pd.DataFrame:
+    """A new frame holding ``run``'s rows and columns, ready for the judged columns: its columns are ``run``'s own
+    arrays (a judged copy of a 1M-row log would otherwise copy every column), so new columns go to it alone and
+    none of ``run``'s is ever written (earlier judged columns are left out: they are set anew)."""
+    old = [c for c in JUDGED if c in run.columns]
+    return run.drop(columns=old) if old else run.copy(deep=False)
 
 
 def shared_spans(text: str, pages: list[str], min_chars: int) -> list[tuple[int, int]]:

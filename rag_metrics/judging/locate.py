@@ -39,8 +39,6 @@ are never hashed whole.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-
 import numpy as np
 import pandas as pd
 
@@ -141,13 +139,25 @@ def _lookup(table: np.ndarray, bits: int, keys: np.ndarray) -> tuple[np.ndarray,
     return left.reshape(keys.shape), right.reshape(keys.shape)
 
 
-def _pages_of(spans, start: int, end: int) -> tuple:
-    """Pages of a document (``spans``: its rows' starts, ends and pages, :func:`_doc_layout`) whose text intersects
-    ``[start, end)`` of the document's normalized text."""
-    starts, ends, pages = spans
-    first = bisect_right(ends, start)  # rows ending after start (ends ascend: the rows follow one another)
-    last = bisect_left(starts, end)  # rows starting before end
-    return tuple(pages[i] for i in range(first, last) if ends[i] > starts[i])
+def _row_table(index: PageIndex, names: list, doc_off: np.ndarray):
+    """The pages' rows in the documents' texts laid end to end (``names`` order, ``doc_off``: :func:`_layout_table`):
+    ``(starts, ends, before, pages)`` -- global start and end of each row (an empty page has ``start == end``), how
+    many non-empty rows come before each row, and the page numbers of the non-empty rows in that order."""
+    key = ("rows", len(names))
+    if key not in index._sorted:
+        spans = _doc_layout(index)[1]
+        starts, ends, pages = [], [], []
+        for d, base in zip(names, doc_off[:-1].tolist()):
+            s, e, p = spans[d]
+            starts += [base + x for x in s]
+            ends += [base + x for x in e]
+            pages += p
+        starts, ends = np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)
+        full = ends > starts
+        before = np.zeros(starts.shape[0] + 1, dtype=np.int64)
+        np.cumsum(full, out=before[1:])
+        index._sorted[key] = (starts, ends, before, [p for p, f in zip(pages, full.tolist()) if f])
+    return index._sorted[key]
 
 
 def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFrame:
@@ -160,82 +170,116 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
         if len(docs) != len(texts):
             raise InputError(f"locate_items: {len(docs)} documents for {len(texts)} texts.")
     n = int(min_chars)
-    norm_of: dict = {}
-    for t in texts:
-        if isinstance(t, str) and t not in norm_of:
-            norm_of[t] = normalize(t)
-    doc_texts, spans = _doc_layout(index)
-    queries = list(dict.fromkeys((t, None if docs is None else docs[i]) for i, t in enumerate(texts)
-                                 if isinstance(t, str)))
-    query_of = {q: i for i, q in enumerate(queries)}
-    qtexts = [norm_of[t] for t, _ in queries]
-    long_enough = [i for i, t in enumerate(qtexts) if len(t) >= n]
-    found_of: dict = {}
-    if long_enough:
+    # the distinct (text, document) pairs: each is searched once
+    is_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
+    text_code, distinct = pd.factorize(pd.Series(texts, dtype=object).where(is_text, None), use_na_sentinel=True)
+    if docs is None:
+        pair = text_code.astype(np.int64)
+        doc_of_pair = None
+    else:
+        doc_code, doc_names = pd.factorize(pd.Series(docs, dtype=object), use_na_sentinel=True)
+        pair = text_code.astype(np.int64) * (len(doc_names) + 1) + (doc_code.astype(np.int64) + 1)
+    pair = np.where(is_text, pair, -1)
+    keys, first_of, query_of_text = np.unique(pair, return_index=True, return_inverse=True)
+    real = keys >= 0
+    qrows = first_of[real]  # a text that asks each query, in the order of the queries
+    n_queries = int(real.sum())
+    query_of_text = np.where(is_text, query_of_text - (~real).sum(), -1)
+    qtexts = [normalize(texts[i]) for i in qrows.tolist()]
+    want_docs = [None] * n_queries if docs is None else [docs[i] for i in qrows.tolist()]
+    lengths = np.fromiter((len(t) for t in qtexts), dtype=np.int64, count=n_queries)
+    long_enough = np.flatnonzero(lengths >= n)
+    q_doc = [None] * n_queries
+    q_pages: list = [()] * n_queries
+    q_how = ["not found"] * n_queries
+    q_cand: list = [()] * n_queries
+    placed = np.zeros(n_queries, dtype=bool)
+    if long_enough.shape[0]:
         # anchors: n-fragments spread over each text. Every occurrence of a text holds each of its anchors at the
         # same offset, so the rarest anchor's occurrences in the documents' texts are where the text can start
         table, bits, doc_off, names = _layout_table(index, n)
+        doc_texts = _doc_layout(index)[0]
+        doc_list = [doc_texts[d] for d in names]
         doc_no = {d: k for k, d in enumerate(names)}
-        lengths = np.fromiter((len(qtexts[i]) for i in long_enough), dtype=np.int64, count=len(long_enough))
-        anchor_off = ((lengths - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
+        name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # candidates listed by document name
+        anchor_off = ((lengths[long_enough] - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
         anchors = np.zeros(anchor_off.shape, dtype=np.uint64)
-        for lo in range(0, len(long_enough), 1 << 14):  # only the anchors' characters, some texts at a time
-            part = zip(long_enough[lo:lo + (1 << 14)], anchor_off[lo:lo + (1 << 14)].tolist())
+        step = 1 << 14
+        for lo in range(0, long_enough.shape[0], step):  # only the anchors' characters, some texts at a time
+            part = zip(long_enough[lo:lo + step].tolist(), anchor_off[lo:lo + step].tolist())
             codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
-            anchors[lo:lo + (1 << 14)] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
+            anchors[lo:lo + step] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
         left, right = _lookup(table, bits, anchors)
         hits = right - left
         best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
-        pick = np.arange(len(long_enough))
+        pick = np.arange(long_enough.shape[0])
         first, shift = left[pick, best], anchor_off[pick, best]
         last = np.minimum(right[pick, best], first + MAX_SLOTS)
         want = None if docs is None else \
-            np.array([doc_no.get(queries[i][1], -1) for i in long_enough], dtype=np.int64)
+            np.array([doc_no.get(want_docs[i], -1) for i in long_enough.tolist()], dtype=np.int64)
         ends = np.cumsum(last - first)
+        found = []
         lo = 0
-        while lo < len(long_enough):  # texts in runs of about HITS slots: bounded memory
+        while lo < long_enough.shape[0]:  # texts in runs of about HITS slots: bounded memory
             hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
             # every start the rarest anchor allows, the document it falls in, kept when it is the text's document
             item = np.repeat(pick[lo:hi], last[lo:hi] - first[lo:hi])
             places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
             starts = places.astype(np.int64) - shift[item]
             owner = np.searchsorted(doc_off, starts, side="right") - 1
+            keep = starts >= doc_off[np.maximum(owner, 0)]
             if want is not None:
-                keep = owner == want[item]
-                item, starts, owner = item[keep], starts[keep], owner[keep]
-            order = np.lexsort((starts, item))  # by text, then position: the first occurrences are kept
-            item, owner = item[order], owner[order]
-            starts = starts[order] - doc_off[owner]
-            for k, start, o in zip(item.tolist(), starts.tolist(), owner.tolist()):
-                i = long_enough[k]
-                found = found_of.setdefault(i, [])
-                doc = names[o]
-                if len(found) < MAX_CANDIDATES and start >= 0 and doc_texts[doc].startswith(qtexts[i], start):
-                    found.append((doc, start))
+                keep &= owner == want[item]
+            item, starts, owner = item[keep], starts[keep], owner[keep]
+            local = starts - doc_off[owner]
+            # a shortened hash only costs this check of the text itself
+            ok = np.fromiter((doc_list[o].startswith(qtexts[q], s) for q, s, o in
+                              zip(long_enough[item].tolist(), local.tolist(), owner.tolist())), dtype=bool,
+                             count=item.shape[0])
+            found.append((item[ok], starts[ok], owner[ok]))
             lo = hi
-    placed: dict = {}
-    for i, found in found_of.items():
-        found = sorted(set(found))
-        if not found:
-            continue
-        end = len(qtexts[i])
-        pages = [(d, _pages_of(spans[d], s, s + end)) for d, s in found]
-        cand_rows = tuple((d, p[0], p[-1]) for d, p in pages if p)
-        doc_set = {d for d, _ in pages}
-        one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
-        union = tuple(sorted({q for d, p in pages for q in p})) if one_doc is not None else ()
-        placed[i] = (one_doc, union, "exact page" if len(found) == 1 else "several candidates", cand_rows)
-    # no exact occurrence: where do most of its fragments lie?
-    rest = [i for i in long_enough if i not in placed]
-    if rest:
-        placed.update(_by_overlap(index, [qtexts[i] for i in rest], [queries[i][1] for i in rest], n, rest))
-    rows = []
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            rows.append((None, (), "not found", ()))
-            continue
-        q = query_of[t, None if docs is None else docs[i]]
-        rows.append(placed.get(q, (None, (), "not found", ())))
+        f_item, f_start, f_owner = (np.concatenate(x) for x in zip(*found))
+        order = np.lexsort((f_start, f_item))  # the first occurrences of each text are kept
+        f_item, f_start, f_owner = f_item[order], f_start[order], f_owner[order]
+        new_item = np.r_[True, f_item[1:] != f_item[:-1]] if f_item.shape[0] else np.zeros(0, dtype=bool)
+        rank_in_item = np.arange(f_item.shape[0]) - np.flatnonzero(new_item)[np.cumsum(new_item) - 1]
+        capped = rank_in_item < MAX_CANDIDATES
+        f_item, f_start, f_owner = f_item[capped], f_start[capped], f_owner[capped]
+        order = np.lexsort((f_start, name_rank[f_owner], f_item))  # by text, then document name, then position
+        f_item, f_start, f_owner = f_item[order], f_start[order], f_owner[order]
+        # the pages each occurrence lies on: the non-empty rows it intersects
+        row_starts, row_ends, before, row_pages = _row_table(index, names, doc_off)
+        f_len = lengths[long_enough[f_item]]
+        a = before[np.searchsorted(row_ends, f_start, side="right")]
+        b = before[np.searchsorted(row_starts, f_start + f_len, side="left")]
+        counts = np.bincount(f_item, minlength=long_enough.shape[0])
+        bounds = np.r_[0, np.cumsum(counts)]
+        once = np.flatnonzero(counts == 1)  # the usual case: one occurrence, on the pages it spans
+        at = bounds[once]
+        for q, o, x, y in zip(long_enough[once].tolist(), f_owner[at].tolist(), a[at].tolist(), b[at].tolist()):
+            pages = tuple(row_pages[x:y])
+            q_doc[q], q_pages[q], q_how[q] = names[o], pages, "exact page"
+            q_cand[q] = ((names[o], pages[0], pages[-1]),) if pages else ()
+        placed[long_enough[once]] = True
+        for k in np.flatnonzero(counts > 1).tolist():
+            q = int(long_enough[k])
+            lo, hi = int(bounds[k]), int(bounds[k + 1])
+            occ = [(names[o], tuple(row_pages[x:y])) for o, x, y in
+                   zip(f_owner[lo:hi].tolist(), a[lo:hi].tolist(), b[lo:hi].tolist())]
+            doc_set = {d for d, _ in occ}
+            one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
+            q_doc[q], q_how[q] = one_doc, "several candidates"
+            q_pages[q] = tuple(sorted({x for _, pp in occ for x in pp})) if one_doc is not None else ()
+            q_cand[q] = tuple((d, pp[0], pp[-1]) for d, pp in occ if pp)
+            placed[q] = True
+        # no exact occurrence: where do most of its fragments lie?
+        rest = long_enough[~placed[long_enough]].tolist()
+        if rest:
+            for q, (doc, pages, how, cand) in _by_overlap(index, [qtexts[i] for i in rest], [want_docs[i] for i in rest],
+                                                         n, rest).items():
+                q_doc[q], q_pages[q], q_how[q], q_cand[q] = doc, pages, how, cand
+    none = (None, (), "not found", ())
+    rows = [none if q < 0 else (q_doc[q], q_pages[q], q_how[q], q_cand[q]) for q in query_of_text.tolist()]
     return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"])
 
 

@@ -184,7 +184,7 @@ def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, ch
     out: dict = {"judged": {}, "pages": {}}
     with_doc = part[part["doc_id"].notna()]
     for name, judge in judges.items():
-        out["judged"][name] = judge_run(with_doc, None, sub.gold_pages, judge, index)
+        out["judged"][name] = judge_run(with_doc, None, sub.gold_pages, judge, index, kept=name == "overlap")
         out["pages"][name] = evaluate_judged(sub, out["judged"][name], measures, judge.params())
     out["document"] = _evaluate(_document_gold(sub), with_doc[["question_id", "rank", "doc_id"]], measures)
     if chunk_level:
