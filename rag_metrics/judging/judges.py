@@ -83,13 +83,19 @@ class _Judge:
         rows = items[columns].itertuples(index=False, name=None)
         if not self.same_document:
             return [frozenset(self.satisfied(dict(zip(columns, row)), gold.get(row[0], []), index)) for row in rows]
-        in_doc: dict = {}
-        for q, pages in gold.items():
-            for d, p in pages:
-                in_doc.setdefault((q, d), []).append((d, p))
+        in_doc = _gold_in_doc(gold)
         none = frozenset()
         return [frozenset(self.satisfied(dict(zip(columns, row)), mine, index))
                 if (mine := in_doc.get((row[0], row[1]))) else none for row in rows]
+
+
+def _gold_in_doc(gold: dict) -> dict:
+    """``{(question, document): [(document, page), ...]}``: each question's gold pages by document."""
+    in_doc: dict = {}
+    for q, pages in gold.items():
+        for d, p in pages:
+            in_doc.setdefault((q, d), []).append((d, p))
+    return in_doc
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,12 @@ class DocumentJudge(_Judge):
 
     def satisfied(self, item: dict, gold: list[tuple[str, int]], index=None) -> set:
         return {(d, p) for d, p in gold if d == item["doc_id"]}
+
+    def satisfy(self, items: pd.DataFrame, gold: dict, index=None) -> list[frozenset]:
+        """Every item of one (question, document) satisfies the same gold pages: one set per pair, looked up."""
+        sets = {key: frozenset(pages) for key, pages in _gold_in_doc(gold).items()}
+        none = frozenset()
+        return [sets.get(key, none) for key in zip(items["question_id"], items["doc_id"])]
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,18 @@ class PageJudge(_Judge):
     def satisfied(self, item, gold, index=None) -> set:
         pages = item.get("pages") or ()
         return {(d, p) for d, p in gold if d == item["doc_id"] and any(abs(n - p) <= self.window for n in pages)}
+
+    def satisfy(self, items: pd.DataFrame, gold: dict, index=None) -> list[frozenset]:
+        """:meth:`satisfied` row by row, with the gold pages of each (question, document) found once."""
+        in_doc, w, none = _gold_in_doc(gold), self.window, frozenset()
+        if "pages" not in items.columns:
+            return [none] * len(items)
+        out = []
+        for q, d, pages in zip(items["question_id"], items["doc_id"], items["pages"]):
+            mine = in_doc.get((q, d))
+            out.append(frozenset(g for g in mine if any(abs(n - g[1]) <= w for n in pages)) if mine and pages
+                       else none)
+        return out
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,7 @@ def evaluate_pages(golden, run: pd.DataFrame, measures=None, *legacy, judge=None
 def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: dict | None = None) -> Evaluation:
     """Page-level measures of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`)."""
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
-    judged = judged.sort_values(["question_id", "rank"], kind="stable")
+    judged = judged[["question_id", "rank", "satisfies"]].sort_values(["question_id", "rank"], kind="stable")
     # Item of each row: the first gold page it satisfies that no higher-ranked row satisfied.
     items = []
     covered: dict = {}
