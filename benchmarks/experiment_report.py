@@ -101,6 +101,7 @@ class Peak:
 
         self.proc, self.tree, self.every = psutil.Process(pid or os.getpid()), tree, every
         self.peak, self._stop = 0, threading.Event()
+        self._procs, self._listed = [self.proc], 0.0
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -108,8 +109,15 @@ class Peak:
         import psutil
 
         try:
-            procs = [self.proc, *self.proc.children(recursive=True)] if self.tree else [self.proc]
-            return sum(p.memory_info().rss for p in procs if p.is_running())
+            if self.tree and time.monotonic() - self._listed > 0.5:  # listing the tree walks /proc: twice a second
+                self._procs, self._listed = [self.proc, *self.proc.children(recursive=True)], time.monotonic()
+            total = 0
+            for p in self._procs:
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:  # a child that has ended
+                    pass
+            return total
         except psutil.Error:
             return 0
 
