@@ -76,7 +76,7 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
     if index is None:
         return run
     if text_only.any():
-        gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in golden.gold_pages.groupby("question_id")}
+        gold = golden.pages_by_question()
         placed = place_text_only(run[text_only], index, min_chars=min_chars, gold=gold)
         run.loc[text_only, "doc_id"] = placed["doc_id"]
         run.loc[text_only, "pages"] = placed["pages"]
@@ -511,8 +511,7 @@ class ExperimentResult:
 
     def _gold_pages(self, question_id) -> list:
         if "gold" not in self._cache:
-            gp = self.golden.gold_pages
-            self._cache["gold"] = {q: list(zip(g["doc_id"], g["page"])) for q, g in gp.groupby("question_id", sort=False)}
+            self._cache["gold"] = self.golden.pages_by_question()
         return self._cache["gold"].get(question_id, [])
 
     def explain_data(self, question_id, k: int | None = None) -> dict:

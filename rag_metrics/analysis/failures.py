@@ -17,6 +17,7 @@ such as "route each question to the right genre", measured before building it.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..judging.judges import judge_run
@@ -51,30 +52,32 @@ def failure_breakdown_judged(golden, judged: pd.DataFrame, k: int) -> pd.DataFra
     hit = set(hit.index[hit.to_numpy(dtype=bool)])
     todo = [q for q in gold_docs.index if q not in hit or q in groups]
     chosen = top_k[top_k["question_id"].isin(todo)]
-    by_question = {q: g for q, g in chosen.groupby("question_id", sort=False)}
-    own_pages = {q: [frozenset(zip(g["doc_id"], g["page"]))]
-                 for q, g in gold_pages[gold_pages["question_id"].isin(todo)].groupby("question_id", sort=False)}
-    empty = top_k.iloc[:0]
+    rows_of = chosen.groupby("question_id", sort=False).indices  # positions, in rank order
+    sat, doc = chosen["satisfies"].to_numpy(dtype=object), chosen["doc_id"].to_numpy(dtype=object)
+    pages_of = golden.pages_by_question() if hasattr(golden, "pages_by_question") else \
+        {q: list(zip(g["doc_id"], g["page"])) for q, g in gold_pages.groupby("question_id", sort=False)}
+    none = np.zeros(0, dtype=np.int64)
     types = golden.questions["type"]
     rows = []
     for q in todo:
         docs = gold_docs[q]
-        top = by_question.get(q, empty)
-        own = groups.get(q) or own_pages[q]
-        satisfied = frozenset().union(*top["satisfies"]) if len(top) else frozenset()
+        at = rows_of.get(q, none)
+        own = groups.get(q) or [frozenset(pages_of[q])]
+        satisfied = frozenset().union(*sat[at]) if len(at) else frozenset()
         missing = [g for g in own if not g & satisfied]
+        top_docs = doc[at].tolist()
         if q in hit:
             if not missing:
                 continue
             kind = GROUP_MISSING
-        elif not top["doc_id"].isin(docs).any():
+        elif not any(d in docs for d in top_docs):
             kind = "not_retrieved"
-        elif top["doc_id"].iloc[0] not in docs:
+        elif top_docs[0] not in docs:
             kind = "other_document_first"
         else:
             kind = "wrong_page"
         rows.append({"question_id": q, "type": types.get(q, ""), "failure": kind,
-                     "first_document": top["doc_id"].iloc[0] if len(top) else None,
+                     "first_document": top_docs[0] if top_docs else None,
                      "gold_documents": ", ".join(sorted(docs)), "groups": len(own), "groups_missing": len(missing),
                      "missing": "; ".join(" or ".join(f"{d} p.{p}" for d, p in sorted(g)) for g in missing)})
     return pd.DataFrame(rows, columns=_COLUMNS + _GROUP_COLUMNS)[_COLUMNS + (_GROUP_COLUMNS if with_groups else [])]

@@ -118,7 +118,7 @@ def ruler_disagreements(result, a: str, b: str, k: int | None = None, *, limit: 
     window = max((getattr(j, "window", 0) for j in result.judges.values()), default=1)
     rule = judge.boilerplate if judge is not None else DEFAULT_BOILERPLATE
     index = result.page_index
-    gold = {q: list(zip(g["doc_id"], g["page"])) for q, g in result.golden.gold_pages.groupby("question_id")}
+    gold = result.golden.pages_by_question()
     rows = []
     for row in differ.itertuples(index=False):
         text, furniture = _shared(result, index, row.text, gold.get(row.question_id, []), row.doc_id, window, n,

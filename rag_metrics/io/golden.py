@@ -99,11 +99,18 @@ class GoldenSet:
         """Whether any question is written with evidence groups."""
         return self.gold_groups is not None and len(self.gold_groups) > 0
 
+    def pages_by_question(self) -> dict:
+        """``{question_id: [(doc_id, page), ...]}``: each question's gold pages in the order of ``gold_pages``
+        (questions without gold pages are absent)."""
+        out: dict = {}
+        for q, d, p in zip(self.gold_pages["question_id"], self.gold_pages["doc_id"], self.gold_pages["page"]):
+            out.setdefault(q, []).append((d, int(p)))
+        return out
+
     def groups(self) -> dict:
         """``{question_id: [frozenset of (doc_id, page), ...]}`` for every question with gold pages: its groups
         as written, or one group of all its gold pages."""
-        out = {q: [frozenset(zip(g["doc_id"], g["page"].astype(int)))]
-               for q, g in self.gold_pages.groupby("question_id", sort=False)}
+        out = {q: [frozenset(pages)] for q, pages in self.pages_by_question().items()}
         if self.has_groups:
             for q, g in self.gold_groups.groupby("question_id", sort=False):
                 out[q] = [frozenset(zip(m["doc_id"], m["page"].astype(int))) for _, m in g.groupby("group", sort=True)]

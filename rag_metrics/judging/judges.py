@@ -240,7 +240,8 @@ class OverlapJudge(_Judge):
         if not len(pairs):
             return out, out_kept
         # every page within the window of each gold page, as a page row of the index (-1: no such page)
-        code = pairs["doc_id"].map(index.doc_code).fillna(-1).to_numpy(dtype=np.int64)
+        doc_code = index.doc_code
+        code = np.fromiter((doc_code.get(d, -1) for d in pairs["doc_id"].tolist()), dtype=np.int64, count=len(pairs))
         gold_page = pairs["gold"].to_numpy(dtype=np.int64)
         span = 2 * w + 1
         page = np.repeat(gold_page, span) + np.tile(np.arange(-w, w + 1), len(pairs))
