@@ -38,6 +38,7 @@ _NORM_TOKEN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{CJK}]+")
 CJK_CHAR = re.compile(rf"[{CJK}]")
 """One kana or kanji character (:data:`CJK`)."""
 _SPACE = re.compile(r"\s+")
+_PRINTABLE = bytes(range(0x20, 0x7F))  # the printable ASCII characters (str.isprintable on ASCII text)
 
 
 def cjk_count(text: str) -> int:
@@ -56,9 +57,9 @@ def normalize(text: str) -> str:
     >>> normalize("[p.3]\\n翌月５日に　振り込み")
     '翌月5日に 振り込み'
     """
-    if text.isascii() and text.isprintable() and "  " not in text and "[p." not in text \
-            and text[:1] != " " and text[-1:] != " ":
-        return text  # already normal: ASCII is NFKC, and its only whitespace is single inner spaces
+    if text.isascii() and not text.encode("ascii").translate(None, _PRINTABLE) and "  " not in text \
+            and "[p." not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # already normal: printable ASCII is NFKC, and its only whitespace is single inner spaces
     text = unicodedata.normalize("NFKC", text)
     if "[p." in text:
         text = PAGE_MARKER.sub(" ", text)

@@ -28,6 +28,19 @@ def test_normalize_codes_is_normalize_text_by_text(texts):
     assert offsets[0] == 0 and offsets.shape[0] == len(texts) + 1
 
 
+@given(st.one_of(st.text(max_size=30), st.text(st.characters(max_codepoint=0x7F), max_size=30),
+                 st.lists(st.sampled_from(["a", " ", "  ", "\t", "\n", "\x00", "\x7f", "\x1f", "[p.", "3]", "ｂ",
+                                           "\u3000"]), max_size=12).map("".join)))
+def test_normalize_is_its_definition(text):
+    """The fast path for text already normal (printable ASCII, single inner spaces) gives what the definition gives:
+    NFKC, page markers removed, whitespace collapsed, stripped."""
+    import unicodedata
+
+    from rag_metrics.text import PAGE_MARKER
+
+    assert normalize(text) == " ".join(PAGE_MARKER.sub(" ", unicodedata.normalize("NFKC", text)).split())
+
+
 @given(st.lists(st.text("ab", max_size=8), max_size=5))
 def test_ascii_texts_are_one_byte_per_character(texts):
     codes, offsets = codes_of(texts)

@@ -408,3 +408,15 @@ def test_locate_items_finds_every_occurrence(data):
                 assert row["pages"] == tuple(sorted({q for _, p in found for q in p}))
             else:
                 assert row["doc_id"] is None
+
+
+def test_occurrences_kept_per_text_are_the_first_ones(monkeypatch):
+    """At most MAX_CANDIDATES occurrences are kept per text, the first ones in the documents' order; a text with
+    more keeps exactly that many (a header on every page must not list every page)."""
+    pages = corpus_from_pages(_pages("a", ["intro page", "repeated header line", "repeated header line",
+                                            "repeated header line", "repeated header line"]))
+    monkeypatch.setattr(locate_module, "MAX_CANDIDATES", 3)
+    where = locate_items(["repeated header line"], PageIndex(pages), min_chars=8)
+    assert where.loc[0, "placed_by"] == "several candidates"
+    assert where.loc[0, "candidates"] == (("a", 2, 2), ("a", 3, 3), ("a", 4, 4))
+    assert where.loc[0, "pages"] == (2, 3, 4)

@@ -73,6 +73,11 @@ TESTS_FOR = {
     "rag_metrics/analysis/intervals.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
     "rag_metrics/analysis/paired.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
     "rag_metrics/analysis/agreement.py": ["tests/test_mutants_stats.py", "tests/test_agreement.py"],
+    "rag_metrics/golden/flags.py": ["tests/test_mutants_golden.py", "tests/test_golden_flags.py", "tests/test_golden.py"],
+    "rag_metrics/judging/locate.py": ["tests/test_rulers.py"],
+    "rag_metrics/judging/audit.py": ["tests/test_rulers.py"],
+    "rag_metrics/analysis/failures.py": ["tests/test_judging.py", "tests/test_experiment_views.py"],
+    "rag_metrics/io/golden.py": ["tests/test_experiment_views.py", "tests/test_groups.py"],
 }
 
 J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
@@ -82,6 +87,9 @@ RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden
 TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
                   "rag_metrics/retrieval/runner.py")
 IV, PA, AG = "rag_metrics/analysis/intervals.py", "rag_metrics/analysis/paired.py", "rag_metrics/analysis/agreement.py"
+FL = "rag_metrics/golden/flags.py"
+LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/audit.py", "rag_metrics/analysis/failures.py",
+                  "rag_metrics/io/golden.py")
 
 MUTANTS = [
     # -- judges ------------------------------------------------------------------------------------------------------
@@ -97,7 +105,18 @@ MUTANTS = [
            'zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"])',
            'zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"] - 1)',
            "judge_run reads gold pages 0-based (off by one page)"),
+    Mutant("judges-page-batch-window", J, "frozenset(g for g in mine if any(abs(n - g[1]) <= w for n in pages))",
+           "frozenset(g for g in mine if any(abs(n - g[1]) < w for n in pages))",
+           "PageJudge's batch path: window <= -> <"),
+    Mutant("judges-document-batch-key", J, 'return [sets.get(key, none) for key in zip(items["question_id"], items["doc_id"])]',
+           'return [sets.get(key, none) for key in zip(items["question_id"], items["question_id"])]',
+           "DocumentJudge's batch path looks up the wrong field"),
+    Mutant("judges-kept-links", J, "for hits, into in ((shared, out), (shared_kept, out_kept)) if kept else ((shared, out),):",
+           "for hits, into in ((shared, out), (shared, out_kept)) if kept else ((shared, out),):",
+           "the furniture-kept answer is the ruled one"),
     # -- overlap index / boilerplate ----------------------------------------------------------------------------------
+    Mutant("index-kept-candidates", IX, "done_kept[cp[sel][shared]] = True", "done_kept[cp[sel][clean]] = True",
+           "shares(kept=True): the furniture-kept answer counts only furniture-free runs"),
     Mutant("index-share-strict", IX, "int(np.floor(self.share * n_pages)) + 1)",
            "int(np.floor(self.share * n_pages)))", "boilerplate on more than share -> at least share of pages"),
     Mutant("index-min-pages", IX, "if self.share >= 1 or n_pages < self.min_pages:",
@@ -106,6 +125,23 @@ MUTANTS = [
            "a fragment must be on more pages than needed to be boilerplate"),
     Mutant("index-min-pages-default", IX, "    min_pages: int = 3", "    min_pages: int = 2",
            "default min_pages 3 -> 2 (two-page documents lose their footers)"),
+    # -- page audit and placement --------------------------------------------------------------------------------------
+    Mutant("locate-page-end", LC, 'b = before[np.searchsorted(row_starts, f_start + f_len, side="left")]',
+           'b = before[np.searchsorted(row_starts, f_start + f_len, side="right")]',
+           "a text ending where the next page starts is put on that page too"),
+    Mutant("locate-single", LC, "once = np.flatnonzero(counts == 1)", "once = np.flatnonzero(counts >= 1)",
+           "every found text is an exact page (repeats lost)"),
+    Mutant("locate-cap", LC, "capped = rank_in_item < MAX_CANDIDATES", "capped = rank_in_item <= MAX_CANDIDATES",
+           "one occurrence more than MAX_CANDIDATES kept"),
+    Mutant("locate-doc-start", LC, "keep = starts >= doc_off[np.maximum(owner, 0)]", "keep = starts > doc_off[np.maximum(owner, 0)]",
+           "a text at the very start of a document is never found there"),
+    Mutant("audit-chunk", AU, "where = locate_items(texts[lo:lo + CHUNK], index, min_chars=min_chars, docs=docs[lo:lo + CHUNK])",
+           "where = locate_items(texts[lo:lo + CHUNK], index, min_chars=min_chars, docs=docs[lo + 1:lo + CHUNK + 1])",
+           "the audit's runs of items take the next items' documents"),
+    Mutant("failures-first-document", FA, "elif top_docs[0] not in docs:", "elif top_docs[-1] not in docs:",
+           "other_document_first looks at the last item"),
+    Mutant("golden-pages-by-question", GO, "out.setdefault(q, []).append((d, int(p)))",
+           "out.setdefault(q, []).append((d, int(p) - 1))", "gold pages by question read 0-based"),
     # -- logs -------------------------------------------------------------------------------------------------------
     Mutant("logs-langchain-query", LG, '"question": ("question", "query", "input")', '"question": ("question", "input")',
            "LangChain preset drops `query` as a question path"),
@@ -143,11 +179,11 @@ MUTANTS = [
     Mutant("experiment-no-answer-top", EX, 'top = self.run[self.run["rank"] == 1].set_index("question_id")',
            'top = self.run[self.run["rank"] == 2].set_index("question_id")', "no_answer shows the 2nd item as top"),
     # -- golden review ----------------------------------------------------------------------------------------------
-    Mutant("review-near-duplicate", RV, "if sim >= threshold:", "if sim > threshold:",
+    Mutant("review-near-duplicate", FL, "if sim >= threshold:", "if sim > threshold:",
            "near-duplicate threshold >= -> >"),
     Mutant("review-span-end", RV, "return index[j], index[j + len(target) - 1] + 1",
            "return index[j], index[j + len(target) - 1]", "folded answer span loses its last character"),
-    Mutant("review-name-length", RV, "if not name or len(name.strip()) < 4:", "if not name or len(name.strip()) < 5:",
+    Mutant("review-name-length", FL, "if not name or len(name.strip()) < 4:", "if not name or len(name.strip()) < 5:",
            "4-character document names no longer flag a question"),
     Mutant("review-safe-page", TPL, "<mark>{{ text }}</mark>", "<mark>{{ text|safe }}</mark>",
            "|safe on the highlighted page text"),
