@@ -172,10 +172,9 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
     n = int(min_chars)
     # the distinct (text, document) pairs: each is searched once
     is_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
-    text_code, distinct = pd.factorize(pd.Series(texts, dtype=object).where(is_text, None), use_na_sentinel=True)
+    text_code, _ = pd.factorize(pd.Series(texts, dtype=object).where(is_text, None), use_na_sentinel=True)
     if docs is None:
         pair = text_code.astype(np.int64)
-        doc_of_pair = None
     else:
         doc_code, doc_names = pd.factorize(pd.Series(docs, dtype=object), use_na_sentinel=True)
         pair = text_code.astype(np.int64) * (len(doc_names) + 1) + (doc_code.astype(np.int64) + 1)
