@@ -176,6 +176,8 @@ def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
         pd.testing.assert_frame_equal(b.per_question, a.per_question, check_exact=True)
         assert b.to_dict() == a.to_dict()
     pd.testing.assert_frame_equal(on_dask.failures, local.failures)
+    assert "satisfies_kept" in local.judged["overlap"].columns  # the furniture-kept ruler from the same pass, both ways
+    assert on_dask.raw_overlap()[1].to_dict() == local.raw_overlap()[1].to_dict()
     assert on_dask.missing_questions == local.missing_questions and len(local.missing_questions) == 3
     assert on_dask.unknown_questions == local.unknown_questions == ["zz"]
     with pytest.raises(ValueError, match="'engine' parameter of evaluate_log"):
