@@ -20,12 +20,16 @@ time ratio is printed. Times are wall seconds of one call, the threshold 0.7.
 from __future__ import annotations
 
 import argparse
+import sys
 import random
-import re
 import time
 
+from pathlib import Path
+
 from rag_metrics.golden.flags import _trigrams, near_duplicates
-from rag_metrics.io.corpus import load_corpus
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from question_maker import realistic_questions  # noqa: E402 - the generator the tests use
 
 
 def all_pairs(questions, threshold):
@@ -45,37 +49,7 @@ def numbered(n: int, seed: int = 0) -> list[str]:
 
 
 def written(n: int, seed: int = 0) -> list[str]:
-    rng = random.Random(seed)
-    pages = load_corpus(sample=True).pages
-    pages = list(zip(pages["text"], pages["language"]))
-    english = ["What does the policy say about {}?", "How do I {}?", "When is {} required?", "Who decides on {}?",
-               "Is {} allowed?", "What happens to {}?"]
-    japanese = ["{}について教えてください", "{}とは何ですか", "{}はいつ必要ですか"]
-    out: list[str] = []
-    for _ in range(n):
-        if out and rng.random() < 0.125:
-            q = rng.choice(out)
-            edit = rng.randrange(3)
-            if edit == 0:
-                words = q.split()
-                q = " ".join(w for i, w in enumerate(words) if i != rng.randrange(len(words))) or q
-            elif edit == 1:
-                q = q.upper() if rng.random() < 0.5 else q.rstrip("?？") + " ?"
-            else:
-                i = rng.randrange(len(q))
-                q = q[:i] + rng.choice("aeiouの") + q[i + 1:]
-            out.append(q)
-            continue
-        text, language = rng.choice(pages)
-        if language == "ja":
-            chars = re.sub(r"[\s#\[\]]+", "", text)
-            start = rng.randrange(max(1, len(chars) - 16))
-            out.append(rng.choice(japanese).format(chars[start:start + rng.randint(4, 16)]))
-        else:
-            words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
-            start = rng.randrange(max(1, len(words) - 9))
-            out.append(rng.choice(english).format(" ".join(words[start:start + rng.randint(2, 9)]).lower()))
-    return out
+    return realistic_questions(n, seed)
 
 
 def small_vocabulary(n: int, seed: int = 0) -> list[str]:

@@ -4,8 +4,6 @@ question lists, at thresholds where the float arithmetic of the filters is at it
 from __future__ import annotations
 
 import math
-import random
-import re
 
 import pytest
 from hypothesis import assume, example, given, settings
@@ -13,7 +11,7 @@ from hypothesis import strategies as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.golden.flags import _trigrams, near_duplicates
-from rag_metrics.io.corpus import load_corpus
+from question_maker import realistic_questions
 
 
 def _all_similarities(questions) -> list[tuple[int, int, float]]:
@@ -109,44 +107,8 @@ def test_the_threshold_is_checked():
             near_duplicates(["a", "b"], bad)
 
 
-def _realistic_questions(n: int, seed: int) -> list[str]:
-    """Questions as a generator writes them from the sample corpus's pages: a phrase of the page in a question
-    template (English, or Japanese characters), and one in eight an edited copy of an earlier question."""
-    rng = random.Random(seed)
-    pages = load_corpus(sample=True).pages
-    pages = list(zip(pages["text"], pages["language"]))
-    english = ["What does the policy say about {}?", "How do I {}?", "When is {} required?", "Who decides on {}?",
-               "Is {} allowed?", "What happens to {}?"]
-    japanese = ["{}について教えてください", "{}とは何ですか", "{}はいつ必要ですか"]
-    out: list[str] = []
-    for _ in range(n):
-        if out and rng.random() < 0.125:
-            q = rng.choice(out)
-            edit = rng.randrange(3)
-            if edit == 0:
-                words = q.split()
-                q = " ".join(w for i, w in enumerate(words) if i != rng.randrange(len(words))) or q
-            elif edit == 1:
-                q = q.upper() if rng.random() < 0.5 else q.rstrip("?？") + " ?"
-            else:
-                i = rng.randrange(len(q))
-                q = q[:i] + rng.choice("aeiouの") + q[i + 1:]
-            out.append(q)
-            continue
-        text, language = rng.choice(pages)
-        if language == "ja":
-            chars = re.sub(r"[\s#\[\]]+", "", text)
-            start = rng.randrange(max(1, len(chars) - 16))
-            out.append(rng.choice(japanese).format(chars[start:start + rng.randint(4, 16)]))
-        else:
-            words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
-            start = rng.randrange(max(1, len(words) - 9))
-            out.append(rng.choice(english).format(" ".join(words[start:start + rng.randint(2, 9)]).lower()))
-    return out
-
-
 def test_a_few_thousand_realistic_questions_give_the_pairs_of_the_definition():
-    qs = _realistic_questions(2000, seed=7)
+    qs = realistic_questions(2000, seed=7)
     every = _all_similarities(qs)  # computed once for the three thresholds
     for threshold in (0.7, 0.5, 1 / 3):
         got = near_duplicates(qs, threshold)
