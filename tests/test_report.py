@@ -217,3 +217,25 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
     assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" in page  # in the banner
     assert "lesson's main point does not show" in page
     assert "silent when false" not in page
+
+
+def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_path, capfd):
+    """What the kernel process writes about itself (ipykernel's shutdown tracebacks on a busy machine) does not
+    reach this process's stderr after a notebook that ran; when the kernel dies, it is shown with the notebook's name."""
+    from rag_metrics.report.runner import execute_notebook
+
+    noisy = small_notebook(tmp_path / "noisy.ipynb", "import atexit, os\n"
+                           "atexit.register(lambda: os.write(2, b'Traceback (most recent call last): at exit\\n'))\n"
+                           "print(k)")
+    execute_notebook(noisy, tmp_path / "noisy.out.ipynb")
+    executed = nbformat.read(str(tmp_path / "noisy.out.ipynb"), as_version=4)
+    assert executed.cells[-1].outputs[0]["text"] == "3\n"
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+    dying = small_notebook(tmp_path / "dying.ipynb", "import os, sys\n"
+                           "print('last words', file=sys.__stderr__, flush=True)\nos._exit(3)")
+    with pytest.raises(RuntimeError, match="Kernel died"):
+        execute_notebook(dying, tmp_path / "dying.out.ipynb")
+    _, err = capfd.readouterr()
+    assert "dying.ipynb: the kernel wrote:\nlast words\n" in err

@@ -190,6 +190,31 @@ def _publish(staging: Path, folder: Path, stamp: str) -> Path:
             suffix += 1
 
 
+def _kernel_manager_writing_to(log):
+    """nbclient's kernel manager with the kernel process's own stdout and stderr sent to ``log`` (an open file).
+
+    A kernel writes there only about itself -- cell output reaches the notebook through its messages -- and
+    ipykernel logs harmless tracebacks there when it is shut down while flushing (``ZMQError: Socket operation
+    on non-socket``, seen on busy machines). Inherited, they would land on the command's stderr after a report
+    that succeeded; kept in ``log``, they are shown only when the kernel fails (:func:`execute_notebook`).
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class _KernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            kw.setdefault("stdout", log)
+            kw.setdefault("stderr", log)
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return _KernelManager
+
+
+def _tail(log, lines: int = 40) -> str:
+    log.flush()
+    log.seek(0)
+    return "".join(log.read().decode("utf-8", "replace").splitlines(keepends=True)[-lines:])
+
+
 def execute_notebook(path, output, parameters: dict | None = None, *, progress=False, attempts: int = 3):
     """Run a notebook through papermill in its own folder with a ``python3`` kernel, quietly.
 
@@ -198,20 +223,35 @@ def execute_notebook(path, output, parameters: dict | None = None, *, progress=F
     working directory of this process. (papermill's own ``cwd=`` moves the whole process's working directory:
     two notebooks run from two threads would move each other's relative paths.)
 
+    The kernel process's own output (not the cells': they are in the notebook) goes to a temporary file; it is
+    written to this process's stderr only when the run fails in a way the notebook does not show (a kernel that
+    dies, a timeout), and dropped otherwise.
+
     A kernel that dies while starting (it happens when several start at once) is started again, up
     to ``attempts`` times; an error in a cell is raised at once (``PapermillExecutionError``).
     """
+    import sys
+
     import papermill
+    from papermill.exceptions import PapermillExecutionError
 
     path, output = Path(path).resolve(), Path(output).resolve()
     for attempt in range(1, attempts + 1):
-        try:
-            return papermill.execute_notebook(str(path), str(output), parameters=parameters or {},
-                                              kernel_name="python3", progress_bar=progress,
-                                              resources={"metadata": {"path": str(path.parent)}},
-                                              extra_arguments=["--IPKernelApp.log_level=ERROR"])  # no kernel chatter
-        except RuntimeError as e:
-            if "before replying to kernel_info" not in str(e) or attempt == attempts:
+        with tempfile.TemporaryFile() as log:
+            try:
+                return papermill.execute_notebook(str(path), str(output), parameters=parameters or {},
+                                                  kernel_name="python3", progress_bar=progress,
+                                                  resources={"metadata": {"path": str(path.parent)}},
+                                                  kernel_manager_class=_kernel_manager_writing_to(log),
+                                                  extra_arguments=["--IPKernelApp.log_level=ERROR"])
+            except PapermillExecutionError:
+                raise
+            except Exception as e:
+                if isinstance(e, RuntimeError) and "before replying to kernel_info" in str(e) and attempt < attempts:
+                    continue
+                told = _tail(log)
+                if told:
+                    print(f"{path.name}: the kernel wrote:\n{told}", file=sys.stderr, end="" if told.endswith("\n") else "\n")
                 raise
 
 
