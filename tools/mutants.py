@@ -221,6 +221,11 @@ MUTANTS = [
            'target = folder / (stamp if suffix == 0 else f"{stamp}-{suffix}")', "first report published as stamp-1"),
     Mutant("report-failed-cleanup", RR, "    except BaseException:\n        shutil.rmtree(staging, ignore_errors=True)",
            "    except BaseException:\n        pass", "a failed build leaves its staging folder"),
+    Mutant("report-kernel-stderr", RR, '            kw.setdefault("stderr", log)\n', "",
+           "the kernel's own stderr inherited: shutdown tracebacks on the command's stderr",
+           tests=("tests/test_report.py",)),
+    Mutant("report-kernel-log-shown", RR, "                if told:\n", "                if not told:\n",
+           "what a dying kernel wrote is not shown", tests=("tests/test_report.py",)),
     # -- retriever runner ---------------------------------------------------------------------------------------------
     Mutant("retriever-retries", RT, "if attempt > retries:", "if attempt >= retries:", "one retry short"),
     Mutant("retriever-timeout", RT, "    thread.join(timeout)", "    thread.join()", "--timeout ignored (waits forever)"),
