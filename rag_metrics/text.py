@@ -58,8 +58,8 @@ def normalize(text: str) -> str:
     '翌月5日に 振り込み'
     """
     if text.isascii() and not text.encode("ascii").translate(None, _PRINTABLE) and "  " not in text \
-            and "[p." not in text and text[:1] != " " and text[-1:] != " ":
-        return text  # already normal: printable ASCII is NFKC, and its only whitespace is single inner spaces
+            and "[p." not in text:
+        return text.strip(" ")  # printable ASCII is NFKC, and its only whitespace is single spaces
     text = unicodedata.normalize("NFKC", text)
     if "[p." in text:
         text = PAGE_MARKER.sub(" ", text)
