@@ -134,6 +134,13 @@ def _minimizers(values: np.ndarray, valid: np.ndarray, w: int) -> np.ndarray:
     return np.flatnonzero(valid & (x == high))
 
 
+def _owners(offsets: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The text of each of the ascending global ``positions`` (``offsets[t] <= position < offsets[t + 1]``): a search
+    of the few offsets in the many positions, not of each position in the offsets."""
+    counts = np.diff(np.searchsorted(positions, offsets, side="left"))
+    return np.repeat(np.arange(offsets.shape[0] - 1, dtype=np.int64), counts)
+
+
 def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
     """Positions in ``[lo, hi)`` where an ``m``-fragment would run past the end of its text (texts wholly inside
     ``[lo, hi)``)."""
@@ -333,7 +340,7 @@ class PageIndex:
                 raise InputError("the pages hold 2**32 characters or more: too many for one page index.")
             m, w = _plan(n)
             pos, h = _minimizers_of(self._codes, self._offsets, m, w)
-            row = np.searchsorted(self._offsets, pos, side="right") - 1
+            row = _owners(self._offsets, pos)
             self._tables[n] = np.sort((_key32(self.code_of_row[row], h) << np.uint64(32)) | pos.astype(np.uint64))
         return self._tables[n]
 
@@ -480,7 +487,7 @@ class PageIndex:
         item_off = np.zeros(used.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=item_off[1:])
         q_pos, q_hash = _minimizers_of(codes, item_off, m, w)
-        q_text = np.searchsorted(item_off, q_pos, side="right") - 1
+        q_text = _owners(item_off, q_pos)
         # each text is looked up in each document it is paired with, only between the first and the last character
         # of its pages there (the table is ordered by key, then position)
         n_docs = max(len(self.docs), 1)
@@ -533,13 +540,12 @@ class PageIndex:
             c_key = q_text[g] * n_rows + (np.searchsorted(off, cj, side="right") - 1)
             slot = np.minimum(np.searchsorted(uniq_keys, c_key), uniq_keys.shape[0] - 1)
             keep = uniq_keys[slot] == c_key
-            parts.append((slot[keep], q_pos[g[keep]], cj[keep]))
+            parts.append((slot[keep], q_pos[g[keep]], cj[keep], q_text[g[keep]]))
             begin = stop
-        cp, ci, cj = (np.concatenate(x) for x in zip(*parts))
+        cp, ci, cj, owner = (np.concatenate(x) for x in zip(*parts))
         if not cp.shape[0]:
             return answer()
         key_row = uniq_keys % n_rows
-        owner = np.searchsorted(item_off, ci, side="right") - 1
         lo, hi = item_off[owner], item_off[owner + 1]
         done = np.zeros(uniq_keys.shape[0], dtype=bool)
         done_kept = np.zeros(uniq_keys.shape[0], dtype=bool)
