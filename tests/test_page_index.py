@@ -208,6 +208,122 @@ def test_long_texts_through_every_block_and_round(monkeypatch):
     assert 5 <= sum(bool(e) for e in expected) <= 35  # neither case is vacuous
 
 
+@SHARED_FIXTURE
+@given(DOCS, st.data(), st.integers(1, 7), st.integers(0, 2), st.booleans())
+def test_excerpts_of_pages_are_judged_as_the_definition_says(small_blocks, entries, data, f, window, rule):
+    """Items cut from a page (the common case, judged against other pages through the source page's minimizers that
+    another page shares: PageIndex.excerpts), some changed by a character, some paired with their own page: both
+    answers equal the definition."""
+    pages = _pages(entries)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
+    keys = list(normalized)
+    items = []
+    for _ in range(data.draw(st.integers(1, 8))):
+        d, p = data.draw(st.sampled_from(keys))
+        page = normalized[d, p]
+        a = data.draw(st.integers(0, len(page)))
+        text = page[a:data.draw(st.integers(a, len(page)))]
+        if text and data.draw(st.booleans()):
+            i = data.draw(st.integers(0, len(text) - 1))
+            text = text[:i] + data.draw(st.sampled_from("a経5")) + text[i + 1:]
+        items.append((d, text, data.draw(st.integers(1, 5))))
+    judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
+    gold = {f"q{i}": [(doc, page)] for i, (doc, _, page) in enumerate(items)}
+    frame = pd.DataFrame({"question_id": list(gold), "doc_id": [d for d, _, _ in items],
+                          "text": [t for _, t, _ in items]})
+
+    def definition(boilerplate):
+        return [frozenset(naive_overlap(normalize(t), d, gold[q], normalized, f, window, boilerplate=boilerplate))
+                for q, d, t in zip(frame["question_id"], frame["doc_id"], frame["text"])]
+
+    ruled, kept = judge.satisfy(frame, gold, PageIndex(pages), kept=True)
+    assert ruled == definition(rule)
+    assert kept == definition(False)
+
+
+def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(monkeypatch):
+    """Realistic pages (a small vocabulary: many fragments recur across pages, a running footer) and items cut from
+    one page: most are found as excerpts; a sentence planted on two pages is found through the source page's
+    shared minimizers alone; and the judge equals the definition with and without boilerplate."""
+    monkeypatch.setattr(judges_module, "BATCH", 900)
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(30)] + ["policy", "claims", "経費", "精算"]
+    planted = "the travel allowance is paid within thirty days"
+    pages = []
+    for doc in ("alpha", "beta"):
+        for p in range(1, 9):
+            body = " ".join(rng.choice(words) for _ in range(50))
+            if (doc, p) in (("alpha", 2), ("alpha", 6)):
+                body = f"{body} {planted} {body[:40]}"
+            pages.append({"doc_id": doc, "page": p, "text": f"{body}\n{doc.title()} Handbook page {p} of 8"})
+    frame = pd.DataFrame(pages)
+    normalized = {(d, p): normalize(t) for d, p, t in zip(frame["doc_id"], frame["page"], frame["text"])}
+    items, gold = [], {}
+    for i in range(60):
+        doc, p = rng.choice(("alpha", "beta")), rng.randrange(1, 9)
+        t = normalized[doc, p]
+        start = rng.randrange(0, len(t) - 60)
+        items.append({"question_id": f"q{i}", "doc_id": doc, "text": t[start:start + rng.randrange(30, 250)]})
+        gold[f"q{i}"] = [(doc, rng.randrange(1, 9))]
+    at = normalized["alpha", 2].index(planted)
+    items.append({"question_id": "planted", "doc_id": "alpha", "text": normalized["alpha", 2][at - 30:at + 60]})
+    gold["planted"] = [("alpha", 6)]  # shares the planted sentence only
+    items = pd.DataFrame(items)
+    index = PageIndex(frame)
+    judge = OverlapJudge(window=0)
+    found = []
+    real = PageIndex.excerpts
+
+    def spy(self, *args):
+        out = real(self, *args)
+        found.append(out)
+        return out
+
+    monkeypatch.setattr(PageIndex, "excerpts", spy)
+    ruled, kept = judge.satisfy(items, gold, index, kept=True)
+    n, fold = 24, (lambda s: re.sub("[0-9]", "0", s))  # the definition, with its sets made once per page
+    grams = {key: {t[i:i + n] for i in range(len(t) - n + 1)} for key, t in normalized.items()}
+    furniture, body = {}, {}
+    for doc in ("alpha", "beta"):
+        folded = [{fold(g) for g in grams[doc, p]} for p in range(1, 9)]
+        furniture[doc] = {g for g in set().union(*folded) if sum(g in f for f in folded) >= 5}  # > half of 8
+    for (doc, p), t in normalized.items():
+        dirty = [False] * len(t)
+        for i in range(len(t) - n + 1):
+            if fold(t[i:i + n]) in furniture[doc]:
+                dirty[i:i + n] = [True] * n
+        body[doc, p] = {t[i:i + n] for i in range(len(t) - n + 1) if not any(dirty[i:i + n])}
+    expected, raw = [], []
+    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
+        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
+        expected.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and mine & body[gd, gp]))
+        raw.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and mine & grams[gd, gp]))
+    assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
+    assert (ruled, kept) == (expected, raw)
+    assert ruled[-1] == {("alpha", 6)}
+    sources = np.concatenate([source for source, _ in found])
+    assert (sources >= 0).mean() > 0.8  # most open pairs are excerpts judged through the shared minimizers
+    given = sum(g[0].shape[0] for _, g in found)
+    assert 0 < given < sum(len(normalize(t)) for t in items["text"]) * 2 / 11  # fewer than the texts' own minimizers
+    assert 3 <= sum(bool(e) for e in expected) <= 55
+    # the contract, text by text: the source page, and every one of its cross minimizers inside the excerpt
+    codes, offsets = normalize_codes(items["text"])
+    m = index_module._plan(24)[0]
+    cross_pos, cross_hash = index._cross(24)
+    other = {"alpha": index.row["alpha", 1], "beta": index.row["beta", 1]}
+    near_end = 0
+    for i, (d, t) in enumerate(zip(items["doc_id"], items["text"])):
+        source, (g_text, g_offset, g_hash) = real(index, (codes, offsets), [i], [other[d]], 24)
+        t = normalize(t)
+        x = next(r for r, (dd, _) in enumerate(index.keys) if dd == d and t in index.norm[r])
+        assert source.tolist() == [x]
+        a = int(index._offsets[x]) + index.norm[x].index(t)
+        inside = (cross_pos >= a) & (cross_pos <= a + len(t) - m)
+        assert g_offset.tolist() == (cross_pos[inside] - a).tolist() and g_hash.tolist() == cross_hash[inside].tolist()
+        near_end += int(((cross_pos > a + len(t) - 24) & inside).sum())
+    assert near_end  # some lie in the last characters, where a fragment's minimizer may be
+
+
 def test_hashes_of_many_texts_equal_the_single_text_hash():
     codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab", "経費0精算12"])
     text = decode(codes, np.array([0, offsets[-1]]))[0]

@@ -4,8 +4,9 @@
 ``(text, page)`` pairs at once, whether the two share a fragment of ``n`` characters that is not boilerplate
 (:meth:`PageIndex.shares`): the core of the overlap judge, of locating logged text on the pages and of the page
 audit. Built once per corpus, it serves every judge and every log of a report: the pages' minimizer table
-(:meth:`PageIndex.shares` says what minimizers are) and each boilerplate rule's mask are computed on first use
-and kept.
+(:meth:`PageIndex.shares` says what minimizers are), the minimizers two pages share (:meth:`PageIndex.excerpts`:
+a text cut from one page is judged against the others through those alone) and each boilerplate rule's mask are
+computed on first use and kept.
 
 Boilerplate
 -----------
@@ -264,6 +265,7 @@ class PageIndex:
         self._folded: Concat | None = None
         self._sorted: dict = {}
         self._tables: dict = {}
+        self._cross_minimizers: dict = {}
         self._bp: dict = {}
         self._grams: dict = {}
         self._row_lookup = None
@@ -343,6 +345,116 @@ class PageIndex:
             row = _owners(self._offsets, pos)
             self._tables[n] = np.sort((_key32(self.code_of_row[row], h) << np.uint64(32)) | pos.astype(np.uint64))
         return self._tables[n]
+
+    def _cross(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(positions, hashes)``, by position, of the pages' minimizers (:meth:`_table`) whose key a minimizer on
+        another page row has too: the only places where a page can share an ``n``-fragment with another page
+        (:meth:`excerpts`). A key shared by chance (two documents, a hash collision) only adds minimizers."""
+        if n not in self._cross_minimizers:
+            table = self._table(n)
+            if not table.shape[0]:
+                self._cross_minimizers[n] = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32))
+                return self._cross_minimizers[n]
+            key = table >> np.uint64(32)
+            first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+            size = np.diff(np.r_[first, key.shape[0]])
+            many = np.flatnonzero(size > 1)  # a key held once is on one row
+            entries = _ranges(first[many], first[many] + size[many])
+            pos = (table[entries] & _LOW).astype(np.int64)
+            row = np.searchsorted(self._offsets, pos, side="right") - 1
+            starts = np.zeros(many.shape[0], dtype=np.int64)
+            np.cumsum(size[many][:-1], out=starts[1:])
+            if many.shape[0]:
+                spread = np.minimum.reduceat(row, starts) != np.maximum.reduceat(row, starts)
+                keep = np.repeat(spread, size[many])
+            else:
+                keep = np.zeros(0, dtype=bool)
+            pos, row, key = pos[keep], row[keep], key[entries[keep]]
+            order = np.argsort(pos, kind="stable")
+            pos, row, key = pos[order], row[order], key[order]
+            mix = (self.code_of_row[row].astype(np.uint64) * np.uint64(0x9E3779B1)) & _LOW
+            self._cross_minimizers[n] = (pos, ((key ^ mix) & _LOW).astype(np.uint32))  # the hash back from the key (_key32)
+        return self._cross_minimizers[n]
+
+    def excerpts(self, texts, pair_text, pair_row, n: int):
+        """Texts that are excerpts of one page, and the only minimizers through which they can share an ``n``-fragment
+        with another page. ``texts`` are ``(codes, offsets)`` of normalized texts
+        (:func:`rag_metrics.text.normalize_codes`); the pairs ``(texts[pair_text[i]], page row pair_row[i])`` are
+        those to judge.
+
+        Returns ``(source, given)``: ``source[i]`` is the page row the pair's text was found to be an excerpt of, in
+        the pair's document (-1: not found), and ``given = (text, offset, hash)`` lists, for each text found, the
+        minimizers :meth:`shares` needs to judge its pairs with *other* rows (``shares(..., given=given)``).
+
+        Why they are enough: if a text equals ``X[a:a + L]`` for a page ``X``, a fragment it shares with another page
+        ``Y`` occurs on both ``X`` and ``Y``. Such a fragment holds a window of ``w`` consecutive ``m``-fragments
+        (:func:`_plan`), the same on both pages, so both keep the same minimizer of it: a minimizer of ``X`` between
+        ``a`` and ``a + L - m`` whose key a minimizer of another row has too (:meth:`_cross`). Those, moved to the
+        text's offsets, are looked up instead of all the text's own minimizers (about 2 in 11 of its characters).
+        The excerpt is found from one minimizer of the text's opening characters that occurs once in the table, and
+        the whole text is then compared with the page on the code points. A text not found so (cut across pages,
+        changed, opening with a repeated fragment, or paired with pages of two documents) keeps ``source`` -1."""
+        pair_text = np.asarray(pair_text, dtype=np.int64)
+        pair_row = np.asarray(pair_row, dtype=np.int64)
+        source = np.full(pair_text.shape[0], -1, dtype=np.int64)
+        none = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32))
+        table = self._table(n)
+        if not pair_text.shape[0] or not table.shape[0]:
+            return source, none
+        codes, t_off = texts
+        off = self._offsets
+        m, w = _plan(n)
+        n_docs = max(len(self.docs), 1)
+        combos, combo_of_pair = np.unique(pair_text * n_docs + self.code_of_row[pair_row], return_inverse=True)
+        c_text, c_doc = combos // n_docs, combos % n_docs
+        single = np.ones(combos.shape[0], dtype=bool)  # texts paired with one document only
+        single[1:] &= c_text[1:] != c_text[:-1]
+        single[:-1] &= c_text[:-1] != c_text[1:]
+        start, length = t_off[c_text], t_off[c_text + 1] - t_off[c_text]
+        # the opening characters of each text, their minimizers, each looked up by key alone
+        head = np.where(single & (length >= n), np.minimum(length, 2 * n), 0)
+        h_off = np.zeros(combos.shape[0] + 1, dtype=np.int64)
+        np.cumsum(head, out=h_off[1:])
+        q_pos, q_hash = _minimizers_of(codes[_ranges(start, start + head)], h_off, m, w)
+        if not q_pos.shape[0]:
+            return source, none
+        q_combo = _owners(h_off, q_pos)
+        key = _key32(c_doc[q_combo], q_hash) << np.uint64(32)
+        order = np.argsort(key)  # sorted queries walk the table once
+        left, right = np.empty_like(order), np.empty_like(order)
+        left[order] = np.searchsorted(table, key[order], side="left")
+        right[order] = np.searchsorted(table, key[order] | _LOW, side="right")
+        once = np.flatnonzero(right - left == 1)  # a key with a single entry in the whole table
+        chosen = once[np.unique(q_combo[once], return_index=True)[1]]  # each text's first such
+        combo = q_combo[chosen]
+        page_pos = (table[left[chosen]] & _LOW).astype(np.int64)
+        begin = page_pos - (q_pos[chosen] - h_off[combo])  # where the text would start on the page
+        row = np.searchsorted(off, page_pos, side="right") - 1
+        fits = (self.code_of_row[row] == c_doc[combo]) & (begin >= off[row]) & (begin + length[combo] <= off[row + 1])
+        combo, begin, row = combo[fits], begin[fits], row[fits]
+        # the whole text is the page's characters from there (compared text by text: no copies)
+        page_codes = self._codes
+        spans = zip(start[combo].tolist(), begin.tolist(), length[combo].tolist())
+        if codes.dtype == page_codes.dtype:
+            same = np.fromiter((codes[s:s + k].tobytes() == page_codes[b:b + k].tobytes() for s, b, k in spans),
+                               dtype=bool, count=combo.shape[0])
+        else:
+            same = np.fromiter((np.array_equal(codes[s:s + k], page_codes[b:b + k]) for s, b, k in spans),
+                               dtype=bool, count=combo.shape[0])
+        combo, begin, row = combo[same], begin[same], row[same]
+        if not combo.shape[0]:
+            return source, none
+        located = np.full(combos.shape[0], -1, dtype=np.int64)
+        located[combo] = row
+        source[:] = located[combo_of_pair]
+        # the page's cross minimizers inside each excerpt, at the text's offsets
+        cross_pos, cross_hash = self._cross(n)
+        lo = np.searchsorted(cross_pos, begin, side="left")
+        hi = np.searchsorted(cross_pos, begin + length[combo] - m, side="right")
+        picked = _ranges(lo, hi)
+        owner = np.repeat(np.arange(combo.shape[0]), np.maximum(hi - lo, 0))
+        given = (c_text[combo][owner], cross_pos[picked] - begin[owner], cross_hash[picked])
+        return source, given
 
     def boilerplate_starts(self, n: int, rule: Boilerplate | None) -> np.ndarray:
         """Global positions, ascending, where an ``n``-fragment that is boilerplate of its document starts (every
@@ -435,7 +547,7 @@ class PageIndex:
 
     # -- the core query ----------------------------------------------------------------------------------------
     def shares(self, texts, pair_text, pair_row, n: int, rule: Boilerplate | None = DEFAULT_BOILERPLATE, *,
-               kept: bool = False):
+               kept: bool = False, given=None):
         """For each pair ``(texts[pair_text[i]], page row pair_row[i])``: do they share an ``n``-character fragment
         that is not boilerplate of the page's document? ``texts`` are normalized already: a list of strings, or
         ``(codes, offsets)`` as :func:`rag_metrics.text.normalize_codes` returns them. ``kept=True`` returns two
@@ -451,6 +563,9 @@ class PageIndex:
         code points over the ``n + w - 1`` characters around it: a run of ``n`` equal characters whose page
         fragment holds no boilerplate character confirms the pair. Hash collisions cost a
         check, never a false match.
+
+        ``given = (text, offset, hash)`` replaces the texts' minimizers by these (:meth:`excerpts`: for texts that are
+        excerpts of one page, the only minimizers through which they can share a fragment with another page).
         """
         pair_text = np.asarray(pair_text, dtype=np.int64)
         pair_row = np.asarray(pair_row, dtype=np.int64)
@@ -486,8 +601,15 @@ class PageIndex:
             lengths = np.diff(chosen_off)
         item_off = np.zeros(used.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=item_off[1:])
-        q_pos, q_hash = _minimizers_of(codes, item_off, m, w)
-        q_text = _owners(item_off, q_pos)
+        if given is None:
+            q_pos, q_hash = _minimizers_of(codes, item_off, m, w)
+            q_text = _owners(item_off, q_pos)
+        else:
+            g_text, g_offset, q_hash = given
+            q_text = local_of[g_text]
+            inside = q_text >= 0
+            q_text, q_hash = q_text[inside], q_hash[inside]
+            q_pos = item_off[q_text] + g_offset[inside]
         # each text is looked up in each document it is paired with, only between the first and the last character
         # of its pages there (the table is ordered by key, then position)
         n_docs = max(len(self.docs), 1)

@@ -202,7 +202,10 @@ class OverlapJudge(_Judge):
         """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
         a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`).
         Items are taken in runs of about :data:`BATCH` characters of text (an item's result depends on its own text
-        and gold only), so memory stays bounded however long the log. ``kept=True`` returns two lists: the gold pages
+        and gold only), so memory stays bounded however long the log. Each text's opening characters are looked at
+        first; a pair they do not settle is judged on the whole text -- through the few minimizers its source page
+        shares with other pages when the text is an excerpt of one page (:meth:`PageIndex.excerpts`), else through
+        all of the text's own. ``kept=True`` returns two lists: the gold pages
         each item satisfies, and those it satisfies with boilerplate kept (this judge with ``boilerplate=None``),
         from the same pass."""
         index = self.index(index)
@@ -273,13 +276,19 @@ class OverlapJudge(_Judge):
             open_link = np.ones(len(pairs), dtype=bool)
             open_link[link[first]] = False
             rest = np.flatnonzero(open_link[link])
+            # a text that is an excerpt of a page X is judged against the other pages through X's minimizers that
+            # another page shares (PageIndex.excerpts); the rest through all their own minimizers
+            source, given = index.excerpts((codes, offsets), text_id[rest], row[rest], n)
+            other = (source >= 0) & (source != row[rest])
             shared = first.copy()
-            if both:
-                shared_kept = first_kept.copy()
-                shared[rest], again_kept = index.shares((codes, offsets), text_id[rest], row[rest], n, rule, kept=True)
-                shared_kept[rest] |= again_kept
-            else:
-                shared[rest] = index.shares((codes, offsets), text_id[rest], row[rest], n, rule)
+            shared_kept = first_kept.copy() if both else None
+            for part, minimizers in ((rest[~other], None), (rest[other], given)):
+                if both:
+                    shared[part], again_kept = index.shares((codes, offsets), text_id[part], row[part], n, rule,
+                                                            kept=True, given=minimizers)
+                    shared_kept[part] |= again_kept
+                else:
+                    shared[part] = index.shares((codes, offsets), text_id[part], row[part], n, rule, given=minimizers)
         elif both:
             shared, shared_kept = index.shares((codes, offsets), text_id, row, n, rule, kept=True)
         else:
