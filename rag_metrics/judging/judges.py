@@ -298,11 +298,14 @@ class OverlapJudge(_Judge):
         items_of_link, docs_of_link = pairs["item"].to_numpy(), pairs["doc_id"].to_numpy()
         for hits, into in ((shared, out), (shared_kept, out_kept)) if kept else ((shared, out),):
             hit_links = np.unique(link[hits])
-            sat: dict = {}
-            for i, d, p in zip(items_of_link[hit_links], docs_of_link[hit_links], gold_page[hit_links]):
-                sat.setdefault(int(i), set()).add((d, int(p)))
-            for i, found_pages in sat.items():
-                into[i] = frozenset(found_pages)
+            if not hit_links.shape[0]:
+                continue
+            hit_links = hit_links[np.argsort(items_of_link[hit_links], kind="stable")]  # grouped by item
+            owners = items_of_link[hit_links]
+            found = list(zip(docs_of_link[hit_links].tolist(), gold_page[hit_links].tolist()))
+            bounds = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1], True]).tolist()
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                into[int(owners[a])] = frozenset(found[a:b])
         return out, out_kept
 
 
