@@ -268,6 +268,9 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
     at = normalized["alpha", 2].index(planted)
     items.append({"question_id": "planted", "doc_id": "alpha", "text": normalized["alpha", 2][at - 30:at + 60]})
     gold["planted"] = [("alpha", 6)]  # shares the planted sentence only
+    b3, b5 = normalized["beta", 3], normalized["beta", 5]  # opens like page 3, goes on like page 5: no excerpt
+    items.append({"question_id": "spliced", "doc_id": "beta", "text": b3[10:70] + " " + b5[100:160]})
+    gold["spliced"] = [("beta", 5)]
     items = pd.DataFrame(items)
     index = PageIndex(frame)
     judge = OverlapJudge(window=0)
@@ -300,7 +303,7 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
         raw.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and mine & grams[gd, gp]))
     assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
     assert (ruled, kept) == (expected, raw)
-    assert ruled[-1] == {("alpha", 6)}
+    assert ruled[-2] == {("alpha", 6)} and ruled[-1] == {("beta", 5)}
     sources = np.concatenate([source for source, _ in found])
     assert (sources >= 0).mean() > 0.8  # most open pairs are excerpts judged through the shared minimizers
     given = sum(g[0].shape[0] for _, g in found)
@@ -314,6 +317,9 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
     near_end = 0
     for i, (d, t) in enumerate(zip(items["doc_id"], items["text"])):
         source, (g_text, g_offset, g_hash) = real(index, (codes, offsets), [i], [other[d]], 24)
+        if i == len(items) - 1:
+            assert source.tolist() == [-1]  # the spliced text is no page's excerpt
+            continue
         t = normalize(t)
         x = next(r for r, (dd, _) in enumerate(index.keys) if dd == d and t in index.norm[r])
         assert source.tolist() == [x]
