@@ -221,13 +221,17 @@ def _key32(doc_codes: np.ndarray, h32: np.ndarray) -> np.ndarray:
     return (h32.astype(np.uint64) ^ mix) & _LOW
 
 
-def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False) -> np.ndarray:
-    """The hash of the ``n``-fragment at each position, summed directly (for a few positions)."""
+def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False,
+                   step: int = 1 << 16) -> np.ndarray:
+    """The hash of the ``n``-fragment at each position, summed directly (for a few positions): the fragments taken
+    as rows of a ``(positions, n)`` array, ``step`` positions at a time."""
     up, _ = _powers(n + 1)
     out = np.zeros(positions.shape[0], dtype=np.uint64)
-    for k in range(n):
-        c = codes[positions + k]
-        out += (fold_digits(c) if folded else c).astype(np.uint64) * up[k]
+    windows = np.lib.stride_tricks.sliding_window_view(codes, n) if codes.shape[0] >= n else None
+    for lo in range(0, positions.shape[0], step):
+        rows = windows[positions[lo:lo + step]]
+        out[lo:lo + step] = ((fold_digits(rows) if folded else rows).astype(np.uint64) * up[:n]).sum(axis=1,
+                                                                                                      dtype=np.uint64)
     return out
 
 
