@@ -137,10 +137,15 @@ def test_overlap_judge_equals_the_definition_across_documents(small_blocks, entr
        st.integers(1, 7), st.integers(0, 2), st.booleans())
 def test_one_pass_gives_the_furniture_kept_answer_too(small_blocks, entries, items, f, window, rule):
     """``kept=True``: the second answer is the judge with boilerplate kept, the first the judge as configured."""
-    pages = _pages(entries)
+    gold = {f"q{i}": [(doc, page), ("y", 1)] for i, (doc, _, page) in enumerate(items)}
+    _both_answers_are_the_definition(_pages(entries), items, gold, f, window, rule)
+
+
+def _both_answers_are_the_definition(pages, items, gold, f, window, rule):
+    """``satisfy(kept=True)`` over ``items`` (doc, text, _) with ``gold`` per question ``q0, q1, ...``: the first
+    answer is the definition with the judge's rule, the second with boilerplate kept."""
     normalized = {(d, p): normalize(t) for d, p, t in zip(pages["doc_id"], pages["page"], pages["text"])}
     judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
-    gold = {f"q{i}": [(doc, page), ("y", 1)] for i, (doc, _, page) in enumerate(items)}
     frame = pd.DataFrame({"question_id": list(gold), "doc_id": [d for d, _, _ in items],
                           "text": [t for _, t, _ in items]})
 
@@ -227,18 +232,8 @@ def test_excerpts_of_pages_are_judged_as_the_definition_says(small_blocks, entri
             i = data.draw(st.integers(0, len(text) - 1))
             text = text[:i] + data.draw(st.sampled_from("a経5")) + text[i + 1:]
         items.append((d, text, data.draw(st.integers(1, 5))))
-    judge = OverlapJudge(min_chars=f, window=window, **({} if rule else {"boilerplate": None}))
     gold = {f"q{i}": [(doc, page)] for i, (doc, _, page) in enumerate(items)}
-    frame = pd.DataFrame({"question_id": list(gold), "doc_id": [d for d, _, _ in items],
-                          "text": [t for _, t, _ in items]})
-
-    def definition(boilerplate):
-        return [frozenset(naive_overlap(normalize(t), d, gold[q], normalized, f, window, boilerplate=boilerplate))
-                for q, d, t in zip(frame["question_id"], frame["doc_id"], frame["text"])]
-
-    ruled, kept = judge.satisfy(frame, gold, PageIndex(pages), kept=True)
-    assert ruled == definition(rule)
-    assert kept == definition(False)
+    _both_answers_are_the_definition(pages, items, gold, f, window, rule)
 
 
 def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(monkeypatch):
