@@ -158,6 +158,32 @@ def _both_answers_are_the_definition(pages, items, gold, f, window, rule):
     assert kept == definition(False)
 
 
+def _by_the_definition(normalized, items, gold, window, n=24):
+    """The overlap judge's definition written plainly, with its sets made once per page (for realistic lengths):
+    boilerplate is a fragment (digits folded) on more than half of its document's pages; returns the gold pages each
+    item satisfies with boilerplate left out and kept, and the boilerplate per document."""
+    fold = lambda s: re.sub("[0-9]", "0", s)  # noqa: E731
+    grams = {key: {t[i:i + n] for i in range(len(t) - n + 1)} for key, t in normalized.items()}
+    furniture = {}
+    for doc in {d for d, _ in normalized}:
+        folded = [{fold(g) for g in grams[key]} for key in normalized if key[0] == doc]
+        furniture[doc] = {g for g in set().union(*folded) if sum(g in f for f in folded) > len(folded) / 2}
+    body = {}
+    for (doc, p), t in normalized.items():
+        dirty = [False] * len(t)
+        for i in range(len(t) - n + 1):
+            if fold(t[i:i + n]) in furniture[doc]:
+                dirty[i:i + n] = [True] * n
+        body[doc, p] = {t[i:i + n] for i in range(len(t) - n + 1) if not any(dirty[i:i + n])}
+    expected, raw = [], []
+    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
+        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
+        for sets, into in ((body, expected), (grams, raw)):
+            into.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and any(
+                mine & sets.get((d, x), set()) for x in range(gp - window, gp + window + 1))))
+    return expected, raw, furniture
+
+
 def test_long_texts_through_every_block_and_round(monkeypatch):
     """Realistic lengths: pages of a few hundred characters with a running footer, items cut across page breaks,
     blocks smaller than a page, items in batches; the array path equals the definition item by item."""
@@ -182,32 +208,9 @@ def test_long_texts_through_every_block_and_round(monkeypatch):
         gold[f"q{i}"] = [(doc, rng.randrange(1, 7))]
     items = pd.DataFrame(items)
     judge = OverlapJudge()
-    fold = lambda s: re.sub("[0-9]", "0", s)  # noqa: E731 -- the definition again, with sets kept per page
-    n = 24
-    grams = {key: {t[i:i + n] for i in range(len(t) - n + 1)} for key, t in normalized.items()}
-    furniture = {}
-    for doc in ("alpha", "beta"):
-        folded = [{fold(g) for g in grams[doc, p]} for p in range(1, 7)]
-        furniture[doc] = {g for g in set().union(*folded) if sum(g in f for f in folded) >= 4}  # > half of 6
-    body = {}
-    for (doc, p), t in normalized.items():
-        dirty = [False] * len(t)
-        for i in range(len(t) - n + 1):
-            if fold(t[i:i + n]) in furniture[doc]:
-                dirty[i:i + n] = [True] * n
-        body[doc, p] = {t[i:i + n] for i in range(len(t) - n + 1) if not any(dirty[i:i + n])}
-    expected = []
-    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
-        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
-        expected.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and any(
-            mine & body.get((d, x), set()) for x in range(gp - 1, gp + 2))))
+    expected, raw, furniture = _by_the_definition(normalized, items, gold, window=1)
     assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
     assert judge.satisfy(items, gold, PageIndex(frame)) == expected
-    raw = []  # boilerplate kept: any shared fragment
-    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
-        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
-        raw.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and any(
-            mine & grams.get((d, x), set()) for x in range(gp - 1, gp + 2))))
     assert judge.satisfy(items, gold, PageIndex(frame), kept=True) == (expected, raw)
     assert sum(bool(r) for r in raw) > sum(bool(e) for e in expected)  # the footer credits some
     assert 5 <= sum(bool(e) for e in expected) <= 35  # neither case is vacuous
@@ -279,23 +282,7 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
 
     monkeypatch.setattr(PageIndex, "excerpts", spy)
     ruled, kept = judge.satisfy(items, gold, index, kept=True)
-    n, fold = 24, (lambda s: re.sub("[0-9]", "0", s))  # the definition, with its sets made once per page
-    grams = {key: {t[i:i + n] for i in range(len(t) - n + 1)} for key, t in normalized.items()}
-    furniture, body = {}, {}
-    for doc in ("alpha", "beta"):
-        folded = [{fold(g) for g in grams[doc, p]} for p in range(1, 9)]
-        furniture[doc] = {g for g in set().union(*folded) if sum(g in f for f in folded) >= 5}  # > half of 8
-    for (doc, p), t in normalized.items():
-        dirty = [False] * len(t)
-        for i in range(len(t) - n + 1):
-            if fold(t[i:i + n]) in furniture[doc]:
-                dirty[i:i + n] = [True] * n
-        body[doc, p] = {t[i:i + n] for i in range(len(t) - n + 1) if not any(dirty[i:i + n])}
-    expected, raw = [], []
-    for q, d, t in zip(items["question_id"], items["doc_id"], items["text"]):
-        mine = {normalize(t)[i:i + n] for i in range(len(normalize(t)) - n + 1)}
-        expected.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and mine & body[gd, gp]))
-        raw.append(frozenset((gd, gp) for gd, gp in gold[q] if gd == d and mine & grams[gd, gp]))
+    expected, raw, furniture = _by_the_definition(normalized, items, gold, window=0)
     assert furniture["alpha"] and furniture["beta"]  # the footer is boilerplate
     assert (ruled, kept) == (expected, raw)
     assert ruled[-2] == {("alpha", 6)} and ruled[-1] == {("beta", 5)}
