@@ -424,6 +424,8 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
     if not questions:
         raise InputError("no question found; expected a golden set.", path=path)
     qdf = pd.DataFrame(questions).set_index("question_id")
+    # a missing answer stays None (object column): pandas 3 would infer its string dtype and turn None into NaN
+    qdf["answer"] = pd.Series([q["answer"] for q in questions], index=qdf.index, dtype=object)
     backlog = tuple(qdf.index[~qdf["labelled"]])
     return GoldenSet(qdf, pd.DataFrame(gold, columns=["question_id", "doc_id", "relevance", "type"]),
                      pd.DataFrame(gold_pages, columns=["question_id", "doc_id", "page"]), backlog,
