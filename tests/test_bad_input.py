@@ -330,3 +330,24 @@ def test_check_choice_names_the_parameter_or_the_place():
         check_choice("x", {"page": 1, "overlap": 2}, "judge", what="unknown")
     with pytest.raises(InputError, match="Got \\['a'\\] instead"):  # unhashable: refused, not a TypeError
         check_choice(["a"], frozenset({"a"}), "x")
+
+
+def test_a_log_that_shares_no_question_with_the_golden_set(tmp_path, capsys):
+    """Every logged question is unknown to the golden set (by ID and by text): refused before the notebook runs
+    (it used to crash in a late cell and leave a partial report)."""
+    first = json.loads(open(OK_LOG, encoding="utf-8").readline())
+    log = log_file(tmp_path, {**first, "question_id": "x-q001", "question": "A question the golden set lacks?"},
+                   {**first, "question_id": "x-q002", "question": "Another one?"})
+    line = refused(capsys, tmp_path, ["--golden", GOLDEN, "--pages", CORPUS, "--run", OK_LOG, "--run", log],
+                   r"log\.jsonl: none of the log's 2 questions is in the golden set")
+    assert "the log's first: 'x-q001', 'x-q002'" in line
+
+
+def test_a_log_sharing_one_question_is_read(tmp_path):
+    """The boundary: one shared question is enough for a report (the others are counted as unknown)."""
+    from rag_metrics.report.inputs import read_inputs
+
+    first = json.loads(open(OK_LOG, encoding="utf-8").readline())
+    log = log_file(tmp_path, first, {**first, "question_id": "x-q002", "question": "Another one?"})
+    inputs = read_inputs(golden=GOLDEN, runs=[log], pages=CORPUS)
+    assert inputs.unknown == [1] and len(inputs.logs) == 1

@@ -73,6 +73,10 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
         log = load_log(spec, preset=preset, fields=mapping, page_base=page_base, golden=golden_set, corpus=corpus)
         if not len(log.questions):
             raise InputError("the log holds no question.", path=spec.path)
+        if not log.question_map:  # matched by ID or by text: none of the logged questions is in the golden set
+            some = ", ".join(repr(str(q)) for q in list(log.unknown_questions or [])[:3])
+            raise InputError(f"none of the log's {len(log.questions)} questions is in the golden set {golden} (by "
+                             f"question_id or text; the log's first: {some}).", path=spec.path, field="question_id")
         log = prepare_log(golden_set, log, corpus)
         check_judge(judge, log, corpus)
         check_log_pages(log, corpus)
