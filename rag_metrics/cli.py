@@ -776,7 +776,7 @@ def cmd_run(args) -> int:
 
     from .io.corpus import load_corpus
     from .io.golden import load_golden
-    from .retrieval.runner import BUILTINS, builtin_search, find_resumable, load_retriever, run_retriever
+    from .retrieval.runner import BUILTINS, builtin_search, cut_notices, find_resumable, load_retriever, run_retriever
 
     golden = load_golden(args.golden)
     options = _options(args.option)
@@ -819,6 +819,8 @@ def cmd_run(args) -> int:
     else:
         resumed = f", {summary['resumed']} resumed from a partial log" if summary["resumed"] else ""
         print(f"wrote {summary['path']}: {summary['questions']} questions in {summary['wall_time_s']:.1f} s{resumed}")
+    for notice in cut_notices(summary, args.k, str(args.retriever)):
+        print(notice, file=sys.stderr if notice.startswith("warning:") else sys.stdout)
     failed = summary["failed"]
     if failed and len(failed) == summary["questions"]:
         first = _first_error(summary["path"])

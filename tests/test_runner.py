@@ -221,3 +221,58 @@ def test_lock_is_released_when_the_run_raises(golden, tmp_path):
         run_retriever(boom, golden, 2, out, settings={}, workers=1, progress=False, questions=FIRST)
     with FileLock(f"{out}.partial.lock", blocking=False):  # free again
         pass
+
+
+def test_a_longer_list_is_cut_to_k_and_said_so_and_rising_scores_are_named(tmp_path, monkeypatch, capsys):
+    """A retriever that returns more than k items: the log keeps the first k in its order, its settings record how
+    many each question returned, the terminal says so once; a retriever whose scores rise down its list (worst
+    first) is warned about by name, with the questions it did it for."""
+    module(tmp_path, "wordy", """
+        def search(question, k):
+            n = 8 if "deadline" in question else k  # only some questions get a longer list
+            scores = [0.1 * (i + 1) for i in range(n)]  # rising: lowest score first
+            if "deadline" not in question:
+                scores = scores[::-1]
+            return [{"doc_id": "expense_policy", "page": i + 1, "score": s} for i, s in enumerate(scores)]
+    """)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--retriever", "wordy:search", "--golden", GOLDEN, "--experiment", "e", "--no-progress",
+                 "-k", "5"])
+    out, err = capsys.readouterr()
+    (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
+    settings = json.loads(Path(f"{log}.settings.json").read_text(encoding="utf-8"))
+    cut = {q: n for q, n in settings["returned"].items()}
+    assert code == 0 and cut and set(cut.values()) == {8}
+    assert settings["kept"] == "the first 5 items of each list, in the retriever's order"
+    assert settings["scores_rise"] == list(cut)  # exactly the questions that got the rising, longer list
+    records = {json.loads(line)["question_id"]: json.loads(line) for line in log.read_text().splitlines()}
+    for qid, rec in records.items():
+        assert len(rec["retrieved"]) == 5
+        if qid in cut:  # the first five of the eight, in the retriever's order: its worst
+            assert [i["page"] for i in rec["retrieved"]] == [1, 2, 3, 4, 5]
+    assert out.count("got more than 5 items (up to 8)") == 1
+    assert f"{len(cut)} of {len(records)} question(s)" in out
+    assert err.count("warning: retriever 'wordy:search' lists its items lowest score first") == 1
+    assert "the first 5 kept are its worst" in err
+
+
+@pytest.mark.parametrize("scores, rises", [
+    ([0.1, 0.2, 0.3], True), ([0.1, 0.1, 0.2], True),  # never falls, last above first
+    ([0.3, 0.2, 0.1], False), ([0.2, 0.2, 0.2], False),  # best first; all equal says nothing
+    ([0.1, 0.3, 0.2], False), ([0.1], False), ([], False),  # falls once; too short to say
+    ([0.1, None, 0.3], False), ([0.1, float("nan"), 0.3], False), ([True, 2.0], False),  # a missing/odd score
+])
+def test_scores_rise_at_its_edges(scores, rises):
+    from rag_metrics.retrieval.runner import scores_rise
+
+    items = [{"doc_id": "d", "score": s} if s is not None else {"doc_id": "d"} for s in scores]
+    assert scores_rise(items) is rises
+
+
+def test_a_list_of_exactly_k_is_not_reported_as_cut(golden, tmp_path):
+    def search(question, k):
+        return [{"doc_id": "expense_policy", "page": i + 1, "score": 1.0 - i / 10} for i in range(k)]
+
+    summary = run_retriever(search, golden, 3, tmp_path / "log.jsonl", progress=False, questions=FIRST)
+    settings = json.loads(Path(f"{tmp_path / 'log.jsonl'}.settings.json").read_text(encoding="utf-8"))
+    assert "returned" not in settings and "scores_rise" not in settings and "returned" not in summary

@@ -153,20 +153,39 @@ def _json_line(record: dict) -> str:
     return line
 
 
-def _validate(items, qid, k, needs_doc: bool = False) -> list:
+def scores_rise(items: list[dict]) -> bool:
+    """Whether the scores of a retriever's list (native items) rise down the list: every item has a numeric score, they never
+    fall from one item to the next and the last is above the first -- the list is lowest score first, so its first
+    k are its worst (a list of equal scores, or one without scores, says nothing)."""
+    scores = []
+    for item in items:
+        score = item.get("score")
+        if isinstance(score, bool) or not isinstance(score, numbers.Real) or score != score:
+            return False
+        scores.append(float(score))
+    return len(scores) > 1 and scores[-1] > scores[0] and all(a <= b for a, b in zip(scores, scores[1:]))
+
+
+def _validate(items, qid, k, needs_doc: bool = False) -> tuple[list, dict]:
     """The retriever's items as plain JSON values in the native shape, read back exactly as the log reader will
-    read them. ``needs_doc``: the golden set has no gold chunk IDs, so an item with a chunk ID and no document
-    (nor text to place it by) could never be judged."""
+    read them, and what the run did to its list: ``{"returned": n}`` when it returned more than ``k`` items (the
+    first ``k`` in the retriever's order are kept), ``{"scores_rise": True}`` when its scores rise down the list
+    (:func:`scores_rise`). ``needs_doc``: the golden set has no gold chunk IDs, so an item with a chunk ID and no
+    document (nor text to place it by) could never be judged."""
     if isinstance(items, tuple):
         items = list(items)
     if not isinstance(items, list):
         raise OutputError(f"the retriever returned {type(items).__name__}, expected a list of items")
-    if len(items) > k:
-        items = items[:k]
     try:
         items = native_items(items, context="run")
     except InputError as e:
         raise OutputError(e.message) from None
+    noted = {}
+    if len(items) > k:
+        noted["returned"] = len(items)
+    if scores_rise(items):
+        noted["scores_rise"] = True
+    items = items[:k]
     items = json.loads(_json_line(items))
     try:  # a bad item fails here, naming the question
         rows, _, _ = log_records([(0, {"question_id": qid, "retrieved": items})], preset="native", context="run")
@@ -177,7 +196,7 @@ def _validate(items, qid, k, needs_doc: bool = False) -> list:
         if bad is not None:
             raise OutputError(f"retrieved item {bad['rank']} has a chunk_id ({bad['chunk_id']!r}) and no doc_id, and "
                               "the golden set has no gold chunk IDs to judge it by; return the doc_id")
-    return items
+    return items, noted
 
 
 class CallTimeout(TimeoutError):
@@ -321,9 +340,9 @@ def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, re
                 continue
             latency = (time.perf_counter() - start) * 1000
             try:
-                items = _validate(found, qid, k, needs_doc)
+                items, noted = _validate(found, qid, k, needs_doc)
                 return _json_line({"question_id": qid, "question": question, "retrieved": items,
-                                   "latency_ms": round(latency, 3), "attempts": attempt}), False
+                                   "latency_ms": round(latency, 3), "attempts": attempt, **noted}), False
             except OutputError as e:
                 return failure(qid, question, f"OutputError: {e}", attempt), True
 
@@ -352,12 +371,50 @@ def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, re
             sink.write("\n")
     final = {**run_settings, "started_at": started, "finished_at": _now(),
              "wall_time_s": round(time.perf_counter() - t0, 3), "workers": workers, "retries": retries,
-             "backoff_s": backoff, "timeout_s": timeout, "failed": failed, "resumed_questions": resumed}
+             "backoff_s": backoff, "timeout_s": timeout, "failed": failed, "resumed_questions": resumed,
+             **cut_settings(records, k)}
     atomic_write_text(Path(str(out) + ".settings.json"), json.dumps(final, indent=2, ensure_ascii=False))
     os.replace(partial, out)  # published: from here a new start finds it complete (_published)
     side.unlink(missing_ok=True)
     return RunSummary(path=str(out), questions=len(records), failed=failed, resumed=resumed,
-                      wall_time_s=final["wall_time_s"], complete=False)
+                      wall_time_s=final["wall_time_s"], complete=False,
+                      **{key: final[key] for key in ("kept", "returned", "scores_rise") if key in final})
+
+
+def cut_notices(summary: dict, k: int, retriever: str) -> list[str]:
+    """What a person running the retriever must be told once about the lists it returned (``summary``: a
+    :class:`RunSummary`): a list cut to ``k`` (the first ``k`` kept, in the retriever's order), and -- as a
+    warning naming the retriever -- scores that rise down its lists (lowest score first: the kept items are its
+    worst). Nothing when neither happened."""
+    out = []
+    returned = summary.get("returned") or {}
+    if returned:
+        most = max(returned.values())
+        out.append(f"{len(returned)} of {summary['questions']} question(s) got more than {k} items (up to {most}); "
+                   f"the log keeps the first {k} of each list in the retriever's order (recorded in its settings).")
+    rising = summary.get("scores_rise") or []
+    if rising:
+        shown = ", ".join(map(str, rising[:5])) + (" ..." if len(rising) > 5 else "")
+        out.append(f"warning: retriever {retriever!r} lists its items lowest score first for {len(rising)} of "
+                   f"{summary['questions']} question(s) ({shown}): scores rise down the list, so "
+                   + (f"the first {k} kept are its worst; return the best first."
+                      if returned else "the log's rank 1 is its lowest-scored item; return the best first."))
+    return out
+
+
+def cut_settings(records, k: int) -> dict:
+    """What the log's settings record of the lists the retriever returned: ``returned`` -- per question that got
+    more than ``k`` items, how many -- with ``kept`` saying the run kept the first ``k`` in the retriever's order;
+    ``scores_rise`` -- the questions whose scores rose down the list (:func:`scores_rise`: the kept items are the
+    retriever's worst)."""
+    returned = {r["question_id"]: int(r["returned"]) for r in records if r.get("returned")}
+    rising = [r["question_id"] for r in records if r.get("scores_rise")]
+    out = {}
+    if returned:
+        out |= {"kept": f"the first {k} items of each list, in the retriever's order", "returned": returned}
+    if rising:
+        out["scores_rise"] = rising
+    return out
 
 
 def _todo(golden, questions=None):
