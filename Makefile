@@ -2,12 +2,18 @@
 #   make report   build the HTML reports on the sample data (the main job)
 #   make test     unit tests + nbval over the committed notebooks
 # Each target creates .venv/ and installs the project from pyproject.toml with the extras it needs
-# (report: notebooks and retrievers; test: everything), once per change of pyproject.toml.
+# (report: notebooks and retrievers; test: everything), once per change of pyproject.toml. pip resolves the
+# newest versions allowed, as a new user's install does. `make test` also makes .venv-lowest: every runtime
+# dependency at the lowest version pyproject.toml allows (tools/lowest_constraints.py), plus LlamaIndex's PDF
+# reader (it requires pandas<3, so it never enters .venv); the report and the unit tests run there too.
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+LOWEST := .venv-lowest
 EXPERIMENT ?= default
+EXAMPLE := --golden data/golden.jsonl --pages data/corpus --run data/examples/bm25_c300o50.jsonl \
+  --run data/examples/bm25_c400o100.jsonl --answers data/answers.jsonl --generator gen_a
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: report test notebooks lab bench bench-report clean clean-reports
@@ -23,13 +29,23 @@ $(VENV)/.stamp-%: pyproject.toml | $(BIN)/python
 
 report: $(VENV)/.stamp-report
 	$(BIN)/rag-metrics report --experiment $(EXPERIMENT)
-	$(BIN)/rag-metrics report --experiment example --golden data/golden.jsonl --pages data/corpus \
-	  --run data/examples/bm25_c300o50.jsonl --run data/examples/bm25_c400o100.jsonl \
-	  --answers data/answers.jsonl --generator gen_a
+	$(BIN)/rag-metrics report --experiment example $(EXAMPLE)
 
-test: $(VENV)/.stamp-dev
+$(LOWEST)/.stamp: pyproject.toml tools/lowest_constraints.py
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(PYTHON) tools/lowest_constraints.py > $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/python -m pip install --quiet -c $(LOWEST)/constraints.txt -e '.[report,test,dask,llamaindex-files]'
+	touch $@
+
+test: $(VENV)/.stamp-dev $(LOWEST)/.stamp
 	$(BIN)/python -m pytest -n auto tests
 	$(BIN)/python -m pytest -n auto --dist loadfile notebooks rag_metrics/report/experiment.ipynb $(NBVAL)
+	@echo "--- the lowest versions pyproject.toml allows ($(LOWEST)): the report, then the unit tests"
+	rm -rf $(LOWEST)/reports
+	$(LOWEST)/bin/rag-metrics report --experiment default --reports-dir $(LOWEST)/reports
+	$(LOWEST)/bin/rag-metrics report --experiment example --reports-dir $(LOWEST)/reports $(EXAMPLE)
+	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python -m pytest -n auto -p no:cacheprovider tests
 
 # Re-execute the committed notebooks in place, byte-for-byte reproducibly (tools/run_notebooks.py says how).
 notebooks: $(VENV)/.stamp-report
@@ -51,7 +67,7 @@ lab: $(VENV)/.stamp-lab
 # Remove what the build and the tests leave behind: the virtual environment, caches, egg-info, notebook
 # checkpoints. Reports, run logs (runs/) and run history (history/) are kept: `make clean-reports` removes those.
 clean:
-	rm -rf $(VENV) rag_metrics.egg-info .pytest_cache .hypothesis build
+	rm -rf $(VENV) $(LOWEST) rag_metrics.egg-info .pytest_cache .hypothesis build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} + -o -name .ipynb_checkpoints -type d -prune -exec rm -rf {} +
 
 clean-reports:

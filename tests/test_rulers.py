@@ -163,8 +163,8 @@ def test_page_beyond_the_document_is_refused_before_anything_is_written(footer_r
     assert "is beyond its last page" in capsys.readouterr().err
 
 
+@pytest.mark.llamaindex_files
 def test_llamaindex_page_labels_are_never_pages(tmp_path):
-    pytest.importorskip("llama_index.readers.file")
     corpus = load_corpus(sample=True)
     labels = {doc: [(0, "/r", 1), (2, "/D", 1)] for doc in corpus.documents.index}  # i, ii, 1, 2, ...
     pdfs = corpus_pdfs(tmp_path / "pdf", labels=labels)
