@@ -28,7 +28,9 @@ def _canonical(value):
     if pd is not None and isinstance(value, pd.DataFrame):
         frame = value.reset_index(drop=not isinstance(value.index, pd.MultiIndex) and value.index.name is None)
         frame = frame.reindex(sorted(frame.columns, key=str), axis=1)
-        rows = [[_canonical(v) for v in row] for row in frame.itertuples(index=False)]
+        # a table without columns has no rows to write, whatever its length (pandas 2's itertuples yields none;
+        # pandas 3's yields one empty tuple per row: the fingerprint must not depend on which is installed)
+        rows = [[_canonical(v) for v in row] for row in frame.itertuples(index=False)] if frame.shape[1] else []
         return {"columns": [str(c) for c in frame.columns], "rows": sorted(rows, key=json.dumps)}
     if pd is not None and isinstance(value, pd.Series):
         return _canonical(value.to_frame())
@@ -86,7 +88,7 @@ def _frame_pieces(value, pd):
     frame = frame.reindex(sorted(frame.columns, key=str), axis=1)
     yield '{"columns":' + json.dumps([str(c) for c in frame.columns], **_TEXT) + ',"rows":['
     width = frame.shape[1]
-    if width:  # itertuples yields no rows at all when there are no columns
+    if width:  # a table without columns has no rows (_canonical)
         columns = [frame.iloc[:, k] for k in range(width)]
         after = [", " if k < width - 1 else "]" for k in range(width)]
         order = _order(columns, after)

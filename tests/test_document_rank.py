@@ -47,7 +47,8 @@ def reference(golden, run, doc_map, order):
         chunks = run[run["question_id"] == qid].sort_values("rank")["chunk_id"].tolist()
         docs = document_ranking(chunks, doc_map, order=order)
         out[qid] = {str(m): m.spec.reference_value(docs, labels, m.k) for m in parse_measures(MEASURES)}
-    return pd.DataFrame(out).T.astype(float)
+    # question IDs as the package's per-question tables hold them (object), on pandas 2 and 3 alike
+    return pd.DataFrame(out).T.astype(float).set_axis(pd.Index(list(out), dtype=object))
 
 
 def assert_same(ev, expected, label):

@@ -39,7 +39,7 @@ def by_hand_page_hits(path, golden, k, *, base=0, window=1):
             found |= any(doc == gd and abs(page - gp) <= window for gd, gp in gold.get(rec["question_id"], []))
         if rec["question_id"] in gold:
             hits[rec["question_id"]] = float(found)
-    return pd.Series(hits).sort_index()
+    return pd.Series(hits, index=pd.Index(list(hits), dtype=object)).sort_index()  # IDs as the package holds them
 
 
 @pytest.fixture(scope="module")

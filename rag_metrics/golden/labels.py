@@ -516,7 +516,8 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
             raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} was judged "
                              f"{'relevant' if prior_keys[qid, doc, page] else 'not relevant'} before; change the "
                              f"judgments file ({prior_path}) first.", **loc)
-        why = row.get("why") or row.get("reasons") or None
+        # the first text given: a missing cell is None, or NaN once a frame held it (pandas 3's string dtype)
+        why = next((v for v in (row.get("why"), row.get("reasons")) if isinstance(v, str) and v.strip()), None)
         new_judgments.append({"question_id": qid, "doc_id": doc, "page": page, "relevant": relevant, "by": by.strip(),
                               "at": stamp, "why": why, "source": "label audit"})
         if relevant:

@@ -279,7 +279,8 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
                 q_doc[q], q_pages[q], q_how[q], q_cand[q] = doc, pages, how, cand
     none = (None, (), "not found", ())
     rows = [none if q < 0 else (q_doc[q], q_pages[q], q_how[q], q_cand[q]) for q in query_of_text.tolist()]
-    return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"])
+    # object columns: an ambiguous doc_id stays None (pandas 3 would infer its string dtype and make it NaN)
+    return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"], dtype=object)
 
 
 def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
