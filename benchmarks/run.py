@@ -18,7 +18,7 @@ Before measuring, the package is byte-compiled (``compileall``), as an installed
 peers load their compiled files.
 
 Load: ``--busy N`` keeps N cores busy with a spinning process during the measurements (the load statement
-in README.md); ``--priority`` runs every measured process in its own scheduling group at the highest
+in docs/metrics.md); ``--priority`` runs every measured process in its own scheduling group at the highest
 priority (Linux, as root: autogroup and process nice -20), so that on a machine shared with other work
 each measured process still gets a core -- the closest to a quiet machine a busy one allows. Without it
 the numbers include whatever else the machine is doing.

@@ -472,7 +472,8 @@ def test_readme_ci_snippets_are_valid_yaml_with_valid_gate_commands():
 
     from rag_metrics.cli import _parser
 
-    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    text = "".join((root / name).read_text(encoding="utf-8") for name in ("README.md", "docs/gate.md"))
     snippets = re.findall(r"^```yaml\n(.*?)^```", text, re.S | re.M)
     assert len(snippets) == 2
     commands = []

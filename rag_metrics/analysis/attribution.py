@@ -134,7 +134,7 @@ class Attribution:
         return out
 
     def to_dict(self) -> dict:
-        """The JSON report (schema in the README): settings, headline figures, per-question records."""
+        """The JSON report (schema in docs/attribution.md): settings, headline figures, per-question records."""
         records = [{"question_id": q, **row} for q, row in self.records.iterrows()]
         return jsonable({
             "k": self.k, "rule": self.rule, "match": self.match,

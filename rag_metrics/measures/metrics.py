@@ -11,7 +11,7 @@ Every function takes
 
 and returns a ``float``, or ``None`` when the measure is undefined for the question.
 
-Shared rules (the README has them as a table):
+Shared rules (docs/metrics.md has them as a table):
 
 * An ID is *relevant* when its label is ``>= min_rel`` (default 1). Labels ``<= 0``
   (including negative ones) are judged not relevant, whatever ``min_rel`` is;

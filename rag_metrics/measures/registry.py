@@ -5,8 +5,8 @@ family: its canonical name and the spellings users type, whether a cutoff ``@k``
 allowed or forbidden, whether the value is undefined (``None``) when a question has no relevant
 gold, its per-question reference function (:mod:`rag_metrics.measures.metrics`, the readable
 definition) and its array kernel (computed for all questions at once from the judged rows, see
-:mod:`rag_metrics.measures.engine`). Parsing, the engine, the command-line help and README's
-measure table all read :data:`REGISTRY`; adding a measure is one entry here (kernel included),
+:mod:`rag_metrics.measures.engine`). Parsing, the engine, the command-line help and the
+measure table of docs/metrics.md all read :data:`REGISTRY`; adding a measure is one entry here (kernel included),
 its definition in ``metrics.py`` and its tests.
 
 Names are case-insensitive and accept the spellings of ir_measures and trec_eval:
@@ -71,7 +71,7 @@ class MeasureSpec:
     reference : the per-question definition, ``reference(ranked, gold, [k,] min_rel=..., [gain=...])``.
     kernel : ``kernel(judged, k) -> float array`` over all questions (:class:`~rag_metrics.measures.engine.Judged`);
         it may return NaN where the measure is undefined for another reason (judged@k with nothing retrieved).
-    summary : one line for the command-line help and README.
+    summary : one line for the command-line help and docs/metrics.md.
     uses_gain : the reference and kernel depend on the ``gain`` option.
     uses_rel : the value depends on the relevance level (``(rel=N)`` is accepted).
     count : an integer count (trec_eval's ``all`` line sums it).
@@ -327,7 +327,7 @@ def parse_measures(texts) -> tuple[Measure, ...]:
 
 
 def measure_table() -> str:
-    """README's measure table (a Markdown table), generated from the registry; a test keeps README in sync."""
+    """The measure table of docs/metrics.md (Markdown), generated from the registry; a test keeps the page in sync."""
     rows = ["| measure | also accepted | no relevant gold | trec_eval | ir_measures | definition |",
             "|---|---|---|---|---|---|"]
     for spec in _SPECS:
