@@ -1,0 +1,68 @@
+"""Every string parameter of every teaching notebook reaches the HTML escaped (stored XSS through papermill).
+
+A notebook shows its parameters in Markdown -- a model name inside backticks, a retriever's name in a sentence.
+Each string parameter (and each list of strings) of each notebook in ``notebooks/`` is set, one at a time, to a
+value carrying the payloads of tests/test_hostile.py plus backticks that close a Markdown code span; the notebook is
+built with ``rag-metrics report --notebook``. Either it is refused (a parameter that must name a choice: exit 2, or
+the notebook fails on it) or it builds; whatever HTML was written -- the notebook's page, the index -- holds no
+element, attribute or link the payloads would create.
+"""
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from test_hostile import PAYLOADS, html_problems
+
+from rag_metrics.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+# backticks close a code span the notebook opened; then an element Markdown passes through as raw HTML (its
+# attribute double-quoted: CommonMark's raw-HTML grammar refuses an unquoted value holding a quote), a script, a link
+HOSTILE = "model`<img src=x onerror=\"document.body.setAttribute('data-pwned',6)\">`" + PAYLOADS[0] + PAYLOADS[3]
+
+
+def string_parameters(path: Path) -> list[tuple[str, object]]:
+    """The parameters cell's string and list-of-strings parameters: ``(name, hostile value)``."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    out = []
+    for node in ast.parse("".join(cell["source"])).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, str):
+                out.append((node.targets[0].id, HOSTILE))
+            elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                out.append((node.targets[0].id, [HOSTILE]))
+    return out
+
+
+CASES = [(path.name, name, value) for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
+         for name, value in string_parameters(path)]
+
+
+def test_the_cases_reach_the_parameters_a_user_types():
+    names = {(nb, name) for nb, name, _ in CASES}
+    assert ("08_building_a_golden_set.ipynb", "llm_model") in names  # the escape of the last round
+    assert len({nb for nb, _, _ in CASES}) >= 6
+
+
+@pytest.mark.parametrize("notebook, name, value", CASES, ids=[f"{nb[:2]}-{name}" for nb, name, _ in CASES])
+def test_a_hostile_string_parameter_reaches_no_page_live(tmp_path, capsys, notebook, name, value):
+    reports = tmp_path / "reports"
+    code = main(["report", "--experiment", "hostile", "--notebook", str(ROOT / "notebooks" / notebook),
+                 "--notebooks-dir", str(ROOT / "notebooks"), "--reports-dir", str(reports),
+                 "-p", f"{name}={json.dumps(value) if isinstance(value, list) else value}", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert code in (0, 1, 2), err
+    if code == 2:  # refused before anything was written
+        assert not reports.exists() or not list(reports.rglob("*.html")), err
+    pages = list(reports.rglob("*.html"))
+    if code == 0:
+        assert any(p.name.startswith(notebook[:2]) for p in pages), pages
+    for page in pages:
+        assert html_problems(page.read_text(encoding="utf-8")) == [], (page.name, name)
