@@ -219,3 +219,39 @@ def test_property_negation(pair, claim_negative, passage_negative, before):
     claim = pair[claim_negative]
     passage = before + pair[passage_negative]
     assert JUDGE.judge(claim, _passages(passage))["supported"] is (claim_negative == passage_negative)
+
+
+# --- answers judged by meaning (offline) -------------------------------------------------------------------------
+
+from rag_metrics.judging.correctness import MeaningJudge, canonical_quantities, meaning_match  # noqa: E402
+
+
+@pytest.mark.parametrize("predicted, expected, correct, reason", [
+    ("You have two weeks.", "14 days", True, "same numbers and units"),
+    ("２週間前まで", "14日前", True, "same numbers and units"),
+    ("500,000円以上", "50万円以上", True, "same numbers and units"),
+    ("翌月10日", "翌月5日", False, "a number differs"),
+    ("13 days", "30 days", False, "a number differs"),
+    ("15,000 EUR", "1,500 EUR", False, "a number differs"),
+    ("within 30 minutes or 45 minutes", "within 30 minutes", False, "a number differs"),
+    ("no heating response, 30 minutes", "no heating response within 30 minutes", True, "same numbers and units"),
+    ("the boiler answers within 30 minutes", "heating response within 30 minutes", False,
+     "too few of the expected words"),
+    ("Not 30 days", "30 days", False, "negation differs"),
+    ("The receipt must be itemised proof of the payment.", "itemised proof of payment", True, "same words"),
+    ("Alcohol is reimbursable.", "not reimbursable", False, "negation differs"),
+    ("I don't know", "30 days", False, "no answer"),
+    ("On the 25th of each month", "5th day of the month following approval", False, "a number differs"),
+    ("It is 30 days.", "30 days", True, "contains the expected answer"),
+])
+def test_meaning_match(predicted, expected, correct, reason):
+    assert meaning_match(predicted, expected) == {"correct": correct, "reason": reason}
+
+
+def test_meaning_match_overlap_boundary_and_bad_input():
+    # 4 of the 5 expected words: 0.8
+    assert MeaningJudge(0.8)("alpha beta gamma delta", "alpha beta gamma delta epsilon")
+    assert not MeaningJudge(0.81)("alpha beta gamma delta", "alpha beta gamma delta epsilon")
+    with pytest.raises(InputError, match="expected answer"):
+        meaning_match("x", None)
+    assert canonical_quantities("3 hours") == [(180.0, "minute")]
