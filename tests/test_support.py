@@ -255,3 +255,10 @@ def test_meaning_match_overlap_boundary_and_bad_input():
     with pytest.raises(InputError, match="expected answer"):
         meaning_match("x", None)
     assert canonical_quantities("3 hours") == [(180.0, "minute")]
+
+
+def test_a_short_japanese_answer_is_found_inside_longer_words():
+    ctx = _passages("年次有給休暇は、入社から6か月後に10日付与されます。")
+    assert JUDGE.judge("10日", ctx)["supported"] is True
+    assert JUDGE.judge("12日", ctx)["supported"] is False
+    assert JUDGE.judge("翌月", ctx)["supported"] is False

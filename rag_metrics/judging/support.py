@@ -33,9 +33,11 @@ agreement with people is measured on ``data/support/claims.jsonl``
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..text import CJK
 from .claims import content_tokens, negated, quantities, quantities_agree, split_claims
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
@@ -45,6 +47,7 @@ SUPPORT_LEVELS = ("full", "partial", "none", "no claims")
 """An answer's support: every claim supported, some, none, or no claim to judge (an empty answer, a refusal)."""
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
+_CJK_TOKEN = re.compile(rf"^[{CJK}ー]+$")
 _CLAUSE = re.compile(r"[,;:、；]\s*")
 
 
@@ -123,8 +126,7 @@ class OfflineSupportJudge:
             parts = sentences(passage["text"])
             spans = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
             for span in spans:
-                span_words = set(content_tokens(span))
-                overlap = len(words & span_words) / len(words) if words else 1.0
+                overlap = _overlap(words, span) if words else 1.0
                 reason = "too few of the claim's words" if overlap < self.min_overlap else None
                 if reason is None and self.check_numbers and not quantities_agree(numbers, quantities(span)):
                     reason = "a number differs: " + _numbers(numbers) + " vs " + (_numbers(quantities(span)) or "none")
@@ -139,6 +141,14 @@ class OfflineSupportJudge:
         (_, overlap), passage, span, reason = best
         return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
                          "rank": passage["rank"], "span": span, "overlap": overlap, "reason": reason}
+
+
+def _overlap(words: set, span: str) -> float:
+    """Share of the claim's words in the span: an English word among the span's words, a Japanese bigram (or single
+    kana/kanji) inside its text."""
+    span_words = set(content_tokens(span))
+    text = unicodedata.normalize("NFKC", span).casefold()
+    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text) for w in words) / len(words)
 
 
 def _numbers(qs) -> str:
