@@ -50,14 +50,15 @@ import pandas as pd
 from ..errors import InputError, NotComparableError, check_choice
 from ..io.jsonl import iter_jsonl
 from ..judging.answers import MATCHES, answer_match
-from ..judging.correctness import MeaningJudge
+from ..judging.correctness import MeaningJudge, meaning_match
+from ..judging.claims import split_claims
 from ..judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
 from .agreement import MIN_KAPPA, cohen_kappa
 from .intervals import wilson
 from .paired import sign_test
 
 __all__ = ["DIAGNOSES", "diagnosis_of", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
-           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT"]
+           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -163,19 +164,9 @@ def _retrieval_hit(items: list, gold_pages: set, gold_docs: set) -> tuple[bool, 
     return False, level
 
 
-def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, correctness=None, context_k: int = 3,
-                     match: str = "contains", retrieval: dict | None = None) -> Diagnosis:
-    """Diagnose every answerable question of ``golden`` (module docstring).
-
-    ``answers``: one row per question: question_id, generated_answer and ``retrieved`` (items with doc_id, pages,
-    text) or ``retrieved_ids``; ``judge``: a support judge (default :class:`OfflineSupportJudge`); ``correctness``: a
-    meaning judge called ``(predicted, expected)`` -> bool, or an object with ``correct(predicted, expected,
-    question)`` -> ``{"correct", "reason"}`` (default :class:`MeaningJudge`); ``context_k``: the items the generator
-    read; ``retrieval``: ``{question_id: bool}`` from any ruler, instead of the log's own items.
-    """
-    check_choice(match, MATCHES, "match", func="diagnose_answers")
-    judge = judge if judge is not None else OfflineSupportJudge()
-    correctness = correctness if correctness is not None else MeaningJudge()
+def _answerable(golden, answers: pd.DataFrame, context_k: int, excluded: dict):
+    """``(question_id, question row, expected, answer, context items, (retrieval_ok, level))`` of every answerable
+    question with a logged answer; the others are listed in ``excluded``."""
     missing = [c for c in ("question_id", "generated_answer") if c not in answers.columns]
     if missing:
         raise InputError(f"answers: missing column(s) {missing}; found {list(answers.columns)}.")
@@ -189,7 +180,6 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
         raise InputError(f"answers: question {unknown[0]!r} is not in the golden set.", question=unknown[0])
     pages_by_q = golden.pages_by_question()
     docs_by_q = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set).to_dict()
-    rows, claim_rows, excluded = [], [], {"no_answer": [], "unlabelled": [], "no_log": []}
     by_q = {r["question_id"]: r for r in answers.to_dict("records")}
     for qid, question in q.iterrows():
         if not question["labelled"]:
@@ -205,7 +195,38 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
             continue
         answer = row["generated_answer"] if isinstance(row["generated_answer"], str) else ""
         items = _items(row, context_k)
-        ok, level = _retrieval_hit(items, set(pages_by_q.get(qid, ())), docs_by_q.get(qid, set()))
+        yield qid, question, expected, answer, items, _retrieval_hit(items, set(pages_by_q.get(qid, ())),
+                                                                    docs_by_q.get(qid, set()))
+
+
+def judge_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) -> list:
+    """What an LLM judge would be asked by :func:`diagnose_answers` -- ``("support", claim, passages)`` per claim and
+    ``("correct", answer, expected, question)`` per question -- for its cost estimate before any call."""
+    tasks = []
+    for _, question, expected, answer, items, _ in _answerable(golden, answers, context_k, {"no_answer": [],
+                                                                                          "unlabelled": [],
+                                                                                          "no_log": []}):
+        passages = context_passages(items, corpus)
+        tasks += [("support", claim, passages) for claim in split_claims(answer)]
+        tasks.append(("correct", answer, expected, question["question"]))
+    return tasks
+
+
+def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, correctness=None, context_k: int = 3,
+                     match: str = "contains", retrieval: dict | None = None) -> Diagnosis:
+    """Diagnose every answerable question of ``golden`` (module docstring).
+
+    ``answers``: one row per question: question_id, generated_answer and ``retrieved`` (items with doc_id, pages,
+    text) or ``retrieved_ids``; ``judge``: a support judge (default :class:`OfflineSupportJudge`); ``correctness``: a
+    meaning judge called ``(predicted, expected)`` -> bool, or an object with ``correct(predicted, expected,
+    question)`` -> ``{"correct", "reason"}`` (default :class:`MeaningJudge`); ``context_k``: the items the generator
+    read; ``retrieval``: ``{question_id: bool}`` from any ruler, instead of the log's own items.
+    """
+    check_choice(match, MATCHES, "match", func="diagnose_answers")
+    judge = judge if judge is not None else OfflineSupportJudge()
+    correctness = correctness if correctness is not None else MeaningJudge()
+    rows, claim_rows, excluded = [], [], {"no_answer": [], "unlabelled": [], "no_log": []}
+    for qid, question, expected, answer, items, (ok, level) in _answerable(golden, answers, context_k, excluded):
         if retrieval is not None:
             if qid not in retrieval:
                 raise InputError(f"retrieval: no verdict for question {qid!r}.", question=qid)
@@ -213,12 +234,10 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
         claims = support_of_answer(answer, context_passages(items, corpus), judge)
         if hasattr(correctness, "correct"):
             verdict = correctness.correct(answer, expected, question["question"])
+        elif isinstance(correctness, MeaningJudge):
+            verdict = meaning_match(answer, expected, min_overlap=correctness.min_overlap)
         else:
-            from ..judging.correctness import meaning_match
-
-            verdict = (meaning_match(answer, expected, min_overlap=correctness.min_overlap)
-                       if isinstance(correctness, MeaningJudge) else {"correct": bool(correctness(answer, expected)),
-                                                                      "reason": ""})
+            verdict = {"correct": bool(correctness(answer, expected)), "reason": ""}
         support = answer_support(claims)
         rows.append({"question_id": qid, "type": question["type"], "retrieval_ok": ok, "retrieval_level": level,
                      "lexical_ok": answer_match(answer, expected, method=match), "correct": bool(verdict["correct"]),

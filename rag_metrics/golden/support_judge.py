@@ -33,7 +33,7 @@ from ..errors import InputError
 from ..text import normalize
 from .llm import estimate_tokens
 
-__all__ = ["LLMJudge", "parse_support", "parse_correct", "JUDGE_PROMPT_VERSION", "support_messages",
+__all__ = ["LLMJudge", "load_judge", "JUDGES", "parse_support", "parse_correct", "JUDGE_PROMPT_VERSION", "support_messages",
            "correct_messages"]
 
 JUDGE_PROMPT_VERSION = "answer-judge-1"
@@ -201,3 +201,26 @@ class LLMJudge:
             cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
         return {"judge": self.name, "calls": calls, "cached": cached, "input_tokens": tokens_in,
                 "output_tokens": tokens_out, "cost": cost}
+
+
+JUDGES = ("offline", "token-overlap", "openai", "bedrock")
+
+
+def load_judge(name: str, *, cache_dir=None, **options):
+    """A support judge by name: ``offline`` (:class:`~rag_metrics.judging.support.OfflineSupportJudge`, options
+    ``min_overlap``), ``token-overlap`` (its baseline without number and negation checks), ``openai`` / ``bedrock``
+    (:class:`LLMJudge` over the client of that name; options ``model`` and the client's: ``base_url``, ``region``,
+    ``retries``, ``backoff``, ``max_tokens``...)."""
+    from ..judging.support import OfflineSupportJudge
+    from .llm import BedrockGenerator, OpenAIGenerator
+
+    if name == "offline":
+        return OfflineSupportJudge(**options)
+    if name == "token-overlap":
+        return OfflineSupportJudge(**options, check_numbers=False, check_negation=False, name="token-overlap")
+    if name in ("openai", "bedrock"):
+        options = dict(options)
+        model = options.pop("model", None)
+        chat = (OpenAIGenerator if name == "openai" else BedrockGenerator)(model, **options)
+        return LLMJudge(chat, cache_dir=cache_dir)
+    raise InputError(f"unknown judge {name!r}; expected one of {list(JUDGES)}.")
