@@ -210,3 +210,16 @@ def test_read_support_set_duplicate_and_empty(tmp_path):
     path.write_text("\n", encoding="utf-8")
     with pytest.raises(InputError, match="file is empty"):
         read_support_set(path)
+
+
+def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers, corpus, diagnoses):
+    from rag_metrics.analysis.support import diagnose_log
+
+    d = diagnose_log(golden, answers, corpus, generator="gen_b")
+    assert d.counts() == diagnoses["gen_b"].counts() and d.judges["context_k"] == 3
+    with pytest.raises(InputError, match="choose one"):
+        diagnose_log(golden, answers, corpus)
+    with pytest.raises(InputError, match="no answer of generator 'gen_z'"):
+        diagnose_log(golden, answers, corpus, generator="gen_z")
+    short = answers[answers["generator"] == "gen_a"].assign(retrieved_ids=lambda t: [ids[:1] for ids in t["retrieved_ids"]])
+    assert diagnose_log(golden, short, corpus).judges["context_k"] == 1

@@ -58,7 +58,7 @@ from .intervals import wilson
 from .paired import sign_test
 
 __all__ = ["DIAGNOSES", "diagnosis_of", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
-           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks"]
+           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -255,6 +255,22 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
               "correctness": correctness.params() if hasattr(correctness, "params") else type(correctness).__name__,
               "lexical": match, "context_k": context_k}
     return Diagnosis(records, claims, excluded, judges)
+
+
+def diagnose_log(golden, answers: pd.DataFrame, corpus, *, generator=None, judge=None) -> Diagnosis:
+    """:func:`diagnose_answers` of one generator's logged answers (``generator``; required when the log holds
+    several) at the context the log records (:func:`~rag_metrics.analysis.attribution.logged_context_k`)."""
+    from .attribution import logged_context_k
+
+    if "generator" in answers.columns:
+        names = sorted(set(answers["generator"]))
+        if generator is None and len(names) > 1:
+            raise InputError(f"answers of {len(names)} generators ({', '.join(map(str, names))}): choose one.")
+        if generator is not None:
+            if generator not in names:
+                raise InputError(f"no answer of generator {generator!r}; the answers hold {names}.")
+            answers = answers[answers["generator"] == generator]
+    return diagnose_answers(golden, answers, corpus, judge=judge, context_k=logged_context_k(answers))
 
 
 def diagnosis_change(a: Diagnosis, b: Diagnosis, *, alpha: float = 0.05) -> dict:
