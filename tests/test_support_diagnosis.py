@@ -223,3 +223,6 @@ def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers
         diagnose_log(golden, answers, corpus, generator="gen_z")
     short = answers[answers["generator"] == "gen_a"].assign(retrieved_ids=lambda t: [ids[:1] for ids in t["retrieved_ids"]])
     assert diagnose_log(golden, short, corpus).judges["context_k"] == 1
+    missed = {q: q != "q001" for q in d.records.index}
+    ruled = diagnose_log(golden, answers, corpus, generator="gen_b", retrieval=missed).records
+    assert ruled.at["q001", "retrieval_level"] == "given" and ruled.at["q001", "diagnosis"] == "label_gap"

@@ -220,7 +220,9 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
     text) or ``retrieved_ids``; ``judge``: a support judge (default :class:`OfflineSupportJudge`); ``correctness``: a
     meaning judge called ``(predicted, expected)`` -> bool, or an object with ``correct(predicted, expected,
     question)`` -> ``{"correct", "reason"}`` (default :class:`MeaningJudge`); ``context_k``: the items the generator
-    read; ``retrieval``: ``{question_id: bool}`` from any ruler, instead of the log's own items.
+    read; ``retrieval``: ``{question_id: bool}`` from any ruler, instead of the log's own items -- a *hit* ruler
+    (some gold page or document in the context): ``label_gap`` says the support came from a page that is not gold,
+    which only a miss of every gold item guarantees.
     """
     check_choice(match, MATCHES, "match", func="diagnose_answers")
     judge = judge if judge is not None else OfflineSupportJudge()
@@ -257,9 +259,11 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
     return Diagnosis(records, claims, excluded, judges)
 
 
-def diagnose_log(golden, answers: pd.DataFrame, corpus, *, generator=None, judge=None) -> Diagnosis:
+def diagnose_log(golden, answers: pd.DataFrame, corpus, *, generator=None, judge=None,
+                 retrieval: dict | None = None) -> Diagnosis:
     """:func:`diagnose_answers` of one generator's logged answers (``generator``; required when the log holds
-    several) at the context the log records (:func:`~rag_metrics.analysis.attribution.logged_context_k`)."""
+    several) at the context the log records (:func:`~rag_metrics.analysis.attribution.logged_context_k`);
+    ``retrieval``: ``{question_id: bool}`` from the caller's ruler (the experiment report passes its statuses')."""
     from .attribution import logged_context_k
 
     if "generator" in answers.columns:
@@ -270,7 +274,8 @@ def diagnose_log(golden, answers: pd.DataFrame, corpus, *, generator=None, judge
             if generator not in names:
                 raise InputError(f"no answer of generator {generator!r}; the answers hold {names}.")
             answers = answers[answers["generator"] == generator]
-    return diagnose_answers(golden, answers, corpus, judge=judge, context_k=logged_context_k(answers))
+    return diagnose_answers(golden, answers, corpus, judge=judge, context_k=logged_context_k(answers),
+                            retrieval=retrieval)
 
 
 def diagnosis_change(a: Diagnosis, b: Diagnosis, *, alpha: float = 0.05) -> dict:
