@@ -52,7 +52,8 @@ from ..io.jsonl import iter_jsonl
 from ..judging.answers import MATCHES, answer_match
 from ..judging.correctness import MeaningJudge, meaning_match
 from ..judging.claims import split_claims
-from ..judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
+from ..judging.support import (SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages,
+                               support_of_answer)
 from .agreement import MIN_KAPPA, cohen_kappa
 from .intervals import wilson
 from .paired import sign_test
@@ -78,7 +79,7 @@ SUPPORT_KINDS = ("verbatim", "paraphrase", "number", "date", "amount", "negation
 
 def diagnosis_of(retrieval_ok: bool, correct: bool, support: str) -> str:
     """The diagnosis of one answer (module docstring's table)."""
-    check_choice(support, ("full", "partial", "none", "no claims"), "support", func="diagnosis_of")
+    check_choice(support, SUPPORT_LEVELS, "support", func="diagnosis_of")
     if correct:
         if support == "full":
             return "passed" if retrieval_ok else "label_gap"
