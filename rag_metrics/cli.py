@@ -286,6 +286,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     lc.add_argument("--by", required=True, metavar="NAME", help="who reviewed (recorded with every accepted page)")
     lc.add_argument("--pages", metavar="PATH", help="check the pages against these documents")
 
+    _add_answers(sub)
+
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "
                                     "Without: run the notebooks through papermill.")
@@ -878,8 +880,109 @@ def cmd_history(args) -> int:
     return 0
 
 
+def _add_answers(sub) -> None:
+    from .golden.support_judge import JUDGES
+
+    ap = sub.add_parser("answers", help="judge logged answers: claim support in the context, correctness, diagnosis",
+                        description="help(rag_metrics.analysis.support), docs/answer_support.md")
+    asub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
+    aj = asub.add_parser("judge", help="each answer's claims judged against the context it was made from; the "
+                                       "diagnosis per question (passed, retrieval failure, answered from memory...)",
+                         description="Splits every logged answer into claims, judges each against the top "
+                                     "--context-k items the generator read, judges the answer's correctness beside "
+                                     "the lexical match, and prints the diagnosis counts with intervals (and, for two "
+                                     "generators, the paired change of the passed share). With --labels the judge is "
+                                     "first measured against people and refused below kappa 0.6 unless --force. "
+                                     "Exit 2 on bad input, before anything is written.")
+    aj.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    aj.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    aj.add_argument("--answers", required=True, metavar="FILE", help="logged answers (JSON lines)")
+    aj.add_argument("--generator", action="append", default=[], metavar="NAME",
+                    help="the generator whose answers are judged; twice for the change between two")
+    aj.add_argument("--context-k", type=int, default=3, help="items the generator read (default 3)")
+    aj.add_argument("--judge", dest="support_judge", default="offline", choices=JUDGES, help="support judge (default offline)")
+    aj.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="judge option (repeatable): min_overlap; model, base_url, region, retries, max_tokens")
+    aj.add_argument("--labels", metavar="FILE", help="a labelled support set (data/support/claims.jsonl for the "
+                                                     "sample) to measure the judge against people first")
+    aj.add_argument("--force", action="store_true", help="use a judge below the stated agreement anyway")
+    aj.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM verdict cache")
+    aj.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    aj.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    aj.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    aj.add_argument("-o", "--output", metavar="FILE", help="write the diagnosis as JSON")
+
+
+def cmd_answers(args) -> int:
+    from .analysis.support import diagnose_answers, diagnosis_change, judge_tasks, measure_judges, read_support_set
+    from .golden.support_judge import load_judge
+    from .io.corpus import load_answers, load_corpus
+    from .io.golden import load_golden
+    from .judging.support import context_passages
+
+    if args.context_k < 1:
+        raise InputError(f"--context-k: expected a whole number >= 1, got {args.context_k}.")
+    out = Path(args.output) if args.output else None
+    if out is not None and out.suffix != ".json":
+        raise InputError(f"-o {out}: expected a .json file.")
+    corpus = load_corpus(args.pages)
+    golden = load_golden(args.golden, corpus=corpus)
+    answers = load_answers(args.answers)
+    names = sorted(set(answers["generator"])) if "generator" in answers.columns else []
+    chosen = args.generator or (names if len(names) <= 1 else [])
+    if not chosen and names:
+        raise InputError(f"{args.answers}: answers of {len(names)} generators ({', '.join(map(str, names))}); "
+                         "choose one with --generator (twice to compare two).")
+    if len(chosen) > 2 or any(g not in names for g in chosen if names):
+        raise InputError(f"--generator: expected one or two of {names}, got {chosen}.")
+    runs = [(g, answers[answers["generator"] == g]) for g in chosen] if names else [("answers", answers)]
+    judge = load_judge(args.support_judge, cache_dir=args.cache, **_options(args.option))
+    labels = read_support_set(args.labels) if args.labels else None
+    if hasattr(judge, "estimate"):
+        tasks = [t for _, frame in runs for t in judge_tasks(golden, frame, corpus, context_k=args.context_k)]
+        if labels is not None:
+            tasks += [("support", c, context_passages([{"doc_id": d, "pages": [p]} for d, p in ctx], corpus))
+                      for c, ctx in zip(labels["claim"], labels["context"])]
+        est = judge.estimate(tasks, price_in=args.price_in, price_out=args.price_out)
+        cost = "unknown (give --price-in and --price-out)" if est["cost"] is None else f"${est['cost']:.4f}"
+        print(f"{est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} input + "
+              f"{est['output_tokens']} output tokens; cost {cost}")
+        if args.dry_run:
+            return 0
+    agreement = None
+    if labels is not None:
+        agreement = measure_judges(labels, corpus, {args.support_judge: judge})
+        print(agreement.summary().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        agreement.require(args.support_judge, force=args.force)
+    else:
+        print(f"the {args.support_judge} judge was not measured against people here (--labels FILE)")
+    llm = hasattr(judge, "correct")
+    done = [(g, diagnose_answers(golden, frame, corpus, judge=judge, correctness=judge if llm else None,
+                                 context_k=args.context_k)) for g, frame in runs]
+    report = {"judge": args.support_judge, "agreement": None if agreement is None else
+              json.loads(agreement.summary().to_json(orient="records")), "runs": {}}
+    for g, d in done:
+        print(f"\n{g}: {len(d.records)} answerable questions")
+        print(d.rates().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        report["runs"][g] = d.to_dict()
+    if len(done) == 2:
+        ch = diagnosis_change(done[0][1], done[1][1])
+        print(f"\npassed share, {done[1][0]} minus {done[0][0]}: {ch['change']:+.3f} [{ch['low']:+.3f}, "
+              f"{ch['high']:+.3f}], exact sign test p = {ch['p']:.3f} ({ch['wins']} gained, {ch['losses']} lost)")
+        report["change"] = {k: v for k, v in ch.items() if k != "table"}
+    if out is not None:
+        text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        if json.loads(out.read_text(encoding="utf-8")) != json.loads(text):
+            raise InputError(f"{out}: the file written does not read back unchanged.")
+        print(f"wrote {out}")
+    return 0
+
+
 COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_history, "report": cmd_report,
-            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels, "gate": cmd_gate}
+            "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels, "gate": cmd_gate,
+            "answers": cmd_answers}
 
 
 def main(argv=None) -> int:

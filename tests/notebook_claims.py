@@ -238,6 +238,17 @@ LABELS = {
     "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["ppi_width"] < f["sample_width"],
 }
 
+SUPPORT = {
+    "seed_label_gap": lambda f, h: f["diagnosis"] == "label_gap",
+    "seed_number": lambda f, h: (not f["offline"]) and bool(f["baseline"]),
+    "change_interval": lambda f, h: that((f["p"] >= 0.05) == (f["low"] <= 0 <= f["high"]),
+                                         "the sign test and its interval disagree") and f["low"] <= 0 <= f["high"],
+    "judge_usable": lambda f, h: f["kappa"] is not None and f["kappa"] >= f["min_kappa"],
+    "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
+    "weakest_kind": lambda f, h: (that(f["accuracy"][f["worst"]] == min(f["accuracy"].values()))
+                                  and f["worst"] == "paraphrase"),
+}
+
 RULES = {
     "00_glossary": GLOSSARY,
     "01_duplicate_chunks_recall": DUPLICATE_CHUNKS,
@@ -249,4 +260,5 @@ RULES = {
     "07_small_sample_noise": SMALL_SAMPLE,
     "08_building_a_golden_set": GOLDEN_SET,
     "09_labels_you_can_trust": LABELS,
+    "11_is_the_answer_supported": SUPPORT,
 }

@@ -72,6 +72,10 @@ NOTEBOOK_RUNS = {
          "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0},
         {"k": 1, "retriever": "hybrid", "sample_size": 65},
     ],
+    "notebooks/11_is_the_answer_supported.ipynb": [
+        {"generator": "gen_b", "context_k": 1, "min_overlap": 0.8, "min_kappa": 0.8},
+        {"context_k": 2, "min_overlap": 0.3, "min_kappa": 0.4},
+    ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
@@ -172,6 +176,9 @@ SPACES = {
         "overlap": Choice((0, 50, 100)), "k": Ints(1, 10), "min_evidence_chars": Choice((16, 32, 48, 96)),
         "sample_size": Ints(2, 65), "sample_seed": Ints(0, 50), "llm_model": Choice(("gpt-4o-mini", "llama3.1:8b")),
         "price_in": Floats(0.0, 5.0), "price_out": Floats(0.0, 15.0)},
+    "notebooks/11_is_the_answer_supported.ipynb": {
+        "generator": Choice(("gen_a", "gen_b")), "context_k": Ints(1, 3), "min_overlap": Floats(0.3, 1.0),
+        "min_kappa": Floats(0.4, 0.9)},
     "rag_metrics/report/experiment.ipynb": {
         # The inputs (golden set, pages, answers, their preset and field mapping) belong together: the table moves
         # them; the draws keep them at their defaults and vary the runs and the settings.

@@ -1,0 +1,176 @@
+"""The pieces of a text a support or correctness judge compares: claims, quantities, polarity and content tokens.
+
+* :func:`split_claims` -- an answer cut into claims: sentences (``. ! ?`` and ``。！？``, line breaks), then clauses
+  (``;`` and ``；``; a Japanese ``、`` after a conjunctive form -- ``し、`` ``て、`` ``で、`` ``が、`` ``り、`` -- or
+  before a conjunction -- ``また`` ``さらに`` ``ただし`` ``なお``; English ``, and`` / ``, but`` / ``; and`` before a new
+  clause). A fragment without content (a bare "Yes", "No", "はい", "いいえ") is joined to the claim after it.
+* :func:`quantities` -- every number of a text as ``(value, unit)``: NFKC first (full-width digits, ``４,８００``),
+  thousands separators (``1,500`` = 1500), decimals, Japanese ``万`` / ``億`` multipliers (``50万円`` = 500000 円),
+  English number words up to twenty and the tens (``five``, ``fourteen``, ``thirty``) and ordinals (``5th``,
+  ``fifth``). The unit is the word after the number (plural ``s`` dropped) or, in Japanese, the character(s) after it
+  (``日``, ``か月``, ``円``); None when what follows is not a unit word.
+* :func:`negated` -- whether a text states a negation: ``not``, ``no``, ``never``, ``cannot``, ``n't``, ``neither``,
+  ``nor``; ``ない``, ``ません``, ``ず``, ``不可``, ``認めない``... with the Japanese double negatives of obligation
+  (``なければならない``, ``なくてはならない``: "must") read as positive.
+* :func:`content_tokens` -- what a claim says in words: English words (lower case, a plural ``s`` dropped) without
+  stop words and numbers; Japanese as character bigrams of its kana/kanji runs, digits removed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..text import CJK
+
+__all__ = ["split_claims", "quantities", "negated", "content_tokens", "quantities_agree", "STOPWORDS"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
+_CLAUSE_EN = re.compile(r"\s*;\s*|,\s+(?=(?:and|but|while|whereas)\s)")
+_CONJUNCTIONS = ("また", "さらに", "ただし", "なお", "そして", "しかし")
+_CLAUSE_JA = re.compile(r"(?<=[してでがり])、|、(?=(?:" + "|".join(_CONJUNCTIONS) + "))|[;；]")
+_EMPTY_ANSWERS = {"yes", "no", "はい", "いいえ", "ok"}
+
+STOPWORDS = frozenset("""a an the of to in on at by for from with and or but if then than as is are was were be been
+being it its this that these those there their they them he she you your we our i me my do does did can could may
+might must shall should will would has have had not no nor never so such only also any every each all per up which
+who whom what when where why how about into over under after before between more most less least other same very
+just too yes ok""".split())
+
+_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                                    "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
+_WORDS |= {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+           "hundred": 100}
+_ORDINALS = {w: i + 1 for i, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth eleventh "
+                                            "twelfth".split())}
+_NUMBER = re.compile(r"(?<![0-9A-Za-z.])(\d+(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(st|nd|rd|th)\b)?\s*([万億])?")
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:'[a-z]+)?")
+_NEXT_EN = re.compile(r"\s*(?:-\s*)?([a-z%€$]+)")
+_JA_UNITS = ("か月", "ヶ月", "カ月", "ヵ月", "営業日", "週間", "時間", "文字", "年", "月", "日", "週", "時", "分", "秒",
+             "回", "円", "社", "泊", "件", "歳", "度", "人", "台", "枚", "%", "％")
+_EN_UNIT_STOP = STOPWORDS - {"per"}
+_NEGATION_EN = re.compile(r"\b(?:not|no|never|cannot|neither|nor|none|nothing)\b|n't\b|\bnon-")
+_OBLIGATION_JA = re.compile(r"(?:なければ|なくては|なくちゃ|ねば)(?:なら|いけ)(?:ない|ません|ず)")
+_NEGATION_JA = re.compile(r"ない|ません|ず(?:に|、|。|$)|不可|禁止|認めない|できぬ|なし")
+_CJK_RUN = re.compile(rf"[{CJK}ー]+")
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", str(text))
+
+
+def split_claims(text: str) -> list[str]:
+    """The claims of an answer, in order (module docstring): sentences, then clauses.
+
+    >>> split_claims("No, alcohol is not reimbursable. Taxis need a receipt; hotels too.")
+    ['No, alcohol is not reimbursable.', 'Taxis need a receipt', 'hotels too.']
+    >>> split_claims("経費精算規程で精算し、食事は1日45ユーロの定額です。")
+    ['経費精算規程で精算し', '食事は1日45ユーロの定額です。']
+    """
+    if not isinstance(text, str):
+        return []
+    claims: list[str] = []
+    pending = ""
+    for sentence in _SENTENCE_END.split(text.strip()):
+        for clause in _CLAUSE_JA.split(sentence):
+            for part in _CLAUSE_EN.split(clause):
+                part = part.strip()
+                if not part:
+                    continue
+                if not content_tokens(part) and not quantities(part):
+                    pending = f"{pending} {part}".strip() if pending else part
+                    continue
+                claims.append(f"{pending} {part}".strip() if pending and not _is_ja(part) else pending + part)
+                pending = ""
+    if pending and claims:
+        claims[-1] = claims[-1] + (" " if not _is_ja(pending) else "") + pending
+    elif pending and _nfkc(pending).casefold().strip(" .,!?。、！？") not in _EMPTY_ANSWERS:
+        claims.append(pending)
+    return claims
+
+
+def _is_ja(text: str) -> bool:
+    return bool(re.search(rf"[{CJK}]", text))
+
+
+def quantities(text: str) -> list[tuple[float, str | None]]:
+    """Every number of ``text`` with its unit (module docstring), in order.
+
+    >>> quantities("翌月５日と50万円")
+    [(5.0, '日'), (500000.0, '円')]
+    >>> quantities("within 30 days, up to 1,500 EUR, the fifth day")
+    [(30.0, 'day'), (1500.0, 'eur'), (5.0, 'day')]
+    """
+    text = _nfkc(text).casefold()
+    found: list[tuple[int, float, str | None]] = []
+    for m in _NUMBER.finditer(text):
+        value = float(m.group(1).replace(",", ""))
+        if m.group(3):
+            value *= 1e4 if m.group(3) == "万" else 1e8
+        found.append((m.start(), value, _unit(text, m.end())))
+    for m in _WORD.finditer(text):
+        word = m.group(0)
+        value = _WORDS.get(word, _ORDINALS.get(word))
+        if value is not None:
+            found.append((m.start(), float(value), _unit(text, m.end())))
+    return [(v, u) for _, v, u in sorted(found, key=lambda x: x[0])]
+
+
+def _unit(text: str, end: int) -> str | None:
+    rest = text[end:end + 6]
+    for unit in _JA_UNITS:
+        if rest.startswith(unit):
+            return {"ヶ月": "か月", "カ月": "か月", "ヵ月": "か月", "％": "%"}.get(unit, unit)
+    m = _NEXT_EN.match(text, end)
+    if not m:
+        return None
+    word = m.group(1)
+    if word in _EN_UNIT_STOP or word in _WORDS or word in _ORDINALS:
+        return None
+    if word in ("percent", "per", "%"):
+        return "%" if word != "per" else None
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def quantities_agree(claim: list, passage: list) -> bool:
+    """Whether every quantity of a claim is stated by the passage: the same value, with the same unit when both
+    name one. A claim without numbers agrees with any passage."""
+    for value, unit in claim:
+        if not any(v == value and (unit is None or u is None or u == unit) for v, u in passage):
+            return False
+    return True
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` states a negation (module docstring).
+
+    >>> negated("Alcohol is not reimbursable."), negated("Alcohol is reimbursable.")
+    (True, False)
+    >>> negated("見積もりを取得しなければならない。"), negated("返金しません。")
+    (False, True)
+    """
+    text = _nfkc(text).casefold()
+    if _NEGATION_EN.search(text):
+        return True
+    return bool(_NEGATION_JA.search(_OBLIGATION_JA.sub("", text)))
+
+
+def content_tokens(text: str) -> list[str]:
+    """What ``text`` says in words (module docstring): English content words and Japanese character bigrams.
+
+    >>> content_tokens("Passwords must be 14 characters long.")
+    ['password', 'character', 'long']
+    >>> content_tokens("翌月５日の給与")
+    ['翌月', '日の', 'の給', '給与']
+    """
+    text = _nfkc(text).casefold()
+    out = []
+    for word in _WORD.findall(text):
+        if word in STOPWORDS or word in _WORDS or word in _ORDINALS or len(word) < 2:
+            continue
+        out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            out.append(run)
+        out.extend(run[i:i + 2] for i in range(len(run) - 1))
+    return out

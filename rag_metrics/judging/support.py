@@ -1,0 +1,177 @@
+"""Is each claim of an answer supported by the context the generator read? An offline judge, no model needed.
+
+The context: the top ``context_k`` items of the answer's log, each a ``{"doc_id", "pages", "text"}`` mapping
+(:func:`context_passages`): an item with text is judged on its text (an item with text but no document is placed
+on the pages first, :func:`~rag_metrics.judging.locate.locate_items`); an item with pages but no text on those
+pages' text; an item with a document only (the sample's ``retrieved_ids``) on every page of that document -- the
+log does not say which part of it the generator read, so a document-level log judges more generously than a
+chunk-level one.
+
+:class:`OfflineSupportJudge` cuts each context page into sentences and looks, for each claim
+(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones -- that
+
+1. holds at least ``min_overlap`` of the claim's content words (English words, Japanese character bigrams:
+   :func:`~rag_metrics.judging.claims.content_tokens`);
+2. states every number, date and amount of the claim with the same value and unit
+   (:func:`~rag_metrics.judging.claims.quantities_agree`): 翌月5日 is not supported by 翌月10日, 30 days not by 13,
+   1,500 EUR not by 15,000;
+3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words):
+   "allowed" is not supported by "not allowed".
+
+The first span (in context order) passing all three supports the claim: its document, page and text are reported.
+Otherwise the claim is unsupported and the reason names the closest span's failing test.
+
+**What the offline judge cannot see**: a paraphrase sharing too few words with the page ("cheapest ticket" for
+"lowest fare"); world knowledge and arithmetic ("half a year" = 6 months, a total of two amounts); a claim whose
+words and numbers all occur in a span that says something else (word order, who does what to whom: "the approver
+escalates after five days" when five days is the approval delay); negation carried by words outside its list
+("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items. Its
+agreement with people is measured on ``data/support/claims.jsonl``
+(:func:`rag_metrics.analysis.support.measure_judges`), not assumed.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..text import CJK
+from .claims import content_tokens, negated, quantities, quantities_agree, split_claims
+
+__all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
+           "sentences"]
+
+SUPPORT_LEVELS = ("full", "partial", "none", "no claims")
+"""An answer's support: every claim supported, some, none, or no claim to judge (an empty answer, a refusal)."""
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
+_CJK_TOKEN = re.compile(rf"^[{CJK}ー]+$")
+_CLAUSE = re.compile(r"[,;:、；]\s*")
+
+
+def sentences(text: str) -> list[str]:
+    """A page's sentences (and heading lines), stripped, empty ones dropped."""
+    return [s.strip(" #\t") for s in _SENTENCE.split(text or "") if s.strip(" #\t")]
+
+
+def context_passages(items, corpus, *, index=None) -> list[dict]:
+    """The passages a generator read: one ``{"rank", "doc_id", "page", "text"}`` per page of each item (module
+    docstring). ``items``: mappings with ``doc_id`` (or None), optional ``pages`` and ``text``, or bare document IDs;
+    ``corpus``: a :class:`~rag_metrics.io.corpus.Corpus`; ``index``: a PageIndex to place text-only items
+    (built on demand)."""
+    pages = corpus.pages
+    by_doc = {d: g.sort_values("page") for d, g in pages.groupby("doc_id", sort=False)}
+    out = []
+    for rank, item in enumerate(items, start=1):
+        if isinstance(item, str):
+            item = {"doc_id": item}
+        if not isinstance(item, dict):
+            raise InputError(f"context item {rank}: expected a document ID or a mapping with doc_id/pages/text, "
+                             f"got {item!r}.")
+        doc, text, wanted = item.get("doc_id"), item.get("text"), item.get("pages")
+        if isinstance(text, str) and text.strip():
+            if doc is None:
+                from .locate import locate_items
+                from .index import PageIndex
+
+                where = locate_items([text], index if index is not None else PageIndex(corpus)).iloc[0]
+                doc, wanted = where["doc_id"], where["pages"]
+            page = int(wanted[0]) if wanted else None
+            out.append({"rank": rank, "doc_id": doc, "page": page, "text": text})
+            continue
+        if doc not in by_doc:
+            raise InputError(f"context item {rank}: document {doc!r} is not in the corpus.")
+        rows = by_doc[doc]
+        if wanted:
+            rows = rows[rows["page"].isin([int(p) for p in wanted])]
+        out.extend({"rank": rank, "doc_id": doc, "page": int(p), "text": t}
+                   for p, t in zip(rows["page"], rows["text"]))
+    return out
+
+
+@dataclass(frozen=True)
+class OfflineSupportJudge:
+    """The offline support judge (module docstring). ``check_numbers=False, check_negation=False`` gives the
+    token-overlap baseline the judge is compared with."""
+
+    min_overlap: float = 0.6
+    check_numbers: bool = True
+    check_negation: bool = True
+    name: str = "offline"
+
+    def __post_init__(self):
+        if not isinstance(self.min_overlap, (int, float)) or not 0 < self.min_overlap <= 1:
+            raise InputError(f"min_overlap must be a share in (0, 1]; got {self.min_overlap!r}.")
+
+    def params(self) -> dict:
+        return {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
+                "check_negation": self.check_negation}
+
+    def judge(self, claim: str, passages: list[dict]) -> dict:
+        """One claim against the passages: ``supported`` (bool, None when the claim has no content to judge),
+        ``doc_id``, ``page``, ``rank``, ``span``, ``overlap`` (share of the claim's words in the span) and ``reason``."""
+        words = set(content_tokens(claim))
+        numbers = quantities(claim)
+        result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
+                  "overlap": 0.0, "reason": "nothing to judge"}
+        if not words and not numbers:
+            return result
+        if not passages:
+            return result | {"supported": False, "reason": "no context"}
+        polarity = negated(claim)
+        best = None
+        for passage in passages:
+            parts = sentences(passage["text"])
+            spans = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
+            for span in spans:
+                overlap = _overlap(words, span) if words else 1.0
+                reason = "too few of the claim's words" if overlap < self.min_overlap else None
+                if reason is None and self.check_numbers and not quantities_agree(numbers, quantities(span)):
+                    reason = "a number differs: " + _numbers(numbers) + " vs " + (_numbers(quantities(span)) or "none")
+                elif reason is None and self.check_negation and polarity != _span_negated(span, words):
+                    reason = "negation differs"
+                if reason is None:
+                    return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
+                                     "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
+                key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
+                if best is None or key > best[0]:
+                    best = (key, passage, span, reason)
+        (_, overlap), passage, span, reason = best
+        return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
+                         "rank": passage["rank"], "span": span, "overlap": overlap, "reason": reason}
+
+
+def _overlap(words: set, span: str) -> float:
+    """Share of the claim's words in the span: an English word among the span's words, a Japanese bigram (or single
+    kana/kanji) inside its text."""
+    span_words = set(content_tokens(span))
+    text = unicodedata.normalize("NFKC", span).casefold()
+    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text) for w in words) / len(words)
+
+
+def _numbers(qs) -> str:
+    return ", ".join(f"{v:g}{'' if u is None else ' ' + u}" for v, u in qs)
+
+
+def _span_negated(span: str, words: set) -> bool:
+    """The polarity of the clauses of ``span`` that share a word with the claim (all of it when none does)."""
+    clauses = [c for c in _CLAUSE.split(span) if set(content_tokens(c)) & words]
+    return negated(" ".join(clauses) if clauses else span)
+
+
+def support_of_answer(answer: str, passages: list[dict], judge) -> list[dict]:
+    """Every claim of ``answer`` judged by ``judge`` (``judge.judge(claim, passages)``), in order."""
+    return [judge.judge(claim, passages) for claim in split_claims(answer)]
+
+
+def answer_support(claims: list[dict]) -> str:
+    """An answer's support level from its judged claims (:data:`SUPPORT_LEVELS`); claims without content are left
+    out."""
+    verdicts = [c["supported"] for c in claims if c["supported"] is not None]
+    if not verdicts:
+        return "no claims"
+    if all(verdicts):
+        return "full"
+    return "partial" if any(verdicts) else "none"

@@ -1,0 +1,264 @@
+"""Claims and their support in the context: splitting, numbers, negation, the offline judge (issue 35)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rag_metrics import InputError
+from rag_metrics.judging.claims import content_tokens, negated, quantities, quantities_agree, split_claims
+from rag_metrics.judging.support import (
+    OfflineSupportJudge,
+    answer_support,
+    context_passages,
+    sentences,
+    support_of_answer,
+)
+
+JUDGE = OfflineSupportJudge()
+BASELINE = OfflineSupportJudge(check_numbers=False, check_negation=False)
+
+
+def _passages(*texts):
+    return [{"rank": i, "doc_id": f"d{i}", "page": 1, "text": t} for i, t in enumerate(texts, start=1)]
+
+
+# --- claims -------------------------------------------------------------------------------------------------------
+
+def test_split_claims_english_sentences_and_clauses():
+    assert split_claims("Yes. Schedules are kept; they are stored on the thermostat.") == [
+        "Yes. Schedules are kept", "they are stored on the thermostat."]
+    assert split_claims("Taxis need a receipt, and hotels need one too.") == [
+        "Taxis need a receipt", "and hotels need one too."]
+    assert split_claims("Taxis, buses and trains are fine.") == ["Taxis, buses and trains are fine."]
+
+
+def test_split_claims_japanese():
+    assert split_claims("経費精算規程で精算し、食事は1日45ユーロの定額。また、タクシーは実費です。") == [
+        "経費精算規程で精算し", "食事は1日45ユーロの定額。", "また、タクシーは実費です。"]
+    assert split_claims("承認された経費は、翌月５日に振り込まれます。") == ["承認された経費は、翌月５日に振り込まれます。"]
+    assert split_claims("はい、使えます。") == ["はい、使えます。"]
+
+
+def test_split_claims_nothing_to_judge():
+    assert split_claims("") == [] and split_claims(None) == []
+    assert split_claims("No.") == []
+    assert split_claims("I don't know") == ["I don't know"]
+
+
+def test_quantities_units_and_number_forms():
+    assert quantities("１,５００ EUR and 15,000 EUR") == [(1500.0, "eur"), (15000.0, "eur")]
+    assert quantities("50万円以上") == [(500000.0, "円")]
+    assert quantities("３か月後, 6ヶ月後") == [(3.0, "か月"), (6.0, "か月")]
+    assert quantities("the 5th day, the fifth day, five days") == [(5.0, "day")] * 3
+    assert quantities("70 percent") == [(70.0, "%")]
+    assert quantities("error E4 on the CR2032") == []
+    assert quantities("0.30 EUR per kilometre") == [(0.3, "eur")]
+
+
+def test_quantities_agree_needs_value_and_unit():
+    assert quantities_agree([(5.0, "日")], [(5.0, "日"), (10.0, "日")])
+    assert not quantities_agree([(10.0, "日")], [(5.0, "日")])
+    assert not quantities_agree([(30.0, "day")], [(30.0, "eur")])
+    assert quantities_agree([(30.0, None)], [(30.0, "eur")])
+    assert quantities_agree([], [(1.0, None)])
+
+
+def test_negated():
+    assert negated("Alcohol is not reimbursable.") and negated("Alcohol isn't reimbursable.")
+    assert negated("Non-reimbursable items") and negated("No receipt is required.")
+    assert not negated("Alcohol is reimbursable.") and not negated("Schedules keep working without internet access.")
+    assert negated("お酒の代金は会社負担になりません。") and negated("発注者が直接発注することは認めない。")
+    assert not negated("３社以上から見積もりを取得しなければならない。")
+    assert not negated("お酒の代金は会社負担になります。")
+
+
+def test_content_tokens():
+    assert content_tokens("The passwords are long") == ["password", "long"]
+    assert content_tokens("error E4") == ["error", "e4"]
+    assert content_tokens("翌月５日") == ["翌月", "日"]
+
+
+# --- the offline judge ---------------------------------------------------------------------------------------------
+
+PAY_EN = "Approved claims are paid with the payroll run on the 5th day of the month following approval."
+PAY_JA = "承認された経費は、翌月５日の給与と一緒に振り込まれます。５日が銀行の休業日のときは前の営業日になります。"
+
+
+def test_the_seed_case_a_date_that_differs_is_not_supported():
+    ctx = _passages(PAY_JA)
+    v = JUDGE.judge("承認された経費は、翌月10日の給与と一緒に振り込まれます。", ctx)
+    assert v["supported"] is False and v["reason"].startswith("a number differs: 10 日")
+    assert BASELINE.judge("承認された経費は、翌月10日の給与と一緒に振り込まれます。", ctx)["supported"] is True
+    ok = JUDGE.judge("承認された経費は翌月5日の給与と一緒に振り込まれます。", ctx)
+    assert ok["supported"] is True and ok["doc_id"] == "d1" and ok["span"].startswith("承認された経費は")
+
+
+@pytest.mark.parametrize("claim, supported", [
+    ("Claims are paid on the 5th day of the month following approval.", True),
+    ("Claims are paid on the 10th day of the month following approval.", False),
+    ("Claims are paid on the fifth day of the month following approval.", True),
+])
+def test_english_dates(claim, supported):
+    assert JUDGE.judge(claim, _passages(PAY_EN))["supported"] is supported
+
+
+def test_negation_flip_is_not_supported():
+    ctx = _passages("Alcohol is not reimbursable, including at client meals.")
+    assert JUDGE.judge("Alcohol is not reimbursable.", ctx)["supported"] is True
+    v = JUDGE.judge("Alcohol is reimbursable at client meals.", ctx)
+    assert v["supported"] is False and v["reason"] == "negation differs"
+    assert BASELINE.judge("Alcohol is reimbursable at client meals.", ctx)["supported"] is True
+
+
+def test_negation_elsewhere_in_the_sentence_does_not_flip():
+    ctx = _passages("Schedules are created in the app and stored on the thermostat, so they keep working, "
+                    "but not offline backups.")
+    assert JUDGE.judge("Schedules are stored on the thermostat.", ctx)["supported"] is True
+
+
+def test_support_names_the_item_page_and_span_in_context_order():
+    ctx = _passages("Unrelated text about parking.", "Passwords must be at least 14 characters long.",
+                    "Passwords must be at least 14 characters long, says the FAQ.")
+    v = JUDGE.judge("Passwords must be at least 14 characters long.", ctx)
+    assert (v["rank"], v["doc_id"], v["page"], v["span"]) == (2, "d2", 1, "Passwords must be at least 14 characters long.")
+
+
+def test_too_few_words_and_empty_context():
+    v = JUDGE.judge("The Lumo power adapter costs 29 EUR.", _passages("The box contains two screws."))
+    assert v["supported"] is False and v["reason"] == "too few of the claim's words"
+    assert JUDGE.judge("Anything at all.", [])["reason"] == "no context"
+    assert JUDGE.judge("Yes.", _passages("Yes."))["supported"] is None
+
+
+def test_overlap_threshold_boundary():
+    ctx = _passages("alpha beta gamma delta epsilon")
+    claim = "alpha beta gamma zeta eta"  # 3 of 5 words: 0.6
+    assert OfflineSupportJudge(0.6).judge(claim, ctx)["supported"] is True
+    assert OfflineSupportJudge(0.61).judge(claim, ctx)["supported"] is False
+    with pytest.raises(InputError, match="min_overlap"):
+        OfflineSupportJudge(0)
+
+
+def test_answer_support_levels():
+    ctx = _passages("Passwords must be at least 14 characters long. Passwords do not expire on a schedule.")
+    claims = support_of_answer("Passwords must be at least 14 characters long; they expire every 90 days.", ctx, JUDGE)
+    assert [c["supported"] for c in claims] == [True, False]
+    assert answer_support(claims) == "partial"
+    assert answer_support(claims[:1]) == "full" and answer_support(claims[1:]) == "none"
+    assert answer_support([]) == "no claims"
+    assert answer_support([{"supported": None}]) == "no claims"
+
+
+def test_context_passages_from_ids_pages_and_text(corpus):
+    by_doc = context_passages(["expense_policy"], corpus)
+    assert [p["page"] for p in by_doc] == list(range(1, 13)) and {p["rank"] for p in by_doc} == {1}
+    paged = context_passages([{"doc_id": "faq_ja", "pages": [2]}, "travel_policy"], corpus)
+    assert paged[0]["page"] == 2 and paged[0]["text"] == corpus.page_text("faq_ja", 2) and paged[1]["rank"] == 2
+    text = corpus.page_text("it_security", 2)[:120]
+    placed = context_passages([{"doc_id": None, "text": text}], corpus)
+    assert placed == [{"rank": 1, "doc_id": "it_security", "page": 2, "text": text}]
+    with pytest.raises(InputError, match="'nope' is not in the corpus"):
+        context_passages(["nope"], corpus)
+
+
+def test_sentences():
+    assert sentences("## 2.1 Deadline\nEvery claim. Then more!") == ["2.1 Deadline", "Every claim.", "Then more!"]
+    assert sentences("はい。いいえ。") == ["はい。", "いいえ。"]
+
+
+# --- properties: numbers, dates, amounts and negations are never supported when they differ --------------------
+
+UNITS = ["days", "EUR", "percent", "minutes", "weeks", "characters"]
+JA_UNITS = ["日", "円", "か月", "回", "週間", "日前"]
+
+
+def _fmt(n: int, style: int) -> str:
+    if style == 1:
+        return f"{n:,}"
+    if style == 2:
+        return str(n).translate(str.maketrans("0123456789", "０１２３４５６７８９"))
+    return str(n)
+
+
+@given(st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(UNITS), st.integers(0, 2), st.integers(0, 2))
+def test_property_english_numbers(a, b, unit, style_a, style_b):
+    passage = f"Every request must be filed within {_fmt(b, style_b)} {unit} of the event."
+    claim = f"Every request must be filed within {_fmt(a, style_a)} {unit} of the event."
+    assert JUDGE.judge(claim, _passages(passage))["supported"] is (a == b)
+
+
+@given(st.integers(1, 31), st.integers(1, 31), st.integers(0, 2), st.integers(0, 2))
+def test_property_japanese_dates(a, b, style_a, style_b):
+    passage = f"承認された経費は、翌月{_fmt(b, style_b)}日の給与と一緒に振り込まれます。"
+    claim = f"承認された経費は、翌月{_fmt(a, style_a)}日の給与と一緒に振り込まれます。"
+    assert JUDGE.judge(claim, _passages(passage))["supported"] is (a == b)
+
+
+@given(st.integers(1, 10**5), st.integers(1, 10**5), st.sampled_from(JA_UNITS), st.booleans())
+def test_property_japanese_amounts(a, b, unit, man):
+    scale = "万" if man else ""
+    passage = f"購入金額が{b}{scale}{unit}以上の場合は部門長が承認する。"
+    claim = f"購入金額が{a}{scale}{unit}以上の場合は部門長が承認する。"
+    assert JUDGE.judge(claim, _passages(passage))["supported"] is (a == b)
+
+
+NEGATIONS_EN = [("Alcohol is reimbursable at client meals.", "Alcohol is not reimbursable at client meals."),
+                ("Contractors are covered by this policy.", "Contractors are never covered by this policy."),
+                ("Public computers may be used to access company systems.",
+                 "Public computers cannot be used to access company systems."),
+                ("Passwords expire on a schedule.", "Passwords don't expire on a schedule.")]
+NEGATIONS_JA = [("お酒の代金は会社負担になります。", "お酒の代金は会社負担になりません。"),
+                ("会社のパソコンではUSBメモリが使えます。", "会社のパソコンではUSBメモリは使えません。"),
+                ("発注者が直接発注することを認める。", "発注者が直接発注することは認めない。"),
+                ("支払済みの料金は返金します。", "支払済みの料金は返金しません。")]
+
+
+@given(st.sampled_from(NEGATIONS_EN + NEGATIONS_JA), st.booleans(), st.booleans(), st.sampled_from(
+    ["", "See the policy for details. ", "The office opens at nine. "]))
+def test_property_negation(pair, claim_negative, passage_negative, before):
+    claim = pair[claim_negative]
+    passage = before + pair[passage_negative]
+    assert JUDGE.judge(claim, _passages(passage))["supported"] is (claim_negative == passage_negative)
+
+
+# --- answers judged by meaning (offline) -------------------------------------------------------------------------
+
+from rag_metrics.judging.correctness import MeaningJudge, canonical_quantities, meaning_match  # noqa: E402
+
+
+@pytest.mark.parametrize("predicted, expected, correct, reason", [
+    ("You have two weeks.", "14 days", True, "same numbers and units"),
+    ("２週間前まで", "14日前", True, "same numbers and units"),
+    ("500,000円以上", "50万円以上", True, "same numbers and units"),
+    ("翌月10日", "翌月5日", False, "a number differs"),
+    ("13 days", "30 days", False, "a number differs"),
+    ("15,000 EUR", "1,500 EUR", False, "a number differs"),
+    ("within 30 minutes or 45 minutes", "within 30 minutes", False, "a number differs"),
+    ("no heating response, 30 minutes", "no heating response within 30 minutes", True, "same numbers and units"),
+    ("the boiler answers within 30 minutes", "heating response within 30 minutes", False,
+     "too few of the expected words"),
+    ("Not 30 days", "30 days", False, "negation differs"),
+    ("The receipt must be itemised proof of the payment.", "itemised proof of payment", True, "same words"),
+    ("Alcohol is reimbursable.", "not reimbursable", False, "negation differs"),
+    ("I don't know", "30 days", False, "no answer"),
+    ("On the 25th of each month", "5th day of the month following approval", False, "a number differs"),
+    ("It is 30 days.", "30 days", True, "contains the expected answer"),
+])
+def test_meaning_match(predicted, expected, correct, reason):
+    assert meaning_match(predicted, expected) == {"correct": correct, "reason": reason}
+
+
+def test_meaning_match_overlap_boundary_and_bad_input():
+    # 4 of the 5 expected words: 0.8
+    assert MeaningJudge(0.8)("alpha beta gamma delta", "alpha beta gamma delta epsilon")
+    assert not MeaningJudge(0.81)("alpha beta gamma delta", "alpha beta gamma delta epsilon")
+    with pytest.raises(InputError, match="expected answer"):
+        meaning_match("x", None)
+    assert canonical_quantities("3 hours") == [(180.0, "minute")]
+
+
+def test_a_short_japanese_answer_is_found_inside_longer_words():
+    ctx = _passages("年次有給休暇は、入社から6か月後に10日付与されます。")
+    assert JUDGE.judge("10日", ctx)["supported"] is True
+    assert JUDGE.judge("12日", ctx)["supported"] is False
+    assert JUDGE.judge("翌月", ctx)["supported"] is False

@@ -1,0 +1,139 @@
+"""The LLM answer judges through the project's clients: OpenAI-compatible (httpx MockTransport) and Bedrock (botocore
+Stubber) -- request shape, strict replies, cache, retries and the cost estimate before any call (issue 35)."""
+
+import importlib
+import json
+
+import pytest
+
+from rag_metrics.errors import InputError
+from rag_metrics.golden.llm import BedrockGenerator, OpenAIGenerator
+from rag_metrics.golden.support_judge import JUDGE_PROMPT_VERSION, LLMJudge, parse_correct, parse_support
+from rag_metrics.judging.support import support_of_answer
+
+PASSAGES = [{"rank": 1, "doc_id": "faq_ja", "page": 2,
+             "text": "承認された経費は、翌月５日の給与と一緒に振り込まれます。"},
+            {"rank": 2, "doc_id": "expense_policy", "page": 9,
+             "text": "Approved claims are paid with the payroll run on the 5th day of the month following approval."}]
+
+
+def _completion(content: str) -> dict:
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 1764460800, "model": "judge-model",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content, "refusal": None}}],
+            "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}}
+
+
+def _openai_client(handler):
+    import openai
+
+    http = importlib.import_module(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
+
+    def respond(request):
+        status, body, headers = handler(request)
+        return http.Response(status, json=body, headers=headers or {})
+
+    return openai.OpenAI(api_key="test-key", base_url="http://llm.test/v1", max_retries=0,
+                         http_client=openai.DefaultHttpxClient(transport=http.MockTransport(respond)))
+
+
+def test_parse_support_is_strict():
+    ok = parse_support('{"supported": true, "item": 2, "span": "paid with the payroll run"}', PASSAGES)
+    assert ok == {"supported": True, "passage": 2, "span": "paid with the payroll run"}
+    assert parse_support('{"supported": false, "item": null, "span": ""}', PASSAGES)["supported"] is False
+    for bad, message in [
+        ("not json", "not JSON"),
+        ('{"supported": true, "item": 1}', "exactly the keys"),
+        ('{"supported": "yes", "item": 1, "span": "x"}', "true or false"),
+        ('{"supported": true, "item": 3, "span": "x"}', "from 1 to 2"),
+        ('{"supported": true, "item": true, "span": "x"}', "from 1 to 2"),
+        ('{"supported": true, "item": 1, "span": "翌月１０日"}', "not in passage 1"),
+        ('{"supported": true, "item": 1, "span": ""}', "not in passage 1"),
+    ]:
+        with pytest.raises(InputError, match=message):
+            parse_support(bad, PASSAGES)
+
+
+def test_parse_correct_is_strict():
+    assert parse_correct('{"correct": false, "reason": "10th, not 5th"}')["correct"] is False
+    with pytest.raises(InputError):
+        parse_correct('{"correct": 1, "reason": "x"}')
+    with pytest.raises(InputError):
+        parse_correct('{"correct": true}')
+
+
+def test_openai_support_judge_request_cache_and_estimate(tmp_path):
+    requests = []
+    replies = iter([(429, {"error": {"message": "slow down"}}, {"retry-after": "2"}),
+                    (200, _completion('{"supported": true, "item": 1, "span": "翌月５日の給与と一緒に振り込まれます"}'), None)])
+
+    def handler(request):
+        requests.append(request)
+        return next(replies)
+
+    waits = []
+    chat = OpenAIGenerator("judge-model", client=_openai_client(handler), backoff=0.5, sleep=waits.append)
+    judge = LLMJudge(chat, cache_dir=tmp_path / "verdicts")
+    claim = "経費は翌月5日に振り込まれます。"
+    before = judge.estimate([("support", claim, PASSAGES)], price_in=1.0, price_out=2.0)
+    assert before["calls"] == 1 and before["cached"] == 0 and before["input_tokens"] > 0 and not requests
+    assert before["cost"] == pytest.approx(before["input_tokens"] / 1e6 + 60 * 2 / 1e6)
+    verdict = judge.judge(claim, PASSAGES)
+    assert verdict["supported"] is True and (verdict["doc_id"], verdict["page"], verdict["rank"]) == ("faq_ja", 2, 1)
+    assert waits == [2.0] and judge.usage["retries"] == 1 and judge.usage["input_tokens"] == 120
+    body = json.loads(requests[-1].content)
+    assert body["temperature"] == 0.0 and body["response_format"] == {"type": "json_object"}
+    assert claim in body["messages"][1]["content"] and PASSAGES[1]["text"] in body["messages"][1]["content"]
+    # the cache answers a re-run: no request, same verdict, and the estimate counts it as cached
+    assert judge.judge(claim, PASSAGES) == verdict and len(requests) == 2 and judge.usage["cached"] == 1
+    assert judge.estimate([("support", claim, PASSAGES)])["calls"] == 0
+    entry = json.loads(next((tmp_path / "verdicts").glob("*.json")).read_text(encoding="utf-8"))
+    assert entry["prompt_version"] == JUDGE_PROMPT_VERSION
+
+
+def test_a_malformed_reply_is_refused_and_not_cached(tmp_path):
+    def handler(request):
+        return 200, _completion('{"supported": true, "item": 1, "span": "翌月１０日"}'), None
+
+    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
+    with pytest.raises(InputError, match="not in passage 1"):
+        judge.judge("翌月10日に振り込まれます。", PASSAGES)
+    assert not list(tmp_path.glob("*.json"))
+
+
+def test_llm_judge_plugs_into_claim_support_and_correctness():
+    replies = iter(['{"supported": true, "item": 2, "span": "on the 5th day of the month following approval"}',
+                    '{"supported": false, "item": null, "span": ""}',
+                    '{"correct": false, "reason": "the 10th is not the 5th"}'])
+
+    def handler(request):
+        return 200, _completion(next(replies)), None
+
+    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)))
+    claims = support_of_answer("Claims are paid on the 5th day. Taxis are free.", PASSAGES, judge)
+    assert [c["supported"] for c in claims] == [True, False] and claims[0]["doc_id"] == "expense_policy"
+    assert judge.correct("the 10th", "the 5th", "When?") == {"correct": False, "reason": "the 10th is not the 5th"}
+    assert judge.judge("anything", [])["reason"] == "no context"
+
+
+def test_bedrock_support_judge_with_stubber(tmp_path):
+    import boto3
+    from botocore.stub import ANY, Stubber
+
+    client = boto3.client("bedrock-runtime", region_name="eu-west-1", aws_access_key_id="test",
+                          aws_secret_access_key="test")
+    stub = Stubber(client)
+    chat = BedrockGenerator("anthropic.claude-3-5-haiku-20241022-v1:0", client=client, sleep=lambda s: None)
+    judge = LLMJudge(chat, cache_dir=tmp_path)
+    expected = {"modelId": chat.model, "system": ANY, "messages": ANY, "inferenceConfig": {"temperature": 0.0}}
+    stub.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429,
+                          expected_params=expected)
+    stub.add_response("converse", {"output": {"message": {"role": "assistant", "content": [
+        {"text": '{"supported": false, "item": null, "span": ""}'}]}}, "stopReason": "end_turn",
+        "usage": {"inputTokens": 90, "outputTokens": 12, "totalTokens": 102}, "metrics": {"latencyMs": 10}}, expected)
+    with stub:
+        verdict = judge.judge("Claims are paid on the 10th day of the month following approval.", PASSAGES)
+        stub.assert_no_pending_responses()
+    assert verdict["supported"] is False and judge.usage["retries"] == 1 and judge.usage["output_tokens"] == 12
+    with stub:  # nothing queued: the cache answers
+        assert judge.judge("Claims are paid on the 10th day of the month following approval.", PASSAGES) == verdict
