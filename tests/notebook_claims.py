@@ -64,16 +64,24 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
                                    and f["cut"] != f["dedup"]),
 }
 
+def _grid_flat(f):
+    """Flat at every cutoff: best and worst configuration at most two questions apart at each k (not at one k alone)."""
+    that(set(f["spreads"]) == set(f["lowest"]) == set(f["highest"]) and all(
+        close(f["spreads"][k], f["highest"][k] - f["lowest"][k]) for k in f["spreads"]), "a spread is not max - min")
+    return all(s * f["n_eval"] <= 2 + 1e-9 for s in f["spreads"].values())
+
+
 CHUNKING_GRID = {
     "grid_moves_in_questions": lambda f, h: all(abs(x - round(x)) < 1e-9 for x in f["hits"]),
-    "grid_flat": lambda f, h: (that(close(f["spread"], max(f["recalls"]) - min(f["recalls"])), "spread is not max - min")
-                               and f["spread"] * f["n_eval"] <= 2),
+    "grid_flat": lambda f, h: _grid_flat(f),
     "misses_by_language": lambda f, h: (that(f["table_rows"] == f["missed"] and f["table_cross"] == f["cross_language"]
                                              and f["cross_language"] <= f["missed"] <= f["gold"])
                                         and f["missed"] > 0),
     "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
     "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
-                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"])
+                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"]
+                                                and f["flat"] == (f["spread"] * f["n_eval"] <= 2 + 1e-9),
+                                                "the counts or the flatness at the claim's own k disagree")
                                            and f["flat"] and f["avoidable"] >= 3
                                            and 2 * f["avoidable_cross_language"] > f["avoidable"]),
     "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))

@@ -32,6 +32,9 @@ NOTEBOOK_RUNS = {
          "compare_size": 300, "compare_overlap": 50, "compare_k": 2, "progress": True},
         {"retriever": "hybrid", "sizes": [50, 120], "overlaps": [0], "ks": [1], "unit": "token",
          "compare_size": 50, "compare_overlap": 0, "compare_k": 1},
+        # the corners: k=1 beside k=10 (the largest the draws reach), a grid flat at one cutoff and not at another
+        {"sizes": [50, 400, 1500], "overlaps": [0], "ks": [1, 10], "compare_size": 400, "compare_overlap": 0,
+         "compare_k": 1},
     ],
     "notebooks/03_marker_vs_overlap_judging.ipynb": [
         {"min_chars": 192, "k": 5, "window": 0},
@@ -140,7 +143,8 @@ SPACES = {
     "notebooks/01_duplicate_chunks_recall.ipynb": {"k": Ints(1, 6)},
     "notebooks/02_chunking_grid.ipynb": {
         "sizes": Subset((50, 120, 200, 300, 400, 600, 800, 1500), 1, 3), "overlaps": Subset((0, 25, 50, 100), 1, 2),
-        "ks": Subset((1, 2, 3, 4, 5, 10), 1, 3), "retriever": RETRIEVER, "unit": Choice(("char", "token")),
+        "ks": Subset((1, 2, 3, 4, 5, 10), 1, 3),  # _grid_fix: half the draws reach both k=1 and k=10
+        "retriever": RETRIEVER, "unit": Choice(("char", "token")),
         "compare_size": None, "compare_overlap": None, "compare_k": None, "progress": Choice((False,)),
     },
     "notebooks/03_marker_vs_overlap_judging.ipynb": {
@@ -188,13 +192,17 @@ SPACES = {
 
 
 def _grid_fix(params: dict, rng: random.Random) -> dict:
-    """02: the compared configuration is in the grid, its overlap below its size; a grid that has none is redrawn."""
+    """02: the compared configuration is in the grid, its overlap below its size; a grid that has none is redrawn.
+    Half the draws reach both corners of the cutoffs (k=1 and k=10), where a grid flat at one k may not be at the
+    other."""
     sizes, overlaps = params["sizes"], params["overlaps"]
     pairs = [(s, o) for s in sizes for o in overlaps if o < s]
     if not pairs:  # every overlap >= every size: keep the smallest overlap and one size above it
         overlaps = params["overlaps"] = [min(overlaps)]
         pairs = [(s, overlaps[0]) for s in sizes if s > overlaps[0]]
     params["compare_size"], params["compare_overlap"] = rng.choice(pairs)
+    if rng.random() < 0.5:  # the corners: the smallest and the largest cutoff beside what was drawn
+        params["ks"] = sorted({1, 10, *params["ks"]})
     params["compare_k"] = rng.choice(params["ks"])
     return params
 
