@@ -119,25 +119,27 @@ def _most_gain(hits, n):
 
 
 UPPER_BOUNDS = {
+    # F longer than every chunk: page-level figures are 0 by construction, no page-level lesson is drawn (f_within_chunks)
+    "f_within_chunks": lambda f, h: f["min_chars"] <= f["longest"],
     "ceilings_barely_move": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"]))
-                                          and f["most_questions"] <= 2),
+                                          and f["fits"] and f["most_questions"] <= 2),
     "document_adds_nothing_to_genre": lambda f, h: (
         that(f["document_adds"] == max(abs(round((d - g) * f["n_eval"])) for g, d in zip(f["hits"][1], f["hits"][2])))
         and f["document_adds"] == 0),
     "source_misses_wrong_page": lambda f, h: (that(f["wrong_page"] + f["other"] == f["missed"])
-                                              and f["wrong_page"] > f["other"]),
+                                              and f["fits"] and f["wrong_page"] > f["other"]),
     "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
                                                   for x, y in zip(row, src)),
     "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
     "document_row_by_construction": lambda f, h: all(x == 1 for x in f["row"]),
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
                                             and f["counts"][f["main_kind"]] == max(f["counts"].values()))
-                                       and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
+                                       and f["fits"] and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
     "heading_helps": lambda f, h: (
         that(close(_headline(h, f"page hit@{f['k']} fixed {f['size']}/{f['overlap']}"), f["fixed"])
              and close(_headline(h, f"page hit@{f['k']} by heading"), f["heading"])
              and f["moved"] == round((f["heading"] - f["fixed"]) * f["n_eval"]), "figures differ from the headlines")
-        and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
+        and f["fits"] and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
 }
 
 NORMALIZATION = {
