@@ -56,8 +56,10 @@ def md_escape(value) -> str:
 
     nbconvert renders Markdown outputs and passes raw HTML through, so an ID like ``q<img onerror=...>`` or a
     ``[x](javascript:...)`` link in a displayed sentence would become live markup in the report. Markdown
-    punctuation is backslash-escaped (no emphasis, links, headings or lists), then ``< > & " '`` become
-    entities; line breaks become spaces (a value cannot start a block of its own).
+    punctuation is backslash-escaped (no code spans, emphasis, links, headings or lists), then ``< > & " '``
+    become entities; line breaks become spaces (a value cannot start a block of its own).
+    The result is for running text, not for inside a code span (where neither escapes nor entities are read): never
+    wrap it in backticks.
     """
     text = " ".join(str(value).splitlines())
     return html.escape(_MARKDOWN_PUNCTUATION.sub(r"\\\1", text), quote=True)

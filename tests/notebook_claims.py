@@ -64,16 +64,24 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
                                    and f["cut"] != f["dedup"]),
 }
 
+def _grid_flat(f):
+    """Flat at every cutoff: best and worst configuration at most two questions apart at each k (not at one k alone)."""
+    that(set(f["spreads"]) == set(f["lowest"]) == set(f["highest"]) and all(
+        close(f["spreads"][k], f["highest"][k] - f["lowest"][k]) for k in f["spreads"]), "a spread is not max - min")
+    return all(s * f["n_eval"] <= 2 + 1e-9 for s in f["spreads"].values())
+
+
 CHUNKING_GRID = {
     "grid_moves_in_questions": lambda f, h: all(abs(x - round(x)) < 1e-9 for x in f["hits"]),
-    "grid_flat": lambda f, h: (that(close(f["spread"], max(f["recalls"]) - min(f["recalls"])), "spread is not max - min")
-                               and f["spread"] * f["n_eval"] <= 2),
+    "grid_flat": lambda f, h: _grid_flat(f),
     "misses_by_language": lambda f, h: (that(f["table_rows"] == f["missed"] and f["table_cross"] == f["cross_language"]
                                              and f["cross_language"] <= f["missed"] <= f["gold"])
                                         and f["missed"] > 0),
     "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
     "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
-                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"])
+                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"]
+                                                and f["flat"] == (f["spread"] * f["n_eval"] <= 2 + 1e-9),
+                                                "the counts or the flatness at the claim's own k disagree")
                                            and f["flat"] and f["avoidable"] >= 3
                                            and 2 * f["avoidable_cross_language"] > f["avoidable"]),
     "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))
@@ -111,25 +119,27 @@ def _most_gain(hits, n):
 
 
 UPPER_BOUNDS = {
+    # F longer than every chunk: page-level figures are 0 by construction, no page-level lesson is drawn (f_within_chunks)
+    "f_within_chunks": lambda f, h: f["min_chars"] <= f["longest"],
     "ceilings_barely_move": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"]))
-                                          and f["most_questions"] <= 2),
+                                          and f["fits"] and f["most_questions"] <= 2),
     "document_adds_nothing_to_genre": lambda f, h: (
         that(f["document_adds"] == max(abs(round((d - g) * f["n_eval"])) for g, d in zip(f["hits"][1], f["hits"][2])))
         and f["document_adds"] == 0),
     "source_misses_wrong_page": lambda f, h: (that(f["wrong_page"] + f["other"] == f["missed"])
-                                              and f["wrong_page"] > f["other"]),
+                                              and f["fits"] and f["wrong_page"] > f["other"]),
     "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
                                                   for x, y in zip(row, src)),
     "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
     "document_row_by_construction": lambda f, h: all(x == 1 for x in f["row"]),
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
                                             and f["counts"][f["main_kind"]] == max(f["counts"].values()))
-                                       and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
+                                       and f["fits"] and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
     "heading_helps": lambda f, h: (
         that(close(_headline(h, f"page hit@{f['k']} fixed {f['size']}/{f['overlap']}"), f["fixed"])
              and close(_headline(h, f"page hit@{f['k']} by heading"), f["heading"])
              and f["moved"] == round((f["heading"] - f["fixed"]) * f["n_eval"]), "figures differ from the headlines")
-        and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
+        and f["fits"] and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
 }
 
 NORMALIZATION = {

@@ -28,18 +28,23 @@ def _grid(f):
 
 MARKER_VS_OVERLAP = {
     "source_direction": lambda f, h: that(close(f["total"], f["o1"] - f["m0"])) and f["total"] > 0,
-    "window_is_much_of_the_gap": lambda f, h: _grid(f) and f["total"] > 0 and f["window_alone"] >= f["total"] / 3,
-    "changes_overlap": lambda f, h: _grid(f) and (f["window_alone"] + f["judge_alone"] - f["total"]) * f["n_eval"] >= 1,
+    # at an F longer than every chunk no effect of the overlap judge can be read (rag_metrics.report.ruler_lesson)
+    "window_is_much_of_the_gap": lambda f, h: (_grid(f) and f["fits"] and f["total"] > 0
+                                               and f["window_alone"] >= f["total"] / 3),
+    "changes_overlap": lambda f, h: (_grid(f) and f["fits"]
+                                     and (f["window_alone"] + f["judge_alone"] - f["total"]) * f["n_eval"] >= 1),
     "gap_vs_source": lambda f, h: f["total"] > 0.775 - 0.69,
     "tiny_lost_marker": lambda f, h: (f["lost"] == 1 and not f["marker"][f["at"]] and f["overlap"][f["at"]]
                                       and len(f["held"]) > 0),
     "ruler_moves_figure": lambda f, h: (that(f["moved"] == round((f["overlap"] - f["marker"]) * f["n_eval"])
+                                             and (f["min_chars"] <= f["longest"] or f["overlap"] == 0)  # F > chunks
                                              and f["document"] >= max(f["marker"], f["overlap"]) - 1e-12)
                                         and f["overlap"] > f["marker"]),
     "both_at_ceiling": lambda f, h: f["overlap"] == f["marker"] == f["document"],
     "few_markers_lost": lambda f, h: (f["overlap"] <= f["marker"] and not f["overlap"] == f["marker"] == f["document"]
                                       and f["min_chars"] <= 48),
-    "large_f_is_strict": lambda f, h: f["overlap"] < f["marker"] and f["min_chars"] > 48,
+    # an F no chunk can hold is not "strict": it credits nothing by construction (rag_metrics.report.ruler_lesson)
+    "large_f_is_strict": lambda f, h: f["overlap"] < f["marker"] and 48 < f["min_chars"] <= f["longest"],
     "marker_only": lambda f, h: that((f["failed_by_overlap"] > 0) >= (f["overlap"] < f["marker"]),
                                      "overlap below marker needs a chunk only the marker credits")
                                 and f["overlap"] < f["marker"],
@@ -47,7 +52,10 @@ MARKER_VS_OVERLAP = {
                                         and f["total"] > 0),
     "flat_between_16_and_48": lambda f, h: (that(f["spread"] == round((f["high"] - f["low"]) * f["n_eval"]))
                                             and f["spread"] <= 1),
-    "extremes_of_f": lambda f, h: f["small"] > f["large"],
+    "extremes_of_f": lambda f, h: (that(all(b > f["longest"] for b in f["beyond"])
+                                        and (f["large_f"] > f["longest"]) == bool(f["beyond"]),
+                                        "the F values named beyond the longest chunk are not those")
+                                   and f["small"] > f["large"] and f["large_f"] <= f["longest"]),
     "window_widens": lambda f, h: f["marker"][1] > f["marker"][0] or f["overlap"][1] > f["overlap"][0],
     "footer_false_hits": lambda f, h: (that(f["false_hits"] == round((f["kept"] - f["default"]) * f["n_eval"]))
                                        and f["false_hits"] > 0),

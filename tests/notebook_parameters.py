@@ -32,16 +32,23 @@ NOTEBOOK_RUNS = {
          "compare_size": 300, "compare_overlap": 50, "compare_k": 2, "progress": True},
         {"retriever": "hybrid", "sizes": [50, 120], "overlaps": [0], "ks": [1], "unit": "token",
          "compare_size": 50, "compare_overlap": 0, "compare_k": 1},
+        # the corners: k=1 beside k=10 (the largest the draws reach), a grid flat at one cutoff and not at another
+        {"sizes": [50, 400, 1500], "overlaps": [0], "ks": [1, 10], "compare_size": 400, "compare_overlap": 0,
+         "compare_k": 1},
     ],
     "notebooks/03_marker_vs_overlap_judging.ipynb": [
         {"min_chars": 192, "k": 5, "window": 0},
         {"retriever": "hybrid", "size": 500, "overlap": 0},
         {"size": 1500, "overlap": 300, "k": 1, "min_chars": 8},
+        # the corner: F longer than every chunk -- the overlap judge can credit nothing, and must say why
+        {"size": 150, "overlap": 25, "min_chars": 192, "k": 6, "window": 0},
     ],
     "notebooks/04_upper_bound_filters.ipynb": [
         {"k": 1, "window": 1, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},
         {"min_chars": 96},
         {"size": 1500, "overlap": 300, "retriever": "bm25", "window": 1},
+        # the corner: F longer than every chunk -- page-level figures are 0 by construction, and the notebook says so
+        {"size": 300, "overlap": 50, "min_chars": 400, "k": 6},
     ],
     "notebooks/05_retrieval_vs_generation.ipynb": [
         {"generator": "gen_b", "match": "contains"},
@@ -137,14 +144,15 @@ DOCUMENTS = ("expense_policy", "faq_ja", "it_security", "onboarding_ja", "produc
              "terms_ja", "travel_policy")
 CHUNK_SIZE = Choice((150, 200, 300, 400, 500, 800, 1500))
 CHUNK_OVERLAP = Choice((0, 25, 50, 100, 300))
-JUDGE = {"min_chars": Choice((8, 16, 24, 48, 96, 192)), "window": Ints(0, 2)}
+JUDGE = {"min_chars": Choice((8, 16, 24, 48, 96, 192, 400)), "window": Ints(0, 2)}  # 400: beyond most chunk sizes
 
 SPACES = {
     "notebooks/00_glossary.ipynb": {"k": Ints(1, 6), "depth": Ints(1, 20)},
     "notebooks/01_duplicate_chunks_recall.ipynb": {"k": Ints(1, 6)},
     "notebooks/02_chunking_grid.ipynb": {
         "sizes": Subset((50, 120, 200, 300, 400, 600, 800, 1500), 1, 3), "overlaps": Subset((0, 25, 50, 100), 1, 2),
-        "ks": Subset((1, 2, 3, 4, 5, 10), 1, 3), "retriever": RETRIEVER, "unit": Choice(("char", "token")),
+        "ks": Subset((1, 2, 3, 4, 5, 10), 1, 3),  # _grid_fix: half the draws reach both k=1 and k=10
+        "retriever": RETRIEVER, "unit": Choice(("char", "token")),
         "compare_size": None, "compare_overlap": None, "compare_k": None, "progress": Choice((False,)),
     },
     "notebooks/03_marker_vs_overlap_judging.ipynb": {
@@ -195,13 +203,17 @@ SPACES = {
 
 
 def _grid_fix(params: dict, rng: random.Random) -> dict:
-    """02: the compared configuration is in the grid, its overlap below its size; a grid that has none is redrawn."""
+    """02: the compared configuration is in the grid, its overlap below its size; a grid that has none is redrawn.
+    Half the draws reach both corners of the cutoffs (k=1 and k=10), where a grid flat at one k may not be at the
+    other."""
     sizes, overlaps = params["sizes"], params["overlaps"]
     pairs = [(s, o) for s in sizes for o in overlaps if o < s]
     if not pairs:  # every overlap >= every size: keep the smallest overlap and one size above it
         overlaps = params["overlaps"] = [min(overlaps)]
         pairs = [(s, overlaps[0]) for s in sizes if s > overlaps[0]]
     params["compare_size"], params["compare_overlap"] = rng.choice(pairs)
+    if rng.random() < 0.5:  # the corners: the smallest and the largest cutoff beside what was drawn
+        params["ks"] = sorted({1, 10, *params["ks"]})
     params["compare_k"] = rng.choice(params["ks"])
     return params
 

@@ -1,0 +1,52 @@
+"""rag_metrics.html.md_escape: a parameter or a value from a user's file, shown in a notebook's Markdown, renders as
+its own text -- no code span, link, image, emphasis or raw HTML of its own -- in the renderer of the HTML report
+(nbconvert's mistune)."""
+
+import html
+import re
+
+import pytest
+
+from rag_metrics.html import md_escape
+
+markdown2html = pytest.importorskip("nbconvert.filters.markdown_mistune").markdown2html_mistune
+
+HOSTILE = [
+    "gpt`<img src=x onerror=alert(1)>`",  # the model name of notebook 08's review: a code span around raw HTML
+    "`code` and ``double``",
+    "a ` lone backtick",
+    "[x](javascript:alert(1))",
+    "![img](y.png)",
+    "*em* _em_ **strong** ~~gone~~",
+    "<script>alert(1)</script>",
+    "# heading\n- item",
+    "q&a \"quoted\" 'single'",
+    "1. not a list",
+    "back\\slash \\` escaped tick",
+    "| a | b |",
+]
+
+
+def _text(rendered: str) -> str:
+    """The rendered HTML's text: one paragraph expected, its tags (none but <p>) removed, entities decoded."""
+    assert re.fullmatch(r"<p>.*</p>\s*", rendered, flags=re.S), rendered
+    inner = re.sub(r"^<p>|</p>\s*$", "", rendered)
+    assert "<" not in inner, f"markup in the rendered text: {rendered!r}"
+    return html.unescape(inner)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_an_escaped_value_renders_as_its_own_text(value):
+    shown = markdown2html(f"model {md_escape(value)} here")
+    assert _text(shown) == f"model {' '.join(value.splitlines())} here"
+
+
+def test_backticks_open_no_code_span_even_in_a_sentence_that_has_one():
+    shown = markdown2html(f"`{md_escape('kept`')}` and {md_escape('`<b>x</b>`')}")
+    assert "<b>" not in shown and shown.count("<code>") <= 1
+
+
+def test_unescaped_backticks_would_have_opened_a_code_span():
+    """The test above can fail: the same value without md_escape renders markup."""
+    assert "<code>" in markdown2html("model `x` here")
+    assert "<img" in markdown2html("model `gpt`<img src=x onerror=alert(1)>`` here")  # 08's sentence before
