@@ -643,9 +643,11 @@ def cmd_labels(args) -> int:
     from .io.golden import load_golden
 
     if args.action == "audit":
+        from .files import check_output
         from .golden.labels import audit_labels
         from .io.logs import load_log, parse_field_mapping
 
+        check_output(args.output, folder=True)
         corpus = load_corpus(args.pages)
         golden = load_golden(args.golden, corpus=corpus)
         fields = parse_field_mapping(args.field)
@@ -669,9 +671,11 @@ def cmd_labels(args) -> int:
     if args.action == "sample":
         from .analysis.experiment import evaluate_log
         from .golden.labels import judging_sample
+        from .files import check_output
         from .golden.review_file import write_review
         from .io.logs import load_log
 
+        check_output(args.output)
         corpus = load_corpus(args.pages)
         golden = load_golden(args.golden, corpus=corpus)
         sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,
@@ -682,17 +686,26 @@ def cmd_labels(args) -> int:
               f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
               "yes or no; gold pages are marked yes)")
         return 0
+    from .files import check_output
     from .golden.labels import accept_labels, read_audit_decisions
 
+    check_output(args.output)
     corpus = load_corpus(args.pages) if args.pages else None
     decisions = read_audit_decisions(args.decisions)
     golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,
                                         decisions_source=args.decisions)
     meta = json.loads(Path(str(path) + ".meta.json").read_text(encoding="utf-8"))
+    unchanged = f", {meta['unchanged']} decided so already" if meta["unchanged"] else ""
     print(f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, {meta['pending']} "
-          f"pending; human judgments in {jpath}")
-    print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
-          "not compared with runs judged against the new one")
+          f"pending{unchanged}; human judgments in {jpath}")
+    if meta["previous_fingerprint"] == meta["fingerprint"] and not meta["accepted"] and not meta["rejected"]:
+        print(f"nothing changed: every decision is in {args.golden} already (fingerprint {meta['fingerprint']})")
+    elif meta["previous_fingerprint"] == meta["fingerprint"]:
+        print(f"fingerprint {meta['fingerprint']} unchanged: no page became gold (only rejections), so runs judged "
+              "against the old set stay comparable")
+    else:
+        print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set "
+              "are not compared with runs judged against the new one")
     return 0
 
 
@@ -702,13 +715,15 @@ def _labels_assess(args) -> int:
     from .analysis.agreement import agreement, assessed_figures
     from .analysis.assessors import assess_items, assessment_items
     from .analysis.experiment import evaluate_log
+    from .files import check_output, publish_files
     from .golden.assessors import load_assessor
-    from .golden.labels import human_labels, load_judgments
+    from .golden.labels import check_matches, human_labels, load_judgments
     from .io.corpus import load_corpus
     from .io.golden import load_golden
-    from .io.jsonl import write_jsonl
+    from .io.jsonl import jsonl_text
     from .io.logs import load_log
 
+    out = check_output(args.output, folder=True)
     options = _options(args.option)
     if args.assessor in ("openai", "bedrock"):
         options.setdefault("cache_dir", args.cache)
@@ -721,11 +736,12 @@ def _labels_assess(args) -> int:
     if args.sample:
         from .golden.labels import read_judging_sheet
 
-        sheet, sample = read_judging_sheet(args.sample)
+        sheet, sample = read_judging_sheet(args.sample, golden=golden)
         judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
             ["question_id", "doc_id", "page"], keep="last")
     human = human_labels(golden, judgments)
     result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
+    check_matches(result)
     items = assessment_items(result, corpus, k=args.k)
     keys = ["question_id", "doc_id", "page"]
     labelled_keys = set(map(tuple, human[keys].itertuples(index=False)))
@@ -745,10 +761,11 @@ def _labels_assess(args) -> int:
     measured = assess_items(items[is_labelled], assessor)
     labels = assess_items(items, assessor, human=human)
     agr = agreement(measured, human, assessor=args.assessor)
-    out = Path(args.output)
-    write_jsonl(labels.to_dict("records"), out / "assessed.jsonl")
-    (out / "agreement.json").write_text(json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
-                                        encoding="utf-8")
+    shown = agr.usable or args.force
+    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
+                               force=args.force, sample=sample) if shown else None  # any refusal before writing
+    publish_files({out / "agreement.json": json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
+                   out / "assessed.jsonl": jsonl_text(labels.to_dict("records"))}, folder=out)
     k = agr.kappa
     kappa = "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
     print(f"agreement with people on {agr.n} labelled pages: kappa {kappa}, accuracy {agr.accuracy:.3f}")
@@ -756,12 +773,10 @@ def _labels_assess(args) -> int:
     print(agr.verdict)
     print(f"wrote {out / 'assessed.jsonl'}: {len(labels)} assessed label(s) of unlabelled pages "
           f"({int(labels['relevant'].sum()) if len(labels) else 0} relevant), kept apart from the human labels")
-    if not agr.usable and not args.force:
+    if not shown:
         print("figures with assessed labels are not shown: the assessor is refused for headline figures (--force to "
               "see them anyway)")
         return 0
-    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
-                               force=args.force, sample=sample)
     print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
     if args.force and not agr.usable:
         print("(forced: the assessor is below the stated agreement)")

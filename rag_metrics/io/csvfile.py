@@ -1,4 +1,10 @@
-"""CSV, read strictly: one reader for every CSV the package takes (golden sets, review decisions).
+"""CSV, read strictly and written for spreadsheets: the one reader and the one writer of every CSV the package
+takes or gives (golden sets, review files, label audits, judging sheets, evaluation tables).
+
+A cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) is
+written with a leading ``'`` (:func:`neutralize_cell`; spreadsheet programs show it as text) and every cell read is
+restored (:func:`restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
+stays ``-q002`` through a review file.
 
 RFC 4180 as spreadsheet programs write it: a header row, ``,`` between cells, ``"`` around cells that
 hold commas, quotes (doubled) or line breaks; rows end in ``\\n``, ``\\r\\n`` or ``\\r`` (older Mac
@@ -11,19 +17,19 @@ programs). UTF-8 only (a leading byte-order mark is skipped). Every problem is a
 * a row with more cells than the header has columns,
 * a cell longer than :data:`MAX_CELL` characters.
 
-Rows that are entirely empty are skipped. Cells keep their text as written (no stripping): callers
-decide.
+Rows that are entirely empty are skipped. Cells keep their text as written (no stripping: callers decide), a
+neutralized cell restored.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-
+import re
 from ..errors import InputError
 from .jsonl import read_lines
 
-__all__ = ["read_csv", "read_rows", "MAX_CELL"]
+__all__ = ["read_csv", "read_rows", "csv_text", "neutralize_cell", "restore_cell", "MAX_CELL"]
 
 MAX_CELL = 131_072
 """The longest cell read (characters): Python's ``csv`` default limit, stated rather than raised."""
@@ -76,7 +82,7 @@ def read_csv(path, what: str) -> tuple[list[str], list[tuple[int, dict]]]:
                 raise InputError(f"more cells ({len(cells)}) than header columns ({len(header)}): {extra[:3]!r}.",
                                  path=path, line=line)
             cells = cells[: len(header)]
-        row = dict(zip(header, cells))
+        row = dict(zip(header, map(restore_cell, cells)))
         for name in header[len(cells):]:
             row[name] = None
         rows.append((line, row))
@@ -98,3 +104,40 @@ def read_rows(path, *, jsonl: str, csv_what: str) -> tuple[set, list[tuple[int, 
         return (set().union(*(r.keys() for _, r in rows)) if rows else set()), rows
     header, rows = read_csv(path, csv_what)
     return set(header), rows
+
+
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+
+
+def neutralize_cell(value):
+    """A text cell as written to a CSV made for spreadsheets: a cell a spreadsheet would run as a formula (starting
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, which spreadsheet programs
+    show as text. Cells that already start with quotes before such a character get one more, so that
+    :func:`restore_cell` gives back exactly the original. Other values are returned as they are."""
+    if isinstance(value, str) and _FORMULA.match(value):
+        return "'" + value
+    return value
+
+
+def restore_cell(value):
+    """The inverse of :func:`neutralize_cell`: one leading ``'`` removed from a neutralized cell."""
+    if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value[1:]):
+        return value[1:]
+    return value
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(neutralize_cell(value))
+    if any(c in text for c in ',"\r\n'):  # (the csv module leaves a lone \r unquoted when rows end in \n)
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_text(header, rows) -> str:
+    """CSV text (rows end in ``\\n``): ``header`` then ``rows`` (sequences of cells, or dicts keyed by the header),
+    every text cell neutralized (:func:`neutralize_cell`), None written as an empty cell, a cell holding a comma,
+    a quote or a line break (``\\r`` included) quoted. :func:`read_csv` reads every cell back unchanged."""
+    lines = [",".join(map(_cell, header))]
+    for row in rows:
+        lines.append(",".join(map(_cell, [row.get(k) for k in header] if isinstance(row, dict) else row)))
+    return "\n".join(lines) + "\n"
