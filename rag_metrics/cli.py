@@ -491,6 +491,7 @@ def cmd_report(args) -> int:
 def cmd_gate(args) -> int:
     from .analysis.gate import compare_for_gate, read_side
     from .errors import check_int
+    from .files import check_output
     from .io.corpus import load_corpus
     from .io.golden import load_golden
     from .io.logs import parse_field_mapping
@@ -498,8 +499,12 @@ def cmd_gate(args) -> int:
     ks = sorted({check_int(k, "k") for k in (args.ks or [1, 3, 5])})
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha {args.alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
-    if args.max_drop is not None and not args.max_drop >= 0:
-        raise InputError(f"--max-drop {args.max_drop!r}: expected a number >= 0, such as 0.02.", field="max_drop")
+    if args.max_drop is not None and not 0 <= args.max_drop <= 1:
+        raise InputError(f"--max-drop {args.max_drop!r}: expected a number from 0 to 1, such as 0.02 (a measure's "
+                         "mean lies in [0, 1]).", field="max_drop")
+    for option, path in (("--markdown", args.markdown), ("--junit", args.junit)):  # refuse before any work
+        if path:
+            check_output(path, option=option)
     mapping = parse_field_mapping(args.field)
     corpus = load_corpus(args.pages) if args.pages else None
     golden = load_golden(args.golden, corpus=corpus)
@@ -507,9 +512,6 @@ def cmd_gate(args) -> int:
     baseline, new = read_side(args.baseline, **read), read_side(args.run, **read)
     result = compare_for_gate(golden, baseline, new, corpus, ks=ks, min_chars=args.min_chars, window=args.window,
                               judge=args.judge, measure=args.measure, alpha=args.alpha, max_drop=args.max_drop)
-    for path in (args.markdown, args.junit):  # refuse before writing either file
-        if path and Path(path).is_dir():
-            raise InputError("is a folder; expected a file to write.", path=path)
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         with open(args.markdown, "a", encoding="utf-8") as f:  # appended: a CI step summary may hold more

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
-from rag_metrics.io.csvfile import csv_text, read_csv
+from rag_metrics.io.csvfile import read_csv
+from rag_metrics.serialize import csv_text
 
 DATA = data_dir()
 CORPUS = str(DATA / "corpus")

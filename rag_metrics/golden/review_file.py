@@ -17,7 +17,8 @@ import pandas as pd
 
 from ..errors import InputError, check_choice
 from ..files import atomic_write_text
-from ..io.csvfile import csv_text, neutralize_cell, read_rows, restore_cell
+from ..io.csvfile import read_rows
+from ..serialize import csv_text, neutralize_cell, restore_cell
 from ..io.jsonl import jsonl_text
 from .flags import flag_context_dependent, near_duplicates
 from .generate import Draft

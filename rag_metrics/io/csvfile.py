@@ -2,8 +2,8 @@
 takes or gives (golden sets, review files, label audits, judging sheets, evaluation tables).
 
 A cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) is
-written with a leading ``'`` (:func:`neutralize_cell`; spreadsheet programs show it as text) and every cell read is
-restored (:func:`restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
+written with a leading ``'`` (:func:`rag_metrics.serialize.csv_text`; spreadsheet programs show it as text) and every
+cell read is restored (:func:`rag_metrics.serialize.restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
 stays ``-q002`` through a review file.
 
 RFC 4180 as spreadsheet programs write it: a header row, ``,`` between cells, ``"`` around cells that
@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from ..errors import InputError
+from ..serialize import restore_cell
 from .jsonl import read_lines
 
-__all__ = ["read_csv", "read_rows", "csv_text", "neutralize_cell", "restore_cell", "MAX_CELL"]
+__all__ = ["read_csv", "read_rows", "MAX_CELL"]
 
 MAX_CELL = 131_072
 """The longest cell read (characters): Python's ``csv`` default limit, stated rather than raised."""
@@ -105,39 +105,3 @@ def read_rows(path, *, jsonl: str, csv_what: str) -> tuple[set, list[tuple[int, 
     header, rows = read_csv(path, csv_what)
     return set(header), rows
 
-
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")
-
-
-def neutralize_cell(value):
-    """A text cell as written to a CSV made for spreadsheets: a cell a spreadsheet would run as a formula (starting
-    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, which spreadsheet programs
-    show as text. Cells that already start with quotes before such a character get one more, so that
-    :func:`restore_cell` gives back exactly the original. Other values are returned as they are."""
-    if isinstance(value, str) and _FORMULA.match(value):
-        return "'" + value
-    return value
-
-
-def restore_cell(value):
-    """The inverse of :func:`neutralize_cell`: one leading ``'`` removed from a neutralized cell."""
-    if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value[1:]):
-        return value[1:]
-    return value
-
-
-def _cell(value) -> str:
-    text = "" if value is None else str(neutralize_cell(value))
-    if any(c in text for c in ',"\r\n'):  # (the csv module leaves a lone \r unquoted when rows end in \n)
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def csv_text(header, rows) -> str:
-    """CSV text (rows end in ``\\n``): ``header`` then ``rows`` (sequences of cells, or dicts keyed by the header),
-    every text cell neutralized (:func:`neutralize_cell`), None written as an empty cell, a cell holding a comma,
-    a quote or a line break (``\\r`` included) quoted. :func:`read_csv` reads every cell back unchanged."""
-    lines = [",".join(map(_cell, header))]
-    for row in rows:
-        lines.append(",".join(map(_cell, [row.get(k) for k in header] if isinstance(row, dict) else row)))
-    return "\n".join(lines) + "\n"

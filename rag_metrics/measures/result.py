@@ -147,7 +147,7 @@ class Evaluation:
     def to_csv(self, per_question: bool = False, *, per_query: bool | None = None) -> str:
         """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question
         (``per_query`` is the former name of ``per_question``)."""
-        from ..io.csvfile import csv_text
+        from ..serialize import csv_text
 
         per_question = _per_question(per_question, per_query)
         if per_question:
