@@ -463,8 +463,10 @@ def cmd_compare(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .files import check_output
     from .report.runner import ReportError, build_experiment_report, build_report, parse_parameters
 
+    check_output(args.reports_dir, folder=True, option="--reports-dir")
     try:
         if args.run:
             run = build_experiment_report(
