@@ -393,3 +393,14 @@ def test_labels_and_gate_refuse_before_writing(tmp_path, capsys, case):
     assert re.search(message, lines[0]), lines[0]
     assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing created
     assert (tmp_path / "afile").read_text() == "kept\n" and not list((tmp_path / "adir").iterdir())
+
+
+def test_a_broken_pdf_is_one_line_without_the_parsers_noise(tmp_path, capsys):
+    data = _reportlab_pdf()
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(data[: len(data) // 2] + b"garbage" + data[len(data) // 2 + 40:])
+    out = tmp_path / "pages.jsonl"
+    assert main(["pages", str(broken), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("rag-metrics pages: error: ") and "broken.pdf" in err, err
+    assert not out.exists()
