@@ -400,7 +400,12 @@ def test_a_broken_pdf_is_one_line_without_the_parsers_noise(tmp_path, capsys):
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(data[: len(data) // 2] + b"garbage" + data[len(data) // 2 + 40:])
     out = tmp_path / "pages.jsonl"
-    assert main(["pages", str(broken), "-o", str(out)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("rag-metrics pages: error: ") and "broken.pdf" in err, err
+    import subprocess
+    import sys
+
+    # a process of its own, as a user runs it (pytest's log capture would hide what the terminal shows)
+    done = subprocess.run([sys.executable, "-m", "rag_metrics.cli", "pages", str(broken), "-o", str(out)],
+                          capture_output=True, text=True)
+    err = done.stderr
+    assert done.returncode == 2 and err.count("\n") == 1 and err.startswith("rag-metrics pages: error: ") and "broken.pdf" in err, err
     assert not out.exists()
