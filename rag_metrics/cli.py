@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .errors import GAINS, ORDERS, InputError
@@ -899,11 +900,27 @@ COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_his
             "pages": cmd_pages, "run": cmd_run, "golden": cmd_golden, "labels": cmd_labels, "gate": cmd_gate}
 
 
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _one_line_warning(command: str, show):
+    """The package's own warnings (a skipped history record, a broken cache entry) as one line, ``rag-metrics
+    COMMAND: warning: ...``, instead of Python's file, line and source; other libraries' warnings as ``show`` does."""
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UserWarning) and str(Path(filename).resolve()).startswith(_PACKAGE):
+            print(f"rag-metrics {command}: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+    return one_line
+
+
 def main(argv=None) -> int:
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
     try:
-        code = COMMANDS[args.command](args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
+            code = COMMANDS[args.command](args)
         sys.stdout.flush()
         return code
     except InputError as e:
