@@ -334,3 +334,21 @@ def test_a_log_of_another_golden_set_is_refused(hostile, tmp_path, capsys, actio
                             "--run", hostile["foreign"], "-o", out)
     one_line_error(code, err, "labels", "foreign.jsonl", "none of the 3 logged questions is in the golden set")
     assert not out.exists()
+
+
+def test_a_new_audit_folder_appears_in_one_rename(tmp_path, monkeypatch):
+    import os
+
+    real, moved = os.replace, []
+
+    def dying_replace(src, dst):
+        moved.append(dst)
+        if len(moved) == 2:
+            raise RuntimeError("killed between two files")
+        return real(src, dst)
+    monkeypatch.setattr(os, "replace", dying_replace)
+    audit = tmp_path / "audit"
+    assert main(["labels", "audit", "--golden", str(DATA / "golden.jsonl"), "--pages", CORPUS, "--run", str(LOGS[0]),
+                 "-o", str(audit)]) == 0
+    assert not moved  # no file moved one by one: the folder appeared whole
+    assert {p.name for p in audit.iterdir()} == {"review.csv", "findings.csv", "audit.html", "audit.json"}
