@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .errors import GAINS, ORDERS, InputError
@@ -465,8 +466,10 @@ def cmd_compare(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .files import check_output
     from .report.runner import ReportError, build_experiment_report, build_report, parse_parameters
 
+    check_output(args.reports_dir, folder=True, option="--reports-dir")
     try:
         if args.run:
             run = build_experiment_report(
@@ -493,6 +496,7 @@ def cmd_report(args) -> int:
 def cmd_gate(args) -> int:
     from .analysis.gate import compare_for_gate, read_side
     from .errors import check_int
+    from .files import check_output
     from .io.corpus import load_corpus
     from .io.golden import load_golden
     from .io.logs import parse_field_mapping
@@ -500,8 +504,12 @@ def cmd_gate(args) -> int:
     ks = sorted({check_int(k, "k") for k in (args.ks or [1, 3, 5])})
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha {args.alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
-    if args.max_drop is not None and not args.max_drop >= 0:
-        raise InputError(f"--max-drop {args.max_drop!r}: expected a number >= 0, such as 0.02.", field="max_drop")
+    if args.max_drop is not None and not 0 <= args.max_drop <= 1:
+        raise InputError(f"--max-drop {args.max_drop!r}: expected a number from 0 to 1, such as 0.02 (a measure's "
+                         "mean lies in [0, 1]).", field="max_drop")
+    for option, path in (("--markdown", args.markdown), ("--junit", args.junit)):  # refuse before any work
+        if path:
+            check_output(path, option=option)
     mapping = parse_field_mapping(args.field)
     corpus = load_corpus(args.pages) if args.pages else None
     golden = load_golden(args.golden, corpus=corpus)
@@ -509,9 +517,6 @@ def cmd_gate(args) -> int:
     baseline, new = read_side(args.baseline, **read), read_side(args.run, **read)
     result = compare_for_gate(golden, baseline, new, corpus, ks=ks, min_chars=args.min_chars, window=args.window,
                               judge=args.judge, measure=args.measure, alpha=args.alpha, max_drop=args.max_drop)
-    for path in (args.markdown, args.junit):  # refuse before writing either file
-        if path and Path(path).is_dir():
-            raise InputError("is a folder; expected a file to write.", path=path)
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         with open(args.markdown, "a", encoding="utf-8") as f:  # appended: a CI step summary may hold more
@@ -645,9 +650,11 @@ def cmd_labels(args) -> int:
     from .io.golden import load_golden
 
     if args.action == "audit":
+        from .files import check_output
         from .golden.labels import audit_labels
         from .io.logs import load_log, parse_field_mapping
 
+        check_output(args.output, folder=True)
         corpus = load_corpus(args.pages)
         golden = load_golden(args.golden, corpus=corpus)
         fields = parse_field_mapping(args.field)
@@ -671,9 +678,11 @@ def cmd_labels(args) -> int:
     if args.action == "sample":
         from .analysis.experiment import evaluate_log
         from .golden.labels import judging_sample
+        from .files import check_output
         from .golden.review_file import write_review
         from .io.logs import load_log
 
+        check_output(args.output)
         corpus = load_corpus(args.pages)
         golden = load_golden(args.golden, corpus=corpus)
         sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,
@@ -684,17 +693,26 @@ def cmd_labels(args) -> int:
               f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
               "yes or no; gold pages are marked yes)")
         return 0
+    from .files import check_output
     from .golden.labels import accept_labels, read_audit_decisions
 
+    check_output(args.output)
     corpus = load_corpus(args.pages) if args.pages else None
     decisions = read_audit_decisions(args.decisions)
     golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,
                                         decisions_source=args.decisions)
     meta = json.loads(Path(str(path) + ".meta.json").read_text(encoding="utf-8"))
+    unchanged = f", {meta['unchanged']} decided so already" if meta["unchanged"] else ""
     print(f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, {meta['pending']} "
-          f"pending; human judgments in {jpath}")
-    print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set are "
-          "not compared with runs judged against the new one")
+          f"pending{unchanged}; human judgments in {jpath}")
+    if meta["previous_fingerprint"] == meta["fingerprint"] and not meta["accepted"] and not meta["rejected"]:
+        print(f"nothing changed: every decision is in {args.golden} already (fingerprint {meta['fingerprint']})")
+    elif meta["previous_fingerprint"] == meta["fingerprint"]:
+        print(f"fingerprint {meta['fingerprint']} unchanged: no page became gold (only rejections), so runs judged "
+              "against the old set stay comparable")
+    else:
+        print(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the old set "
+              "are not compared with runs judged against the new one")
     return 0
 
 
@@ -704,13 +722,15 @@ def _labels_assess(args) -> int:
     from .analysis.agreement import agreement, assessed_figures
     from .analysis.assessors import assess_items, assessment_items
     from .analysis.experiment import evaluate_log
+    from .files import check_output, publish_files
     from .golden.assessors import load_assessor
-    from .golden.labels import human_labels, load_judgments
+    from .golden.labels import check_matches, human_labels, load_judgments
     from .io.corpus import load_corpus
     from .io.golden import load_golden
-    from .io.jsonl import write_jsonl
+    from .io.jsonl import jsonl_text
     from .io.logs import load_log
 
+    out = check_output(args.output, folder=True)
     options = _options(args.option)
     if args.assessor in ("openai", "bedrock"):
         options.setdefault("cache_dir", args.cache)
@@ -723,11 +743,12 @@ def _labels_assess(args) -> int:
     if args.sample:
         from .golden.labels import read_judging_sheet
 
-        sheet, sample = read_judging_sheet(args.sample)
+        sheet, sample = read_judging_sheet(args.sample, golden=golden)
         judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
             ["question_id", "doc_id", "page"], keep="last")
     human = human_labels(golden, judgments)
     result = evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,))
+    check_matches(result)
     items = assessment_items(result, corpus, k=args.k)
     keys = ["question_id", "doc_id", "page"]
     labelled_keys = set(map(tuple, human[keys].itertuples(index=False)))
@@ -747,10 +768,11 @@ def _labels_assess(args) -> int:
     measured = assess_items(items[is_labelled], assessor)
     labels = assess_items(items, assessor, human=human)
     agr = agreement(measured, human, assessor=args.assessor)
-    out = Path(args.output)
-    write_jsonl(labels.to_dict("records"), out / "assessed.jsonl")
-    (out / "agreement.json").write_text(json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
-                                        encoding="utf-8")
+    shown = agr.usable or args.force
+    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
+                               force=args.force, sample=sample) if shown else None  # any refusal before writing
+    publish_files({out / "agreement.json": json.dumps(agr.to_dict(), indent=2, ensure_ascii=False, default=str) + "\n",
+                   out / "assessed.jsonl": jsonl_text(labels.to_dict("records"))}, folder=out)
     k = agr.kappa
     kappa = "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
     print(f"agreement with people on {agr.n} labelled pages: kappa {kappa}, accuracy {agr.accuracy:.3f}")
@@ -758,12 +780,10 @@ def _labels_assess(args) -> int:
     print(agr.verdict)
     print(f"wrote {out / 'assessed.jsonl'}: {len(labels)} assessed label(s) of unlabelled pages "
           f"({int(labels['relevant'].sum()) if len(labels) else 0} relevant), kept apart from the human labels")
-    if not agr.usable and not args.force:
+    if not shown:
         print("figures with assessed labels are not shown: the assessor is refused for headline figures (--force to "
               "see them anyway)")
         return 0
-    figures = assessed_figures(result, pd.concat([measured, labels], ignore_index=True), human, agr, k=args.k,
-                               force=args.force, sample=sample)
     print(figures.table().to_string(float_format=lambda v: f"{v:.3f}"))
     if args.force and not agr.usable:
         print("(forced: the assessor is below the stated agreement)")
@@ -985,11 +1005,27 @@ COMMANDS = {"evaluate": cmd_evaluate, "compare": cmd_compare, "history": cmd_his
             "answers": cmd_answers}
 
 
+_PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def _one_line_warning(command: str, show):
+    """The package's own warnings (a skipped history record, a broken cache entry) as one line, ``rag-metrics
+    COMMAND: warning: ...``, instead of Python's file, line and source; other libraries' warnings as ``show`` does."""
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UserWarning) and str(Path(filename).resolve()).startswith(_PACKAGE):
+            print(f"rag-metrics {command}: warning: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+    return one_line
+
+
 def main(argv=None) -> int:
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
     try:
-        code = COMMANDS[args.command](args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
+            code = COMMANDS[args.command](args)
         sys.stdout.flush()
         return code
     except InputError as e:

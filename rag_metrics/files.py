@@ -9,6 +9,11 @@
   operating system releases it when the process dies, so a killed holder never leaves a stale lock).
   The holder's PID is written in the file, so a refused process can say who holds it.
 * :func:`process_alive` -- whether a process ID is running on this machine.
+* :func:`check_output` -- refuse an output path that cannot be written (a folder where a file is asked, a file
+  where a folder is asked or on the way to it) before anything is written: one :class:`~rag_metrics.InputError`.
+* :func:`publish_files` -- several files published together: written into one hidden staging folder, then moved
+  into place by renames, the file readers look for (the last given) last; a folder that does not exist yet
+  appears with all its files in one rename.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_open", "FileLock", "LockHeld", "process_alive",
-           "HOST"]
+           "check_output", "publish_files", "HOST"]
 
 HOST = socket.gethostname()
 """This machine's name (PIDs are only meaningful on the machine that wrote them)."""
@@ -84,6 +89,67 @@ def atomic_write_bytes(path, data: bytes) -> Path:
     with atomic_open(path, "wb") as f:
         f.write(data)
     return Path(path)
+
+
+def check_output(path, *, folder: bool = False, option: str = "-o") -> Path:
+    """``path`` as an output of a command (``folder``: a folder the command writes files into, else a file);
+    an :class:`~rag_metrics.InputError` naming the path and ``option`` when it cannot be: a folder given for a
+    file, a file given for a folder, or a file on the way to it. Nothing is created."""
+    from .errors import InputError
+
+    path = Path(path)
+    if folder and path.exists() and not path.is_dir():
+        raise InputError(f"{option}: is a file; expected a folder to write into.", path=path)
+    if not folder and path.is_dir():
+        raise InputError(f"{option}: is a folder; expected a file to write.", path=path)
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option}: {parent} is a file, so nothing can be written under it.", path=path)
+            break
+    return path
+
+
+def publish_files(files: dict, *, folder=None) -> list[Path]:
+    """Write ``files`` (``{path: text or bytes}``; text as UTF-8, a path ending ``.csv`` with a byte-order mark)
+    so that they appear together: all are written into one hidden staging folder first; then, when ``folder``
+    is given and does not exist yet, the staging folder becomes it (one rename); otherwise each file is moved into
+    place (``os.replace``), the last given last -- give the file readers look for last, so that it never appears
+    without the others. A failure before the moves leaves every target as it was."""
+    import shutil
+
+    targets = [Path(p) for p in files]
+    base = Path(folder) if folder is not None else targets[-1].parent
+    parent = base.parent if folder is not None else base
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = parent / f".{base.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    os.mkdir(staging)
+    try:
+        staged = []
+        for target, data in zip(targets, files.values()):
+            rel = target.relative_to(base) if folder is not None else Path(target.name)
+            tmp = staging / rel
+            tmp.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(data, bytes):
+                tmp.write_bytes(data)
+            else:
+                encoding = "utf-8-sig" if target.suffix.lower() == ".csv" else "utf-8"
+                with open(tmp, "w", encoding=encoding, newline="") as f:
+                    f.write(data)
+            staged.append(tmp)
+        if folder is not None and not base.exists():
+            try:
+                os.rename(staging, base)
+                return targets
+            except OSError:
+                if not base.exists():
+                    raise
+        for tmp, target in zip(staged, targets):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp, target)
+        return targets
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def process_alive(pid: int) -> bool:

@@ -351,3 +351,82 @@ def test_a_log_sharing_one_question_is_read(tmp_path):
     log = log_file(tmp_path, first, {**first, "question_id": "x-q002", "question": "Another one?"})
     inputs = read_inputs(golden=GOLDEN, runs=[log], pages=CORPUS)
     assert inputs.unknown == [1] and len(inputs.logs) == 1
+
+
+# ---- the labels and gate commands, as `report`: exit 2, one line naming file and field, nothing written ------------
+
+def _foreign_log(tmp_path):
+    records = [json.loads(line) for line in open(OK_LOG, encoding="utf-8")]
+    return log_file(tmp_path, *({**r, "question_id": "x" + r["question_id"], "question": "other " + r["question"]}
+                                for r in records), name="foreign.jsonl")
+
+
+def _catalog(tmp_path):
+    """(command, arguments, message): ``written`` is where each command would write; ``afile`` and ``adir`` exist."""
+    written, afile, adir = tmp_path / "written", tmp_path / "afile", tmp_path / "adir"
+    afile.write_text("kept\n")
+    adir.mkdir()
+    labels = ["--golden", GOLDEN, "--pages", CORPUS, "--run", OK_LOG]
+    gate = ["--golden", GOLDEN, "--baseline", OK_LOG, "--run", str(EXAMPLES / "bm25_c400o100.jsonl")]
+    review = tmp_path / "review.csv"
+    review.write_text("candidate_id,question_id,doc_id,page,decision\nq001|faq|p2,q001,faq,2,maybe\n", encoding="utf-8")
+    broken = golden_csv(tmp_path, 'question_id,question,doc_id,page\nq001,"What is X?,expense_policy,3\n')
+    return [
+        ("labels", ["audit", *labels, "-o", str(afile)], r"afile: -o: is a file; expected a folder"),
+        ("labels", ["audit", *labels[:4], "--run", _foreign_log(tmp_path), "-o", str(written)],
+         r"foreign\.jsonl: none of the 71 logged questions is in the golden set"),
+        ("labels", ["sample", *labels, "-o", str(adir)], r"adir: -o: is a folder; expected a file"),
+        ("labels", ["sample", "--golden", broken, "--pages", CORPUS, "--run", OK_LOG, "-o", str(written / "s.csv")],
+         r"g\.csv:2: a quoted cell"),
+        ("labels", ["assess", *labels, "-o", str(afile)], r"afile: -o: is a file; expected a folder"),
+        ("labels", ["accept", "--golden", GOLDEN, "--decisions", str(review), "-o", str(adir), "--by", "A"],
+         r"adir: -o: is a folder; expected a file"),
+        ("labels", ["accept", "--golden", GOLDEN, "--decisions", str(review), "-o", str(written / "g.jsonl"), "--by",
+                    "A"], r"review\.csv:2: candidate 'q001\|faq\|p2': decision 'maybe'"),
+        ("gate", [*gate, "--markdown", str(afile / "x.md")], r"x\.md: --markdown: .*afile is a file"),
+        ("gate", [*gate, "--junit", str(adir)], r"adir: --junit: is a folder; expected a file"),
+        ("gate", [*gate, "--max-drop", "1.5", "--markdown", str(written / "x.md")],
+         r"--max-drop 1\.5: expected a number from 0 to 1"),
+        ("gate", ["--golden", GOLDEN, "--baseline", _foreign_log(tmp_path), "--run", OK_LOG, "--junit",
+                  str(written / "j.xml")], r"foreign\.jsonl: none of the 71 logged questions"),
+        ("gate", ["--golden", GOLDEN, "--baseline", OK_LOG, "--run", f"native(page@0=x):{OK_LOG}"],
+         r"option 'page@0=x'; expected FIELD=PATH with FIELD one of .* \(a log with its own shape is written"),
+        ("gate", ["--golden", GOLDEN, "--baseline", OK_LOG, "--run", f"native(doc_id=meta.src:{OK_LOG}"],
+         r"'\)' is missing; a log with its own shape is written PRESET:LOG"),
+        ("report", ["--experiment", "bad", "--reports-dir", str(afile), "--golden", GOLDEN, "--run", OK_LOG],
+         r"afile: --reports-dir: is a file; expected a folder"),
+        ("report", ["--experiment", "bad", "--reports-dir", str(written), "--golden", GOLDEN, "--run",
+                    f"native(doc_id=meta.src){OK_LOG}"], r"':' after '\)' is missing"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(15))
+def test_labels_and_gate_refuse_before_writing(tmp_path, capsys, case):
+    cases = _catalog(tmp_path)
+    assert len(cases) == 15
+    command, args, message = cases[case]
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    code = main([command, *args])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2, err
+    assert len(lines) == 1 and lines[0].startswith(f"rag-metrics {command}: error: "), err
+    assert re.search(message, lines[0]), lines[0]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing written, nothing created
+    assert (tmp_path / "afile").read_text() == "kept\n" and not list((tmp_path / "adir").iterdir())
+
+
+def test_a_broken_pdf_is_one_line_without_the_parsers_noise(tmp_path, capsys):
+    data = _reportlab_pdf()
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(data[: len(data) // 2] + b"garbage" + data[len(data) // 2 + 40:])
+    out = tmp_path / "pages.jsonl"
+    import subprocess
+    import sys
+
+    # a process of its own, as a user runs it (pytest's log capture would hide what the terminal shows)
+    done = subprocess.run([sys.executable, "-m", "rag_metrics.cli", "pages", str(broken), "-o", str(out)],
+                          capture_output=True, text=True)
+    err = done.stderr
+    assert done.returncode == 2 and err.count("\n") == 1 and err.startswith("rag-metrics pages: error: ") and "broken.pdf" in err, err
+    assert not out.exists()

@@ -46,7 +46,12 @@ class Comparison:
                          "settings": next(iter(self.evaluations.values())).settings})
 
     def to_csv(self) -> str:
-        return self.table.reset_index().to_csv(index=False, lineterminator="\n")
+        """CSV for spreadsheets (:func:`rag_metrics.serialize.csv_text`: run names neutralized), NaN as empty."""
+        from ..serialize import csv_text
+
+        table = self.table.reset_index()
+        return csv_text(list(table.columns), ([None if isinstance(v, float) and v != v else v for v in row]
+                                              for row in table.itertuples(index=False)))
 
     def to_trec(self) -> str:
         """trec_eval's layout with the run name in the question column: ``measure<TAB>run<TAB>mean``."""

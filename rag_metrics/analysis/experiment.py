@@ -83,7 +83,7 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
         run.loc[text_only, "placed_by"] = placed["placed_by"]
         run.loc[text_only, "pages_from"] = ["located" if len(p) else "" for p in placed["pages"]]
     labelled = run["page_label"].notna() & run["pages"].map(len).eq(0) & run["text"].map(
-        lambda t: isinstance(t, str)) & run["doc_id"].map(lambda d: d in index.docs)
+        lambda t: isinstance(t, str)).astype(bool) & run["doc_id"].map(lambda d: d in index.docs).astype(bool)
     if labelled.any():
         where = locate_items(run.loc[labelled, "text"].tolist(), index, min_chars=min_chars,
                              docs=run.loc[labelled, "doc_id"].tolist())

@@ -78,11 +78,16 @@ class ExperimentReport:
         i = ids.index(self.subject_record["id"])
         return [r["name"] for r in self.records[i + 1:]]
 
+    def _subject_index(self) -> int:
+        """The subject's place among the results, by identity (results compare their tables, which cannot be
+        compared with ``==``; two identical logs make two equal results)."""
+        return next(i for i, r in enumerate(self.results) if r is self.subject)
+
     def describes(self) -> str:
         """A Markdown line naming the run a section describes (the subject) and when it was made."""
         from ..html import md_escape
 
-        entry = self.order[self.results.index(self.subject)]
+        entry = self.order[self._subject_index()]
         made = f", made {entry['made_at'][:19].replace('T', ' ')} UTC" if entry["made_at"] else ""
         return f"*This section describes run **{md_escape(self.subject.name)}**{md_escape(made)}.*"
 
@@ -358,7 +363,7 @@ class ExperimentReport:
         run), the primary measure and judge, the verdict and the trend."""
         from ..serialize import jsonable
 
-        entry = self.order[self.results.index(self.subject)]
+        entry = self.order[self._subject_index()]
         return jsonable({"subject": self.subject.name, "subject_id": _history.run_key(self.subject_record),
                          "made_at": entry["made_at"], "ordered_by": entry["ordered_by"], "measure": self.measure,
                          "judge": self.subject.primary,

@@ -203,6 +203,36 @@ def _judge_of(record: dict) -> dict:
     return judge
 
 
+def _check_coverage(golden, baseline: Side, new: Side, results: dict, warnings: list):
+    """Refuse a log none of whose questions is in the golden set; warn of golden questions a log never holds, of
+    questions that errored, and of a log whose ``.settings.json`` names another golden set. Returns the golden
+    questions some log answered without an error (None when both sides are history records)."""
+    usable = None
+    for side in (baseline, new):
+        r = results.get(id(side))
+        if r is None:
+            continue
+        logged = set(r.question_map.values())
+        if not logged:
+            raise InputError(f"none of the {len(r.log.questions)} logged questions is in the golden set "
+                             f"{golden.source} (their IDs, or their texts when the log has no IDs, match no golden "
+                             "question); is it a log of another golden set?", path=side.source)
+        usable = (usable or set()) | (logged - set(r.failed_questions))
+        answerable = golden.answerable
+        never = [q for q in r.missing_questions if q in set(answerable)]
+        if never:
+            warnings.append(f"{side.name}: {len(never)} of the {len(answerable)} golden questions compared were never "
+                            "logged (counted as misses)")
+        if r.failed_questions:
+            warnings.append(f"{side.name}: {len(r.failed_questions)} of {len(logged)} logged golden questions errored "
+                            "(counted as misses)")
+        stated = r.log.settings.get("golden")
+        if isinstance(stated, str) and stated != golden.fingerprint():
+            warnings.append(f"{side.name}: its .settings.json says it ran on golden set {stated}, not on --golden "
+                            f"({golden.fingerprint()}); its questions or gold may differ")
+    return usable
+
+
 def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                      window: int = 1, judge: str | None = None, measure: str | None = None, alpha: float = ALPHA,
                      max_drop: float | None = None, n_resamples: int = 10_000) -> GateResult:
@@ -235,8 +265,13 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
     for side in (baseline, new):
         if side.log is not None:
             results[id(side)] = evaluate_log(golden, side.log, corpus, ks=ks, min_chars=min_chars, window=window)
+    pages_gold = bool(len(golden.gold_pages))
+    if not pages_gold and judge not in (None, "document"):
+        raise InputError(f"--judge {judge}: the golden set has no gold pages (gold_docs only), so only the document "
+                         "judge applies.", path=golden.source, field="judge")
     if judge is None:
-        common = [n for n in PRIMARY_ORDER if all(n in r.pages for r in results.values())]
+        common = [n for n in PRIMARY_ORDER if all(n in r.pages for r in results.values())] if pages_gold else \
+            ["document"]
         judge = common[0]
     for side, r in ((s, results.get(id(s))) for s in (baseline, new)):
         if r is not None and judge not in r.pages:
@@ -245,12 +280,13 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
     from .history import per_question
 
     values, warnings = [], []
+    usable = _check_coverage(golden, baseline, new, results, warnings)
     for side in (baseline, new):
         r = results.get(id(side))
         if r is None:
             values.append(per_question(side.record, measure))
             continue
-        ev = r.pages[judge]
+        ev = r.pages[judge] if pages_gold else r.document  # gold_docs only: judged at document level
         if measure not in ev.per_question:
             raise InputError(f"measure {measure!r} is not evaluated (measures: {', '.join(ev.measures)}).",
                              field="measure")
@@ -261,6 +297,9 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
             warnings.append(f"{side.name}: {len(r.unknown_questions)} of {len(r.log.questions)} logged questions are "
                             "not in the golden set (not used)")
     before, after = values
+    if usable is not None and not usable:
+        raise InputError("every golden question errored on both sides (each log records its error): there is nothing "
+                         "to compare.")
     if set(before.index) != set(after.index):
         raise InputError("the two sides hold different questions: a gate compares runs on one golden set.")
     v = verdict(before, after, measure, before_name=baseline.name, after_name=new.name, alpha=alpha,

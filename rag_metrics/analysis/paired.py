@@ -57,7 +57,7 @@ from ..errors import InputError
 from .intervals import N_RESAMPLES, CHUNK, MAX_CELLS, _check_resamples, clopper_pearson
 
 __all__ = [
-    "PairedTest", "paired_test", "PairedVerdict", "paired_verdict", "compare_to_baseline", "holm", "paired_t_test",
+    "PairedTest", "paired_test", "PairedVerdict", "paired_verdict", "compare_to_baseline", "format_p", "holm", "paired_t_test",
     "sign_test", "tango_interval", "tango_z", "randomization_rows", "min_p", "min_discordant", "VERDICTS", "SIGN_TEST", "RANDOMIZATION",
     "EXACT_MAX", "ALPHA",
 ]
@@ -346,8 +346,21 @@ class PairedTest:
         return jsonable({**asdict(self), "within_noise": self.within_noise, "discordant": self.discordant})
 
 
-def _fmt_p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3g}"
+def format_p(p: float, alpha: float | None = None, *, significant: bool = False, name: str = "p") -> str:
+    """``p`` as printed beside a decision at level ``alpha``: ``p = 0.012`` (three decimals; three significant digits
+    with ``significant``), ``p < 0.001`` below 0.001, and -- the point -- with as many more digits as it takes for the
+    printed number to fall on the same side of ``alpha`` as ``p`` itself: a p of 0.04996 that decides "significant at
+    0.05" prints ``p = 0.04996``, never ``p = 0.050``; past six digits it prints ``p < alpha``. ``name`` replaces
+    ``p`` (e.g. ``p_holm``)."""
+    if p != p:
+        return f"{name} = n/a"
+    if p < 0.001 and (alpha is None or alpha >= 0.001):
+        return f"{name} < 0.001"
+    for digits in range(3, 7):
+        text = f"{p:.{digits}{'g' if significant or p < 0.001 else 'f'}}"
+        if alpha is None or (float(text) < alpha) == (p < alpha):
+            return f"{name} = {text}"
+    return f"{name} < {alpha:g}" if p < alpha else f"{name} = {p:.6g}"
 
 
 def _sentence(t: PairedTest) -> str:
@@ -356,9 +369,10 @@ def _sentence(t: PairedTest) -> str:
             f"{t.wins} question(s) better, {t.losses} worse, {t.ties} unchanged")
     test = SIGN_TEST if t.values == "binary" else RANDOMIZATION
     if t.decided_by == "p_holm":
-        p_text = f"{test} {_fmt_p(t.p_value)}, Holm-adjusted {_fmt_p(t.p_holm)}"
+        p_text = (f"{test} {format_p(t.p_value, t.alpha, significant=True)}, Holm-adjusted "
+                  f"{format_p(t.p_holm, t.alpha, significant=True)}")
     else:
-        p_text = f"{test} {_fmt_p(t.p_value)}"
+        p_text = f"{test} {format_p(t.p_value, t.alpha, significant=True)}"
     out = f"{head}; {p_text}: {t.verdict}."
     if t.decided_by == "p_holm" and t.p_value < t.alpha <= t.p_holm:
         out += (f" On its own this change would count (p < {t.alpha:g}, its interval excludes 0), but it is one of "
@@ -565,7 +579,8 @@ def paired_verdict(a, b, measures=None, *, primary: str | None = None, name_a: s
     sentence = f"{name_b} against {name_a} -- {first.sentence}"
     if others:
         sentence += (f" Other measures (Holm-adjusted over {len(others)}): "
-                     + "; ".join(f"{t.measure} {t.delta:+.3f}, p_holm = {t.p_holm:.3g}, {t.verdict}" for t in others)
+                     + "; ".join(f"{t.measure} {t.delta:+.3f}, {format_p(t.p_holm, t.alpha, significant=True, name='p_holm')}, "
+                               f"{t.verdict}" for t in others)
                      + ".")
     return PairedVerdict(name_a=str(name_a), name_b=str(name_b), primary=primary, alpha=alpha, verdict=first.verdict,
                          tests=tuple([first, *others]), sentence=sentence)

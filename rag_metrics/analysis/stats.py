@@ -30,15 +30,15 @@ import pandas as pd
 from ..errors import InputError
 from .intervals import (BCA, CLOPPER_PEARSON, N_RESAMPLES, PERCENTILE, MeanInterval, bootstrap_means,
                         clopper_pearson, mean_interval, mean_interval_rows, percentile_bootstrap_ci, wilson)
-from .paired import (ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, holm, min_discordant, min_p,
-                     paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test)
+from .paired import (ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant,
+                     min_p, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test)
 from .planning import (SampleSize, ci_width_by_size, exact_power, interval_width_by_size,
                        minimum_detectable_difference, questions_needed, questions_needed_binary, sample_size)
 
 __all__ = [
     "mean_interval", "MeanInterval", "summary_with_ci", "percentile_bootstrap_ci", "clopper_pearson", "wilson",
     "bootstrap_means", "mean_interval_rows", "paired_test", "PairedTest", "paired_verdict", "PairedVerdict",
-    "compare_to_baseline", "holm", "paired_t_test", "sign_test", "randomization_rows", "min_p", "min_discordant",
+    "compare_to_baseline", "format_p", "holm", "paired_t_test", "sign_test", "randomization_rows", "min_p", "min_discordant",
     "sample_size", "SampleSize", "questions_needed", "questions_needed_binary", "exact_power",
     "minimum_detectable_difference", "interval_width_by_size", "ci_width_by_size", "bootstrap_ci",
     "paired_comparison", "PairedComparison", "N_RESAMPLES", "ALPHA", "VERDICTS", "CLOPPER_PEARSON", "BCA",

@@ -28,8 +28,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .stats import format_p
 
-__all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "mean_interval",
+__all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "drop_exceeds", "mean_interval",
            "OUTCOMES", "CHANGES", "ALPHA"]
 
 ALPHA = 0.05
@@ -37,10 +38,6 @@ OUTCOMES = ("better", "worse", "within noise")
 CHANGES = ("newly missed", "newly hit", "worsened", "improved")
 
 
-def _fmt_p(p: float) -> str:
-    if p != p:
-        return "p = n/a"
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 @dataclass(frozen=True)
@@ -96,7 +93,7 @@ class Verdict:
         why = (f"significant at {self.alpha:g}" if self.significant else f"not significant at {self.alpha:g}")
         return (f"{outcome}: {after} against {before} on {self.measure}, {self.mean_before:.3f} → {self.mean_after:.3f} "
                 f"(change {self.delta:+.3f}, {self.confidence:.0%} interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "
-                f"{_fmt_p(self.p_value)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
+                f"{format_p(self.p_value, self.alpha)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
                 f"{self.ties} unchanged of {self.n}.")
 
     def to_dict(self) -> dict:
@@ -189,6 +186,29 @@ def moved_questions(before, after) -> pd.DataFrame:
         .reset_index(drop=True)
 
 
+DROP_RTOL = 1e-9
+"""Relative tolerance of :func:`drop_exceeds`: a mean of n values in [0, 1] summed in floating point is off by at
+most about n * 2**-53 (1e-12 for a million questions), and no real difference between two means of a golden set
+comes within a billionth of the tolerance."""
+
+
+def drop_exceeds(delta: float, max_drop: float) -> bool:
+    """Whether a change ``delta = mean_after - mean_before`` is a drop of more than ``max_drop``: a drop equal to
+    ``max_drop`` up to the rounding of the means (an MRR drop of 0.015 computes as 0.015000000000000003) does not
+    exceed it."""
+    drop = -delta
+    return drop > max_drop and not math.isclose(drop, max_drop, rel_tol=DROP_RTOL, abs_tol=1e-12)
+
+
+def _beyond(drop: float, max_drop: float) -> str:
+    """``drop`` with as many decimals (3 or more) as it takes to read larger than ``max_drop``."""
+    for digits in range(3, 10):
+        text = f"{drop:.{digits}f}"
+        if float(text) > max_drop:
+            return text
+    return repr(drop)
+
+
 @dataclass(frozen=True)
 class GateDecision:
     """What ``rag-metrics gate`` decided: ``failed`` and, when it failed, each rule that failed it."""
@@ -206,21 +226,23 @@ def gate(v: Verdict, *, max_drop: float | None = None) -> GateDecision:
     """The gate's two rules on a verdict (new run = ``after``, baseline = ``before``):
 
     1. **significant regression**: the outcome is ``worse`` (the drop is significant at the verdict's alpha);
-    2. **drop beyond the tolerance**: ``max_drop`` is given and the mean fell by more than it
-       (``delta < -max_drop``), significant or not.
+    2. **drop beyond the tolerance**: ``max_drop`` (0 to 1: every measure the gate compares lies in [0, 1]) is
+       given and the mean fell by more than it, significant or not (:func:`drop_exceeds`: a drop equal to the
+       tolerance passes, whatever rounding the means carry).
 
     The gate fails when either rule fires; an improvement, no change and a change within noise and within the
     tolerance pass.
     """
     if max_drop is not None and (not isinstance(max_drop, (int, float)) or isinstance(max_drop, bool)
-                                 or not math.isfinite(max_drop) or max_drop < 0):
-        raise InputError(f"The 'max_drop' parameter must be a number >= 0. Got {max_drop!r} instead.",
-                         field="max_drop")
+                                 or not math.isfinite(max_drop) or not 0 <= max_drop <= 1):
+        raise InputError(f"The 'max_drop' parameter must be a number from 0 to 1 (a measure's mean lies in [0, 1], so "
+                         f"a larger tolerance could never fail). Got {max_drop!r} instead.", field="max_drop")
     reasons = []
     if v.outcome == "worse":
-        reasons.append(f"{v.measure} fell by {-v.delta:.3f}, significant at {v.alpha:g} ({_fmt_p(v.p_value)})")
-    if max_drop is not None and v.delta < -max_drop:
-        reasons.append(f"{v.measure} fell by {-v.delta:.3f}, more than the tolerated {max_drop:g} (--max-drop)")
+        reasons.append(f"{v.measure} fell by {-v.delta:.3f}, significant at {v.alpha:g} ({format_p(v.p_value, v.alpha)})")
+    if max_drop is not None and drop_exceeds(v.delta, max_drop):
+        reasons.append(f"{v.measure} fell by {_beyond(-v.delta, max_drop)}, more than the tolerated {max_drop:g} "
+                       "(--max-drop)")
     return GateDecision(bool(reasons), tuple(reasons), max_drop)
 
 

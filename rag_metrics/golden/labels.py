@@ -45,17 +45,18 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, check_choice, check_int
+from ..files import check_output, publish_files
 from ..io.csvfile import read_rows
 from ..io.golden import _csv_rows, golden_from_records
-from ..io.jsonl import iter_jsonl, write_jsonl
+from ..io.jsonl import iter_jsonl, jsonl_text
 from ..judging.answers import normalize_answer
 from ..judging.judges import shared_spans
 from ..text import normalize
 from ..analysis.assessors import _folded, answer_sentences, find_answer, retrieved_pages
 from .flags import near_duplicates
-from .review_file import write_review
+from .review_file import review_text
 
-__all__ = ["audit_labels", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
+__all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "SHEET_COLUMNS",
            "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
@@ -82,11 +83,22 @@ def _as_results(golden, corpus, runs) -> list:
         elif not isinstance(run, ExperimentResult):
             raise InputError(f"audit_labels: a run must be a retrieval log (load_log) or an experiment result "
                              f"(evaluate_log), got {type(run).__name__}.")
+        check_matches(run)
         seen[run.name] = seen.get(run.name, 0) + 1
         out.append((run.name if seen[run.name] == 1 else f"{run.name}#{seen[run.name]}", run))
     if not out:
         raise InputError("audit_labels: give at least one run.")
     return out
+
+
+def check_matches(result) -> None:
+    """Refuse a run none of whose logged questions is in the golden set (a log of another set, or IDs and texts
+    that changed): everything would be silently empty."""
+    logged = len(result.log.questions)
+    if logged and len(result.unknown_questions) >= logged:
+        raise InputError(f"none of the {logged} logged questions is in the golden set {result.golden.source} (their "
+                         "IDs, or their texts when the log has no IDs, match no golden question); is it a log of "
+                         "another golden set?", path=result.log.source)
 
 
 # --- the audit -------------------------------------------------------------------------------------------------
@@ -179,15 +191,14 @@ class LabelAudit:
 
     def write(self, folder) -> dict:
         """Write ``review.csv``, ``findings.csv``, ``audit.html`` and ``audit.json`` into ``folder``; their paths."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = check_output(folder, folder=True)
         paths = {"review": folder / "review.csv", "findings": folder / "findings.csv", "html": folder / "audit.html",
                  "json": folder / "audit.json"}
-        write_review(self.review_table(), paths["review"])
-        write_review(self.findings(), paths["findings"])
-        paths["html"].write_text(self.to_html(), encoding="utf-8")
-        paths["json"].write_text(json.dumps({"counts": self.counts(), "settings": self.settings}, indent=2,
-                                            ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        publish_files({paths["review"]: review_text(self.review_table(), paths["review"]),
+                       paths["findings"]: review_text(self.findings(), paths["findings"]),
+                       paths["html"]: self.to_html(),
+                       paths["json"]: json.dumps({"counts": self.counts(), "settings": self.settings}, indent=2,
+                                                 ensure_ascii=False, default=str) + "\n"}, folder=folder)
         return paths
 
 
@@ -352,7 +363,8 @@ def read_audit_decisions(path) -> pd.DataFrame:
     """A reviewed audit file: candidate_id, question_id, doc_id, page, decision, why, group, line.
 
     Errors name the line: a missing column, an unknown decision, a candidate listed twice, a page that is not an
-    integer >= 1, a group that is not an integer >= 1.
+    integer >= 1, a group that is not an integer >= 1, one page of one question accepted on one row and rejected on
+    another (both lines named). The same page decided the same way on two rows is one decision (the first row).
     """
     path = Path(path)
     columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)",
@@ -361,7 +373,7 @@ def read_audit_decisions(path) -> pd.DataFrame:
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics labels audit` "
                          f"(found {sorted(columns)}).", path=path, line=1)
-    out, seen = [], {}
+    out, seen, decided = [], {}, {}
     for line, row in rows:
         cid = row.get("candidate_id")
         if not isinstance(cid, str) or not cid.strip():
@@ -387,12 +399,22 @@ def read_audit_decisions(path) -> pd.DataFrame:
         group = None if group is None or (isinstance(group, str) and not group.strip()) else \
             _positive(group, path, line, "group", f"candidate {cid!r}")
         why = row.get("why")
+        key = (qid.strip(), doc.strip(), page)
+        if decision != "pending" and key in decided:
+            first, said = decided[key]
+            if said != decision:
+                raise InputError(f"candidate {cid!r}: {doc.strip()!r} p.{page} for question {qid.strip()!r} is "
+                                 f"given decision {decision} here and {said} at line {first}; one page, one decision.",
+                                 path=path, line=line, field="decision")
+            continue  # the same page decided the same way twice: one judgment
+        if decision != "pending":
+            decided[key] = (line, decision)
         out.append({"candidate_id": cid, "question_id": qid.strip(), "doc_id": doc.strip(), "page": page,
                     "decision": decision, "why": why.strip() if isinstance(why, str) and why.strip() else None,
                     "reasons": row.get("reasons") or None, "group": group, "line": line})
     if not out:
         raise InputError("no candidate found.", path=path)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, dtype=object)  # a missing why or group stays None (pandas 3 would make it NaN)
 
 
 def _positive(value, path, line, name, who) -> int:
@@ -479,14 +501,18 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
 
     Refused before anything is written: ``out`` equal to the input (keep the old set: runs judged against it stay
     comparable with it), a decision for a question the set does not have or that has no gold pages, a group out of
-    range or missing, a page the corpus does not hold, a page judged both ways, nothing decided. The new set is read
-    back with :func:`~rag_metrics.io.golden.load_golden`; its fingerprint is in ``<out>.meta.json`` next to the old one.
+    range or missing, a page the corpus does not hold, a page judged both ways, a gold page rejected (the golden set
+    says it is relevant: edit the set by hand), nothing decided, an ``out`` that is a folder. A decision the input
+    set holds already (an accepted page that is gold, a page judged the same way before) changes nothing and is
+    counted ``unchanged``: accepting into a set's own output is idempotent. The three files are published together
+    (:func:`~rag_metrics.files.publish_files`: judgments and meta first, the set last). The new set is read back
+    with :func:`~rag_metrics.io.golden.load_golden`; its fingerprint is in ``<out>.meta.json`` next to the old one.
     """
     from ..io.golden import load_golden
 
     if not isinstance(by, str) or not by.strip():
         raise InputError("say who reviewed the labels (by=NAME, --by NAME): it is recorded with every accepted page.")
-    golden_path, out = Path(golden_path), Path(out)
+    golden_path, out = Path(golden_path), check_output(out)
     if out.resolve() == golden_path.resolve():
         raise InputError("the output would overwrite the golden set it changes; write a new file (the old set stays "
                          "for runs judged against it).", path=out)
@@ -503,7 +529,9 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
     prior = load_judgments(prior_path) if prior_path.is_file() else pd.DataFrame(columns=JUDGMENT_COLUMNS)
     prior_keys = {(q, d, int(p)): bool(r) for q, d, p, r in zip(prior["question_id"], prior["doc_id"], prior["page"],
                                                                  prior["relevant"])}
-    new_judgments, accepted = [], 0
+    gold_of = {qid: {(d, int(p)) for d, p in zip(g["doc_id"], g["page"])}
+               for qid, g in old.gold_pages.groupby("question_id")}
+    new_judgments, accepted, unchanged = [], 0, 0
     for row in decided.to_dict("records"):
         qid, doc, page, line = row["question_id"], row["doc_id"], int(row["page"]), row.get("line")
         loc = {"line": line, "question": qid, **where}
@@ -512,10 +540,18 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
         if corpus is not None and not ((corpus.pages["doc_id"] == doc) & (corpus.pages["page"] == page)).any():
             raise InputError(f"candidate {row['candidate_id']!r}: page {page} of {doc!r} is not in the corpus.", **loc)
         relevant = row["decision"] == "accept"
+        is_gold = (doc, page) in gold_of.get(qid, ())
+        if is_gold and not relevant:
+            raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} is a gold page of {qid!r}, so decision "
+                             f"reject contradicts the golden set; remove the page from {golden_path} by hand if it "
+                             "is wrong.", field="decision", **loc)
         if prior_keys.get((qid, doc, page), relevant) != relevant:
             raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} was judged "
                              f"{'relevant' if prior_keys[qid, doc, page] else 'not relevant'} before; change the "
                              f"judgments file ({prior_path}) first.", **loc)
+        if is_gold or (qid, doc, page) in prior_keys:
+            unchanged += 1  # decided so already (the set is its own output, or the decision is repeated)
+            continue
         # the first text given: a missing cell is None, or NaN once a frame held it (pandas 3's string dtype)
         why = next((v for v in (row.get("why"), row.get("reasons")) if isinstance(v, str) and v.strip()), None)
         new_judgments.append({"question_id": qid, "doc_id": doc, "page": page, "relevant": relevant, "by": by.strip(),
@@ -527,19 +563,20 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
                  "source": "label audit", "decisions": None if decisions_source is None else str(decisions_source)})
             accepted += 1
     new_set = golden_from_records(records, path=out, corpus=corpus)  # validated before anything is written
-    judgments = [r for r in prior.to_dict("records")
-                 if (r["question_id"], r["doc_id"], int(r["page"])) not in
-                 {(j["question_id"], j["doc_id"], j["page"]) for j in new_judgments}] + new_judgments
-    path = write_jsonl([r for _, r in records], out)
-    jpath = write_jsonl(judgments, _judgments_path(out))
-    golden = load_golden(path, corpus=corpus)
-    assert golden.fingerprint() == new_set.fingerprint()
-    meta = {"fingerprint": golden.fingerprint(), "previous_fingerprint": old.fingerprint(), "previous": str(golden_path),
-            "accepted": accepted, "rejected": len(decided) - accepted,
-            "pending": int(len(decisions) - len(decided)), "by": by.strip(), "at": stamp,
+    judgments = prior.to_dict("records") + new_judgments
+    jpath, meta_path = _judgments_path(out), Path(str(out) + ".meta.json")
+    meta = {"fingerprint": new_set.fingerprint(), "previous_fingerprint": old.fingerprint(),
+            "previous": str(golden_path), "accepted": accepted, "rejected": len(new_judgments) - accepted,
+            "unchanged": unchanged, "pending": int(len(decisions) - len(decided)), "by": by.strip(), "at": stamp,
             "decisions": None if decisions_source is None else str(decisions_source), "judgments": str(jpath)}
-    Path(str(path) + ".meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return golden, path, jpath
+    # one publication: the judgments and the meta file first, the golden set (what readers look for) last
+    publish_files({jpath: jsonl_text(judgments),
+                   meta_path: json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
+                   out: jsonl_text([r for _, r in records])})
+    golden = load_golden(out, corpus=corpus)
+    if golden.fingerprint() != new_set.fingerprint():  # pragma: no cover - the set read back is the set written
+        raise AssertionError(f"{out} does not read back as written")
+    return golden, out, jpath
 
 
 def _add_page(record: dict, doc: str, page: int, group, loc) -> None:
@@ -650,6 +687,7 @@ def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd
 
     n = check_int(n, "n", low=2, func="judging_sample")
     k = max(result.ks) if k is None else check_int(k, "k", func="judging_sample")
+    check_matches(result)
     golden = result.golden
     answerable = [q for q in golden.answerable if q in set(golden.gold_pages["question_id"])]
     if n > len(answerable):
@@ -675,10 +713,14 @@ def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd
     return sheet
 
 
-def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, list]:
+def read_judging_sheet(path, *, by: str | None = None, golden=None) -> tuple[pd.DataFrame, list]:
     """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
-    needs ``relevant`` yes or no; errors name the line."""
+    needs ``relevant`` yes or no; errors name the line. With ``golden`` (the set the sheet was drawn from) a question
+    it does not hold, a question without an answer (no_answer) and a gold page marked no are refused too."""
     path = Path(path)
+    gold = set() if golden is None else \
+        set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
+    answerable = None if golden is None else set(golden.answerable)
     columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)",
                               csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
     missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
@@ -691,6 +733,12 @@ def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, li
         if not isinstance(qid, str) or not qid.strip():
             raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
         qid = qid.strip()
+        if golden is not None and qid not in golden.questions.index:
+            raise InputError(f"question_id {qid!r} is not in the golden set {golden.source}; a sheet is drawn from "
+                             "the set it is judged with.", path=path, line=line, field="question_id")
+        if answerable is not None and qid not in answerable:
+            raise InputError(f"question_id {qid!r} has no answer in the golden set ({golden.questions.at[qid, 'type']}): "
+                             "there is no relevant page to judge.", path=path, line=line, field="question_id")
         if qid not in sample:
             sample.append(qid)
         doc = row.get("doc_id")
@@ -710,6 +758,10 @@ def read_judging_sheet(path, *, by: str | None = None) -> tuple[pd.DataFrame, li
         if key in seen:
             raise InputError(f"question {qid!r}, {doc!r} p.{page} is listed twice (also at line {seen[key]}).",
                              path=path, line=line, field="page")
+        if not relevant and key in gold:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page} is a gold page, marked relevant "
+                             f"{value!r}: the golden set says it is relevant; mark it yes, or remove the page from the golden set by hand if it is "
+                             "wrong.", path=path, line=line, field="relevant")
         seen[key] = line
         why = row.get("why")
         judgments.append({"question_id": qid, "doc_id": doc.strip(), "page": page, "relevant": relevant,

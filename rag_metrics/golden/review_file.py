@@ -5,15 +5,12 @@ decision pre-filled ``drop`` for a flagged question and ``keep`` otherwise. :fun
 (CSV with a byte-order mark so spreadsheet programs read Japanese, or JSON lines by extension); a reviewer
 changes decisions and may edit ``question`` and ``answer`` in place; :func:`read_decisions` reads it back,
 naming the line of any bad row. A CSV cell that a spreadsheet would run as a formula (``=``, ``+``, ``-``,
-``@`` first) is written with a leading ``'`` (:func:`neutralize_cell`) and read back without it
-(:func:`restore_cell`), so ``=HYPERLINK(...)`` in a generated question stays text.
+``@`` first) is written with a leading ``'`` and read back without it (:mod:`rag_metrics.io.csvfile`, the one CSV
+writer and reader), so ``=HYPERLINK(...)`` in a generated question stays text.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -21,12 +18,13 @@ import pandas as pd
 from ..errors import InputError, check_choice
 from ..files import atomic_write_text
 from ..io.csvfile import read_rows
-from ..io.jsonl import write_jsonl
+from ..serialize import csv_text, neutralize_cell, restore_cell
+from ..io.jsonl import jsonl_text
 from .flags import flag_context_dependent, near_duplicates
 from .generate import Draft
 from .sampler import PageSample
 
-__all__ = ["review_draft", "write_review", "read_decisions", "neutralize_cell", "restore_cell", "REVIEW_COLUMNS",
+__all__ = ["review_draft", "write_review", "review_text", "read_decisions", "neutralize_cell", "restore_cell", "REVIEW_COLUMNS",
            "DECISIONS"]
 
 DECISIONS = ("keep", "drop")
@@ -65,40 +63,21 @@ def review_draft(draft: Draft, sample: PageSample | None = None, *, duplicate_th
     return table[REVIEW_COLUMNS]
 
 
-def write_review(review: pd.DataFrame, path) -> Path:
-    """Write the review table: ``.jsonl`` as JSON lines, anything else as CSV (UTF-8 with a byte-order mark)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    records = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()}
+def review_text(review: pd.DataFrame, path) -> str:
+    """The review table as the text of ``path``: JSON lines for ``.jsonl``, else CSV (:func:`csv_text`)."""
+    records = [{k: (None if v is pd.NA or (isinstance(v, float) and v != v) else v) for k, v in r.items()}
                for r in review.to_dict("records")]
-    if path.suffix.lower() == ".jsonl":
-        return write_jsonl(records, path)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(review.columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({k: "" if v is None else neutralize_cell(v) for k, v in r.items()} for r in records)
-    atomic_write_text(path, buffer.getvalue(), encoding="utf-8-sig")
-    return path
+    if Path(path).suffix.lower() == ".jsonl":
+        return jsonl_text(records)
+    return csv_text(list(review.columns), records)
 
 
-_FORMULA = re.compile(r"'*[=+\-@\t\r]")
-
-
-def neutralize_cell(value):
-    """A text cell as written to a CSV made for spreadsheets: a cell a spreadsheet would run as a formula (starting
-    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a leading ``'``, which spreadsheet programs
-    show as text. Cells that already start with quotes before such a character get one more, so that
-    :func:`restore_cell` gives back exactly the original. Other values are returned as they are."""
-    if isinstance(value, str) and _FORMULA.match(value):
-        return "'" + value
-    return value
-
-
-def restore_cell(value):
-    """The inverse of :func:`neutralize_cell`: one leading ``'`` removed from a neutralized cell."""
-    if isinstance(value, str) and value.startswith("'") and _FORMULA.match(value[1:]):
-        return value[1:]
-    return value
+def write_review(review: pd.DataFrame, path) -> Path:
+    """Write the review table atomically: ``.jsonl`` as JSON lines, anything else as CSV (UTF-8 with a byte-order
+    mark)."""
+    path = Path(path)
+    encoding = "utf-8" if path.suffix.lower() == ".jsonl" else "utf-8-sig"
+    return atomic_write_text(path, review_text(review, path), encoding=encoding)
 
 
 def read_decisions(path) -> pd.DataFrame:
@@ -109,8 +88,6 @@ def read_decisions(path) -> pd.DataFrame:
     path = Path(path)
     columns, rows = read_rows(path, jsonl="review decisions (JSON lines with question_id and decision)",
                               csv_what="review decisions (CSV with question_id and decision)")
-    if path.suffix.lower() != ".jsonl":
-        rows = [(line, {k: restore_cell(v) for k, v in row.items()}) for line, row in rows]
     missing = [c for c in ("question_id", "decision") if c not in columns]
     if missing:
         raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics golden review` "

@@ -1,4 +1,10 @@
-"""CSV, read strictly: one reader for every CSV the package takes (golden sets, review decisions).
+"""CSV, read strictly and written for spreadsheets: the one reader and the one writer of every CSV the package
+takes or gives (golden sets, review files, label audits, judging sheets, evaluation tables).
+
+A cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) is
+written with a leading ``'`` (:func:`rag_metrics.serialize.csv_text`; spreadsheet programs show it as text) and every
+cell read is restored (:func:`rag_metrics.serialize.restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
+stays ``-q002`` through a review file.
 
 RFC 4180 as spreadsheet programs write it: a header row, ``,`` between cells, ``"`` around cells that
 hold commas, quotes (doubled) or line breaks; rows end in ``\\n``, ``\\r\\n`` or ``\\r`` (older Mac
@@ -11,16 +17,16 @@ programs). UTF-8 only (a leading byte-order mark is skipped). Every problem is a
 * a row with more cells than the header has columns,
 * a cell longer than :data:`MAX_CELL` characters.
 
-Rows that are entirely empty are skipped. Cells keep their text as written (no stripping): callers
-decide.
+Rows that are entirely empty are skipped. Cells keep their text as written (no stripping: callers decide), a
+neutralized cell restored.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-
 from ..errors import InputError
+from ..serialize import restore_cell
 from .jsonl import read_lines
 
 __all__ = ["read_csv", "read_rows", "MAX_CELL"]
@@ -76,7 +82,7 @@ def read_csv(path, what: str) -> tuple[list[str], list[tuple[int, dict]]]:
                 raise InputError(f"more cells ({len(cells)}) than header columns ({len(header)}): {extra[:3]!r}.",
                                  path=path, line=line)
             cells = cells[: len(header)]
-        row = dict(zip(header, cells))
+        row = dict(zip(header, map(restore_cell, cells)))
         for name in header[len(cells):]:
             row[name] = None
         rows.append((line, row))
@@ -98,3 +104,4 @@ def read_rows(path, *, jsonl: str, csv_what: str) -> tuple[set, list[tuple[int, 
         return (set().union(*(r.keys() for _, r in rows)) if rows else set()), rows
     header, rows = read_csv(path, csv_what)
     return set(header), rows
+

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..files import atomic_open
 
-__all__ = ["iter_jsonl", "iter_lines", "read_lines", "check_file", "write_jsonl", "loads_line", "check_value", "MAX_DEPTH"]
+__all__ = ["iter_jsonl", "iter_lines", "read_lines", "check_file", "write_jsonl", "jsonl_text", "loads_line", "check_value", "MAX_DEPTH"]
 
 
 def check_file(path, what: str) -> Path:
@@ -129,6 +129,11 @@ def iter_jsonl(path, what: str) -> Iterator[tuple[int, dict]]:
         yield lineno, obj
     if not seen:
         raise InputError(f"file is empty; expected {what}, one JSON object per line.", path=path)
+
+
+def jsonl_text(rows) -> str:
+    """Dicts as JSON lines text (non-ASCII kept as is), what :func:`write_jsonl` writes."""
+    return "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows)
 
 
 def write_jsonl(rows, path) -> Path:

@@ -311,6 +311,10 @@ class RunSpec:
 _SPEC = re.compile(r"(?P<preset>[A-Za-z][A-Za-z0-9_-]+)?(?:\((?P<opts>[^()]*)\))?:(?P<path>.+)", re.S)
 
 
+_SPEC_START = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\(")
+SPEC_GRAMMAR = "a log with its own shape is written PRESET:LOG or PRESET(FIELD=PATH,...,page_base=N):LOG"
+
+
 def parse_run_spec(text) -> RunSpec:
     """``LOG``, ``PRESET:LOG`` or ``[PRESET](FIELD=PATH,...,page_base=N):LOG`` (module docstring) -> :class:`RunSpec`.
 
@@ -320,9 +324,20 @@ def parse_run_spec(text) -> RunSpec:
         return text
     text = str(text)
     m = _SPEC.fullmatch(text)
-    if m is None or (m.group("preset") is None and m.group("opts") is None) or Path(text).is_file():
+    if Path(text).exists():
+        return RunSpec(text)
+    if m is None and _SPEC_START.match(text):
+        missing = "')'" if ")" not in text else "':' after ')'"
+        raise InputError(f"run {text!r}: {missing} is missing; {SPEC_GRAMMAR}.", field="run")
+    if m is None or (m.group("preset") is None and m.group("opts") is None):
         return RunSpec(text)
     preset, opts, path = m.group("preset"), m.group("opts"), m.group("path")
+    for option in (o.strip() for o in (opts or "").split(",") if o.strip()):
+        key = option.split("=", 1)[0].strip()
+        if "=" not in option or key not in (*RECORD_FIELDS, *ITEM_FIELDS, "page_base"):
+            raise InputError(f"run {text!r}: option {option!r}; expected FIELD=PATH with FIELD one of "
+                             f"{', '.join(dict.fromkeys((*RECORD_FIELDS, *ITEM_FIELDS)))} or page_base=0|1 "
+                             f"({SPEC_GRAMMAR}).", field="run")
     if preset is not None and preset not in PRESETS:
         if not Path(path).exists():
             return RunSpec(text)  # not a spec: a path with a colon (the file-not-found error names it)

@@ -33,7 +33,10 @@ The document ID is the file's path relative to the folder, without extension (``
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import re
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -62,6 +65,26 @@ def read_pdf(path, doc_id: str | None = None) -> list[dict]:
         raise InputError("reading PDFs needs pypdf: pip install 'rag_metrics[pdf]'.", path=path) from None
     path = check_file(path, "a PDF file")
     doc_id = doc_id or path.stem
+    with _quiet_pypdf():
+        return _read_pdf(path, doc_id, PdfReader)
+
+
+@contextlib.contextmanager
+def _quiet_pypdf():
+    """pypdf's own log lines and warnings about a damaged file (a dozen lines before the one-line error, or noise
+    when it recovers) are kept off the terminal while a PDF is read: the error, when there is one, says it once."""
+    logger = logging.getLogger("pypdf")
+    handlers, propagate, level = logger.handlers[:], logger.propagate, logger.level
+    logger.handlers, logger.propagate = [logging.NullHandler()], False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.handlers, logger.propagate, logger.level = handlers, propagate, level
+
+
+def _read_pdf(path, doc_id, PdfReader) -> list[dict]:
     try:
         reader = PdfReader(str(path))
         if reader.is_encrypted:

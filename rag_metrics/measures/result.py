@@ -147,22 +147,17 @@ class Evaluation:
     def to_csv(self, per_question: bool = False, *, per_query: bool | None = None) -> str:
         """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question
         (``per_query`` is the former name of ``per_question``)."""
-        import csv
-        import io
+        from ..serialize import csv_text
 
         per_question = _per_question(per_question, per_query)
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
         if per_question:
-            writer.writerow(["question_id", *self.values])
             columns = [v.tolist() for v in self.values.values()]
-            for i, q in enumerate(self.questions):
-                writer.writerow([q, *("" if c[i] != c[i] else repr(float(c[i])) for c in columns)])
-        else:
-            writer.writerow(["measure", "mean", "evaluated", "excluded"])
-            for m, row in self.summary_dict().items():
-                writer.writerow([m, "" if row["mean"] is None else repr(row["mean"]), row["evaluated"], row["excluded"]])
-        return buffer.getvalue()
+            return csv_text(["question_id", *self.values],
+                            ([q, *(None if c[i] != c[i] else float(c[i]) for c in columns)]
+                             for i, q in enumerate(self.questions)))
+        return csv_text(["measure", "mean", "evaluated", "excluded"],
+                        ([m, row["mean"], row["evaluated"], row["excluded"]]
+                         for m, row in self.summary_dict().items()))
 
     @cached_property
     def per_question(self) -> pd.DataFrame:

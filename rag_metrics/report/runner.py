@@ -150,7 +150,8 @@ def _make_staging(folder: Path, stamp: str) -> Path:
 
 def clean_stale_staging(folder) -> list[Path]:
     """Remove the staging folders of report builds whose process is gone (killed, crashed): those named after a
-    process of this machine that no longer runs, and unnamed ones older than :data:`LEGACY_STAGING_AGE_S`.
+    process of this machine that no longer runs, and unnamed ones older than :data:`LEGACY_STAGING_AGE_S`; a
+    staged history whose report was published (:data:`PUBLISHED`) is merged into the history first.
     Returns what was removed. Builds running on other machines (a shared disk) are left alone."""
     import time
 
@@ -158,10 +159,11 @@ def clean_stale_staging(folder) -> list[Path]:
     folder = Path(folder)
     if not folder.is_dir():
         return removed
-    for path in folder.glob(".*.partial"):
+    for path in [*folder.glob(".*.partial"), *folder.glob(f".*{STAGED_HISTORY}")]:
         if not path.is_dir():
             continue
-        m = _STAGING.fullmatch(path.name)
+        m = _STAGING.fullmatch(path.name.removesuffix(STAGED_HISTORY) + ".partial") \
+            if path.name.endswith(STAGED_HISTORY) else _STAGING.fullmatch(path.name)
         if m:
             stale = m.group("host") == _host_tag() and not process_alive(int(m.group("pid")))
         else:
@@ -171,6 +173,13 @@ def clean_stale_staging(folder) -> list[Path]:
             except OSError:
                 stale = False
         if stale:
+            published = path / PUBLISHED
+            if path.name.endswith(STAGED_HISTORY) and published.is_file():  # killed between publishing and merging
+                try:
+                    done = json.loads(published.read_text(encoding="utf-8"))
+                    merge_history(path, done["history_dir"], skip=done["skip"])
+                except (OSError, ValueError, KeyError, TypeError, InputError):
+                    pass  # unreadable marker: the runs stay out of the history, as for any failed report
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
@@ -326,11 +335,12 @@ def build_report(
     clean_stale_staging(folder)
     staging = _make_staging(folder, stamp)
     copied: list[str] = []
+    staged_history = None
     try:
         run_record = RunRecord(experiment, stamp, dict(parameters))
         if history_dir is not None:
             history_dir = Path(history_dir).resolve()
-            staged_history = staging / STAGED_HISTORY
+            staged_history = staging.with_name(staging.name.removesuffix(".partial") + STAGED_HISTORY)
             staged_history.mkdir()
             for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
                 shutil.copyfile(p, staged_history / p.name)
@@ -369,12 +379,16 @@ def build_report(
             atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if staged_history is not None:
+            shutil.rmtree(staged_history, ignore_errors=True)
         raise
-    if history_dir is not None:  # published: its runs join the history (a failed report's do not)
+    if history_dir is not None and not failures:  # published: its runs join the history (a failed report's do not)
+        atomic_write_text(staged_history / PUBLISHED, json.dumps({"history_dir": str(history_dir), "skip": copied}))
+    write_index(root)  # the run is listed before its history is merged: a kill in between loses neither
+    if history_dir is not None:
         if not failures:
-            merge_history(run_dir / STAGED_HISTORY, history_dir, skip=copied)
-        shutil.rmtree(run_dir / STAGED_HISTORY, ignore_errors=True)
-    write_index(root)
+            merge_history(staged_history, history_dir, skip=copied)
+        shutil.rmtree(staged_history, ignore_errors=True)
     if failures:
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
                           f"{run_dir}:\n  " + "\n  ".join(failures))
@@ -384,8 +398,23 @@ def build_report(
 EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
 
 
+def duplicate_logs(logs: list) -> list[str]:
+    """One sentence per group of logs (``{"source", "fingerprint"}``) that hold the same retrieved items: the history
+    keeps one run of them, so the report cannot compare them with each other."""
+    groups: dict = {}
+    for log in logs:
+        groups.setdefault(log["fingerprint"], []).append(str(log["source"]))
+    return [f"{' and '.join(sources)} hold identical retrieved items (one run logged {len(sources)} times): the "
+            "history keeps them as one run, so the report does not compare them with each other."
+            for sources in groups.values() if len(sources) > 1]
+
+
 STAGED_HISTORY = ".history"
-"""The staging copy of the history inside a report being built (removed once the report is published)."""
+"""Suffix of the staging copy of the history beside a report being built (``.<stamp>-<host>-<pid>-<token>.history``
+in the experiment's folder, never inside the published run; removed once its runs are merged)."""
+PUBLISHED = "published.json"
+"""Written into the staging copy of the history once its report is published without a failure: a build killed
+before merging leaves it, and the next build (:func:`clean_stale_staging`) merges the runs then."""
 
 
 def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
@@ -446,6 +475,8 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                 print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
                       "are not in the golden set and are not used (their IDs, or their texts when the log has no "
                       "IDs, match no golden question).", file=sys.stderr)
+        for line in duplicate_logs(info["logs"]):
+            print(f"rag-metrics report: {line}", file=sys.stderr)
         if progress_bar or len(info["order"]) > 1:
             names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
             rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
