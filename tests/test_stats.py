@@ -84,16 +84,24 @@ def test_mean_interval_picks_the_method_from_the_values():
     assert mean_interval([1.0, 0.0, 1.0], confidence=0.99).width > mean_interval([1.0, 0.0, 1.0]).width
 
 
+def _scipy_rng(seed):
+    """scipy's bootstrap takes its generator as ``rng`` from 1.15, as ``random_state`` before (the lowest scipy)."""
+    import inspect
+
+    key = "rng" if "rng" in inspect.signature(sps.bootstrap).parameters else "random_state"
+    return {key: np.random.default_rng(seed)}
+
+
 @pytest.mark.parametrize("n, seed", [(12, 1), (40, 2), (150, 3)])
 def test_bca_equals_scipy_bootstrap_given_the_same_resamples(n, seed):
     x = np.random.default_rng(seed).beta(2, 1.2, n)  # distinct values: the index path, scipy's draws
     ours = mean_interval(x, n_resamples=3000, seed=7)
-    ref = sps.bootstrap((x,), np.mean, method="BCa", n_resamples=3000, batch=500, rng=np.random.default_rng(7))
+    ref = sps.bootstrap((x,), np.mean, method="BCa", n_resamples=3000, batch=500, **_scipy_rng(7))
     assert ours.method == "BCa bootstrap"
     assert (ours.low, ours.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high),
                                                   rel=1e-12)
     old = percentile_bootstrap_ci(x, n_resamples=3000, seed=7)
-    ref = sps.bootstrap((x,), np.mean, method="percentile", n_resamples=3000, rng=np.random.default_rng(7))
+    ref = sps.bootstrap((x,), np.mean, method="percentile", n_resamples=3000, **_scipy_rng(7))
     assert (old.low, old.high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high), rel=1e-12)
 
 

@@ -343,9 +343,9 @@ class ExperimentReport:
         table = self.subject.unfindable_gold()
         if not len(table):
             return pd.DataFrame(columns=["question_id", "question", "pages without text"])
-        grouped = table.groupby("question_id", sort=False).apply(
-            lambda g: ", ".join(f"{d} p.{int(p)}" for d, p in zip(g["doc_id"], g["page"])), include_groups=False)
-        out = grouped.rename("pages without text").reset_index()
+        pages = {q: ", ".join(f"{d} p.{int(p)}" for d, p in zip(g["doc_id"], g["page"]))
+                 for q, g in table.groupby("question_id", sort=False)}
+        out = pd.DataFrame({"question_id": list(pages), "pages without text": list(pages.values())})
         out.insert(1, "question", out["question_id"].map(self.subject.golden.questions["question"]))
         return out
 
