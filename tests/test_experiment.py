@@ -288,7 +288,8 @@ def test_experiment_report_end_to_end(tmp_path, capsys):
                "on hit@5, 0.954 → 0.985 (change +0.031")
     assert verdict in page and page.index(verdict) < page.index("1. The runs and what changed")
     assert "Every section below describes run <strong>bm25_c400o100</strong>" in page
-    assert "inputs handed over by rag-metrics report (read and validated once)" in page
+    assert "inputs handed over by" not in page and "headline hit@1 (overlap judge) =" not in page  # no stray output
+    assert page.index('class="rm-verdict" data-outcome="within noise"') < page.index(verdict)  # the banner first
     assert page.count("This section describes run <strong>bm25_c400o100</strong>") == 4
     assert "This section describes run <strong>bm25_c300o50" not in page
     assert "char 300/50" in page and "char 400/100" in page and "Between the two runs, these differ: options, chunking." in page
