@@ -230,7 +230,9 @@ def test_config_diff_names_what_differs(both):
     diff = both.config_diff()
     assert list(diff.columns) == ["bm25_c300o50 (baseline)", "bm25_c400o100 (subject)", "differs"]
     differs = list(diff.index[diff["differs"] == "differs"])
-    assert differs == ["options", "chunking"]
+    seen = [f"{label} (seen in the log)" for label in ("median text length, characters", "distinct pages", "score range")]
+    assert differs == ["options", "chunking", *seen]  # the recorded settings first, then what the logs show
+    assert diff.at[seen[0], "bm25_c300o50 (baseline)"] == "300" and diff.at[seen[0], "bm25_c400o100 (subject)"] == "400"
     assert diff.at["chunking", "bm25_c300o50 (baseline)"] == "char 300/50"
     assert diff.at["software", "bm25_c400o100 (subject)"] == "not recorded"
     assert diff.loc["golden set (fingerprint)"].iloc[0] == diff.loc["golden set (fingerprint)"].iloc[1]
@@ -627,3 +629,19 @@ def _log_made_at(folder, when):
     settings = json.loads(Path(f"{NEW}.settings.json").read_text())
     Path(f"{path}.settings.json").write_text(json.dumps({**settings, "started_at": when}))
     return load_log(path)
+
+
+def test_log_profile_says_what_a_log_shows_without_its_settings():
+    """Counted by hand: 2 questions, 3 items; texts of 4, 6 (and none); 2 documents; pages a1, a2, b5."""
+    from types import SimpleNamespace
+
+    from rag_metrics.analysis.experiment_report import log_profile
+
+    run = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "pages": [(1, 2), (2,), (5,)],
+                        "text": ["abcd", "abcdef", None], "score": [0.0, 0.5, float("nan")]})
+    assert log_profile(SimpleNamespace(run=run)) == {
+        "items per question": "1.5", "median text length, characters": "5", "distinct documents": "2",
+        "distinct pages": "3", "score range": "0.000 to 0.500"}
+    bare = run.assign(text=None, score=float("nan"))
+    got = log_profile(SimpleNamespace(run=bare))
+    assert got["median text length, characters"] == "-" and got["score range"] == "-"

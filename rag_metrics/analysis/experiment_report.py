@@ -28,7 +28,7 @@ from . import rulers as _rulers
 from .experiment import ExperimentResult, _Html, evaluate_log, latency_table
 from .verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
 
-__all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "DRILLDOWNS"]
+__all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "log_profile", "DRILLDOWNS"]
 
 DRILLDOWNS = 20
 """Default number of questions shown item by item (the moved ones first, then the remaining misses)."""
@@ -113,10 +113,16 @@ class ExperimentReport:
 
     def config_diff(self) -> pd.DataFrame:
         """The configuration of the baseline and the subject side by side (empty without a baseline), the rows
-        that differ first; columns named after the runs."""
+        that differ first; columns named after the runs. When the baseline's log is among this report's inputs,
+        what the two logs show is added (:func:`log_profile`), so that logs without settings still explain a change."""
         if self.baseline_record is None:
             return pd.DataFrame()
         table = _history.config_diff(self.baseline_record, self.subject_record)
+        if self.baseline is not None:  # what the logs themselves show, recorded settings or not
+            a, b = log_profile(self.baseline), log_profile(self.subject)
+            seen = pd.DataFrame([{"setting": f"{label} (seen in the log)", "before": a[label], "after": b[label],
+                                  "differs": a[label] != b[label]} for label in a]).set_index("setting")
+            table = pd.concat([table, seen])
         table = pd.concat([table[table["differs"]], table[~table["differs"]]])
         before, after = _names(self.baseline_record["name"], self.subject_record["name"])
         table = table.rename(columns={"before": f"{before} (baseline)", "after": f"{after} (subject)"})
@@ -455,6 +461,23 @@ class DiagnosisView:
         from ..html import render
 
         return render("diagnosis.html.j2", findings=self.findings)
+
+
+def log_profile(result) -> dict:
+    """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
+    already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
+    the score range (``-`` where the log holds no texts or scores)."""
+    run = result.run
+    texts = run["text"].map(lambda t: len(t) if isinstance(t, str) else None).dropna() if "text" in run else []
+    scores = run["score"].dropna() if "score" in run else []
+    per_question = run.groupby("question_id", sort=False).size() if len(run) else pd.Series(dtype=float)
+    pages = {(d, p) for d, ps in zip(run["doc_id"], run["pages"]) if isinstance(d, str)
+             for p in (ps if isinstance(ps, (tuple, list)) else ())}
+    return {"items per question": f"{per_question.mean():.1f}" if len(per_question) else "-",
+            "median text length, characters": f"{pd.Series(texts).median():.0f}" if len(texts) else "-",
+            "distinct documents": str(run["doc_id"].dropna().nunique()),
+            "distinct pages": str(len(pages)),
+            "score range": f"{scores.min():.3f} to {scores.max():.3f}" if len(scores) else "-"}
 
 
 def _first_hits(result, k: int) -> dict:
