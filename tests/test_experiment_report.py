@@ -399,11 +399,36 @@ def test_gate_fails_a_planted_regression_and_writes_its_summaries(tmp_path, caps
     assert "Worse: bad against bm25_c400o100 on hit@5" in out and "fails: hit@5 fell by 0.185" in out
     assert "regressed questions (12): " + ", ".join(f"{q} (newly missed)" for q in lost) in out
     text = md.read_text()
-    assert text.startswith("## rag-metrics gate: ❌ failed") and "### Regressed questions (12)" in text
-    assert "| q001 | newly missed | 1.000 | 0.000 | What is the deadline for submitting an expense claim? |" in text
+    assert text.startswith("\n## rag-metrics gate: ❌ failed\n") and "### Regressed questions (12)" in text
+    assert text.endswith("|\n\n")  # self-contained: a blank line before and after, whatever is appended next
+    assert ("| q001 | newly missed: hit@5 1\\.000 → 0\\.000 | What is the deadline for submitting an expense claim? |"
+            in text)
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
-    assert suite.get("failures") == "1" and suite.find("testcase/failure").get("type") == "regression"
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == "13" and suite.get("failures") == "13" and len(cases) == 13
+    assert cases[0].find("failure").get("type") == "regression"  # the gate itself, then one case per question
+    assert [c.get("name") for c in cases[1:]] == lost
+    assert cases[1].find("failure").get("message") == "newly missed: hit@5 1.000 → 0.000"
+    # appended twice (two gates in one step summary), each block stays whole; a report link when given
+    assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", md, "--report-link", "reports/exp/index.html") == 1
+    text = md.read_text()
+    assert "|\n\n\n## rag-metrics gate" in text and "[The experiment report](reports/exp/index.html)" in text
+    assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", tmp_path / "x.md",
+                    "--report-link", "javascript:alert(1)") == 2
+    assert not (tmp_path / "x.md").exists() and "report link" in capsys.readouterr().err
+
+
+def test_gate_junit_skips_regressed_questions_when_the_gate_passes(tmp_path, capsys):
+    two = _planted(tmp_path, "two.jsonl", {"q001", "q002"})
+    junit = tmp_path / "gate.xml"
+    assert gate_cli("--baseline", NEW, "--run", two, "--junit", junit) == 0
+    suite = ET.parse(junit).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "0", "2")
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None  # the gate passed
+    assert [c.find("skipped").get("message") for c in cases[1:]] == [
+        "newly missed: hit@5 1.000 → 0.000 (the gate passed)"] * 2
 
 
 def test_gate_passes_identical_within_noise_and_improved_runs(tmp_path, capsys):
