@@ -34,3 +34,16 @@ def test_readable_table_aligns_text_left_and_numbers_right_and_escapes():
     assert f"td:nth-child(2) {{ text-align: right; }}" in html and "td:nth-child(3)" in html
     assert "td:nth-child(1) " not in html
     assert str(readable_table(frame, index=False)) == html  # deterministic: the notebook's bytes do not move
+
+
+def test_a_verdict_renders_as_the_reports_banner_in_jupyterlab():
+    from rag_metrics.analysis.verdict import verdict
+
+    worse = verdict({f"q{i}": 1.0 for i in range(12)}, {f"q{i}": 0.0 for i in range(12)}, "hit@5",
+                    before_name="<b>old", after_name="new")
+    html = worse._repr_html_()
+    assert 'class="rm-verdict" data-outcome="worse"' in html and "#c62828" in html  # red
+    assert "&lt;b&gt;old" in html and "<b>old" not in html and 'href="#rm-moved"' not in html  # no dead page links
+    assert "<strong>12</strong> worse of 12 questions" in html
+    same = verdict({"q1": 1.0}, {"q1": 1.0}, "hit@5")._repr_html_()
+    assert 'data-outcome="within noise"' in same
