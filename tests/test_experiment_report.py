@@ -670,3 +670,14 @@ def test_log_profile_says_what_a_log_shows_without_its_settings():
     bare = run.assign(text=None, score=float("nan"))
     got = log_profile(SimpleNamespace(run=bare))
     assert got["median text length, characters"] == "-" and got["score range"] == "-"
+
+
+def test_ruler_comparison_holds_both_runs_under_every_ruler(both):
+    long = both.ruler_comparison()
+    assert list(dict.fromkeys(long["run"])) == ["bm25_c300o50", "bm25_c400o100"]  # the baseline first
+    for result in (both.baseline, both.subject):
+        table = result.ruler_table()
+        mine = long[long["run"] == result.name]
+        assert len(mine) == len(table.index) * len(both.measures)
+        for row in mine.itertuples(index=False):
+            assert row.value == pytest.approx(float(table.at[row.ruler, row.measure]))

@@ -276,6 +276,20 @@ class ExperimentReport:
             self._cache["ruler_table"] = self.subject.ruler_table()
         return self._cache["ruler_table"]
 
+    def ruler_comparison(self) -> pd.DataFrame:
+        """The baseline (when its log is among this report's inputs) and the subject under every ruler, in long form:
+        ``ruler``, ``measure``, ``run``, ``value`` -- what the ruler picture draws (the same numbers as each run's
+        :meth:`ExperimentResult.ruler_table`)."""
+        parts = []
+        for r in (self.baseline, self.subject):
+            if r is None:
+                continue
+            table = self.ruler_table() if r is self.subject else r.ruler_table()
+            cols = [m for m in self.measures if m in table.columns]
+            long = table[cols].astype(float).rename_axis(index="ruler", columns="measure").stack().rename("value")
+            parts.append(long.reset_index().assign(run=r.name)[["ruler", "measure", "run", "value"]])
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ruler", "measure", "run", "value"])
+
     def ruler_spread(self, measure: str | None = None) -> dict:
         """How far the page-level rulers apart on ``measure`` (default the primary): ``low``/``high`` (ruler
         names), ``low_value``/``high_value``, ``spread``, ``rulers`` (how many), and ``width`` -- the width of the
