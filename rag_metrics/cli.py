@@ -360,6 +360,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                     help="also fail when the mean falls by more than X, significant or not (e.g. 0.02)")
     gt.add_argument("--markdown", metavar="FILE", help="append a Markdown summary to FILE (e.g. $GITHUB_STEP_SUMMARY)")
     gt.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE (a CI test report)")
+    gt.add_argument("--report-link", metavar="URL", help="link the Markdown summary to the experiment report at URL "
+                    "(an http(s) URL or a relative path)")
     return parser
 
 
@@ -517,10 +519,11 @@ def cmd_gate(args) -> int:
     baseline, new = read_side(args.baseline, **read), read_side(args.run, **read)
     result = compare_for_gate(golden, baseline, new, corpus, ks=ks, min_chars=args.min_chars, window=args.window,
                               judge=args.judge, measure=args.measure, alpha=args.alpha, max_drop=args.max_drop)
+    summary = result.markdown(report=args.report_link) if args.markdown else None  # a bad link refused first
     if args.markdown:
         Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
         with open(args.markdown, "a", encoding="utf-8") as f:  # appended: a CI step summary may hold more
-            f.write(result.markdown())
+            f.write(summary)
     if args.junit:
         Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
         Path(args.junit).write_text(result.junit(), encoding="utf-8")

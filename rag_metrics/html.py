@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import quote
 
-__all__ = ["render", "href", "md_escape", "table", "summary"]
+__all__ = ["render", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
 
@@ -68,3 +68,81 @@ def md_escape(value) -> str:
 def href(*parts: str) -> str:
     """A relative link: each path segment percent-encoded (``#``, ``?``, spaces and ``%`` included)."""
     return "/".join(quote(p, safe="") for p in "/".join(parts).split("/"))
+
+
+COLUMN_NAMES = {"question_id": "question ID", "doc_id": "document", "ci_low": "interval low", "ci_high": "interval high",
+                "p_holm": "p (Holm)", "n_relevant": "relevant", "n_retrieved": "retrieved", "median_ms": "median ms",
+                "p95_ms": "95th percentile ms", "only_boilerplate": "only page furniture", "shared_text": "shared text",
+                "credited_by": "credited by", "not_credited_by": "not credited by", "first_document": "first document",
+                "chunk_id": "chunk", "page_label": "page label", "placed_by": "placed by", "pages_from": "pages from",
+                "logged_doc_id": "logged document", "judged_share": "judged share"}
+"""Column names a reader sees for the package's own columns (other names -- run names among them -- are shown as
+they are)."""
+
+_TIMESTAMP = re.compile(r"^(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)(?:\.\d+)?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def page_range(pages) -> str:
+    """Pages as a reader writes them: ``(3, 4)`` -> ``3–4``, ``(10,)`` -> ``10``, ``(2, 5)`` -> ``2, 5``, none -> ``-``."""
+    pages = sorted(int(p) for p in pages)
+    if not pages:
+        return "-"
+    if pages == list(range(pages[0], pages[-1] + 1)) and len(pages) > 1:
+        return f"{pages[0]}–{pages[-1]}"
+    return ", ".join(map(str, pages))
+
+
+def _cell(value):
+    import numpy as np
+
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                                for v in value):
+        return page_range(value)
+    if isinstance(value, (tuple, list)):
+        return ", ".join(map(str, value))
+    if isinstance(value, str):
+        m = _TIMESTAMP.match(value)
+        if m:
+            return f"{m.group(1)} {m.group(2)}" + (" UTC" if m.group(3) == "Z" else (m.group(3) or ""))
+    return value
+
+
+def readable(frame):
+    """A table as a reader sees it (one formatting layer for every table of a report): human column and index names
+    (:data:`COLUMN_NAMES`), booleans as ``yes`` / ``no``, page tuples as ``3–4``, ISO
+    timestamps to the second. Numbers are left as numbers (the caller formats them)."""
+    import pandas as pd
+
+    out = frame.copy()
+    name = lambda c: COLUMN_NAMES.get(c, c) if isinstance(c, str) else c  # noqa: E731
+    for c in out.columns:
+        col = out[c]
+        if col.dtype == bool or col.dtype == object or isinstance(col.dtype, pd.StringDtype):
+            out[c] = pd.Series([_cell(v) for v in col], index=out.index, dtype=object)
+    out.columns = [name(c) for c in out.columns]
+    out.index = out.index.rename([name(n) for n in out.index.names]) if out.index.nlevels > 1 else \
+        out.index.rename(name(out.index.name))
+    if out.index.dtype == object or isinstance(out.index.dtype, pd.StringDtype):
+        out.index = pd.Index([_cell(v) for v in out.index], name=out.index.name, dtype=object)
+    return out
+
+
+def readable_table(frame, **to_html):
+    """:func:`readable`, then :func:`table` with text left-aligned and numbers right-aligned (a style scoped to this
+    table by a class made from its content, so that the page stays deterministic)."""
+    import hashlib
+
+    from markupsafe import Markup
+    from pandas.api.types import is_numeric_dtype
+
+    shown = readable(frame)
+    cls = "rm-t" + hashlib.sha1(shown.to_string().encode("utf-8")).hexdigest()[:10]
+    body = table(shown, classes=["rm-table", cls], **to_html)
+    offset = shown.index.nlevels if to_html.get("index", True) else 0
+    numeric = [offset + i + 1 for i, c in enumerate(shown.columns) if is_numeric_dtype(shown.dtypes.iloc[i])]
+    scope = f"table.rm-table.{cls}"  # more specific than JupyterLab's right-aligned cells
+    rules = [f"{scope} td, {scope} th {{ text-align: left; vertical-align: top; }}"]
+    rules += [f"{scope} td:nth-child({n}) {{ text-align: right; }}" for n in numeric]
+    return Markup(f"<style>{' '.join(rules)}</style>") + body

@@ -84,14 +84,20 @@ def corpus_pdfs(folder, *, header: str | None = None, footer: str | None = "{tit
     return folder
 
 
-def langchain_log(pdf_folder, golden, path, *, k: int = 5) -> Path:
+def bigrams(text: str) -> list[str]:
+    """Character bigrams of each whitespace-separated word: a tokenizer that also splits Japanese (no spaces)."""
+    return [w[i:i + 2] for w in text.lower().split() for i in range(max(1, len(w) - 1))]
+
+
+def langchain_log(pdf_folder, golden, path, *, k: int = 5, preprocess=None) -> Path:
     """A LangChain run: PyPDFLoader pages of every PDF, a BM25Retriever over them, one record per labelled question
-    with the retrieved Documents as ``doc.model_dump()`` (``metadata.page`` 0-based, ``metadata.source`` the path)."""
+    with the retrieved Documents as ``doc.model_dump()`` (``metadata.page`` 0-based, ``metadata.source`` the path).
+    ``preprocess``: the retriever's tokenizer (its default splits on whitespace; :func:`bigrams` reads Japanese)."""
     from langchain_community.document_loaders import PyPDFLoader
     from langchain_community.retrievers import BM25Retriever
 
     docs = [d for pdf in sorted(Path(pdf_folder).glob("*.pdf")) for d in PyPDFLoader(str(pdf)).load()]
-    retriever = BM25Retriever.from_documents(docs, k=k)
+    retriever = BM25Retriever.from_documents(docs, k=k, **({"preprocess_func": preprocess} if preprocess else {}))
     with open(path, "w", encoding="utf-8") as f:
         for qid, row in golden.labelled.iterrows():
             found = retriever.invoke(row["question"])
@@ -151,4 +157,27 @@ def bedrock_log(pdf_folder, golden, path, *, k: int = 5, page_offset: int = 0) -
             response.pop("ResponseMetadata", None)
             f.write(json.dumps({"question_id": qid, "question": row["question"], **response}, ensure_ascii=False)
                     + "\n")
+    return Path(path)
+
+
+def llamaindex_pages_log(pdf_folder, golden, path, *, k: int = 5) -> Path:
+    """A LlamaIndex run over the PDFs' pages without its PDF reader extra: one ``TextNode`` per page read by pypdf, with
+    the metadata SimpleDirectoryReader's PDF reader gives (``file_name``, ``file_path``, ``page_label`` 1-based),
+    LlamaIndex's own BM25Retriever over them, ``NodeWithScore.model_dump()`` under ``source_nodes``.
+
+    Its default English tokenizer finds no term in a Japanese question: every node scores 0.000 and the retriever
+    returns one and the same list for all of them -- the pattern the report's diagnosis must name."""
+    from llama_index.core.schema import TextNode
+    from llama_index.retrievers.bm25 import BM25Retriever
+    from pypdf import PdfReader
+
+    nodes = [TextNode(text=page.extract_text(), id_=f"{pdf.name}#{i}",
+                      metadata={"file_name": pdf.name, "file_path": str(pdf), "page_label": str(i + 1)})
+             for pdf in sorted(Path(pdf_folder).glob("*.pdf")) for i, page in enumerate(PdfReader(pdf).pages)]
+    retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=k)
+    with open(path, "w", encoding="utf-8") as f:
+        for qid, row in golden.labelled.iterrows():
+            found = retriever.retrieve(row["question"])
+            f.write(json.dumps({"question_id": qid, "query": row["question"],
+                                "source_nodes": [n.model_dump() for n in found]}, ensure_ascii=False) + "\n")
     return Path(path)

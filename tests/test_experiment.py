@@ -160,6 +160,24 @@ def test_drilldown_escapes_logged_text(corpus, golden, tmp_path):
     assert "miss in the top 5" in html
 
 
+def test_drilldown_marks_only_the_match_that_decides(corpus, golden, tmp_path):
+    """A fragment as long as the overlap judge needs is marked; a shorter one is shown as context, never marked."""
+    gold = corpus.page_text("expense_policy", 3)
+    start = next(i for i in range(300, len(gold)) if "\n" not in gold[i:i + 100] and "  " not in gold[i:i + 100])
+    long_piece, short_piece = gold[start:start + 80], gold[start + 2:start + 18]  # 80 and 16 characters (needs 24)
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps({"question_id": "q001", "retrieved": [
+        {"doc_id": "travel_policy", "text": "zq " + short_piece + " zq", "score": 2},
+        {"doc_id": "expense_policy", "text": "zq " + long_piece + " zq", "score": 1}]}))
+    r = evaluate_log(golden, load_log(path), corpus)
+    items = r.explain_data("q001")["items"]
+    assert [kind for _, kind in items[0]["segments"] if kind] == ["context"] and not items[0]["hit"]
+    assert "decides" in [kind for _, kind in items[1]["segments"]] and items[1]["hit"]
+    html = r.explain("q001")._repr_html_()
+    first, second = html.split("<strong>#1</strong>")[1].split("<strong>#2</strong>")
+    assert "<mark>" not in first and 'class="rm-context"' in first and "<mark>" in second
+
+
 # ---- the runner --------------------------------------------------------------------------------
 
 def test_runner_retries_logs_failures_and_resumes(golden, tmp_path):
@@ -288,10 +306,11 @@ def test_experiment_report_end_to_end(tmp_path, capsys):
                "on hit@5, 0.954 → 0.985 (change +0.031")
     assert verdict in page and page.index(verdict) < page.index("1. The runs and what changed")
     assert "Every section below describes run <strong>bm25_c400o100</strong>" in page
-    assert "inputs handed over by rag-metrics report (read and validated once)" in page
+    assert "inputs handed over by" not in page and "headline hit@1 (overlap judge) =" not in page  # no stray output
+    assert page.index('class="rm-verdict" data-outcome="within noise"') < page.index(verdict)  # the banner first
     assert page.count("This section describes run <strong>bm25_c400o100</strong>") == 4
     assert "This section describes run <strong>bm25_c300o50" not in page
-    assert "char 300/50" in page and "char 400/100" in page and "Between the two runs, these differ: options, chunking." in page
+    assert "char 300/50" in page and "char 400/100" in page and "Between the two runs, these differ: options, chunking, median text length, characters (seen in the log)," in page
     assert "<strong>2</strong> newly hit on hit@5 since bm25_c300o50" in page
     body = page.split("<body", 1)[1]  # (nbconvert's own style sheet mentions a <br> in a comment)
     assert body.count('class="rm-explain"') == 3 and "<br" not in body  # q014, q015, then the miss q064

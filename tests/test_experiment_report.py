@@ -230,7 +230,9 @@ def test_config_diff_names_what_differs(both):
     diff = both.config_diff()
     assert list(diff.columns) == ["bm25_c300o50 (baseline)", "bm25_c400o100 (subject)", "differs"]
     differs = list(diff.index[diff["differs"] == "differs"])
-    assert differs == ["options", "chunking"]
+    seen = [f"{label} (seen in the log)" for label in ("median text length, characters", "distinct pages", "score range")]
+    assert differs == ["options", "chunking", *seen]  # the recorded settings first, then what the logs show
+    assert diff.at[seen[0], "bm25_c300o50 (baseline)"] == "300" and diff.at[seen[0], "bm25_c400o100 (subject)"] == "400"
     assert diff.at["chunking", "bm25_c300o50 (baseline)"] == "char 300/50"
     assert diff.at["software", "bm25_c400o100 (subject)"] == "not recorded"
     assert diff.loc["golden set (fingerprint)"].iloc[0] == diff.loc["golden set (fingerprint)"].iloc[1]
@@ -397,11 +399,36 @@ def test_gate_fails_a_planted_regression_and_writes_its_summaries(tmp_path, caps
     assert "Worse: bad against bm25_c400o100 on hit@5" in out and "fails: hit@5 fell by 0.185" in out
     assert "regressed questions (12): " + ", ".join(f"{q} (newly missed)" for q in lost) in out
     text = md.read_text()
-    assert text.startswith("## rag-metrics gate: ❌ failed") and "### Regressed questions (12)" in text
-    assert "| q001 | newly missed | 1.000 | 0.000 | What is the deadline for submitting an expense claim? |" in text
+    assert text.startswith("\n## rag-metrics gate: ❌ failed\n") and "### Regressed questions (12)" in text
+    assert text.endswith("|\n\n")  # self-contained: a blank line before and after, whatever is appended next
+    assert ("| q001 | newly missed: hit@5 1\\.000 → 0\\.000 | What is the deadline for submitting an expense claim? |"
+            in text)
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
-    assert suite.get("failures") == "1" and suite.find("testcase/failure").get("type") == "regression"
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == "13" and suite.get("failures") == "13" and len(cases) == 13
+    assert cases[0].find("failure").get("type") == "regression"  # the gate itself, then one case per question
+    assert [c.get("name") for c in cases[1:]] == lost
+    assert cases[1].find("failure").get("message") == "newly missed: hit@5 1.000 → 0.000"
+    # appended twice (two gates in one step summary), each block stays whole; a report link when given
+    assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", md, "--report-link", "reports/exp/index.html") == 1
+    text = md.read_text()
+    assert "|\n\n\n## rag-metrics gate" in text and "[The experiment report](reports/exp/index.html)" in text
+    assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", tmp_path / "x.md",
+                    "--report-link", "javascript:alert(1)") == 2
+    assert not (tmp_path / "x.md").exists() and "report link" in capsys.readouterr().err
+
+
+def test_gate_junit_skips_regressed_questions_when_the_gate_passes(tmp_path, capsys):
+    two = _planted(tmp_path, "two.jsonl", {"q001", "q002"})
+    junit = tmp_path / "gate.xml"
+    assert gate_cli("--baseline", NEW, "--run", two, "--junit", junit) == 0
+    suite = ET.parse(junit).getroot().find("testsuite")
+    cases = suite.findall("testcase")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "0", "2")
+    assert cases[0].find("failure") is None and cases[0].find("skipped") is None  # the gate passed
+    assert [c.find("skipped").get("message") for c in cases[1:]] == [
+        "newly missed: hit@5 1.000 → 0.000 (the gate passed)"] * 2
 
 
 def test_gate_passes_identical_within_noise_and_improved_runs(tmp_path, capsys):
@@ -628,3 +655,30 @@ def _log_made_at(folder, when):
     settings = json.loads(Path(f"{NEW}.settings.json").read_text())
     Path(f"{path}.settings.json").write_text(json.dumps({**settings, "started_at": when}))
     return load_log(path)
+
+
+def test_log_profile_says_what_a_log_shows_without_its_settings():
+    """Counted by hand: 2 questions, 3 items; texts of 4, 6 (and none); 2 documents; pages a1, a2, b5."""
+    from types import SimpleNamespace
+
+    from rag_metrics.analysis.experiment_report import log_profile
+
+    run = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "pages": [(1, 2), (2,), (5,)],
+                        "text": ["abcd", "abcdef", None], "score": [0.0, 0.5, float("nan")]})
+    assert log_profile(SimpleNamespace(run=run)) == {
+        "items per question": "1.5", "median text length, characters": "5", "distinct documents": "2",
+        "distinct pages": "3", "score range": "0.000 to 0.500"}
+    bare = run.assign(text=None, score=float("nan"))
+    got = log_profile(SimpleNamespace(run=bare))
+    assert got["median text length, characters"] == "-" and got["score range"] == "-"
+
+
+def test_ruler_comparison_holds_both_runs_under_every_ruler(both):
+    long = both.ruler_comparison()
+    assert list(dict.fromkeys(long["run"])) == ["bm25_c300o50", "bm25_c400o100"]  # the baseline first
+    for result in (both.baseline, both.subject):
+        table = result.ruler_table()
+        mine = long[long["run"] == result.name]
+        assert len(mine) == len(table.index) * len(both.measures)
+        for row in mine.itertuples(index=False):
+            assert row.value == pytest.approx(float(table.at[row.ruler, row.measure]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -539,6 +540,30 @@ def test_review_html_escapes_and_highlights():
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
     first = q.iloc[0]
     assert f"<mark>{first['answer']}</mark>" in html
+
+
+def test_review_page_opens_with_counts_and_the_pages_that_gave_none():
+    from rag_metrics.golden.review import pages_without_questions
+
+    draft, sample = _draft_and_sample()
+    asked = set(zip(draft.questions["doc_id"], draft.questions["page"]))
+    sampled = list(zip(sample.pages["doc_id"], sample.pages["page"]))
+    keep = draft.questions[draft.questions["doc_id"] + draft.questions["page"].astype(str) !=
+                           sampled[0][0] + str(sampled[0][1])]  # the first sampled page now gives none
+    failures = pd.DataFrame([{"doc_id": sampled[-1][0], "page": sampled[-1][1], "error": "TimeoutError: <slow>"}])
+    keep = keep[keep["doc_id"] + keep["page"].astype(str) != sampled[-1][0] + str(sampled[-1][1])]
+    draft = Draft(keep.reset_index(drop=True), failures, draft.info)
+    got = pages_without_questions(draft, sample)
+    none = [(d, p) for d, p in sampled if (d, p) not in set(zip(keep["doc_id"], keep["page"]))]
+    assert got["sampled"] == len(sampled) and got["written"] == len(keep) and [x[:2] for x in got["pages"]] == none
+    assert (sampled[-1][0], sampled[-1][1], "failed: TimeoutError: <slow>") in got["pages"]
+    assert (sampled[0][0], sampled[0][1], "the generator wrote no question") in got["pages"]
+    assert len(none) >= 2 and len(asked) >= len(none)
+    html = review_html(review_draft(draft, sample), draft, sample)
+    head = html.split('<div class="item', 1)[0]
+    assert (f"<strong>{len(sampled)}</strong> pages sampled · <strong>{len(keep)}</strong> questions written · "
+            f"<strong>{len(none)}</strong> pages gave none") in head
+    assert "TimeoutError: &lt;slow&gt;" in head and not re.search(r"\b1 (questions|pages)\b", html)
 
 
 def test_find_span():

@@ -239,3 +239,16 @@ def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_p
         execute_notebook(dying, tmp_path / "dying.out.ipynb")
     _, err = capfd.readouterr()
     assert "dying.ipynb: the kernel wrote:\nlast words\n" in err
+
+
+def test_the_index_trend_chart_names_its_runs_and_is_large_enough_to_read():
+    from rag_metrics.report.index import LABEL_CHARS, _chart
+
+    trend = [{"id": "a", "run": "bm25_c300o50", "made_at": "2026-11-30", "mean": 0.954, "low": 0.87, "high": 0.99},
+             {"id": "b", "run": "a_run_with_a_very_long_name", "made_at": "2026-12-01", "mean": 0.5, "low": 0.4,
+              "high": 0.6}]
+    c = _chart(trend, {})
+    assert c["width"] >= 300 and c["height"] >= 200
+    assert [p["label"] for p in c["points"]] == ["bm25_c300o50", "a_run_with_a_very…"]
+    assert len(c["points"][1]["label"]) == LABEL_CHARS and [p["mean"] for p in c["points"]] == ["0.954", "0.500"]
+    assert c["label_y"] > c["bottom"] and c["label_y"] < c["height"]

@@ -554,7 +554,8 @@ class ExperimentResult:
                 short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
                          if not furniture] if not spans else []
                 longest = max((b - a for a, b in spans or short), default=0)
-                segments = _segments(norm, spans or short)
+                # the match that decides (at or above the threshold) is marked; shorter shared text is context only
+                segments = _segments(norm, spans, "decides") if spans else _segments(norm, short, "context")
             items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
                           "pages": list(row.pages), "score": None if row.score != row.score else float(row.score),
                           "verdicts": verdicts, "hit": bool(verdicts.get(self.primary)), "segments": segments,
@@ -629,12 +630,13 @@ class _Html:
         return render(self.template, **self.context)
 
 
-def _segments(text: str, spans) -> list[tuple[str, bool]]:
+def _segments(text: str, spans, kind: str = "decides") -> list[tuple[str, str | bool]]:
+    """``text`` cut at ``spans``: ``(piece, kind)`` for a piece inside a span, ``(piece, False)`` between them."""
     out, pos = [], 0
     for a, b in spans:
         if a > pos:
             out.append((text[pos:a], False))
-        out.append((text[a:b], True))
+        out.append((text[a:b], kind))
         pos = b
     if pos < len(text):
         out.append((text[pos:], False))

@@ -28,7 +28,7 @@ from . import rulers as _rulers
 from .experiment import ExperimentResult, _Html, evaluate_log, latency_table
 from .verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
 
-__all__ = ["experiment_report", "ExperimentReport", "DRILLDOWNS"]
+__all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "log_profile", "DRILLDOWNS"]
 
 DRILLDOWNS = 20
 """Default number of questions shown item by item (the moved ones first, then the remaining misses)."""
@@ -118,10 +118,16 @@ class ExperimentReport:
 
     def config_diff(self) -> pd.DataFrame:
         """The configuration of the baseline and the subject side by side (empty without a baseline), the rows
-        that differ first; columns named after the runs."""
+        that differ first; columns named after the runs. When the baseline's log is among this report's inputs,
+        what the two logs show is added (:func:`log_profile`), so that logs without settings still explain a change."""
         if self.baseline_record is None:
             return pd.DataFrame()
         table = _history.config_diff(self.baseline_record, self.subject_record)
+        if self.baseline is not None:  # what the logs themselves show, recorded settings or not
+            a, b = log_profile(self.baseline), log_profile(self.subject)
+            seen = pd.DataFrame([{"setting": f"{label} (seen in the log)", "before": a[label], "after": b[label],
+                                  "differs": a[label] != b[label]} for label in a]).set_index("setting")
+            table = pd.concat([table, seen])
         table = pd.concat([table[table["differs"]], table[~table["differs"]]])
         before, after = _names(self.baseline_record["name"], self.subject_record["name"])
         table = table.rename(columns={"before": f"{before} (baseline)", "after": f"{after} (subject)"})
@@ -170,6 +176,70 @@ class ExperimentReport:
             self._cache["moved"] = table
         return self._cache["moved"]
 
+    def diagnosis(self) -> "DiagnosisView":
+        """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.analysis.diagnosis.diagnose`):
+        a list of :class:`~rag_metrics.analysis.diagnosis.Finding`, rendered in JupyterLab as in the page."""
+        if "diagnosis" not in self._cache:
+            from .diagnosis import diagnose
+
+            self._cache["diagnosis"] = DiagnosisView(diagnose(self.results, self.subject, self.moved(),
+                                                              self.subject.golden))
+        return self._cache["diagnosis"]
+
+    def banner(self) -> "_Html":
+        """The verdict banner at the top of the page: outcome (better / worse / within noise / no baseline), the
+        change with its interval and p, wins / ties / losses, the runs by name, the first findings of
+        :meth:`diagnosis`, links to the moved questions and the diagnosis."""
+        v = self.verdict
+        iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
+        counts = self.moved()["change"].value_counts()
+        return _Html("verdict_banner.html.j2", {
+            "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
+            "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
+            "p": _p_text(v.p_value) if v is not None else None,
+            "moved": [(c, int(n)) for c, n in counts.items()],
+            "findings": [f.sentence for f in self.diagnosis().findings[:3]],
+            "more_findings": max(0, len(self.diagnosis().findings) - 3)})
+
+    def drilldown_groups(self, cap: int = DRILLDOWNS) -> list:
+        """The drill-downs to show, one per distinct pattern: the questions of :meth:`drilldown_plan` in its order,
+        those with the same ``why`` whose subject returned the same list of items grouped under the first of them.
+        Each group: ``question_id`` (the one shown), ``why``, ``others`` (the questions it stands for); at most
+        ``cap`` groups."""
+        from .diagnosis import ranked_lists
+
+        cap = check_int(cap, "drilldowns", low=0)
+        lists = ranked_lists(self.subject)
+        plan = self.drilldown_plan(cap=0)
+        groups, where = [], {}
+        for q, why in zip(plan["question_id"], plan["why"]):
+            key = (why, lists.get(q, ()))
+            if key[1] and key in where:
+                where[key]["others"].append(q)
+                continue
+            group = {"question_id": q, "why": why, "others": []}
+            where[key] = group
+            groups.append(group)
+        return groups[:cap]
+
+    def question_view(self) -> "_Html":
+        """Every answerable question × the baseline and the subject: the rank of the first judged hit (largest k;
+        "-" for none), red where missed and green where hit, the changed questions first; a small inline script
+        filters to the changed questions and sorts (the table reads whole without it)."""
+        rows = []
+        k = max(self.subject.ks)
+        runs = [r for r in (self.baseline, self.subject) if r is not None]
+        first = {r.name: _first_hits(r, k) for r in runs}
+        moved = dict(zip(self.moved()["question_id"], self.moved()["change"]))
+        questions = self.subject.golden.questions
+        for q in self.subject.golden.answerable:
+            ranks = [first[r.name].get(q) for r in runs]
+            rows.append({"question_id": q, "question": questions.at[q, "question"], "type": questions.at[q, "type"],
+                         "ranks": ranks, "change": moved.get(q, "")})
+        rows.sort(key=lambda r: (r["change"] == "", ))
+        return _Html("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
+                                               "changed": len(moved)})
+
     def remaining_misses(self) -> list:
         """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move."""
         moved = set(self.moved()["question_id"])
@@ -193,13 +263,13 @@ class ExperimentReport:
         plan["first document"] = plan["question_id"].map(failures["first_document"]).fillna("")
         return plan
 
-    def explain(self, question_id, why: str = ""):
+    def explain(self, question_id, why: str = "", others=()):
         """One question's drill-down: the baseline's and the subject's top k side by side (the subject alone when
         the baseline's log is not among this report's inputs), each item with its judges' verdicts and the text
         shared with a gold page highlighted."""
         after = self.subject.explain_data(question_id)
         before = self.baseline.explain_data(question_id) if self.baseline is not None else None
-        return _Html("explain_pair.html.j2", {"q": after, "before": before, "why": why,
+        return _Html("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
                                               "baseline_name": (self.baseline_record or {}).get("name")})
 
     # ---- the rulers (rag_metrics.analysis.rulers, rag_metrics.judging.audit) -------------------------------------
@@ -210,6 +280,20 @@ class ExperimentReport:
         if "ruler_table" not in self._cache:
             self._cache["ruler_table"] = self.subject.ruler_table()
         return self._cache["ruler_table"]
+
+    def ruler_comparison(self) -> pd.DataFrame:
+        """The baseline (when its log is among this report's inputs) and the subject under every ruler, in long form:
+        ``ruler``, ``measure``, ``run``, ``value`` -- what the ruler picture draws (the same numbers as each run's
+        :meth:`ExperimentResult.ruler_table`)."""
+        parts = []
+        for r in (self.baseline, self.subject):
+            if r is None:
+                continue
+            table = self.ruler_table() if r is self.subject else r.ruler_table()
+            cols = [m for m in self.measures if m in table.columns]
+            long = table[cols].astype(float).rename_axis(index="ruler", columns="measure").stack().rename("value")
+            parts.append(long.reset_index().assign(run=r.name)[["ruler", "measure", "run", "value"]])
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ruler", "measure", "run", "value"])
 
     def ruler_spread(self, measure: str | None = None) -> dict:
         """How far the page-level rulers apart on ``measure`` (default the primary): ``low``/``high`` (ruler
@@ -375,6 +459,56 @@ class ExperimentReport:
 
     def latency(self) -> pd.DataFrame:
         return latency_table(self.results)
+
+
+class DiagnosisView:
+    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
+
+    def __init__(self, findings):
+        self.findings = list(findings)
+
+    def __iter__(self):
+        return iter(self.findings)
+
+    def __len__(self) -> int:
+        return len(self.findings)
+
+    def __repr__(self) -> str:
+        return "\n".join(f.sentence for f in self.findings) or "no pattern found"
+
+    def _repr_html_(self) -> str:
+        from ..html import render
+
+        return render("diagnosis.html.j2", findings=self.findings)
+
+
+def log_profile(result) -> dict:
+    """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
+    already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
+    the score range (``-`` where the log holds no texts or scores)."""
+    run = result.run
+    texts = run["text"].map(lambda t: len(t) if isinstance(t, str) else None).dropna() if "text" in run else []
+    scores = run["score"].dropna() if "score" in run else []
+    per_question = run.groupby("question_id", sort=False).size() if len(run) else pd.Series(dtype=float)
+    pages = {(d, p) for d, ps in zip(run["doc_id"], run["pages"]) if isinstance(d, str)
+             for p in (ps if isinstance(ps, (tuple, list)) else ())}
+    return {"items per question": f"{per_question.mean():.1f}" if len(per_question) else "-",
+            "median text length, characters": f"{pd.Series(texts).median():.0f}" if len(texts) else "-",
+            "distinct documents": str(run["doc_id"].dropna().nunique()),
+            "distinct pages": str(len(pages)),
+            "score range": f"{scores.min():.3f} to {scores.max():.3f}" if len(scores) else "-"}
+
+
+def _first_hits(result, k: int) -> dict:
+    """Question -> rank of the first item the headline judge credits within the top ``k`` (questions without one left
+    out)."""
+    judged = result.judged[result.primary]
+    hits = judged[(judged["rank"] <= k) & judged["hit"].astype(bool)]
+    return {q: int(r) for q, r in hits.groupby("question_id", sort=False)["rank"].min().items()}
+
+
+def _p_text(p: float) -> str:
+    return "p = n/a" if p != p else ("p < 0.001" if p < 0.001 else f"p = {p:.3f}")
 
 
 def _names(a: str, b: str) -> tuple[str, str]:

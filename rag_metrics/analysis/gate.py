@@ -145,47 +145,81 @@ class GateResult:
             lines.append("regressed questions: none")
         return "\n".join(lines)
 
-    def markdown(self) -> str:
-        """A Markdown summary for a CI step summary (GitHub ``$GITHUB_STEP_SUMMARY``) or a merge-request note."""
+    def reason(self, row) -> str:
+        """Why a regressed question is listed: its change on the gate's measure, from which value to which."""
+        return f"{row.change}: {self.measure} {row.before:.3f} → {row.after:.3f}"
+
+    def markdown(self, report: str | None = None) -> str:
+        """A Markdown summary for a CI step summary (GitHub ``$GITHUB_STEP_SUMMARY``) or a merge-request note.
+
+        Self-contained: it starts and ends with a blank line, so that appended after other blocks (or followed by
+        one) no renderer pulls a neighbour's heading into its table. ``report``: a link to the experiment report,
+        shown under the heading. Each regressed question is listed with its reason (:meth:`reason`)."""
         from ..html import md_escape
 
         status = "❌ failed" if self.decision.failed else "✅ passed"
         rules = f"a significant regression (p < {self.verdict.alpha:g})"
         if self.decision.max_drop is not None:
             rules += f" or a drop of more than {self.decision.max_drop:g} (`--max-drop`)"
-        out = [f"## rag-metrics gate: {status}", "",
-               f"{md_escape(self.new.name)} ({self.new.kind}) against the baseline {md_escape(self.baseline.name)} "
-               f"({self.baseline.kind}) on {md_escape(self.measure)}, {md_escape(self.judge)} judge.", "",
-               self.verdict.markdown(), "", f"The gate fails on {rules}."]
+        out = ["", f"## rag-metrics gate: {status}", ""]
+        out += [f"[The experiment report]({_md_link(report)})", ""] if report else []
+        out += [f"{md_escape(self.new.name)} ({self.new.kind}) against the baseline {md_escape(self.baseline.name)} "
+                f"({self.baseline.kind}) on {md_escape(self.measure)}, {md_escape(self.judge)} judge.", "",
+                self.verdict.markdown(), "", f"The gate fails on {rules}."]
         out += ["", *[f"- **fails**: {md_escape(r)}" for r in self.decision.reasons]] if self.decision.reasons else []
         out += ["", *[f"- warning: {md_escape(w)}" for w in self.warnings]] if self.warnings else []
         out += ["", f"### Regressed questions ({len(self.regressed)})", ""]
         if len(self.regressed):
-            out += ["| question | change | before | after | text |", "|---|---|---:|---:|---|"]
+            out += ["| question | reason | text |", "|---|---|---|"]
             for row in self.regressed.itertuples(index=False):
-                out.append(f"| {md_escape(row.question_id)} | {row.change} | {row.before:.3f} | {row.after:.3f} | "
+                out.append(f"| {md_escape(row.question_id)} | {md_escape(self.reason(row))} | "
                            f"{md_escape(row.question if isinstance(row.question, str) else '')} |")
         else:
             out.append("None.")
-        return "\n".join(out) + "\n"
+        return "\n".join(out) + "\n\n"
 
     def junit(self) -> str:
-        """JUnit XML: one test case, failed when the gate fails, with the verdict and the regressed questions."""
+        """JUnit XML: one test case for the gate itself (failed when the gate fails, with the verdict), then one per
+        regressed question with its reason -- failed when the gate fails, skipped (regressed, but within what the
+        gate allows) when it passes."""
         import xml.etree.ElementTree as ET
 
-        suite = ET.Element("testsuite", name="rag-metrics gate", tests="1",
-                           failures="1" if self.decision.failed else "0", errors="0", skipped="0")
+        n = len(self.regressed)
+        failed = self.decision.failed
+        suite = ET.Element("testsuite", name="rag-metrics gate", tests=str(1 + n),
+                           failures=str((1 + n) if failed else 0), errors="0", skipped="0" if failed else str(n))
         case = ET.SubElement(suite, "testcase", classname="rag_metrics.gate",
                              name=_xml_text(f"{self.measure}: {self.new.name} against {self.baseline.name}"))
-        if self.decision.failed:
+        if failed:
             failure = ET.SubElement(case, "failure", message=_xml_text("; ".join(self.decision.reasons)),
                                     type="regression")
             failure.text = _xml_text(self.text())
         out = ET.SubElement(case, "system-out")
         out.text = _xml_text(self.text())
+        for row in self.regressed.itertuples(index=False):
+            question = ET.SubElement(suite, "testcase", classname="rag_metrics.gate.questions",
+                                     name=_xml_text(str(row.question_id)))
+            why = _xml_text(self.reason(row))
+            if failed:
+                ET.SubElement(question, "failure", message=why, type="regressed question").text = _xml_text(
+                    f"{row.question_id}: {why}\n{row.question if isinstance(row.question, str) else ''}")
+            else:
+                ET.SubElement(question, "skipped", message=_xml_text(f"{why} (the gate passed)"))
         root = ET.Element("testsuites")
         root.append(suite)
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _md_link(target: str) -> str:
+    """A link target made inert in Markdown: an http(s) URL or a relative path (no ``javascript:``), percent-encoded
+    where it could end the link or open markup."""
+    from urllib.parse import quote, urlsplit
+
+    scheme = urlsplit(str(target)).scheme.lower()
+    if scheme not in ("", "http", "https"):
+        raise InputError(f"report link {str(target)[:60]!r}: expected an http(s) URL or a relative path.",
+                         field="report_link")
+    return quote(str(target), safe="/:#?=&.-_~%")
 
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

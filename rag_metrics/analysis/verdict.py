@@ -96,6 +96,14 @@ class Verdict:
                 f"{format_p(self.p_value, self.alpha)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
                 f"{self.ties} unchanged of {self.n}.")
 
+    def _repr_html_(self) -> str:
+        """The experiment report's verdict banner, in JupyterLab (without the page's links and findings)."""
+        from ..html import render
+
+        return render("verdict_banner.html.j2", outcome=self.outcome, v=self, subject=self.after,
+                      baseline=self.before, measure=self.measure, iv=None, p=_fmt_p(self.p_value), moved=[],
+                      findings=[], more_findings=0, links=False)
+
     def to_dict(self) -> dict:
         from ..serialize import jsonable
 

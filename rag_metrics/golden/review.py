@@ -143,7 +143,20 @@ def review_html(review: pd.DataFrame, draft: Draft, sample: PageSample | None = 
     items.sort(key=lambda it: it["decision"] != "drop")  # flagged first, stable otherwise
     counts = {"questions": len(items), "flagged": sum(1 for it in items if it["reasons_list"]),
               "pages": len({(it["doc_id"], it["page"]) for it in items})}
-    return render("golden_review.html.j2", title=title, items=items, counts=counts)
+    return render("golden_review.html.j2", title=title, items=items, counts=counts,
+                  without=pages_without_questions(draft, sample))
+
+
+def pages_without_questions(draft: Draft, sample: PageSample | None) -> dict:
+    """The sampled pages that gave no question, and why: ``sampled`` (pages sampled; None without the sample),
+    ``written`` (questions the draft holds), ``pages`` (``[(doc_id, page, why)]``: the generator failed on the
+    page -- its error -- or returned no question for it)."""
+    failed = {(str(r["doc_id"]), int(r["page"])): str(r["error"]) for r in draft.failures.to_dict("records")}
+    asked = set(zip(draft.questions["doc_id"].astype(str), draft.questions["page"].astype(int)))
+    sampled = None if sample is None else [(str(d), int(p)) for d, p in zip(sample.pages["doc_id"], sample.pages["page"])]
+    pages = [(d, p, f"failed: {failed[d, p]}" if (d, p) in failed else "the generator wrote no question")
+             for d, p in (sampled if sampled is not None else sorted(failed)) if (d, p) not in asked]
+    return {"sampled": None if sampled is None else len(sampled), "written": len(draft.questions), "pages": pages}
 
 
 def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 3) -> dict:

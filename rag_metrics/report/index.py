@@ -98,10 +98,11 @@ def _parameters(parameters: dict) -> list[tuple[str, str]]:
 
 
 def _chart(trend: list[dict], links: dict) -> dict | None:
-    """Coordinates of the small trend chart: one point per run (mean) with its interval, y from 0 to 1."""
+    """Coordinates of the trend chart: one point per run (mean) with its interval, y from 0 to 1, each run's name
+    under its point (cut to :data:`LABEL_CHARS` characters, whole in the point's tooltip) and its mean beside it."""
     if not trend:
         return None
-    step, height, top, left = 44, 90, 8, 34
+    step, height, top, left = 130, 180, 12, 44
     points = []
     for i, t in enumerate(trend):
         y = lambda v: top + (1 - max(0.0, min(1.0, v))) * height  # noqa: E731
@@ -112,9 +113,14 @@ def _chart(trend: list[dict], links: dict) -> dict | None:
         high = t["high"] if t["high"] is not None else mean
         points.append({"x": left + step * i + step / 2, "y": round(y(mean), 1), "y_low": round(y(low), 1),
                        "y_high": round(y(high), 1), "run": t["run"], "made_at": t["made_at"],
-                       "text": f"{mean:.3f} [{low:.3f}, {high:.3f}]", "href": links.get(t["id"])})
-    return {"width": left + step * len(trend) + 8, "height": height + 2 * top + 4, "top": top, "bottom": top + height,
-            "mid": top + height / 2, "left": left, "points": points}
+                       "text": f"{mean:.3f} [{low:.3f}, {high:.3f}]", "mean": f"{mean:.3f}", "href": links.get(t["id"]),
+                       "label": t["run"] if len(t["run"]) <= LABEL_CHARS else t["run"][:LABEL_CHARS - 1] + "…"})
+    return {"width": left + step * len(trend) + 8, "height": height + 2 * top + 30, "top": top, "bottom": top + height,
+            "mid": top + height / 2, "left": left, "points": points, "label_y": top + height + 22}
+
+
+LABEL_CHARS = 18
+"""Run names under the trend chart's points are cut to this many characters (the tooltip holds the whole name)."""
 
 
 def _experiment_view(records: list[dict]) -> dict | None:

@@ -123,18 +123,29 @@ PLAIN_ROWS = 200
 """Rows a table's plain-text fallback shows (:func:`show`); its HTML shows them all."""
 
 
-def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: bool = True) -> None:
+def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: bool = True, human: bool = False,
+         collapsed: str | None = None) -> None:
     """Display a table whole: every row and every character of every cell (pandas' display cuts text at 50
     characters and elides rows), each value escaped (:func:`rag_metrics.html.table`). An empty table draws
-    nothing; ``empty``, when given, is printed instead."""
+    nothing; ``empty``, when given, is printed instead. ``human``: through the report's formatting layer
+    (:func:`rag_metrics.html.readable_table`: human column names, yes/no, pages as ``3–4``, times to the second,
+    text left-aligned). ``collapsed``: the HTML table folded in a ``<details>`` element under this summary line
+    (escaped)."""
     if frame is None or len(frame) == 0:
         if empty:
             _display({"text/plain": empty}, empty)
         return
-    from ..html import table
+    from ..html import readable, readable_table, table
 
     fmt = (lambda v: format(v, float_format))  # noqa: E731 - pandas wants a callable
-    html = str(table(frame, float_format=fmt, index=index, na_rep="-", border=0))
+    if human:
+        html, frame = str(readable_table(frame, float_format=fmt, index=index, na_rep="-", border=0)), readable(frame)
+    else:
+        html = str(table(frame, float_format=fmt, index=index, na_rep="-", border=0))
+    if collapsed is not None:
+        import html as _html
+
+        html = f"<details><summary>{_html.escape(collapsed)}</summary>{html}</details>"
     if len(frame) <= PLAIN_ROWS:
         text = frame.to_string(float_format=fmt, index=index, na_rep="-")
     else:  # the plain-text fallback of a long table stays short; the HTML holds every row

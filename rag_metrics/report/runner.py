@@ -35,7 +35,7 @@ from ..errors import InputError, check_choice, check_name
 from ..files import HOST, atomic_write_text, process_alive
 from ..options import parse_key_values
 from .index import write_index
-from .kernel import EXPERIMENT_KEY, RECORD_ONLY, experiment_record, headlines
+from .kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
            "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
@@ -94,9 +94,13 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")
     nb = nbformat.read(str(notebook_path), as_version=4)
-    for cell in nb.cells:  # a claim that showed nothing, or an experiment record, is for tests and the index
+    # a claim that showed nothing, or an experiment record, is for tests and the index; so are the headline figures
+    # of a report read without its code (the experiment report shows them in its own tables)
+    hidden = RECORD_ONLY | {HEADLINE_MIME} if hide_input else RECORD_ONLY
+    for cell in nb.cells:
         if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if not set(o.get("data") or {"-": 0}) <= RECORD_ONLY]
+            cell.outputs = [o for o in cell.outputs if not (set(o.get("data") or {"-": 0}) - {"text/plain"} <= hidden
+                                                            and set(o.get("data") or {}) & hidden)]
         else:  # links between notebooks (the glossary) point at their pages, exported beside this one
             cell.source = _SIBLING_LINK.sub(r"](\1.html\2)", cell.source)
     title = Path(notebook_path).stem

@@ -1,0 +1,170 @@
+"""The diagnosis of patterns (rag_metrics.analysis.diagnosis), finding by finding on small hand-made runs: each
+pattern at its threshold and one step either side."""
+
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from rag_metrics.analysis.diagnosis import (CONCENTRATED_SHARE, DOMINANT_SHARE, MIN_SAME, diagnose, language,
+                                            ranked_lists, same_rankings)
+
+
+def _run(name, lists, *, ks=(1, 3), depth=None):
+    """A fake evaluated run: ``lists`` = {question: [(doc, pages, text, score), ...]} in rank order."""
+    rows = [{"question_id": q, "rank": r, "doc_id": d, "pages": p, "text": t, "score": s}
+            for q, items in lists.items() for r, (d, p, t, s) in enumerate(items, start=1)]
+    run = pd.DataFrame(rows, columns=["question_id", "rank", "doc_id", "pages", "text", "score"])
+    per_question = pd.DataFrame(index=pd.Index(list(lists), name="question_id"))
+    deepest = max((len(v) for v in lists.values()), default=0)
+    return SimpleNamespace(name=name, run=run, ks=ks, depth=deepest if depth is None else depth,
+                           evaluation=SimpleNamespace(per_question=per_question))
+
+
+def _golden(texts, types=None, gold=None):
+    questions = pd.DataFrame({"question": texts, "type": types or {q: "fact" for q in texts}})
+    gold = gold or {q: [("doc_a", 1)] for q in texts}
+    return SimpleNamespace(questions=questions, answerable=list(texts), pages_by_question=lambda: gold)
+
+
+NO_MOVES = pd.DataFrame(columns=["question_id", "change"])
+
+
+def _distinct(n):
+    """``n`` questions, each with its own list of three items (distinct documents, scores, texts)."""
+    return {f"q{i}": [(f"d{i}", (1,), f"text {i} a", 3.0), (f"e{i}", (2,), f"text {i} b", 2.0),
+                      (f"f{i}", (3,), f"text {i} c", 1.0)] for i in range(n)}
+
+
+def _kinds(findings):
+    return [f.kind for f in findings]
+
+
+def test_a_list_returned_for_min_same_questions_is_named_with_its_count_and_its_zero_scores():
+    same = [("travel", (7,), "t7", 0.0), ("travel", (8,), "t8", 0.0), ("travel", (9,), "t9", 0.0)]
+    lists = _distinct(6) | {f"j{i}": list(same) for i in range(MIN_SAME)}
+    run = _run("llamaindex", lists)
+    found = [f for f in diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists})) if f.kind == "same ranking"]
+    assert len(found) == 1 and found[0].count == MIN_SAME and found[0].questions == ("j0", "j1", "j2")
+    assert found[0].sentence == ("llamaindex: 3 questions got the same list of 3 item(s) (travel p.7–9), "
+                                 "all scores 0.000.")
+    # one question fewer: two questions can share a list by chance, no pattern
+    lists.pop("j2")
+    run = _run("llamaindex", lists)
+    assert "same ranking" not in _kinds(diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists})))
+    assert same_rankings(run, min_questions=2)[0]["questions"] == ["j0", "j1"]
+
+
+def test_scores_that_differ_are_not_written_as_all_equal():
+    same = [("travel", (7,), "t7", 0.5), ("travel", (8,), "t8", 0.0)]
+    lists = {f"j{i}": list(same) for i in range(3)}
+    run = _run("r", lists)
+    (found,) = [f for f in diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists})) if f.kind == "same ranking"]
+    assert "all scores" not in found.sentence and "travel p.7–8" in found.sentence
+
+
+def test_constant_scores_need_every_score_equal():
+    lists = _distinct(3)
+    flat = {q: [(d, p, t, 0.0) for d, p, t, _ in items] for q, items in lists.items()}
+    run = _run("flat", flat)
+    found = [f for f in diagnose([run], run, NO_MOVES, _golden({q: "x" for q in flat})) if f.kind == "constant scores"]
+    assert [f.sentence for f in found] == ["flat: every one of its 9 scores is 0.000 -- the ranking carries no score "
+                                           "information."]
+    flat["q0"][0] = flat["q0"][0][:3] + (0.1,)  # one score differs
+    run = _run("flat", flat)
+    assert "constant scores" not in _kinds(diagnose([run], run, NO_MOVES, _golden({q: "x" for q in flat})))
+
+
+def test_empty_and_duplicated_texts_are_counted():
+    lists = _distinct(4)
+    lists["q0"][1] = ("e0", (2,), "  ", 2.0)
+    lists["q1"][2] = ("f1", (3,), None, 1.0)
+    lists["q2"][2] = ("f2", (3,), "text 2 a", 1.0)  # the text of its first item again
+    run = _run("r", lists)
+    found = {f.kind: f for f in diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists}))}
+    assert found["empty texts"].count == 2 and found["empty texts"].questions == ("q0", "q1")
+    assert found["duplicated texts"].count == 1 and found["duplicated texts"].questions == ("q2",)
+    clean = _run("r", _distinct(4))
+    assert not {"empty texts", "duplicated texts"} & set(_kinds(diagnose([clean], clean, NO_MOVES,
+                                                                         _golden({q: "x" for q in _distinct(4)}))))
+
+
+def test_a_document_dominates_above_half_of_the_items_not_at_half():
+    lists = {"q0": [("big", (1,), "a", 3.0), ("big", (2,), "b", 2.0)], "q1": [("big", (3,), "c", 3.0),
+                                                                             ("other", (1,), "d", 1.0)]}
+    run = _run("r", lists)
+    (found,) = [f for f in diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists}))
+                if f.kind == "dominant document"]
+    assert found.count == 3 and found.sentence == "r: big holds 3 of its 4 top-3 items (75%)."
+    lists["q0"][1] = ("other", (2,), "b", 2.0)  # 2 of 4: exactly DOMINANT_SHARE
+    assert 2 / 4 == DOMINANT_SHARE
+    run = _run("r", lists)
+    assert "dominant document" not in _kinds(diagnose([run], run, NO_MOVES, _golden({q: "x" for q in lists})))
+
+
+def _losses(ids):
+    return pd.DataFrame({"question_id": ids, "change": ["newly missed"] * len(ids)})
+
+
+def test_losses_concentrated_in_a_language_are_stated_against_all_questions():
+    texts = {f"q{i}": f"What is rule {i}?" for i in range(7)} | {f"j{i}": f"規則{i}は何ですか。" for i in range(3)}
+    run = _run("new", {q: [("doc_a", (1,), "x", 1.0)] for q in texts})
+    found = [f for f in diagnose([run], run, _losses(["j0", "j1", "j2"]), _golden(texts))
+             if f.kind == "concentrated losses"]
+    assert [f.sentence for f in found] == ["3 of 3 newly missed questions are Japanese (3 of 10 questions overall)."]
+    assert found[0].questions == ("j0", "j1", "j2")
+    # two losses: too few to speak of a concentration
+    assert "concentrated losses" not in _kinds(diagnose([run], run, _losses(["j0", "j1"]), _golden(texts)))
+    # 3 of 4 losses Japanese: below CONCENTRATED_SHARE
+    assert 3 / 4 < CONCENTRATED_SHARE
+    found = diagnose([run], run, _losses(["j0", "j1", "j2", "q0"]), _golden(texts))
+    assert not [f for f in found if "Japanese" in f.sentence]
+
+
+def test_a_group_no_more_frequent_among_losses_than_overall_is_not_a_concentration():
+    texts = {f"q{i}": f"What is rule {i}?" for i in range(10)}
+    types = {q: "fact" for q in texts} | {"q9": "procedure"}
+    run = _run("new", {q: [("doc_a", (1,), "x", 1.0)] for q in texts})
+    found = diagnose([run], run, _losses(["q0", "q1", "q2"]), _golden(texts, types))
+    # 3 of 3 are of type fact but 9 of 10 questions are: no concentration; all Latin-script: none either
+    assert not [f for f in found if f.kind == "concentrated losses"]
+
+
+def test_losses_concentrated_on_one_gold_document():
+    texts = {f"q{i}": f"Rule {i}?" for i in range(8)}
+    gold = {q: [("doc_a", 1)] for q in texts} | {q: [("doc_b", 2)] for q in ("q0", "q1", "q2")}
+    run = _run("new", {q: [("doc_a", (1,), "x", 1.0)] for q in texts})
+    found = [f.sentence for f in diagnose([run], run, _losses(["q0", "q1", "q2"]), _golden(texts, gold=gold))
+             if f.kind == "concentrated losses"]
+    assert found == ["3 of 3 newly missed questions have doc_b as gold document (3 of 8 questions overall)."]
+
+
+def test_identical_logs_and_short_depth():
+    lists = _distinct(3)
+    a, b = _run("a", lists), _run("b", lists)
+    found = diagnose([a, b], b, NO_MOVES, _golden({q: "x" for q in lists}))
+    assert [f.sentence for f in found if f.kind == "identical logs"] == [
+        "a and b returned identical items for every question: their logs hold the same content."]
+    lists["q0"] = lists["q0"][:2]
+    c = _run("c", lists, ks=(1, 5))
+    found = diagnose([a, c], c, NO_MOVES, _golden({q: "x" for q in lists}))
+    assert "identical logs" not in _kinds(found)
+    assert [f.sentence for f in found if f.kind == "short depth"] == [
+        "c logged at most 3 item(s) per question, fewer than k = 5."]
+
+
+def test_language_is_told_by_the_script():
+    assert [language(t) for t in ("经费报销", "経費の締め切り", "경비 청구", "报销", "Expense claim", None)] == [
+        "Chinese", "Japanese", "Korean", "Chinese", "Latin-script", "Latin-script"]
+
+
+def test_ranked_lists_compare_document_pages_and_text_in_rank_order():
+    lists = {"q0": [("a", (1,), "x", 1.0), ("b", (2,), "y", 0.5)], "q1": [("b", (2,), "y", 1.0), ("a", (1,), "x", 0.5)],
+             "q2": [("a", (1,), "x", 9.0), ("b", (2,), "y", 8.0)]}
+    got = ranked_lists(_run("r", lists))
+    assert got["q0"] == got["q2"] != got["q1"]  # scores do not matter, order does
+
+
+@pytest.mark.parametrize("share", [0.5])
+def test_thresholds_are_what_the_docstring_says(share):
+    assert DOMINANT_SHARE == share and MIN_SAME == 3
