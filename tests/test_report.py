@@ -201,6 +201,7 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
         "a, b = 0.5, 0.7\n"
         "claim(b > a, f'b ({b}) beats a ({a})', f'b ({b}) does not beat a ({a})', name='b>a')\n"
         "claim(a > b, 'a beats b', headline=True, name='lesson')\n"
+        "claim(a > b, 'a beats b by more', 'b beats a', headline=True, name='lesson2')\n"
         "claim(a > b, 'a beats b (silent when false)')\n"
     )
     nb = small_notebook(tmp_path / "c.ipynb", body)
@@ -209,14 +210,19 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
 
     found = claims(run_dir / "c.ipynb")
     assert [(c["name"], c["holds"], c["shown"]) for c in found] == [
-        ("b>a", True, "b (0.7) beats a (0.5)"), ("lesson", False, None), (None, False, None)]
+        ("b>a", True, "b (0.7) beats a (0.5)"), ("lesson", False, None), ("lesson2", False, "b beats a"),
+        (None, False, None)]
     assert all(c["cell"] == 2 for c in found)
     executed = nbformat.read(str(run_dir / "c.ipynb"), as_version=4)
     page = "\n".join(o["data"].get("text/markdown", "") for c in executed.cells if c.cell_type == "code"
                      for o in c.outputs if "data" in o)
-    assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" in page  # in the banner
-    assert "lesson's main point does not show" in page
-    assert "silent when false" not in page
+    # a false sentence is never shown, not even quoted in the banner that says the lesson does not show
+    assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" not in page
+    banners = [line for line in page.splitlines() if line.startswith("> **Note.**")]
+    assert banners == ["> **Note.** Under these parameters the lesson's main point does not show.",
+                       "> **Note.** Under these parameters the lesson's main point does not show. The sentence above "
+                       "says what these numbers show instead."]
+    assert "b beats a" in page and "silent when false" not in page
 
 
 def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_path, capfd):

@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..serialize import jsonable
 
 __all__ = ["record", "banner", "claim", "show", "record_experiment", "headlines", "claims", "experiment_record",
-           "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY"]
+           "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY", "HEADLINE_NOT_SHOWN",
+           "HEADLINE_ALTERNATIVE"]
 
 HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
 CLAIM_MIME = "application/vnd.rag-metrics.claim+json"
@@ -92,11 +93,13 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
     """Print a conclusion only when the numbers beside it support it; record every claim with its truth.
 
     ``condition`` is computed from the notebook's variables (``bool(condition)`` is taken). When it holds,
-    ``text_if_true`` is shown (Markdown); when it does not, ``text_if_false`` if given (a sentence true of the
-    other case), else nothing. With ``headline=True`` (the lesson's main claim) a false condition also shows a
-    :func:`banner` saying that the lesson does not show under these parameters. Either way the claim -- both
-    texts, the condition's value and what was shown -- is recorded in the output (``CLAIM_MIME``), so a test can
-    check every run of every notebook: no shown text may belong to a condition that does not hold.
+    ``text_if_true`` is shown (Markdown); when it does not, ``text_if_false`` if given -- another sentence, true of
+    the other case, never a denial of the first -- else nothing. A sentence is shown only when it is true: a false
+    ``text_if_true`` is never shown, quoted or negated anywhere. With ``headline=True`` (the lesson's main claim) a
+    false condition also shows a :func:`banner` saying that the lesson's point does not show under these
+    parameters, without quoting either text (:data:`HEADLINE_NOT_SHOWN`). Either way the claim -- both texts, the
+    condition's value and what was shown -- is recorded in the output (``CLAIM_MIME``), so a test can check every
+    run of every notebook: no shown text may belong to a condition that does not hold.
 
     Values interpolated into the texts that come from a user's file must go through
     :func:`rag_metrics.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
@@ -115,8 +118,14 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
         bundle |= {"text/markdown": shown, "text/plain": shown}
     _display(bundle, shown or "")
     if headline and not holds:
-        banner("Under these parameters the lesson's main point does not show: "
-               + (f"“{text_if_true}” does not hold." if len(text_if_true) < 300 else "its headline claim does not hold."))
+        banner(HEADLINE_NOT_SHOWN + (HEADLINE_ALTERNATIVE if text_if_false else ""))
+
+
+HEADLINE_NOT_SHOWN = "Under these parameters the lesson's main point does not show."
+"""The banner of a headline claim whose condition fails: it names no figure and quotes no sentence (the claim's
+``text_if_true`` is false here; a quoted false sentence with the current numbers filled in reads as a finding)."""
+HEADLINE_ALTERNATIVE = " The sentence above says what these numbers show instead."
+"""Added to the banner when the claim showed its ``text_if_false``."""
 
 
 PLAIN_ROWS = 200
