@@ -107,6 +107,25 @@ def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
     assert index.count("<tr><td>20") == 3  # three runs listed
 
 
+def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_path):
+    body = ("from rag_metrics.report import record\n"
+            "record('shown', mean=0.25)\n"
+            "record('quiet', mean=0.75, echo=False)\n")
+    nb = small_notebook(tmp_path / "q.ipynb", body)
+    run_dir = build_report("q", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    from rag_metrics.report.kernel import headlines
+
+    assert {k: v["mean"] for k, v in headlines(run_dir / "q.ipynb").items()} == {"shown": 0.25, "quiet": 0.75}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["q"]["quiet"]["mean"] == 0.75
+    executed = nbformat.read(str(run_dir / "q.ipynb"), as_version=4)
+    texts = [o["data"].get("text/plain") for c in executed.cells if c.cell_type == "code" for o in c.outputs
+             if "data" in o]
+    assert texts == ["headline shown = 0.250", None]
+    page = (run_dir / "q.html").read_text()
+    assert "headline shown = 0.250" in page and "quiet = 0.750" not in page
+
+
 def _chromium():
     import shutil
 

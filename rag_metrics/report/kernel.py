@@ -40,14 +40,15 @@ def _display(bundle: dict, fallback: str) -> None:
 
 
 def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
-           n_resamples: int = 10_000) -> None:
+           n_resamples: int = 10_000, echo: bool = True) -> None:
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
     excluded) to get the mean with its 95% interval (:func:`rag_metrics.analysis.stats.mean_interval`:
     Clopper--Pearson for 0/1 values, BCa bootstrap otherwise; ``method`` names it) and paired deltas between
     runs, or a plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
-    and a machine-readable output that :func:`headlines` reads back.
+    and a machine-readable output that :func:`headlines` reads back; with ``echo=False`` only the machine-readable
+    output (for a lesson that shows the figure in its own table).
     """
     import pandas as pd
 
@@ -68,7 +69,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
     n_text = f" (n={data['n']})" if data.get("n") is not None else ""
     text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
-    _display({HEADLINE_MIME: data, "text/plain": text}, text)
+    _display({HEADLINE_MIME: data, "text/plain": text} if echo else {HEADLINE_MIME: data}, text if echo else "")
 
 
 def _lab_stable(value):
