@@ -227,7 +227,9 @@ LABELS = {
     "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
     "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
                                   and abs(f["hand"] - 0.985) < 0.01),
-    "judged_share_low": lambda f, h: that(0 <= f["share"] <= 1) and f["share"] < 0.5,
+    # every label a gold page (no human judgment given): the judged share is a precision, not label coverage
+    "judged_share_is_precision": lambda f, h: (that(f["share"] is None or 0 <= f["share"] <= 1)
+                                               and f["human_judgments"] == 0 and f["share"] is not None),
     "gap_explained": lambda f, h: (f["gap"] > 0 and that(close(f["explained"], (f["gap"] - f["gap_after"]) / f["gap"]),
                                                          "the share of the gap closed is not (gap - gap after) / gap")),
     "vague_templates": lambda f, h: (that(f["vague"] <= f["misses"]) and f["misses"] > 0
@@ -246,7 +248,8 @@ LABELS = {
     "ppi_holds_truth": lambda f, h: (that(0 <= f["low"] <= f["estimate"] <= f["high"] <= 1,
                                           "the prediction-powered estimate or interval leaves [0, 1]")
                                      and f["low"] <= f["truth"] <= f["high"]),
-    "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["ppi_width"] < f["sample_width"],
+    # narrower by at least a tenth (rag_metrics.analysis.agreement.NARROWER): a gap of a few percent is a coincidence
+    "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["n"] < f["N"] and f["ppi_width"] < 0.9 * f["sample_width"],
 }
 
 RULES = {

@@ -62,6 +62,10 @@ NOTEBOOK_RUNS = {
         {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.2, "n_resamples": 1000,
          "alpha": 0.1, "simulated_sets": 500},
         {"measure": "mrr", "simulated_sets": 500},
+        # a target beyond the discordant rate on a graded measure (no plan may be printed), at alpha 0.01
+        {"measure": "ndcg@5", "target_gain": 0.4, "alpha": 0.01, "n_resamples": 1000, "simulated_sets": 200},
+        # the same configuration twice: no question differs; a deep cutoff
+        {"measure": "hit@10", "overlap_b": 0, "alpha": 0.2, "n_resamples": 1000, "simulated_sets": 200},
     ],
     "notebooks/08_building_a_golden_set.ipynb": [
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
@@ -159,9 +163,10 @@ SPACES = {
         "threshold": Floats(0.1, 1.5), "query_scale": Floats(0.25, 4.0), "real_threshold": Floats(0.1, 0.9),
         "stale_document": Choice(DOCUMENTS)},
     "notebooks/07_small_sample_noise.ipynb": {
-        "measure": Choice(("hit@1", "hit@3", "recall@3", "mrr", "ndcg@5")), "retriever_a": RETRIEVER,
-        "retriever_b": RETRIEVER, "size": Choice((300, 400, 800)), "overlap_a": Choice((0, 50, 100)),
-        "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.02, 0.3), "n_resamples": Choice((1000, 2000)),
+        "measure": Choice(("hit@1", "hit@3", "hit@10", "recall@3", "recall@10", "mrr", "ndcg@5")),
+        "retriever_a": RETRIEVER, "retriever_b": RETRIEVER, "size": Choice((300, 400, 800)),
+        "overlap_a": Choice((0, 50, 100)), "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.01, 0.5),
+        "n_resamples": Choice((1000, 2000)),
         "alpha": Choice((0.01, 0.05, 0.1, 0.2)), "simulated_sets": Choice((200, 500, 1000))},
     "notebooks/08_building_a_golden_set.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),

@@ -124,6 +124,13 @@ def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_pa
     assert texts == ["headline shown = 0.250", None]
     page = (run_dir / "q.html").read_text()
     assert "headline shown = 0.250" in page and "quiet = 0.750" not in page
+    import warnings
+
+    from rag_metrics.report.runner import export_html
+
+    with warnings.catch_warnings():  # a record-only output is left out, not handed to nbconvert to warn about
+        warnings.simplefilter("error")
+        export_html(run_dir / "q.ipynb", tmp_path / "again.html")
 
 
 def _chromium():

@@ -25,8 +25,9 @@ EXPERIMENT_MIME = "application/vnd.rag-metrics.experiment+json"
 EXPERIMENT_KEY = "_experiment"
 """The key of a run folder's ``summary.json`` that holds an experiment report's record (no notebook name starts
 with ``_``)."""
-RECORD_ONLY = frozenset({CLAIM_MIME, EXPERIMENT_MIME})
-"""Outputs made only of these are records for tests and the index, left out of the HTML page."""
+RECORD_ONLY = frozenset({CLAIM_MIME, EXPERIMENT_MIME, HEADLINE_MIME})
+"""Outputs made only of these are records for tests and the index, left out of the HTML page (a quiet headline,
+``record(..., echo=False)``, included: nbconvert would warn that it cannot show it)."""
 
 
 def _display(bundle: dict, fallback: str) -> None:
