@@ -189,6 +189,10 @@ SMALL_SAMPLE = {
     "top_value_reached": lambda f, h: f["at_top"] > f["alpha"] / 2,
     "percentile_fails_near_one": lambda f, h: f["pct_97"] < f["confidence"] - 3 * f["se"],
     "package_interval_covers": lambda f, h: all(c >= f["confidence"] - 3 * f["se"] for c in f["coverages"]),
+    "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
+}
+
+TWO_SYSTEMS = {
     "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
                                             and f["discordant"] + f["ties"] == f["n"], "wins, losses and ties do not "
                                             "add up") and f["discordant"] > 0),
@@ -209,7 +213,6 @@ SMALL_SAMPLE = {
     "rows_interval_agree": lambda f, h: all(e == (p < f["alpha"]) for e, p in zip(f["excludes"], f["p"])),
     "holm_within_noise": lambda f, h: that(f["p_holm"] >= f["p"] - 1e-12) and f["p"] < f["alpha"] <= f["p_holm"],
     "floor_rows": lambda f, h: that(f["floor"] == sum(m >= f["alpha"] for m in f["min_p"])) and f["floor"] > 0,
-    "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
     "plan_grows_with_rate": lambda f, h: all(a <= b for a, b in zip(f["questions"], f["questions"][1:])),
     "nothing_to_plan": lambda f, h: f["rate_plan"] == 0,
     "gain_out_of_reach": lambda f, h: f["target_gain"] > f["rate_plan"],
@@ -263,4 +266,5 @@ RULES = {
     "07_small_sample_noise": SMALL_SAMPLE,
     "08_building_a_golden_set": GOLDEN_SET,
     "09_labels_you_can_trust": LABELS,
+    "10_comparing_two_systems": TWO_SYSTEMS,
 }
