@@ -52,19 +52,25 @@ NOTEBOOK_RUNS = {
     ],
     "notebooks/05_retrieval_vs_generation.ipynb": [
         {"generator": "gen_b", "match": "contains"},
+        # rule "any": no right answer with a gold document missing can have another one in the context
         {"rule": "any", "k": 2, "match": "token_f1", "faithfulness_threshold": 0.95, "no_answer_threshold": 3.0},
         {"k": 1},
         {"k": 10},
+        # extreme thresholds: every no_answer question silent / none; no faithful generation failure
+        {"no_answer_threshold": 20.0, "faithfulness_threshold": 1.0},
+        {"no_answer_threshold": 0.5, "faithfulness_threshold": 0.0},
     ],
     "notebooks/06_normalization_threshold.ipynb": [
         {"threshold": 0.5, "query_scale": 1.0, "real_threshold": 0.5, "stale_document": "faq_ja"},
         {"threshold": 3.0, "query_scale": 0.5},
     ],
     "notebooks/07_small_sample_noise.ipynb": [
-        {"measure": "recall@3", "retriever_b": "dense", "overlap_b": 0, "n_resamples": 2000},
-        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.2, "n_resamples": 1000,
-         "alpha": 0.1, "simulated_sets": 500},
-        {"measure": "mrr", "simulated_sets": 500},
+        {"measure": "recall@3", "n_resamples": 2000, "simulated_sets": 500},
+        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "n_resamples": 1000, "alpha": 0.1,
+         "simulated_sets": 500},
+        # a graded measure at a 99% confidence; a deep cutoff where most questions hit, at 80%
+        {"measure": "mrr", "alpha": 0.01, "simulated_sets": 200, "n_resamples": 1000},
+        {"measure": "hit@10", "alpha": 0.2, "simulated_sets": 200, "n_resamples": 1000, "overlap_a": 100},
     ],
     "notebooks/08_building_a_golden_set.ipynb": [
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
@@ -82,6 +88,17 @@ NOTEBOOK_RUNS = {
     "notebooks/11_is_the_answer_supported.ipynb": [
         {"generator": "gen_b", "context_k": 1, "min_overlap": 0.8, "min_kappa": 0.8},
         {"context_k": 2, "min_overlap": 0.3, "min_kappa": 0.4},
+    ],
+    "notebooks/10_comparing_two_systems.ipynb": [
+        {"measure": "recall@3", "retriever_b": "dense", "overlap_b": 0, "n_resamples": 2000},
+        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "target_gain": 0.2, "n_resamples": 1000,
+         "alpha": 0.1},
+        # a target beyond the discordant rate on a graded measure (no plan may be printed), at alpha 0.01
+        {"measure": "ndcg@5", "target_gain": 0.4, "alpha": 0.01, "n_resamples": 1000},
+        # the same configuration twice: no question differs; a deep cutoff; alpha 0.2
+        {"measure": "hit@10", "overlap_b": 0, "alpha": 0.2, "n_resamples": 1000},
+        # the default pair changes one question: a one-question change at a tiny target
+        {"measure": "mrr", "target_gain": 0.01},
     ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",
@@ -144,6 +161,8 @@ DOCUMENTS = ("expense_policy", "faq_ja", "it_security", "onboarding_ja", "produc
              "terms_ja", "travel_policy")
 CHUNK_SIZE = Choice((150, 200, 300, 400, 500, 800, 1500))
 CHUNK_OVERLAP = Choice((0, 25, 50, 100, 300))
+MEASURE = Choice(("hit@1", "hit@3", "hit@10", "recall@3", "recall@10", "mrr", "ndcg@5"))
+ALPHA = Choice((0.01, 0.05, 0.1, 0.2))
 JUDGE = {"min_chars": Choice((8, 16, 24, 48, 96, 192, 400)), "window": Ints(0, 2)}  # 400: beyond most chunk sizes
 
 SPACES = {
@@ -161,16 +180,15 @@ SPACES = {
         "size": CHUNK_SIZE, "overlap": CHUNK_OVERLAP, "retriever": RETRIEVER, "k": Ints(1, 6), **JUDGE},
     "notebooks/05_retrieval_vs_generation.ipynb": {
         "k": Ints(1, 6), "rule": Choice(("all", "any")), "match": Choice(("exact", "contains", "token_f1")),
-        "generator": Choice(("gen_a", "gen_b")), "no_answer_threshold": Floats(1.0, 9.0, 1),
-        "faithfulness_threshold": Floats(0.3, 0.95)},
+        "generator": Choice(("gen_a", "gen_b")), "no_answer_threshold": Floats(0.5, 20.0, 1),
+        "faithfulness_threshold": Floats(0.0, 1.0)},
     "notebooks/06_normalization_threshold.ipynb": {
         "threshold": Floats(0.1, 1.5), "query_scale": Floats(0.25, 4.0), "real_threshold": Floats(0.1, 0.9),
         "stale_document": Choice(DOCUMENTS)},
     "notebooks/07_small_sample_noise.ipynb": {
-        "measure": Choice(("hit@1", "hit@3", "recall@3", "mrr", "ndcg@5")), "retriever_a": RETRIEVER,
-        "retriever_b": RETRIEVER, "size": Choice((300, 400, 800)), "overlap_a": Choice((0, 50, 100)),
-        "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.02, 0.3), "n_resamples": Choice((1000, 2000)),
-        "alpha": Choice((0.01, 0.05, 0.1, 0.2)), "simulated_sets": Choice((200, 500, 1000))},
+        "measure": MEASURE, "retriever_a": RETRIEVER, "size": Choice((300, 400, 800)),
+        "overlap_a": Choice((0, 50, 100)), "n_resamples": Choice((1000, 2000)), "alpha": ALPHA,
+        "simulated_sets": Choice((200, 500, 1000))},
     "notebooks/08_building_a_golden_set.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
         "questions_per_page": Ints(1, 3), "duplicate_threshold": Floats(0.3, 0.95),
@@ -187,6 +205,10 @@ SPACES = {
     "notebooks/11_is_the_answer_supported.ipynb": {
         "generator": Choice(("gen_a", "gen_b")), "context_k": Ints(1, 3), "min_overlap": Floats(0.3, 1.0),
         "min_kappa": Floats(0.4, 0.9)},
+    "notebooks/10_comparing_two_systems.ipynb": {
+        "measure": MEASURE, "retriever_a": RETRIEVER, "retriever_b": RETRIEVER, "size": Choice((300, 400, 800)),
+        "overlap_a": Choice((0, 50, 100)), "overlap_b": Choice((0, 50, 100)), "target_gain": Floats(0.01, 0.5),
+        "n_resamples": Choice((1000, 2000)), "alpha": ALPHA},
     "rag_metrics/report/experiment.ipynb": {
         # The inputs (golden set, pages, answers, their preset and field mapping) belong together: the table moves
         # them; the draws keep them at their defaults and vary the runs and the settings.

@@ -8,7 +8,13 @@ import pytest
 
 from rag_metrics import InputError
 from rag_metrics.analysis.attribution import (
+    LOOK_AT,
     answer_match,
+    partial_retrieval,
+    retrieval_rule_text,
+    status_meanings,
+    status_summary,
+    status_table,
     attribute,
     compare_attributions,
     compare_generators,
@@ -172,8 +178,8 @@ def test_diagnosis_table():
     d = diagnose(attribute(table, k=2))
     assert d["look_at"].to_dict() == {
         "q1": "ok",
-        "q2": "retrieval: the answer came without the gold in the context (the model knew it, or the context was "
-              "found elsewhere)",
+        "q2": "retrieval: no gold document in the context, yet the answer is right (the model knew it, or the text "
+              "was found elsewhere)",
         "q3": "check the expected answer and document freshness",
     }
     low_faith = diagnose(attribute(SEED.assign(faithfulness=[0.9, 0.2, 0.3]), k=2))
@@ -247,3 +253,60 @@ def test_top_gold_retrieved_names_the_answer_bearing_document():
     joined = join_answers(load_golden(sample=True), logs[logs["generator"] == "gen_a"].drop(columns="generator"))
     q001 = joined.set_index("question_id").at["q001", "gold_relevance"]
     assert q001 == {"expense_policy": 2.0, "onboarding_ja": 1.0}
+
+
+# The seed's three cases, and q1 given a second gold document that the top 2 misses ("faq"): the one case where the
+# two rules part. Under "all" (the source's rule: Recall@k < 1 is a retrieval failure) q1's right answer is filed as a
+# retrieval failure although a gold document was in its context; under "any" it passes.
+TWO_GOLD = SEED.assign(gold_ids=[["expense", "faq"], ["faq"], ["travel"]], faithfulness=[0.9, 0.9, 0.9])
+
+
+def test_a_missing_second_gold_document_is_a_retrieval_failure_only_under_all():
+    strict, loose = attribute(TWO_GOLD, k=2), attribute(TWO_GOLD, k=2, rule="any")
+    assert strict.records["status"].to_dict() == {"q1": "correct_without_evidence", "q2": "correct_without_evidence",
+                                                  "q3": "generation_failure"}
+    assert loose.records["status"].to_dict() == {"q1": "passed", "q2": "correct_without_evidence",
+                                                 "q3": "generation_failure"}
+    # each status named for what it measures: a gold document missing (all) vs no gold document (any)
+    assert partial_retrieval(strict) == {"failed": 2, "partial": 1, "none": 1, "right": 2, "right_partial": 1,
+                                         "right_none": 1}
+    assert partial_retrieval(loose) == {"failed": 1, "partial": 0, "none": 1, "right": 1, "right_partial": 0,
+                                        "right_none": 1}
+    d = diagnose(strict)["look_at"].to_dict()
+    assert d["q1"] == LOOK_AT["partial"] and d["q2"] == LOOK_AT["evidence"]
+    assert diagnose(loose)["look_at"].to_dict()["q1"] == "ok"
+
+
+def test_partial_retrieval_splits_every_failed_question_once():
+    table = pd.DataFrame({"question_id": list("abcd"), "expected_answer": ["x"] * 4,
+                          "gold_ids": [["d", "e"], ["d", "e"], ["d"], ["d", "e"]],
+                          "retrieved_ids": [["d"], ["d"], ["z"], ["d", "e"]], "generated_answer": ["x", "y", "x", "y"]})
+    got = partial_retrieval(attribute(table, k=2))
+    assert got == {"failed": 3, "partial": 2, "none": 1, "right": 2, "right_partial": 1, "right_none": 1}
+    assert got["partial"] + got["none"] == got["failed"] and got["right_partial"] + got["right_none"] == got["right"]
+    empty = attribute(table.iloc[:0], k=2)
+    assert partial_retrieval(empty) == dict.fromkeys(got, 0)
+
+
+def test_status_meanings_name_what_each_rule_measures():
+    assert retrieval_rule_text("all", 3) == "every gold document in the top 3 (Recall@3 = 1)"
+    assert retrieval_rule_text("any", 3) == "a gold document in the top 3 (hit@3 = 1)"
+    every, one = status_meanings("all", 2), status_meanings("any", 2)
+    assert every["correct_without_evidence"] == "a gold document missing from the top 2, answer right"
+    assert one["correct_without_evidence"] == "no gold document in the top 2, answer right"
+    assert every["passed"] == "every gold document in the top 2, answer right"
+    assert one["generation_failure"] == "a gold document in the top 2, answer wrong"
+    with pytest.raises(InputError, match="rule"):
+        status_meanings("most")
+    table = status_table(attribute(TWO_GOLD, k=2))
+    assert list(table.columns) == ["what it measures", "questions"] and table["questions"].sum() == 3
+    assert table.at["correct_without_evidence", "questions"] == 2
+
+
+def test_status_summary_says_what_failed_retrieval_means_and_splits_right_answers():
+    strict = status_summary(attribute(TWO_GOLD, k=2))
+    assert "a gold document is missing from the top 2 (Recall@2 < 1, rule 'all')" in strict
+    assert "2 with a right one" in strict and "1 had another gold document in the top 2 and 1 had none" in strict
+    assert "without the gold" not in strict
+    loose = status_summary(attribute(TWO_GOLD, k=2, rule="any"))
+    assert "no gold document is in the top 2 (hit@2 = 0, rule 'any')" in loose and "had another" not in loose

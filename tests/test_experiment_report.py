@@ -345,6 +345,11 @@ def test_generation_statuses_at_the_generators_depth(both, golden):
                ("correct_without_evidence" if ok_a else "retrieval_failure")] += 1
     assert gen.attribution.status_counts == counts
     assert gen.status_table()["questions"].to_dict() == counts
+    # the section's words name what the status measures: under rule "all" a failed retrieval is a gold document missing
+    assert gen.status_table().at["correct_without_evidence", "what it measures"] == (
+        "a gold document missing from the top 3, answer right")
+    assert (f"{counts['correct_without_evidence']} with a right one" in gen.summary()
+            and "Recall@3 < 1, rule 'all'" in gen.summary() and "without the gold" not in gen.summary())
 
 
 def test_answers_from_another_retrieval_are_named(both):
@@ -361,7 +366,7 @@ def test_logged_answers_and_no_answers(golden, corpus):
     gen = with_answers.generation()
     assert gen.source == "log" and gen.attribution is not None and gen.k == 5
     none = evaluate_log(golden, load_log(OLD), corpus).generation()
-    assert none.source is None and none.attribution is None and len(none.status_table()) == 0
+    assert none.source is None and none.attribution is None and len(none.status_table()) == 0 and none.summary() == ""
 
 
 def test_latency_table(both):

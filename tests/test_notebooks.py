@@ -69,8 +69,19 @@ def check_claims(path: Path, stem: str) -> list[str]:
         if meant != c["holds"]:
             problems.append(f"cell {c['cell']}: claim {c['name']!r} computed {c['holds']}, but its sentence is "
                             f"{meant} for its figures {c.get('figures')}: {c['text_if_true']!r}")
+    false_sentences = {c["text_if_true"] for c in found if not c["holds"]} | {
+        c["text_if_false"] for c in found if c["holds"] and c["text_if_false"]}
+    nb = nbformat.read(str(path), as_version=4)
+    for i, cell in enumerate(nb.cells):  # a false sentence is shown nowhere: not in a banner, not in a print
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = out.get("data") or {}
+            if CLAIM_MIME in data:
+                continue
+            shown = "".join(out.get("text", "")) + "".join(str(v) for k, v in data.items() if k.startswith("text/"))
+            quoted = [s for s in false_sentences if len(s) > 20 and s[:80] in shown]
+            if quoted:
+                problems.append(f"cell {i}: shows a sentence whose condition does not hold: {quoted[0][:120]!r}")
     if rules is not None:  # claims, not prose: every Markdown output of a code cell is a claim or a banner
-        nb = nbformat.read(str(path), as_version=4)
         for i, cell in enumerate(nb.cells):
             for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
                 data = out.get("data") or {}

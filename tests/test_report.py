@@ -107,6 +107,32 @@ def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
     assert index.count("<tr><td>20") == 3  # three runs listed
 
 
+def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_path):
+    body = ("from rag_metrics.report import record\n"
+            "record('shown', mean=0.25)\n"
+            "record('quiet', mean=0.75, echo=False)\n")
+    nb = small_notebook(tmp_path / "q.ipynb", body)
+    run_dir = build_report("q", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
+    from rag_metrics.report.kernel import headlines
+
+    assert {k: v["mean"] for k, v in headlines(run_dir / "q.ipynb").items()} == {"shown": 0.25, "quiet": 0.75}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["q"]["quiet"]["mean"] == 0.75
+    executed = nbformat.read(str(run_dir / "q.ipynb"), as_version=4)
+    texts = [o["data"].get("text/plain") for c in executed.cells if c.cell_type == "code" for o in c.outputs
+             if "data" in o]
+    assert texts == ["headline shown = 0.250", None]
+    page = (run_dir / "q.html").read_text()
+    assert "headline shown = 0.250" in page and "quiet = 0.750" not in page
+    import warnings
+
+    from rag_metrics.report.runner import export_html
+
+    with warnings.catch_warnings():  # a record-only output is left out, not handed to nbconvert to warn about
+        warnings.simplefilter("error")
+        export_html(run_dir / "q.ipynb", tmp_path / "again.html")
+
+
 def _chromium():
     import shutil
 
@@ -201,6 +227,7 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
         "a, b = 0.5, 0.7\n"
         "claim(b > a, f'b ({b}) beats a ({a})', f'b ({b}) does not beat a ({a})', name='b>a')\n"
         "claim(a > b, 'a beats b', headline=True, name='lesson')\n"
+        "claim(a > b, 'a beats b by more', 'b beats a', headline=True, name='lesson2')\n"
         "claim(a > b, 'a beats b (silent when false)')\n"
     )
     nb = small_notebook(tmp_path / "c.ipynb", body)
@@ -209,14 +236,19 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
 
     found = claims(run_dir / "c.ipynb")
     assert [(c["name"], c["holds"], c["shown"]) for c in found] == [
-        ("b>a", True, "b (0.7) beats a (0.5)"), ("lesson", False, None), (None, False, None)]
+        ("b>a", True, "b (0.7) beats a (0.5)"), ("lesson", False, None), ("lesson2", False, "b beats a"),
+        (None, False, None)]
     assert all(c["cell"] == 2 for c in found)
     executed = nbformat.read(str(run_dir / "c.ipynb"), as_version=4)
     page = "\n".join(o["data"].get("text/markdown", "") for c in executed.cells if c.cell_type == "code"
                      for o in c.outputs if "data" in o)
-    assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" in page  # in the banner
-    assert "lesson's main point does not show" in page
-    assert "silent when false" not in page
+    # a false sentence is never shown, not even quoted in the banner that says the lesson does not show
+    assert "b (0.7) beats a (0.5)" in page and "does not beat" not in page and "a beats b" not in page
+    banners = [line for line in page.splitlines() if line.startswith("> **Note.**")]
+    assert banners == ["> **Note.** Under these parameters the lesson's main point does not show.",
+                       "> **Note.** Under these parameters the lesson's main point does not show. The sentence above "
+                       "says what these numbers show instead."]
+    assert "b beats a" in page and "silent when false" not in page
 
 
 def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_path, capfd):

@@ -494,7 +494,10 @@ def test_questions_needed_never_below_what_the_exact_test_resolves():
     assert questions_needed(0.05, discordant_rate=0.1) == q
     assert questions_needed_binary(1.0, 1.0) == 6  # every question differs and is won: 6 is the floor at 0.05
     assert questions_needed(0.5, 0.01) == 6        # the former normal approximation said 2
-    assert questions_needed(0.5, 0.01, discordant_rate=0.1) == 60
+    assert questions_needed(0.05, 0.01, discordant_rate=0.1) == 60  # 6 that differ at a rate of 10%
+    assert questions_needed(0.1, 0.01, discordant_rate=0.1) == 60  # a gain equal to the rate: every one won
+    with pytest.raises(ValueError, match="needs at least 50.0% of the questions to differ"):
+        questions_needed(0.5, 0.01, discordant_rate=0.1)  # a mean in [0, 1] moves at most by the share that differs
     assert questions_needed(0.2, 0.1, alpha=0.01) >= min_discordant(0.01)
     with pytest.raises(ValueError, match="needs at least 20.0% of the questions to differ"):
         questions_needed_binary(0.2, 0.05)

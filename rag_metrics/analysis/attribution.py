@@ -16,7 +16,8 @@ faithfulness       optional score in [0, 1] from the user's evaluator, for :func
 
 Per answerable question: Recall@k and hit@k of the gold documents (definitions of
 :mod:`rag_metrics.metrics`), ``retrieval_ok`` (``rule="all"``: every gold document in
-the top k, the default; ``rule="any"``: at least one), ``answer_ok`` and the status:
+the top k, i.e. Recall@k = 1, the default; ``rule="any"``: at least one, i.e. hit@k = 1), ``answer_ok`` and the
+status (what each one measures under each rule: :func:`status_meanings`):
 
 ==========================  ===============  ==========
 status                      retrieval_ok     answer_ok
@@ -27,10 +28,17 @@ generation_failure          yes              no
 correct_without_evidence    no               yes
 ==========================  ===============  ==========
 
-A common three-status taxonomy has no ``correct_without_evidence``: a question whose gold was not retrieved is a
+A common three-status taxonomy has no ``correct_without_evidence``: a question whose retrieval failed is a
 ``retrieval_failure`` whatever the answer. :meth:`Attribution.three_status_counts` gives those counts; the fourth
-status is kept apart here because a right answer without its evidence is a different risk -- the model answered
-from memory (or from text found elsewhere), and the next model or a changed document will not.
+status is kept apart here because a right answer with evidence missing is a different risk.
+
+What "retrieval failed" means depends on the rule, and so does the fourth status. The default, ``rule="all"``, is the
+common taxonomy's: a question whose Recall@k is below 1.0 is a retrieval failure. So with two gold documents, one of
+them in the context is a retrieval failure -- and a right answer there is ``correct_without_evidence`` although the
+answer may well have come from the gold document that *was* retrieved: under ``"all"`` the status means "a gold
+document is missing", not "the answer had no evidence". Only under ``rule="any"`` (hit@k = 0) does it mean that no
+gold document was in the context (the model answered from memory, or from text found elsewhere).
+:func:`partial_retrieval` counts, under ``"all"``, the retrieval failures that still had a gold document in the context.
 
 The answers were generated from a context: the top ``context_k`` items their log records. Attributed at another
 ``k`` they would be judged against a retrieval they were not made from (a smaller ``k``), or the recall of items the
@@ -63,13 +71,32 @@ from ..serialize import jsonable
 __all__ = [
     "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
     "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "logged_context_k", "STATUSES",
-    "THREE_STATUSES", "DEFAULT_REFUSALS",
+    "THREE_STATUSES", "DEFAULT_REFUSALS", "status_meanings", "retrieval_rule_text", "status_table", "partial_retrieval",
+    "status_summary",
 ]
 
 STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_without_evidence")
 THREE_STATUSES = ("passed", "retrieval_failure", "generation_failure")
 """The three-status taxonomy: ``correct_without_evidence`` counted as a ``retrieval_failure``."""
 RULES = ("all", "any")
+
+_RETRIEVED = {"all": ("every gold document in the top {k}", "a gold document missing from the top {k}"),
+              "any": ("a gold document in the top {k}", "no gold document in the top {k}")}
+
+
+def retrieval_rule_text(rule: str, k: int | str = "k") -> str:
+    """What ``retrieval_ok`` measures under ``rule``, in words: ``"every gold document in the top 3 (Recall@3 = 1)"``."""
+    check_choice(rule, RULES, "rule")
+    return _RETRIEVED[rule][0].format(k=k) + (f" (Recall@{k} = 1)" if rule == "all" else f" (hit@{k} = 1)")
+
+
+def status_meanings(rule: str, k: int | str = "k") -> dict:
+    """What each status measures under ``rule`` (``{status: words}``): under ``"all"`` a retrieval failure is a gold
+    document *missing* (others may be in the context); under ``"any"`` it is *no* gold document in the context."""
+    check_choice(rule, RULES, "rule")
+    ok, failed = (t.format(k=k) for t in _RETRIEVED[rule])
+    return {"passed": f"{ok}, answer right", "retrieval_failure": f"{failed}, answer wrong",
+            "generation_failure": f"{ok}, answer wrong", "correct_without_evidence": f"{failed}, answer right"}
 
 
 def _as_list(value, qid, column):
@@ -111,8 +138,9 @@ class Attribution:
         return {s: int(counts.get(s, 0)) for s in STATUSES}
 
     def three_status_counts(self) -> dict:
-        """Counts in the three-status taxonomy (module docstring): a question whose gold was not retrieved is a
-        ``retrieval_failure`` whatever its answer, so ``correct_without_evidence`` joins ``retrieval_failure``."""
+        """Counts in the three-status taxonomy (module docstring): a question whose retrieval failed (under the
+        attribution's rule) is a ``retrieval_failure`` whatever its answer, so ``correct_without_evidence`` joins
+        ``retrieval_failure``."""
         counts = self.status_counts
         return {"passed": counts["passed"],
                 "retrieval_failure": counts["retrieval_failure"] + counts["correct_without_evidence"],
@@ -266,6 +294,48 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
                        k, rule, match, threshold, fp)
 
 
+def status_table(attribution: Attribution) -> pd.DataFrame:
+    """Questions per status, each status with what it measures under the attribution's rule and k (columns
+    ``what it measures``, ``questions``; index ``status``)."""
+    meanings = status_meanings(attribution.rule, attribution.k)
+    counts = attribution.status_counts
+    return pd.DataFrame({"what it measures": [meanings[s] for s in STATUSES],
+                         "questions": [counts[s] for s in STATUSES]}, index=pd.Index(list(STATUSES), name="status"))
+
+
+def partial_retrieval(attribution: Attribution) -> dict:
+    """Of the questions whose retrieval failed (``retrieval_failure`` and ``correct_without_evidence``), how many
+    still had a gold document in the top k (hit@k = 1: only possible under ``rule="all"``), split by answer.
+
+    Returns ``{"failed": n, "partial": n, "none": n, "right": n, "right_partial": n, "right_none": n}`` (``right``:
+    the ``correct_without_evidence`` questions; ``partial``: a gold document in the context; ``none``: no gold
+    document in it)."""
+    rec = attribution.records
+    failed = rec[~rec["retrieval_ok"].astype(bool)] if len(rec) else rec
+    some = failed[f"hit@{attribution.k}"] == 1.0 if len(failed) else pd.Series(dtype=bool)
+    right = failed["answer_ok"].astype(bool) if len(failed) else pd.Series(dtype=bool)
+    return {"failed": int(len(failed)), "partial": int(some.sum()), "none": int((~some).sum()),
+            "right": int(right.sum()), "right_partial": int((right & some).sum()),
+            "right_none": int((right & ~some).sum())}
+
+
+def status_summary(attribution: Attribution) -> str:
+    """One sentence of the headline figures and status counts, each status named for what it measures under the
+    attribution's rule (Markdown-safe: numbers and fixed words only)."""
+    a, k = attribution, attribution.k
+    c, p = a.status_counts, partial_retrieval(attribution)
+    text = (f"Recall@{k} of gold documents {a.mean_recall:.3f}, answer accuracy {a.answer_accuracy:.3f} over "
+            f"{len(a.records)} answerable questions. Retrieval counts as failed when "
+            + ("a gold document is missing from the top {k} (Recall@{k} < 1, rule 'all')" if a.rule == "all"
+               else "no gold document is in the top {k} (hit@{k} = 0, rule 'any')").format(k=k)
+            + f": {c['retrieval_failure']} such question(s) with a wrong answer, {c['correct_without_evidence']} with a "
+            f"right one; {c['generation_failure']} wrong answer(s) with retrieval complete.")
+    if a.rule == "all" and p["right"]:
+        text += (f" Of the {p['right']} right answer(s) counted as retrieval failures, {p['right_partial']} had "
+                 f"another gold document in the top {k} and {p['right_none']} had none.")
+    return text
+
+
 def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
     """Build the :func:`attribute` table from a :class:`~rag_metrics.corpus.GoldenSet` and answer logs.
 
@@ -302,8 +372,10 @@ def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
 LOOK_AT = {
     "ok": "ok",
     "retrieval": "retrieval: chunking, embeddings, hybrid search",
-    "evidence": "retrieval: the answer came without the gold in the context (the model knew it, or the context was "
-                "found elsewhere)",
+    "partial": "retrieval: a gold document is missing from the context, another was there (the answer may have come "
+               "from it)",
+    "evidence": "retrieval: no gold document in the context, yet the answer is right (the model knew it, or the text "
+                "was found elsewhere)",
     "generation": "generation: prompt, model, context noise",
     "answer": "check the expected answer and document freshness",
 }
@@ -317,7 +389,9 @@ def diagnose(attribution: Attribution, *, faithfulness_threshold: float = 0.7) -
 
     * ``passed`` -> ok;
     * ``retrieval_failure`` -> retrieval (chunking, embeddings, hybrid search);
-    * ``correct_without_evidence`` -> retrieval too: the answer is right but its gold was not in the context;
+    * ``correct_without_evidence`` -> retrieval too, in two kinds: with another gold document in the context (hit@k
+      = 1, possible under ``rule="all"`` only: retrieval was incomplete, the answer may have come from what was
+      there), or with no gold document in it (the model knew the answer, or found the text elsewhere);
     * ``generation_failure`` with faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, noise);
     * ``generation_failure`` with a faithful answer -> check the expected answer and document freshness.
 
@@ -332,10 +406,11 @@ def diagnose(attribution: Attribution, *, faithfulness_threshold: float = 0.7) -
     if bad.any():
         raise InputError(f"question {rec.index[bad][0]!r}: faithfulness {float(rec['faithfulness'][bad].iloc[0])!r} is not in [0, 1].")
     status = rec["status"]
+    some_gold = rec[f"hit@{attribution.k}"] == 1.0
     look = np.select(
-        [status == "passed", status == "retrieval_failure", status == "correct_without_evidence",
-         rec["faithfulness"] < faithfulness_threshold],
-        [LOOK_AT["ok"], LOOK_AT["retrieval"], LOOK_AT["evidence"], LOOK_AT["generation"]],
+        [status == "passed", status == "retrieval_failure", (status == "correct_without_evidence") & some_gold,
+         status == "correct_without_evidence", rec["faithfulness"] < faithfulness_threshold],
+        [LOOK_AT["ok"], LOOK_AT["retrieval"], LOOK_AT["partial"], LOOK_AT["evidence"], LOOK_AT["generation"]],
         default=LOOK_AT["answer"],
     )
     return pd.DataFrame({"type": rec["type"], f"recall@{attribution.k}": rec[f"recall@{attribution.k}"],

@@ -38,6 +38,7 @@ from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
+from .attribution import status_summary, status_table
 from .intervals import mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
@@ -599,10 +600,15 @@ class GenerationView:
     notes: list
 
     def status_table(self) -> pd.DataFrame:
-        """Questions per status (empty without attribution)."""
+        """Questions per status, each with what it measures under the rule (empty without attribution)."""
         if self.attribution is None:
-            return pd.DataFrame(columns=["questions"])
-        return pd.Series(self.attribution.status_counts, name="questions").rename_axis("status").to_frame()
+            return pd.DataFrame(columns=["what it measures", "questions"])
+        return status_table(self.attribution)
+
+    def summary(self) -> str:
+        """The section's sentence: headline figures and status counts, each status named for what it measures
+        (:func:`~rag_metrics.analysis.attribution.status_summary`); empty without attribution."""
+        return "" if self.attribution is None else status_summary(self.attribution)
 
 
 def latency_table(results) -> pd.DataFrame:

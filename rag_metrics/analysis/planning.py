@@ -135,7 +135,9 @@ def questions_needed(delta: float, sd_diff: float | None = None, *, discordant_r
     With ``sd_diff`` (values other than 0/1): the t approximation, raised to the exact tests' floor --
     ``min_discordant(alpha)`` questions, or ``ceil(min_discordant / discordant_rate)`` when ``discordant_rate``
     is given. With only ``discordant_rate`` (0/1 values): the exact sign test's power
-    (:func:`questions_needed_binary`). Never fewer than the exact test can resolve (6 at alpha = 0.05).
+    (:func:`questions_needed_binary`). Never fewer than the exact test can resolve (6 at alpha = 0.05). A ``delta``
+    above ``discordant_rate`` is refused either way: on a measure in [0, 1] the mean cannot move by more than the
+    share of questions that differ.
     """
     alpha, power, delta = _check_alpha(alpha), _check_power(power), _check_delta(delta)
     if sd_diff is None:
@@ -148,11 +150,8 @@ def questions_needed(delta: float, sd_diff: float | None = None, *, discordant_r
                          f"{sd_diff!r}: no question changed, so the sample size cannot be estimated from it.",
                          field="sd_diff")
     floor = min_discordant(alpha)
-    if discordant_rate is not None:
-        if isinstance(discordant_rate, bool) or not 0 < discordant_rate <= 1:
-            raise InputError(f"The 'discordant_rate' parameter must be in (0, 1]. Got {discordant_rate!r} instead.",
-                             field="discordant_rate")
-        floor = math.ceil(floor / discordant_rate - 1e-9)
+    if discordant_rate is not None:  # a measure in [0, 1]: a question that does not differ moves the mean by 0
+        floor = math.ceil(floor / _check_rate(discordant_rate, delta) - 1e-9)
     n = max(2, math.ceil(((_t_sum(10**6, alpha, power)) * sd_diff / delta) ** 2))
     while _t_sum(n, alpha, power) * sd_diff / math.sqrt(n) > delta:  # the z start is a lower bound; t is wider
         n += max(1, n // 50)

@@ -56,7 +56,7 @@ from ..analysis.assessors import _folded, answer_sentences, find_answer, retriev
 from .flags import near_duplicates
 from .review_file import review_text
 
-__all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
+__all__ = ["audit_labels", "check_matches", "judged_share_claim", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "SHEET_COLUMNS",
            "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
@@ -200,6 +200,36 @@ class LabelAudit:
                        paths["json"]: json.dumps({"counts": self.counts(), "settings": self.settings}, indent=2,
                                                  ensure_ascii=False, default=str) + "\n"}, folder=folder)
         return paths
+
+
+def judged_share_claim(audit: LabelAudit, set_name: str) -> dict:
+    """The sentence on an audit's judged share, as :func:`rag_metrics.report.kernel.claim`'s arguments.
+
+    With no human judgment given to the audit, every label is a gold page: the judged share is the gold share of the
+    retrieved pages -- a precision (the glossary's Judged@k), not label coverage -- and missing labels are what the
+    candidates count. With judgments, the share mixes both and the sentence says so."""
+    share, judgments = audit.judged_share(), int(audit.settings.get("human_judgments", 0))
+    counts = audit.counts()
+    k = audit.settings.get("k")
+    where = f"in the top {k}" if k is not None else "in the audited results"
+    share_text = "no page" if share is None else f"{share:.0%}"
+    found = counts["candidates_with_answer"]
+    return {
+        "condition": judgments == 0 and share is not None,
+        "text_if_true": (
+            f"{share_text} of the distinct pages retrieved {where} for the {set_name} set carry a label, and every "
+            "label is a gold page: the share is the gold share of what was retrieved -- a precision, like "
+            "[Judged@k](00_glossary.ipynb#Judged@k) -- low because a question has one or two gold pages among its "
+            "results. It does not measure missing labels; the audit's candidates do: "
+            f"{found} retrieved page{'' if found == 1 else 's'} without a label hold{'s' if found == 1 else ''} the "
+            "expected answer."),
+        "text_if_false": (
+            f"{share_text} of the distinct pages retrieved {where} for the {set_name} set carry a label: gold pages "
+            f"and {judgments} human judgment{'' if judgments == 1 else 's'} together, so the share is part precision, "
+            "part label coverage." if share is not None else f"Nothing was retrieved for the {set_name} set."),
+        "headline": False, "name": "judged_share_is_precision",
+        "figures": {"share": share, "human_judgments": judgments, "candidates_with_answer": found, "set": set_name},
+    }
 
 
 def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_chars: int = 48, locate_chars: int = 24,

@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..serialize import jsonable
 
 __all__ = ["record", "banner", "claim", "show", "record_experiment", "headlines", "claims", "experiment_record",
-           "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY"]
+           "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY", "HEADLINE_NOT_SHOWN",
+           "HEADLINE_ALTERNATIVE"]
 
 HEADLINE_MIME = "application/vnd.rag-metrics.headline+json"
 CLAIM_MIME = "application/vnd.rag-metrics.claim+json"
@@ -24,8 +25,9 @@ EXPERIMENT_MIME = "application/vnd.rag-metrics.experiment+json"
 EXPERIMENT_KEY = "_experiment"
 """The key of a run folder's ``summary.json`` that holds an experiment report's record (no notebook name starts
 with ``_``)."""
-RECORD_ONLY = frozenset({CLAIM_MIME, EXPERIMENT_MIME})
-"""Outputs made only of these are records for tests and the index, left out of the HTML page."""
+RECORD_ONLY = frozenset({CLAIM_MIME, EXPERIMENT_MIME, HEADLINE_MIME})
+"""Outputs made only of these are records for tests and the index, left out of the HTML page (a quiet headline,
+``record(..., echo=False)``, included: nbconvert would warn that it cannot show it)."""
 
 
 def _display(bundle: dict, fallback: str) -> None:
@@ -39,14 +41,15 @@ def _display(bundle: dict, fallback: str) -> None:
 
 
 def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
-           n_resamples: int = 10_000) -> None:
+           n_resamples: int = 10_000, echo: bool = True) -> None:
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
     excluded) to get the mean with its 95% interval (:func:`rag_metrics.analysis.stats.mean_interval`:
     Clopper--Pearson for 0/1 values, BCa bootstrap otherwise; ``method`` names it) and paired deltas between
     runs, or a plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
-    and a machine-readable output that :func:`headlines` reads back.
+    and a machine-readable output that :func:`headlines` reads back; with ``echo=False`` only the machine-readable
+    output (for a lesson that shows the figure in its own table).
     """
     import pandas as pd
 
@@ -67,7 +70,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     ci_text = f" [{data['ci_low']:.3f}, {data['ci_high']:.3f}]" if data.get("ci_low") is not None else ""
     n_text = f" (n={data['n']})" if data.get("n") is not None else ""
     text = f"headline {name} = {data['mean']:.3f}{ci_text}{n_text}"
-    _display({HEADLINE_MIME: data, "text/plain": text}, text)
+    _display({HEADLINE_MIME: data, "text/plain": text} if echo else {HEADLINE_MIME: data}, text if echo else "")
 
 
 def _lab_stable(value):
@@ -92,11 +95,13 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
     """Print a conclusion only when the numbers beside it support it; record every claim with its truth.
 
     ``condition`` is computed from the notebook's variables (``bool(condition)`` is taken). When it holds,
-    ``text_if_true`` is shown (Markdown); when it does not, ``text_if_false`` if given (a sentence true of the
-    other case), else nothing. With ``headline=True`` (the lesson's main claim) a false condition also shows a
-    :func:`banner` saying that the lesson does not show under these parameters. Either way the claim -- both
-    texts, the condition's value and what was shown -- is recorded in the output (``CLAIM_MIME``), so a test can
-    check every run of every notebook: no shown text may belong to a condition that does not hold.
+    ``text_if_true`` is shown (Markdown); when it does not, ``text_if_false`` if given -- another sentence, true of
+    the other case, never a denial of the first -- else nothing. A sentence is shown only when it is true: a false
+    ``text_if_true`` is never shown, quoted or negated anywhere. With ``headline=True`` (the lesson's main claim) a
+    false condition also shows a :func:`banner` saying that the lesson's point does not show under these
+    parameters, without quoting either text (:data:`HEADLINE_NOT_SHOWN`). Either way the claim -- both texts, the
+    condition's value and what was shown -- is recorded in the output (``CLAIM_MIME``), so a test can check every
+    run of every notebook: no shown text may belong to a condition that does not hold.
 
     Values interpolated into the texts that come from a user's file must go through
     :func:`rag_metrics.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
@@ -115,8 +120,14 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
         bundle |= {"text/markdown": shown, "text/plain": shown}
     _display(bundle, shown or "")
     if headline and not holds:
-        banner("Under these parameters the lesson's main point does not show: "
-               + (f"“{text_if_true}” does not hold." if len(text_if_true) < 300 else "its headline claim does not hold."))
+        banner(HEADLINE_NOT_SHOWN + (HEADLINE_ALTERNATIVE if text_if_false else ""))
+
+
+HEADLINE_NOT_SHOWN = "Under these parameters the lesson's main point does not show."
+"""The banner of a headline claim whose condition fails: it names no figure and quotes no sentence (the claim's
+``text_if_true`` is false here; a quoted false sentence with the current numbers filled in reads as a finding)."""
+HEADLINE_ALTERNATIVE = " The sentence above says what these numbers show instead."
+"""Added to the banner when the claim showed its ``text_if_false``."""
 
 
 PLAIN_ROWS = 200

@@ -1,0 +1,171 @@
+"""The sentences of lesson 05 (retrieval failures vs generation failures), chosen from its numbers.
+
+Each function returns the lesson's claims as dicts of :func:`rag_metrics.report.kernel.claim`'s arguments
+(``condition``, ``text_if_true``, ``text_if_false``, ``headline``, ``name``, ``figures``): the notebook calls
+``claim(**c)`` for each, so the branching that picks a sentence is here, tested by value
+(tests/test_attribution_lesson.py), and every sentence -- the alternative included -- is true of the figures it carries.
+
+The source's case: three questions, one gold document each, mean Recall@2 = answer accuracy = 0.667, statuses
+``passed`` / ``retrieval_failure`` / ``generation_failure`` in its three-status taxonomy, where a question whose
+Recall@k is below 1.0 is a retrieval failure (this package's ``rule="all"``, the default).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .attribution import Attribution, partial_retrieval
+
+__all__ = ["SOURCE_FIGURES", "SOURCE_STATUSES", "seed_cases", "seed_claims", "rule_claims", "sample_claims"]
+
+SOURCE_FIGURES = {"mean Recall@2": 0.667, "answer accuracy": 0.667}
+"""The source's two averages, three decimals as it reports them."""
+SOURCE_STATUSES = {"q1": "passed", "q2": "retrieval_failure", "q3": "generation_failure"}
+"""The source's statuses of its three questions (three-status taxonomy)."""
+
+
+def seed_cases(*, second_gold: bool = False) -> pd.DataFrame:
+    """The source's three questions; with ``second_gold``, q1 also has ``faq`` as gold -- a document its top 2 misses
+    while the one holding its answer (``expense_policy``) is there."""
+    return pd.DataFrame({
+        "question_id": ["q1", "q2", "q3"],
+        "expected_answer": ["30 days", "翌月5日", "200 EUR"],
+        "gold_ids": [["expense_policy", "faq"] if second_gold else ["expense_policy"], ["faq"], ["travel_policy"]],
+        "retrieved_ids": [["expense_policy", "travel_policy"], ["terms", "manual"], ["travel_policy", "faq"]],
+        "generated_answer": ["30 days", "翌月５日", "150 EUR"],
+    })
+
+
+def _claim(condition, text_if_true, text_if_false=None, *, name, figures, headline=False) -> dict:
+    return {"condition": bool(condition), "text_if_true": text_if_true, "text_if_false": text_if_false,
+            "headline": headline, "name": name, "figures": figures}
+
+
+def _ids(ids) -> str:
+    return ", ".join(f"**{q}**" for q in ids) or "no question"
+
+
+def _n(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def seed_claims(seed: Attribution) -> list[dict]:
+    """The source's figures reproduced, and its point: two equal averages, failures on different questions."""
+    rec = seed.records
+    statuses3 = {q: ("retrieval_failure" if s == "correct_without_evidence" else s) for q, s in rec["status"].items()}
+    recall, accuracy = seed.mean_recall, seed.answer_accuracy
+    reproduced = ([round(recall, 3), round(accuracy, 3)] == list(SOURCE_FIGURES.values())
+                  and statuses3 == SOURCE_STATUSES)
+    missed = rec.index[~rec["retrieval_ok"]].tolist()
+    wrong = rec.index[~rec["answer_ok"]].tolist()
+    apart = recall == accuracy and not set(missed) & set(wrong) and missed and wrong
+    return [
+        _claim(reproduced, f"The source's three questions give its figures: both averages are {recall:.3f}, and in "
+               "its three-status count q1 passes, q2 is a retrieval failure and q3 a generation failure.",
+               name="source_reproduced", figures={"recall": recall, "accuracy": accuracy, "statuses3": statuses3,
+                                                  "source": list(SOURCE_FIGURES.values())}),
+        _claim(apart, f"Both averages are {recall:.3f}, yet they fail on different questions: retrieval on "
+               f"{_ids(missed)}, the answer on {_ids(wrong)}. Improving the retriever would not fix "
+               f"{', '.join(wrong)}; tuning the prompt would not fix {', '.join(missed)}.",
+               f"Mean Recall@{seed.k} is {recall:.3f} and answer accuracy {accuracy:.3f}; retrieval fails on "
+               f"{_ids(missed)} and the answer on {_ids(wrong)}.",
+               headline=True, name="same_averages_different_failures",
+               figures={"recall": recall, "accuracy": accuracy, "retrieval_missed": missed, "answer_wrong": wrong,
+                        "statuses": rec["status"].to_dict()}),
+    ]
+
+
+def rule_claims(strict: Attribution, loose: Attribution, question: str = "q1") -> list[dict]:
+    """What the rule decides, on the seed with a second gold document for ``question``: under ``"all"`` a right
+    answer with one of its two gold documents in the context is ``correct_without_evidence``; under ``"any"`` it
+    passes."""
+    s, l = strict.records.at[question, "status"], loose.records.at[question, "status"]
+    hit = float(strict.records.at[question, f"hit@{strict.k}"])
+    n_gold = int(strict.records.at[question, "n_gold"])
+    parts = s == "correct_without_evidence" and l == "passed" and hit == 1.0
+    return [_claim(
+        parts,
+        f"Give {question} a second gold document that its top {strict.k} misses: under `rule='all'` -- the source's "
+        f"rule, Recall@{strict.k} < 1 is a retrieval failure -- {question} becomes `{s}` although the document that "
+        f"holds its answer is in the context; under `rule='any'` it stays `{l}`. The two rules agree on the source's "
+        "three questions (one gold document each) and part only on a question with several.",
+        f"With {_n(n_gold, 'gold document')}, {question} is `{s}` under `rule='all'` and `{l}` under `rule='any'`.",
+        name="rules_part_on_two_gold", figures={"all": s, "any": l, "hit": hit, "n_gold": n_gold})]
+
+
+def sample_claims(attr: Attribution, strict: Attribution, *, k: int, context_k: int, refused: str | None,
+                  check: list, generation_failures: int, faithful_failures: int, threshold: float,
+                  faithfulness_threshold: float, no_answer: dict, lost: float) -> list[dict]:
+    """The sample golden set's claims. ``attr``: the attribution at the notebook's rule; ``strict``: the same at
+    ``rule="all"`` (the source's rule), from which the partial retrievals are counted; ``refused``: the error text
+    when ``k`` is not the logged context; ``check``: the questions diagnosed "check the expected answer";
+    ``no_answer``: :meth:`Attribution.no_answer_summary`; ``lost``: the share of answerable questions whose top
+    score is below ``threshold``."""
+    rec, kk = attr.records, attr.k
+    missed = set(rec.index[~rec["retrieval_ok"]])
+    wrong = set(rec.index[~rec["answer_ok"]])
+    both = missed & wrong
+    counts, three = attr.status_counts, attr.three_status_counts()
+    failed_words = ("a gold document missing from" if attr.rule == "all" else "no gold document in")
+    p = partial_retrieval(strict)
+    srec = strict.records
+    right_partial = srec.index[(srec["status"] == "correct_without_evidence") & (srec[f"hit@{strict.k}"] == 1.0)]
+    with_top = int(srec.loc[right_partial, "top_gold_retrieved"].sum()) if "top_gold_retrieved" in srec else 0
+    quiet, total = no_answer.get("nothing_above_threshold", 0), no_answer["count"]
+    claims = [
+        _claim(refused is None,
+               f"The logs give every answer's context: the top {context_k} retrieved items. The statuses below judge "
+               f"each answer at k = {k}, that context.",
+               f"k = {k} is refused -- {refused} The statuses below use k = {context_k}, the context the answers "
+               "were made from.",
+               name="k_is_the_logged_context", figures={"k": k, "context_k": context_k,
+                                                        "refused": refused is not None}),
+        _claim(missed != wrong,
+               f"The two averages hide different failures here too: with `rule='{attr.rule}'` retrieval failed "
+               f"({failed_words} the top {kk}) on {_n(len(missed), 'question')}, the answer on "
+               f"{_n(len(wrong), 'question')}, and {len(both)} {'is' if len(both) == 1 else 'are'} on both lists.",
+               f"With `rule='{attr.rule}'` retrieval failed ({failed_words} the top {kk}) on exactly the "
+               f"{_n(len(missed), 'question')} whose answer was wrong.",
+               headline=True, name="sample_failures_differ",
+               figures={"retrieval_failed": len(missed), "answer_failed": len(wrong), "both": len(both),
+                        "counts": counts, "three": three, "n": len(rec), "rule": attr.rule}),
+    ]
+    if p["right"] == 0:
+        alternative = (f"Under the source's rule (`all`) no right answer here counts as a retrieval failure: every "
+                       f"right answer had every gold document in the top {strict.k}.")
+    else:
+        alternative = (f"Under the source's rule (`all`) {_n(p['right'], 'right answer')} "
+                       f"{'counts' if p['right'] == 1 else 'count'} as retrieval failures, and none had a gold "
+                       f"document in the top {strict.k}: here the status means what its name says -- an answer "
+                       "made without its evidence.")
+    claims.append(_claim(
+        p["right_partial"] > 0,
+        f"Under the source's rule (`all`: Recall@{strict.k} < 1 is a retrieval failure) {_n(p['right'], 'right answer')} "
+        f"count as retrieval failures, yet {p['right_partial']} of them had a gold document in the top {strict.k} "
+        f"({with_top} the answer-bearing one, the gold of the highest label); {p['right_none']} had none. Under this "
+        "rule a retrieval failure means *a gold document missing*, not *an answer without evidence*: it asks for "
+        "every gold document in the context -- what a multi-document answer needs, and more than an answer held by "
+        f"one document does. `rule='any'` files those {p['right_partial']} as passed.",
+        alternative, name="partial_retrieval",
+        figures={**p, "with_top": with_top, "k": strict.k}))
+    claims.append(_claim(
+        check,
+        "Read the \"check the expected answer\" group first: every gold document the rule asks for was retrieved "
+        f"and the answer is faithful to the context (faithfulness ≥ {faithfulness_threshold}), yet it disagrees "
+        "with the expected answer.",
+        f"With rule={attr.rule!r}, match={attr.match!r} and faithfulness threshold {faithfulness_threshold} no "
+        "question lands in \"check the expected answer\": every generation failure here has an answer unfaithful "
+        "to its context." if generation_failures else
+        f"With rule={attr.rule!r} and match={attr.match!r} no answer is a generation failure, so none lands in "
+        "\"check the expected answer\".",
+        name="check_group", figures={"check": list(check), "generation_failures": generation_failures,
+                                     "faithful_failures": faithful_failures}))
+    claims.append(_claim(
+        quiet > 0 and lost > 0,
+        f"Threshold {threshold}: {quiet} of {total} no_answer questions get nothing above it -- and {lost:.1%} of "
+        "the answerable questions would lose their results too. The threshold trades correct silences against lost "
+        "answers: set it from both numbers, never from the no-answer share alone.",
+        f"Threshold {threshold}: {quiet} of {total} no_answer questions get nothing above it, and {lost:.1%} of the "
+        "answerable questions would lose their results: at this threshold one side of the trade is empty.",
+        name="threshold_trade", figures={"quiet": quiet, "count": total, "lost": float(lost)}))
+    return claims

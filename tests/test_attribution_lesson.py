@@ -1,0 +1,95 @@
+"""Lesson 05's sentences, chosen by rag_metrics.analysis.attribution_lesson: each claim's condition on both sides of
+its boundary, and every shown sentence true of the figures it carries."""
+
+import pandas as pd
+
+from rag_metrics.analysis.attribution import attribute, partial_retrieval
+from rag_metrics.analysis.attribution_lesson import rule_claims, sample_claims, seed_cases, seed_claims
+
+
+def by_name(claims):
+    return {c["name"]: c for c in claims}
+
+
+def test_the_source_case_reproduced_and_its_point_holds():
+    c = by_name(seed_claims(attribute(seed_cases(), k=2)))
+    assert c["source_reproduced"]["condition"] and c["source_reproduced"]["figures"]["statuses3"]["q2"] == "retrieval_failure"
+    point = c["same_averages_different_failures"]
+    assert point["condition"] and point["headline"]
+    assert "retrieval on **q2**, the answer on **q3**" in point["text_if_true"]
+
+
+def test_when_the_same_question_fails_both_ways_the_point_is_not_claimed():
+    table = seed_cases().assign(generated_answer=["30 days", "wrong", "200 EUR"])  # q2: retrieval and answer fail
+    c = by_name(seed_claims(attribute(table, k=2)))
+    point = c["same_averages_different_failures"]
+    assert not point["condition"] and "retrieval fails on **q2** and the answer on **q2**" in point["text_if_false"]
+    assert not c["source_reproduced"]["condition"]  # both averages 0.667 still, but q3 passes: not the source's case
+
+
+def test_a_second_gold_document_parts_the_rules_only_when_one_is_retrieved():
+    two = seed_cases(second_gold=True)
+    (c,) = rule_claims(attribute(two, k=2), attribute(two, k=2, rule="any"))
+    assert c["condition"] and c["figures"] == {"all": "correct_without_evidence", "any": "passed", "hit": 1.0,
+                                               "n_gold": 2}
+    (same,) = rule_claims(attribute(seed_cases(), k=2), attribute(seed_cases(), k=2, rule="any"))
+    assert not same["condition"] and same["text_if_false"] == (
+        "With 1 gold document, q1 is `passed` under `rule='all'` and `passed` under `rule='any'`.")
+
+
+def table_of(gold, retrieved, answers):
+    n = len(gold)
+    return pd.DataFrame({"question_id": [f"q{i}" for i in range(n)], "expected_answer": ["x"] * n, "gold_ids": gold,
+                         "retrieved_ids": retrieved, "generated_answer": answers})
+
+
+def test_partial_retrieval_claimed_only_when_a_right_answer_had_another_gold_document():
+    partial = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
+    c = sample_with(partial)["partial_retrieval"]
+    assert c["condition"] and c["figures"]["right_partial"] == 1 and "1 of them had a gold document" in c["text_if_true"]
+    none = table_of([["a", "b"], ["a"]], [["z", "y"], ["a", "z"]], ["x", "y"])
+    c = sample_with(none)["partial_retrieval"]
+    assert not c["condition"] and "none had a gold document in the top 2" in c["text_if_false"]
+    complete = table_of([["a"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
+    c = sample_with(complete)["partial_retrieval"]
+    assert not c["condition"] and "no right answer here counts as a retrieval failure" in c["text_if_false"]
+
+
+def sample_with(table, rule="all", **kw):
+    strict = attribute(table, k=2)
+    attr = strict if rule == "all" else attribute(table, k=2, rule=rule)
+    args = dict(k=2, context_k=2, refused=None, check=[], generation_failures=0, faithful_failures=0, threshold=1.0,
+                faithfulness_threshold=0.7, no_answer={"count": 0}, lost=0.0) | kw
+    return by_name(sample_claims(attr, strict, **args))
+
+
+def test_failures_differ_names_the_rule_and_its_boundary():
+    differ = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])  # q0 retrieval, q1 answer
+    c = sample_with(differ)["sample_failures_differ"]
+    assert c["condition"] and "a gold document missing from the top 2" in c["text_if_true"]
+    c = sample_with(differ, rule="any")["sample_failures_differ"]  # under any, q0 passes: only the answer fails
+    assert c["condition"] and "no gold document in the top 2" in c["text_if_true"]
+    same = table_of([["a"], ["a"]], [["z", "y"], ["a", "z"]], ["y", "x"])  # q0 fails both ways, q1 passes
+    c = sample_with(same)["sample_failures_differ"]
+    assert not c["condition"] and "on exactly the 1 question whose answer was wrong" in c["text_if_false"]
+
+
+def test_context_check_group_and_threshold_sentences_follow_their_figures():
+    t = table_of([["a"]], [["a"]], ["x"])
+    c = sample_with(t, refused="refused text.", k=1)
+    assert not c["k_is_the_logged_context"]["condition"] and "k = 1 is refused" in c["k_is_the_logged_context"]["text_if_false"]
+    assert not c["check_group"]["condition"] and "no answer is a generation failure" in c["check_group"]["text_if_false"]
+    c = sample_with(t, generation_failures=2)["check_group"]
+    assert "every generation failure here has an answer unfaithful" in c["text_if_false"]
+    assert sample_with(t, check=["q0"])["check_group"]["condition"]
+    trade = sample_with(t, no_answer={"count": 3, "nothing_above_threshold": 2}, lost=0.1)["threshold_trade"]
+    assert trade["condition"] and "2 of 3 no_answer questions" in trade["text_if_true"]
+    empty = sample_with(t, no_answer={"count": 3, "nothing_above_threshold": 2}, lost=0.0)["threshold_trade"]
+    assert not empty["condition"] and "one side of the trade is empty" in empty["text_if_false"]
+
+
+def test_partial_counts_match_the_package_count():
+    t = table_of([["a", "b"], ["a", "b"], ["c"]], [["a", "z"], ["z", "y"], ["z", "y"]], ["x", "x", "x"])
+    c = sample_with(t)["partial_retrieval"]
+    assert {k: c["figures"][k] for k in partial_retrieval(attribute(t, k=2))} == partial_retrieval(attribute(t, k=2))
+    assert c["figures"]["right_partial"] == 1 and c["figures"]["right_none"] == 2
