@@ -72,3 +72,13 @@ def test_f_curve_within_the_chunks():
     same = curve({8: 0.9, 16: 0.9, 24: 0.9, 48: 0.86, 192: 0.9}, longest=300)
     assert "hardly matters" in shown(same["extremes_of_f"])
     assert not same["flat_between_16_and_48"]["condition"] and "2 questions" in shown(same["flat_between_16_and_48"])
+
+
+@pytest.mark.parametrize("by_f", [{16: 0.985, 24: 0.970, 48: 0.954}, {16: 0.954, 24: 0.970, 48: 0.985}])
+def test_f_curve_sentence_gives_no_direction_it_does_not_know(by_f):
+    """The spread between F=16 and F=48 is min to max whichever F holds which: a falling curve is never read as
+    'moves from the lower to the higher value' (the newcomer review found 0.954 -> 0.985 printed for a fall)."""
+    flat = next(c for c in f_curve_claims(by_f, k=3, n_eval=65, longest=300) if c["name"] == "flat_between_16_and_48")
+    assert flat["condition"] is False  # 0.031 of 65 questions: two questions
+    assert "ranges from 0.954 to 0.985, 2 questions" in flat["text_if_false"]
+    assert "moves from" not in flat["text_if_false"]

@@ -77,10 +77,11 @@ def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int) -> list:
     flat = {
         "condition": spread <= 1, "name": "flat_between_16_and_48",
         "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval},
-        "text_if_true": f"Between F=16 and F=48 page hit@{k} moves by at most one question ({low:.3f} to {high:.3f}): "
+        "text_if_true": f"Between F=16 and F=48 page hit@{k} moves by at most one question (it stays between {low:.3f} "
+                        f"and {high:.3f}): "
                         "the curve is flat there -- the sign of a sound setting; a result should not hinge on the "
                         "exact F.",
-        "text_if_false": f"Between F=16 and F=48 page hit@{k} moves from {low:.3f} to {high:.3f}, {spread} questions: "
+        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions: "
                          "with these chunks the result depends on F, so report F with every figure and check the "
                          "chunks it fails."}
     small_f, large_f = fs[0], fs[-1]
