@@ -284,3 +284,38 @@ def test_the_index_trend_chart_names_its_runs_and_is_large_enough_to_read():
     assert [p["label"] for p in c["points"]] == ["bm25_c300o50", "a_run_with_a_very…"]
     assert len(c["points"][1]["label"]) == LABEL_CHARS and [p["mean"] for p in c["points"]] == ["0.954", "0.500"]
     assert c["label_y"] > c["bottom"] and c["label_y"] < c["height"]
+
+
+def _index_of(root, experiments):
+    """Write run folders by hand -- ``{name: [(timestamp, summary block or None, page)]}`` -- and the index."""
+    from rag_metrics.report.index import EXPERIMENT_KEY, write_index
+
+    for name, builds in experiments.items():
+        for stamp, block, page in builds:
+            run = root / name / stamp
+            run.mkdir(parents=True)
+            (run / page).write_text("<html></html>")
+            (run / "run.json").write_text(json.dumps({"experiment": name, "timestamp": stamp, "parameters": {},
+                                                      "notebooks": [{"notebook": page.replace(".html", ".ipynb"),
+                                                                     "status": "ok", "html": page}]}))
+            summary = {EXPERIMENT_KEY: block} if block else {"01_x": {"fig": {"mean": 0.5, "n": 2}}}
+            (run / "summary.json").write_text(json.dumps(summary))
+    return write_index(root).read_text()
+
+
+def test_the_index_links_every_run_of_the_trend_shows_times_to_the_second_and_lists_experiments_first(tmp_path):
+    """Three logs in one build: the first run is neither subject nor baseline, and still links to the report that
+    shows it; made times read to the second; experiment reports come before the teaching notebooks' builds."""
+    trend = [{"id": f"r{i}", "run": f"run{i}", "made_at": f"2026-12-0{i}T06:02:2{i}.123456Z", "mean": 0.9, "low": 0.8,
+              "high": 0.95, "n": 65} for i in (1, 2, 3)]
+    block = {"subject": "run3", "subject_id": "r3", "baseline_id": "r2", "made_at": trend[-1]["made_at"],
+             "measure": "hit@5", "judge": "overlap", "line": "Within noise", "verdict": {"outcome": "within noise"},
+             "trend": trend}
+    index = _index_of(tmp_path, {"a_teaching": [("20261201T000000Z", None, "01_x.html")],
+                                 "z_experiment": [("20261202T000000Z", block, "experiment.html")]})
+    assert index.count('href="z_experiment/20261202T000000Z/experiment.html"') >= 3 + 1  # each run, and the subject
+    for i in (1, 2, 3):
+        assert f'<a href="z_experiment/20261202T000000Z/experiment.html">run{i}</a>' in index
+        assert f"2026-12-0{i} 06:02:2{i} UTC" in index
+    assert ".123456" not in index
+    assert index.index("z_experiment") < index.index("a_teaching")

@@ -133,18 +133,35 @@ def _experiment_view(records: list[dict]) -> dict | None:
     newest = max(built, key=lambda r: r["_summary"][EXPERIMENT_KEY].get("made_at") or "")
     block = newest["_summary"][EXPERIMENT_KEY]
     links: dict = {}
-    for key in ("subject_id", "baseline_id"):  # a run links to the newest report describing it, else comparing with it
+    def ids(block, key):
+        return [t.get("id") for t in block.get("trend") or []] if key == "trend" else [block.get(key)]
+
+    # a run links to the newest report describing it, else comparing with it, else showing it in its trend (the
+    # first run of an experiment built from several logs at once is neither subject nor baseline of any build)
+    for key in ("subject_id", "baseline_id", "trend"):
         for rec in built:  # newest build first
-            sid = rec["_summary"][EXPERIMENT_KEY].get(key)
             page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
-            if sid and page and sid not in links:
-                links[sid] = href(rec["_dir"], page)
+            for sid in ids(rec["_summary"][EXPERIMENT_KEY], key):
+                if sid and page and sid not in links:
+                    links[sid] = href(rec["_dir"], page)
     verdict = block.get("verdict") or {}
-    return {"subject": block.get("subject"), "made_at": block.get("made_at"), "measure": block.get("measure"),
+    trend = [{**t, "made_at": when(t.get("made_at"))} for t in block.get("trend") or []]
+    return {"subject": block.get("subject"), "made_at": when(block.get("made_at")), "measure": block.get("measure"),
             "judge": block.get("judge"), "baseline": block.get("baseline"), "line": block.get("line"),
             "outcome": verdict.get("outcome"), "build": newest["timestamp"],
-            "href": links.get(block.get("subject_id")), "chart": _chart(block.get("trend") or [], links),
-            "trend": [{**t, "href": links.get(t["id"])} for t in block.get("trend") or []]}
+            "href": links.get(block.get("subject_id")), "chart": _chart(trend, links),
+            "trend": [{**t, "href": links.get(t["id"])} for t in trend]}
+
+
+def when(stamp) -> str | None:
+    """A recorded time as a reader wants it: to the second, in UTC (``2026-12-02T06:02:24.123456Z`` ->
+    ``2026-12-02 06:02:24 UTC``); anything else as it is."""
+    import re
+
+    if not isinstance(stamp, str):
+        return stamp
+    m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(Z|\+00:00)", stamp)
+    return f"{m.group(1)} {m.group(2)} UTC" if m else stamp
 
 
 def _context(root: Path) -> dict:
@@ -188,6 +205,8 @@ def _context(root: Path) -> dict:
                              "pages": pages})
         experiments.append({"name": name, "latest": records[0]["timestamp"], "view": view,
                             "figures": figures, "runs": run_rows})
+    # experiment reports first (their verdicts are what a reader looks for), then the teaching notebooks' builds
+    experiments.sort(key=lambda e: (e["view"] is None, e["name"]))
     return {"experiments": experiments}
 
 
