@@ -234,9 +234,9 @@ TINY = corpus_from_pages(
 def test_boilerplate_lines_by_value():
     table = boilerplate_lines(PageIndex(TINY), 12)
     # "is here. Acme Handbook N" ends pages 1, 2 and 4; page 3 ends "three here. Acme Handbook 3": there only
-    # " here. Acme Handbook 3" is on more than half of the pages
-    assert table[["doc_id", "text", "pages", "n_pages"]].values.tolist() == [["a", "is here. Acme Handbook #", 3, 4],
-                                                                               ["a", "here. Acme Handbook #", 1, 4]]
+    # " here. Acme Handbook 3" is on more than half of the pages -- another cut of the same text, counted with it
+    # (a row on one page would contradict the rule of at least three pages)
+    assert table[["doc_id", "text", "pages", "n_pages"]].values.tolist() == [["a", "is here. Acme Handbook #", 4, 4]]
     assert set(table["doc_id"]) == {"a"}  # two pages: below min_pages, nothing is boilerplate of "b"
 
 
@@ -420,3 +420,20 @@ def test_occurrences_kept_per_text_are_the_first_ones(monkeypatch):
     assert where.loc[0, "placed_by"] == "several candidates"
     assert where.loc[0, "candidates"] == (("a", 2, 2), ("a", 3, 3), ("a", 4, 4))
     assert where.loc[0, "pages"] == (2, 3, 4)
+
+
+def test_boilerplate_cuts_fold_into_their_text_and_other_texts_stay():
+    """A cut below the rule's page count joins the repeated text containing it; a repeated text of its own (here a
+    header on every page) stays a row; no row is on fewer pages than the rule needs unless nothing contains it."""
+    from rag_metrics.judging.index import _fold_cuts
+
+    found = {("a", "is here. Acme Handbook #"): {"pages": {0, 1, 3}, "example": "x"},
+             ("a", "here. Acme Handbook #"): {"pages": {2}, "example": "y"},
+             ("a", "Chapter #"): {"pages": {0, 1, 2, 3}, "example": "z"},
+             ("a", "odd span"): {"pages": {1}, "example": "w"},
+             ("b", "here. Acme"): {"pages": {0}, "example": "v"}}
+    folded = _fold_cuts(found, {"a": 3, "b": None})
+    assert {k: v["pages"] for k, v in folded.items()} == {
+        ("a", "is here. Acme Handbook #"): {0, 1, 2, 3}, ("a", "Chapter #"): {0, 1, 2, 3},
+        ("a", "odd span"): {1},  # contains no kept text and is contained in none: kept, not hidden
+        ("b", "here. Acme"): {0}}  # a document below the rule's minimum: nothing to fold into

@@ -806,10 +806,30 @@ class PageIndex:
 _DIGITS = re.compile(r"[0-9]+")
 
 
+def _fold_cuts(found: dict, needed: dict) -> dict:
+    """Texts left out on fewer pages than the rule needs are other cuts of a repeated text (on one page the
+    left-out span starts a word later, or runs on into the body): each joins the repeated text that contains it or
+    that it contains, with its pages; a cut that fits none stays a row of its own."""
+    kept = {key: {"pages": set(v["pages"]), "example": v["example"]} for key, v in found.items()
+            if needed.get(key[0]) is None or len(v["pages"]) >= needed[key[0]]}
+    for (doc, text), v in found.items():
+        if (doc, text) in kept:
+            continue
+        home = next((k for k in sorted(kept, key=lambda k: -len(kept[k]["pages"]))
+                     if k[0] == doc and (text in k[1] or k[1] in text)), None)
+        if home is None:
+            kept[(doc, text)] = {"pages": set(v["pages"]), "example": v["example"]}
+        else:
+            kept[home]["pages"] |= v["pages"]
+    return kept
+
+
 def boilerplate_lines(index: PageIndex, n: int = 24, rule: Boilerplate | None = DEFAULT_BOILERPLATE) -> pd.DataFrame:
     """What the boilerplate rule leaves out, per document: one row per repeated text (digits shown as ``#``)
-    with ``pages`` (how many of the document's ``n_pages`` pages hold it) and ``example`` (its text on the first
-    page that holds it). Columns: doc_id, text, pages, n_pages, example."""
+    with ``pages`` (how many of the document's ``n_pages`` pages leave it, or a cut of it, out) and ``example``
+    (its text on the first page that holds it). A span left out on fewer pages than the rule needs is another cut
+    of a repeated text (:func:`_fold_cuts`) and is counted with it. Columns: doc_id, text, pages, n_pages,
+    example."""
     columns = ["doc_id", "text", "pages", "n_pages", "example"]
     if rule is None:
         return pd.DataFrame(columns=columns)
@@ -833,6 +853,7 @@ def boilerplate_lines(index: PageIndex, n: int = 24, rule: Boilerplate | None = 
                 key = (doc, _DIGITS.sub("#", piece))
                 entry = found.setdefault(key, {"pages": set(), "example": piece})
                 entry["pages"].add(r)
+    found = _fold_cuts(found, {d: rule.pages_needed(len(rows)) for d, rows in index.docs.items()})
     rows = [{"doc_id": d, "text": t, "pages": len(v["pages"]), "n_pages": len(index.docs[d]), "example": v["example"]}
             for (d, t), v in found.items()]
     table = pd.DataFrame(rows, columns=columns)
