@@ -14,9 +14,8 @@ from rag_metrics.analysis.assessors import find_answer
 from rag_metrics.analysis.experiment import evaluate_log
 from rag_metrics.analysis.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
-from rag_metrics.golden.labels import (AUDIT_COLUMNS, accept_labels, audit_labels, human_labels, judged_share_claim,
-                                       labels_summary,
-                                       load_judgments, read_audit_decisions)
+from rag_metrics.golden.labels import (AUDIT_COLUMNS, accept_labels, audit_labels, gap_explained_claim, human_labels,
+                                       judged_share_claim, labels_summary, load_judgments, read_audit_decisions)
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
 from rag_metrics.io.jsonl import write_jsonl
@@ -556,3 +555,25 @@ def test_the_judged_share_of_gold_only_labels_is_called_a_precision_not_coverage
     assert "gold pages and 1 human judgment together, so the share is part precision, part label coverage" in (
         mixed["text_if_false"])
     assert mixed["figures"]["share"] > gold_only["figures"]["share"]
+
+
+@pytest.mark.parametrize("gap, gap_after, said, explained", [
+    (0.2, 0.05, "closes **75% of the gap** (from 0.200 to 0.050)", 0.75),
+    (0.2, 0.2, "leaves the gap where it was (0.200): **none of the gap was missing labels** (bm25, top 3)", 0.0),
+    (0.2, 0.25, "**widens the gap** (from 0.200 to 0.250)", -0.25),
+    (0.2, 0.0, "closes **100% of the gap** (from 0.200 to 0.000)", 1.0),
+])
+def test_the_gap_sentence_says_how_much_the_accepted_pages_closed(gap, gap_after, said, explained):
+    c = gap_explained_claim(gap, gap_after, {"generated": 4, "hand-written": 1}, "bm25", 3)
+    assert c["condition"] and c["headline"] and c["name"] == "gap_explained"
+    assert c["text_if_true"].startswith("Accepting the answer pages the audit found (4 for the generated set, 1 for the "
+                                        "hand-written one) ")
+    assert said in c["text_if_true"]
+    assert c["figures"]["explained"] == pytest.approx(explained)
+
+
+@pytest.mark.parametrize("gap", [0.0, -0.1])
+def test_with_no_gap_the_gap_sentence_has_nothing_to_explain(gap):
+    c = gap_explained_claim(gap, gap, {"generated": 0, "hand-written": 0}, "dense", 5)
+    assert not c["condition"] and c["figures"]["explained"] is None
+    assert c["text_if_false"].startswith("With no gap between the two sets")

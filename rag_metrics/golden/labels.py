@@ -232,6 +232,33 @@ def judged_share_claim(audit: LabelAudit, set_name: str) -> dict:
     }
 
 
+def gap_explained_claim(gap: float, gap_after: float, added: dict, retriever: str, k: int) -> dict:
+    """The sentence on how much of a hit@k gap between a generated and a hand-written set the audit's accepted pages
+    close, as :func:`rag_metrics.report.kernel.claim`'s arguments. ``gap`` and ``gap_after`` are hand-written minus
+    generated, before and after accepting the pages; ``added`` counts the pages accepted per set ("generated",
+    "hand-written"). The share explained is ``(gap - gap_after) / gap``: above 0 it closes part of the gap, below 0
+    the gap widened, at 0 none of it was missing labels; with no gap (``gap <= 0``) there is nothing to explain."""
+    explained = (gap - gap_after) / gap if gap > 0 else None
+    if explained is not None and explained > 0:
+        finding = (f"closes **{explained:.0%} of the gap** (from {gap:.3f} to {gap_after:.3f}): that part of the gap was "
+                   "missing labels; the rest is the questions and the retriever.")
+    elif explained is not None and explained < 0:
+        finding = (f"**widens the gap** (from {gap:.3f} to {gap_after:.3f}): the hand-written set was missing labels "
+                   "too, and none of the gap was missing labels of the generated set.")
+    else:
+        finding = (f"leaves the gap where it was ({gap:.3f}): **none of the gap was missing labels** ({retriever}, top "
+                   f"{k}); the generated set's misses are retrieval misses -- the next table says which kind.")
+    return {
+        "condition": gap > 0,
+        "text_if_true": (f"Accepting the answer pages the audit found ({added['generated']} for the generated set, "
+                         f"{added['hand-written']} for the hand-written one) {finding}"),
+        "text_if_false": "With no gap between the two sets under these parameters, there is nothing for missing labels "
+                         "to explain.",
+        "headline": True, "name": "gap_explained",
+        "figures": {"gap": gap, "gap_after": gap_after, "explained": explained, "added": added},
+    }
+
+
 def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_chars: int = 48, locate_chars: int = 24,
                  duplicate_threshold: float = 0.7, judgments: pd.DataFrame | None = None) -> LabelAudit:
     """Audit ``golden`` against the pages ``runs`` retrieved (module docstring).
