@@ -78,6 +78,11 @@ def test_content_tokens():
     assert content_tokens("翌月５日") == ["翌月", "日"]
 
 
+def test_content_tokens_do_not_strip_the_s_of_a_double_s():
+    """'access' and 'process' are not plurals: only a single trailing s is taken off."""
+    assert content_tokens("access process") == ["access", "process"]
+
+
 # --- the offline judge ---------------------------------------------------------------------------------------------
 
 PAY_EN = "Approved claims are paid with the payroll run on the 5th day of the month following approval."
