@@ -98,6 +98,15 @@ def test_the_seed_case_a_date_that_differs_is_not_supported():
     assert ok["supported"] is True and ok["doc_id"] == "d1" and ok["span"].startswith("承認された経費は")
 
 
+def test_an_unsupported_claim_reports_the_first_of_equally_close_spans():
+    """Two spans fail with the same closeness (all words, a different number): the one earlier in the context is
+    reported, with its own reason."""
+    v = JUDGE.judge("Claims are paid within 5 days.",
+                    _passages("Claims are paid within 7 days.", "Claims are paid within 9 days."))
+    assert v["supported"] is False and v["doc_id"] == "d1" and v["rank"] == 1
+    assert v["span"] == "Claims are paid within 7 days." and v["reason"] == "a number differs: 5 day vs 7 day"
+
+
 @pytest.mark.parametrize("claim, supported", [
     ("Claims are paid on the 5th day of the month following approval.", True),
     ("Claims are paid on the 10th day of the month following approval.", False),
