@@ -271,6 +271,13 @@ def test_meaning_match_overlap_boundary_and_bad_input():
     assert canonical_quantities("3 hours") == [(180.0, "minute")]
 
 
+def test_meaning_match_with_the_right_number_needs_only_half_the_other_words():
+    """The expected answer's number plus 'refund' and 'take': the right number and 'refund' alone (exactly half of
+    the other words) is at least half, so correct."""
+    assert meaning_match("The refund arrives after 30 days.", "Refunds take 30 days.") == {
+        "correct": True, "reason": "same numbers and units"}
+
+
 def test_a_short_japanese_answer_is_found_inside_longer_words():
     ctx = _passages("年次有給休暇は、入社から6か月後に10日付与されます。")
     assert JUDGE.judge("10日", ctx)["supported"] is True
