@@ -310,3 +310,12 @@ def test_status_summary_says_what_failed_retrieval_means_and_splits_right_answer
     assert "without the gold" not in strict
     loose = status_summary(attribute(TWO_GOLD, k=2, rule="any"))
     assert "no gold document is in the top 2 (hit@2 = 0, rule 'any')" in loose and "had another" not in loose
+
+
+def test_status_summary_splits_right_answers_even_when_none_had_another_gold_document():
+    """Rule 'all', one right answer counted as a retrieval failure with no gold document in its top k (right=1,
+    right_partial=0): the split is still stated, with its 0."""
+    a = attribute(SEED, k=2)
+    assert partial_retrieval(a)["right"] == 1 and partial_retrieval(a)["right_partial"] == 0
+    assert ("Of the 1 right answer(s) counted as retrieval failures, 0 had another gold document in the top 2 and 1 "
+            "had none.") in status_summary(a)

@@ -55,6 +55,15 @@ def test_a_list_returned_for_min_same_questions_is_named_with_its_count_and_its_
     assert same_rankings(run, min_questions=2)[0]["questions"] == ["j0", "j1"]
 
 
+def test_same_rankings_lists_the_largest_group_first():
+    """A list repeated for 4 questions comes before one repeated for 3, whichever was seen first."""
+    three = [("travel", (7,), "t7", 0.5), ("travel", (8,), "t8", 0.4)]
+    four = [("expenses", (2,), "e2", 0.6), ("expenses", (3,), "e3", 0.3)]
+    lists = {**{f"t{i}": list(three) for i in range(3)}, **{f"f{i}": list(four) for i in range(4)}}
+    groups = same_rankings(_run("r", lists), min_questions=3)
+    assert [g["questions"] for g in groups] == [["f0", "f1", "f2", "f3"], ["t0", "t1", "t2"]]
+
+
 def test_scores_that_differ_are_not_written_as_all_equal():
     same = [("travel", (7,), "t7", 0.5), ("travel", (8,), "t8", 0.0)]
     lists = {f"j{i}": list(same) for i in range(3)}

@@ -82,6 +82,11 @@ def test_p_keeps_its_usual_digits_away_from_alpha():
     assert format_p(0.04999999, 0.05) == "p < 0.05"
 
 
+def test_p_takes_up_to_six_decimals_before_falling_back_to_below_alpha():
+    """0.049996 needs all six decimals to read below 0.05: it is printed, not replaced by 'p < 0.05'."""
+    assert format_p(0.049996, 0.05) == "p = 0.049996"
+
+
 def _verdict(p, delta=-0.1, alpha=0.05):
     outcome = "worse" if p < alpha else "within noise"
     return Verdict("mrr", "base", "new", 70, 0, 0.5, 0.5 + delta, delta, delta - 0.05, delta + 0.05, p, 1, 2, 3, alpha,

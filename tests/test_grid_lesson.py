@@ -79,6 +79,14 @@ def test_lever_reasons_when_misses_are_few_or_not_cross_language():
     assert not cs["cannot_fit"]["condition"] and shown(cs["cannot_fit"]) is None
 
 
+def test_exactly_half_the_avoidable_misses_cross_language_is_not_most():
+    """2 of 4 avoidable misses cross-language is half, not most: the lever claim is false and says why."""
+    half = SimpleNamespace(**{**vars(MISSES), "missed": 4, "avoidable": 4, "avoidable_cross_language": 2})
+    lever = claims_of({3: [0.5, 0.5, 0.5]}, misses=half)["lever_is_multilingual"]
+    assert lever["condition"] is False
+    assert "of the 4 misses a better ranking could avoid, 2 are sure to be cross-language -- not most" in shown(lever)
+
+
 @pytest.mark.parametrize("bad, message", [
     ({"sizes": "[300, 'x']"}, "sizes must be a list of ints"), ({"ks": []}, "ks must be a list of ints"),
     ({"retriever": "bm26"}, "retriever must be one of"), ({"compare_k": 7}, "must be in the grid"),

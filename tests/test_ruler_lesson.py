@@ -82,3 +82,10 @@ def test_f_curve_sentence_gives_no_direction_it_does_not_know(by_f):
     assert flat["condition"] is False  # 0.031 of 65 questions: two questions
     assert "ranges from 0.954 to 0.985, 2 questions" in flat["text_if_false"]
     assert "moves from" not in flat["text_if_false"]
+
+
+def test_f_curve_flat_window_includes_f_16_itself():
+    """F=16 is inside 'between F=16 and F=48': its 0.5 against 0.9 at 32 and 48 makes the curve not flat."""
+    flat = next(c for c in f_curve_claims({16: 0.5, 32: 0.9, 48: 0.9}, k=3, n_eval=10, longest=300)
+                if c["name"] == "flat_between_16_and_48")
+    assert flat["condition"] is False and flat["figures"]["spread"] == 4

@@ -256,6 +256,47 @@ def test_a_longer_list_is_cut_to_k_and_said_so_and_rising_scores_are_named(tmp_p
     assert "the first 5 kept are its worst" in err
 
 
+def test_scores_that_rise_only_past_k_are_still_named(tmp_path, monkeypatch, capsys):
+    """A longer list whose scores rise over the whole list but are flat in its first k ([0.1, 0.1, 0.1, 0.9], k=3):
+    the retriever still lists lowest score first, so the settings record it and the terminal warns."""
+    module(tmp_path, "rising_tail", """
+        def search(question, k):
+            return [{"doc_id": "expense_policy", "page": i + 1, "score": s}
+                    for i, s in enumerate([0.1, 0.1, 0.1, 0.9])]
+    """)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--retriever", "rising_tail:search", "--golden", GOLDEN, "--experiment", "e",
+                 "--no-progress", "-k", "3"])
+    _, err = capsys.readouterr()
+    (log,) = (tmp_path / "runs" / "e").glob("*.jsonl")
+    settings = json.loads(Path(f"{log}.settings.json").read_text(encoding="utf-8"))
+    assert code == 0 and set(settings["returned"].values()) == {4}
+    assert settings["scores_rise"] == list(settings["returned"])
+    assert err.count("warning: retriever 'rising_tail:search' lists its items lowest score first") == 1
+
+
+def test_rising_questions_are_listed_up_to_five_then_cut_with_dots():
+    from rag_metrics.retrieval.runner import cut_notices
+
+    def warning(n):
+        (line,) = cut_notices({"questions": 10, "scores_rise": [f"q{i}" for i in range(1, n + 1)]}, 3, "r")
+        return line
+
+    assert "(q1, q2, q3, q4, q5)" in warning(5) and " ..." not in warning(5)
+    assert "(q1, q2, q3, q4, q5 ...)" in warning(6) and "q6" not in warning(6)
+
+
+def test_cut_settings_keeps_rising_and_longer_lists_apart():
+    """One question's list rose but had exactly k items (scores_rise only), another's was longer and fell (returned
+    only): each is recorded under its own key and no other."""
+    from rag_metrics.retrieval.runner import cut_settings
+
+    records = [{"question_id": "q1", "retrieved": [], "scores_rise": True},
+               {"question_id": "q2", "retrieved": [], "returned": 8}]
+    settings = cut_settings(records, 3)
+    assert settings["scores_rise"] == ["q1"] and settings["returned"] == {"q2": 8}
+
+
 @pytest.mark.parametrize("scores, rises", [
     ([0.1, 0.2, 0.3], True), ([0.1, 0.1, 0.2], True),  # never falls, last above first
     ([0.3, 0.2, 0.1], False), ([0.2, 0.2, 0.2], False),  # best first; all equal says nothing

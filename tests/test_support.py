@@ -78,6 +78,11 @@ def test_content_tokens():
     assert content_tokens("翌月５日") == ["翌月", "日"]
 
 
+def test_content_tokens_do_not_strip_the_s_of_a_double_s():
+    """'access' and 'process' are not plurals: only a single trailing s is taken off."""
+    assert content_tokens("access process") == ["access", "process"]
+
+
 # --- the offline judge ---------------------------------------------------------------------------------------------
 
 PAY_EN = "Approved claims are paid with the payroll run on the 5th day of the month following approval."
@@ -91,6 +96,15 @@ def test_the_seed_case_a_date_that_differs_is_not_supported():
     assert BASELINE.judge("承認された経費は、翌月10日の給与と一緒に振り込まれます。", ctx)["supported"] is True
     ok = JUDGE.judge("承認された経費は翌月5日の給与と一緒に振り込まれます。", ctx)
     assert ok["supported"] is True and ok["doc_id"] == "d1" and ok["span"].startswith("承認された経費は")
+
+
+def test_an_unsupported_claim_reports_the_first_of_equally_close_spans():
+    """Two spans fail with the same closeness (all words, a different number): the one earlier in the context is
+    reported, with its own reason."""
+    v = JUDGE.judge("Claims are paid within 5 days.",
+                    _passages("Claims are paid within 7 days.", "Claims are paid within 9 days."))
+    assert v["supported"] is False and v["doc_id"] == "d1" and v["rank"] == 1
+    assert v["span"] == "Claims are paid within 7 days." and v["reason"] == "a number differs: 5 day vs 7 day"
 
 
 @pytest.mark.parametrize("claim, supported", [
@@ -255,6 +269,13 @@ def test_meaning_match_overlap_boundary_and_bad_input():
     with pytest.raises(InputError, match="expected answer"):
         meaning_match("x", None)
     assert canonical_quantities("3 hours") == [(180.0, "minute")]
+
+
+def test_meaning_match_with_the_right_number_needs_only_half_the_other_words():
+    """The expected answer's number plus 'refund' and 'take': the right number and 'refund' alone (exactly half of
+    the other words) is at least half, so correct."""
+    assert meaning_match("The refund arrives after 30 days.", "Refunds take 30 days.") == {
+        "correct": True, "reason": "same numbers and units"}
 
 
 def test_a_short_japanese_answer_is_found_inside_longer_words():
