@@ -281,7 +281,7 @@ def test_run_specs():
     assert str(spec) == "native(doc_id=meta.src,page=meta.p,page_base=0):old.jsonl"
     assert parse_run_spec(str(spec)) == spec
     assert not parse_run_spec("runs/plain.jsonl").own and not parse_run_spec("C:/logs/x.jsonl").own
-    with pytest.raises(InputError, match="unknown key 'colour'"):
+    with pytest.raises(InputError, match="option 'colour=x'; expected FIELD=PATH with FIELD one of"):
         parse_run_spec("native(colour=x):log.jsonl")
     with pytest.raises(InputError, match="page_base '2'; expected 0 or 1"):
         parse_run_spec("native(page_base=2):log.jsonl")

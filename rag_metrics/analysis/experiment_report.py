@@ -26,6 +26,7 @@ from ..errors import InputError, check_int
 from . import history as _history
 from . import rulers as _rulers
 from .experiment import ExperimentResult, _Html, evaluate_log, latency_table
+from .stats import format_p
 from .verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
 
 __all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "log_profile", "DRILLDOWNS"]
@@ -196,7 +197,7 @@ class ExperimentReport:
         return _Html("verdict_banner.html.j2", {
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
-            "p": _p_text(v.p_value) if v is not None else None,
+            "p": format_p(v.p_value, v.alpha) if v is not None else None,
             "moved": [(c, int(n)) for c, n in counts.items()],
             "findings": [f.sentence for f in self.diagnosis().findings[:3]],
             "more_findings": max(0, len(self.diagnosis().findings) - 3)})
@@ -505,10 +506,6 @@ def _first_hits(result, k: int) -> dict:
     judged = result.judged[result.primary]
     hits = judged[(judged["rank"] <= k) & judged["hit"].astype(bool)]
     return {q: int(r) for q, r in hits.groupby("question_id", sort=False)["rank"].min().items()}
-
-
-def _p_text(p: float) -> str:
-    return "p = n/a" if p != p else ("p < 0.001" if p < 0.001 else f"p = {p:.3f}")
 
 
 def _names(a: str, b: str) -> tuple[str, str]:

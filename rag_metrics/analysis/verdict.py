@@ -101,7 +101,7 @@ class Verdict:
         from ..html import render
 
         return render("verdict_banner.html.j2", outcome=self.outcome, v=self, subject=self.after,
-                      baseline=self.before, measure=self.measure, iv=None, p=_fmt_p(self.p_value), moved=[],
+                      baseline=self.before, measure=self.measure, iv=None, p=format_p(self.p_value, self.alpha), moved=[],
                       findings=[], more_findings=0, links=False)
 
     def to_dict(self) -> dict:

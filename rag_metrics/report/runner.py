@@ -101,6 +101,10 @@ def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = Fals
         if cell.cell_type == "code":
             cell.outputs = [o for o in cell.outputs if not (set(o.get("data") or {"-": 0}) - {"text/plain"} <= hidden
                                                             and set(o.get("data") or {}) & hidden)]
+            for output in cell.outputs:  # a claim's sentence (Markdown output) may link the glossary too
+                data = output.get("data") or {}
+                if isinstance(data.get("text/markdown"), str):
+                    data["text/markdown"] = _SIBLING_LINK.sub(r"](\1.html\2)", data["text/markdown"])
         else:  # links between notebooks (the glossary) point at their pages, exported beside this one
             cell.source = _SIBLING_LINK.sub(r"](\1.html\2)", cell.source)
     title = Path(notebook_path).stem
