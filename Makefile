@@ -16,9 +16,8 @@ EXAMPLE := --golden data/golden.jsonl --pages data/corpus --run data/examples/bm
   --run data/examples/bm25_c400o100.jsonl --answers data/answers.jsonl --generator gen_a
 # Tests bound to .venv's exact versions, deselected in .venv-lowest only (they run in .venv): byte-identical
 # re-execution of notebooks committed from .venv, the sample logs written by the newest retrievers, and two checks
-# of kernel output that ipykernel 6.25 / matplotlib 3.8 write differently (a debugger warning on stderr; the
-# report's figures, which the lowest versions leave out of the page -- a known gap, see the closing note of
-# this round).
+# of what the lowest ipykernel / nbconvert write around the output (a debugger warning on the kernel's stderr; the
+# browser check of the figure's markup -- the pages built in .venv-lowest do embed their figures).
 LOWEST_SKIP := --deselect "tests/test_notebooks.py::test_regenerating_gives_byte_identical_notebooks" \
   --deselect tests/test_experiment.py::test_sample_examples_are_what_the_runner_writes \
   --deselect tests/test_report.py::test_report_renders_in_a_real_browser \
