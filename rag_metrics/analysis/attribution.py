@@ -15,7 +15,7 @@ faithfulness       optional score in [0, 1] from the user's evaluator, for :func
 =================  ==================================================================
 
 Per answerable question: Recall@k and hit@k of the gold documents (definitions of
-:mod:`rag_metrics.metrics`), ``retrieval_ok`` (``rule="all"``: every gold document in
+:mod:`rag_metrics.measures.metrics`), ``retrieval_ok`` (``rule="all"``: every gold document in
 the top k, i.e. Recall@k = 1, the default; ``rule="any"``: at least one, i.e. hit@k = 1), ``answer_ok`` and the
 status (what each one measures under each rule: :func:`status_meanings`):
 
@@ -337,7 +337,7 @@ def status_summary(attribution: Attribution) -> str:
 
 
 def join_answers(golden, answers: pd.DataFrame) -> pd.DataFrame:
-    """Build the :func:`attribute` table from a :class:`~rag_metrics.corpus.GoldenSet` and answer logs.
+    """Build the :func:`attribute` table from a :class:`~rag_metrics.io.golden.GoldenSet` and answer logs.
 
     ``answers``: question_id, generated_answer, and optionally retrieved_ids, faithfulness.
     A question in the answers but not in the golden set, a labelled question without an

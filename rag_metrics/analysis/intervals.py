@@ -10,7 +10,7 @@ looks at the values and says which method it used (``method``):
       high = Beta^-1(1 - alpha/2; x + 1, n - x)         (1 when x = n)
 
   It is the set of rates the exact binomial test does not reject, so its coverage is at least ``1 - alpha`` for
-  every true rate and every n. Chosen by measured coverage (exact binomial sums, ``benchmarks/statistics.md``):
+  every true rate and every n. Chosen by measured coverage (exact binomial sums, ``benchmarks/error_rates.md``):
   the Wilson score interval (Wilson 1927) is ~5% narrower at n = 65, rate 0.97, but its coverage falls to 0.86 at
   n = 20-30 for rates near 0.99 (0.939 at n = 30, rate 0.97); Jeffreys falls to 0.88-0.89 and mid-p to 0.92;
   the continuity-corrected Wilson (Newcombe 1998, method 4) holds 0.95 but is wider than Clopper--Pearson at
@@ -28,7 +28,7 @@ looks at the values and says which method it used (``method``):
   ``scipy.stats.bootstrap(..., method="BCa")`` given the same resamples (a test checks it), but computed in
   bounded memory: resamples are drawn 500 at a time (fewer for very large n) as index counts, and the result does
   not depend on the chunk size. Its coverage, measured on MRR- and nDCG-like values at n = 30-200, is 0.94-0.97
-  (``benchmarks/statistics.md``); the percentile bootstrap's is 0.88-0.95 on the same values.
+  (``benchmarks/error_rates.md``); the percentile bootstrap's is 0.88-0.95 on the same values.
 * **no spread** (every value equal): a bootstrap has nothing to resample. Values in [0, 1] get the
   Clopper--Pearson interval of the mean read as a share (``x = n * mean``): a variable in [0, 1] with mean ``mu``
   has variance at most ``mu (1 - mu)``, that of 0/1 values with the same mean, so this is the cautious choice

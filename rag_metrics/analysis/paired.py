@@ -16,7 +16,7 @@ undefined in either run are left out and counted) and picks the test from the va
   for paired proportions (Tango 1998; :func:`tango_z`) -- that is, Tango's score interval, extended to reach 0
   when the sign test does not reject. (Tango's test at 0 is McNemar's asymptotic test, which rejects whenever the
   exact test does -- checked for every split of up to 3,000 discordant questions at alpha 0.01-0.5 -- so the
-  interval never has to be cut.) Measured coverage 0.94-1.0 at n = 30-200 (``benchmarks/statistics.md``).
+  interval never has to be cut.) Measured coverage 0.94-1.0 at n = 30-200 (``benchmarks/error_rates.md``).
 * **other values** (MRR, nDCG...): the **paired randomization test** (Fisher's; in IR, Smucker, Allan &
   Carterette 2007): under "nothing changed" each ``d_i`` is as likely to be ``-d_i``; p is the share of sign
   assignments ``e`` whose ``|sum e_i d_i|`` is at least the observed ``|sum d_i|``. A tie flips to itself, so
@@ -31,7 +31,7 @@ undefined in either run are left out and counted) and picks the test from the va
   contains 0 exactly when ``p >= alpha``. (Inverting the test on all n differences, ties included, would be
   narrower, but ties cannot be symmetric around a shift: that interval misses the change too often when few
   questions differ.) It is cautious -- measured coverage 0.97-1.0, wider than the percentile bootstrap interval,
-  whose coverage falls to 0.64 when few questions differ (``benchmarks/statistics.md``).
+  whose coverage falls to 0.69 when few questions differ (``benchmarks/error_rates.md``).
 
 Either way: the smallest two-sided p the test can give with ``m`` discordant questions is ``2^(1 - m)`` (only
 "all won" and "all lost" are as extreme): with 5 or fewer no change can reach p < 0.05 (``min_p``,

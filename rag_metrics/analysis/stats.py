@@ -14,7 +14,7 @@
   the exact test can resolve), :func:`minimum_detectable_difference`, :func:`interval_width_by_size`.
 
 Coverage of the intervals and false alarms of the verdict are measured by simulation in the tests
-(``tests/test_stats_simulation.py``) and in ``benchmarks/statistics.md`` (``python benchmarks/statistics.py``).
+(``tests/test_stats_simulation.py``) and in ``benchmarks/error_rates.md`` (``python benchmarks/error_rates.py``).
 Undefined per-question values (NaN) are left out and counted, never treated as 0.
 
 Former names kept for callers: :func:`bootstrap_ci` (now :func:`mean_interval`'s numbers as a tuple),

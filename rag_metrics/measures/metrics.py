@@ -27,7 +27,7 @@ Shared rules (docs/metrics.md has them as a table):
   depend on R being positive and stay defined; ``judged_at_k`` is undefined (``None``) only
   when nothing was retrieved.
 * Ties: the order of ``ranked`` is the order. (The TREC reader in
-  :mod:`rag_metrics.trec` turns scores into an order the way trec_eval does.)
+  :mod:`rag_metrics.io.trec` turns scores into an order the way trec_eval does.)
 
 These functions are the readable reference. Whole sets are evaluated by
 :func:`rag_metrics.evaluate`, which computes the same values on whole arrays and is
