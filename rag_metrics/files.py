@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "atomic_open", "FileLock", "LockHeld", "process_alive",
+__all__ = ["atomic_write_text", "atomic_open", "FileLock", "LockHeld", "process_alive",
            "check_output", "publish_files", "HOST"]
 
 HOST = socket.gethostname()
@@ -81,13 +81,6 @@ def atomic_write_text(path, text: str, *, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically (module docstring); returns the path."""
     with atomic_open(path, "w", encoding=encoding, newline="") as f:
         f.write(text)
-    return Path(path)
-
-
-def atomic_write_bytes(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (module docstring); returns the path."""
-    with atomic_open(path, "wb") as f:
-        f.write(data)
     return Path(path)
 
 

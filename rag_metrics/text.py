@@ -37,7 +37,6 @@ _SPAN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{CJK}]")
 _NORM_TOKEN = re.compile(rf"[{_LATIN}]+(?:[.'\-,][{_LATIN}]+)*|[{CJK}]+")
 CJK_CHAR = re.compile(rf"[{CJK}]")
 """One kana or kanji character (:data:`CJK`)."""
-_SPACE = re.compile(r"\s+")
 _PRINTABLE = bytes(range(0x20, 0x7F))  # the printable ASCII characters (str.isprintable on ASCII text)
 
 

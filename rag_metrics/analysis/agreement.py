@@ -77,7 +77,6 @@ MIN_KAPPA = 0.6
 MIN_ITEMS = 20
 """Labelled items below which agreement is not measured well enough for headline figures."""
 _SMOOTH = 0.25  # added to each cell of the kappa table before resampling
-_CELLS = ("both relevant", "human only", "assessor only", "neither")
 
 
 def _z(confidence: float) -> float:

@@ -71,13 +71,11 @@ from ..serialize import jsonable
 __all__ = [
     "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
     "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "logged_context_k", "STATUSES",
-    "THREE_STATUSES", "DEFAULT_REFUSALS", "status_meanings", "retrieval_rule_text", "status_table", "partial_retrieval",
+    "DEFAULT_REFUSALS", "status_meanings", "retrieval_rule_text", "status_table", "partial_retrieval",
     "status_summary",
 ]
 
 STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_without_evidence")
-THREE_STATUSES = ("passed", "retrieval_failure", "generation_failure")
-"""The three-status taxonomy: ``correct_without_evidence`` counted as a ``retrieval_failure``."""
 RULES = ("all", "any")
 
 _RETRIEVED = {"all": ("every gold document in the top {k}", "a gold document missing from the top {k}"),

@@ -33,7 +33,7 @@ import pandas as pd
 from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
 from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge,
-                              judge_run, judged_frame, shared_spans)
+                              judge_run, judged_frame)
 from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
@@ -42,7 +42,7 @@ from .attribution import status_summary, status_table
 from .intervals import mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
-           "GenerationView", "latency_table", "unused_questions"]
+           "GenerationView", "latency_table"]
 
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
@@ -93,18 +93,6 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
         run.loc[labelled, "placed_by"] = where["placed_by"]
         run.loc[labelled, "pages_from"] = ["located" if len(p) else "" for p in where["pages"]]
     return run
-
-
-def unused_questions(golden, log) -> list:
-    """The logged questions that are not in the golden set (by ID, or by question text when the log has no IDs):
-    an evaluation leaves them out. Taken from the log's matching when it was matched to this golden set
-    (:func:`rag_metrics.io.logs.match_log`), else matched here."""
-    against = log.matched_against
-    if log.unknown_questions is not None and against is not None and against[0] == golden.fingerprint():
-        return list(log.unknown_questions)
-    from ..io.logs import match_log
-
-    return list(match_log(log, golden).unknown_questions)
 
 
 def applicable_judges(log, corpus=None, run=None) -> list[str]:

@@ -31,10 +31,9 @@ from ..errors import InputError
 from .stats import format_p
 
 __all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "drop_exceeds", "mean_interval",
-           "OUTCOMES", "CHANGES", "ALPHA"]
+           "CHANGES", "ALPHA"]
 
 ALPHA = 0.05
-OUTCOMES = ("better", "worse", "within noise")
 CHANGES = ("newly missed", "newly hit", "worsened", "improved")
 
 

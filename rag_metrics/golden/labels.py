@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -47,7 +47,6 @@ MIN_CHARS = 200
 """Default eligibility threshold (weighted characters of body text)."""
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s.*$", re.M)
-SAMPLE_FIELDS = ("doc_id", "page", "text", "title", "genre", "language", "size", "seed", "per_document", "min_chars")
 
 
 def body_text(text: str) -> str:

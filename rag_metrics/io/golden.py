@@ -63,10 +63,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .corpus import Corpus
 
-__all__ = ["GoldenSet", "load_golden", "golden_from_records", "QUESTION_TYPES"]
+__all__ = ["GoldenSet", "load_golden", "golden_from_records"]
 
-QUESTION_TYPES = ("definition", "fact", "procedure", "multi_hop", "no_answer")
-"""The types of the sample golden set. Other types are accepted; ``no_answer`` has a meaning."""
 
 _LIST_FIELDS = ("gold_docs", "gold_pages", "gold_chunks")
 _EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks": '["doc#0001"]', "relevance": '{"doc": 2}',

@@ -60,7 +60,6 @@ def read_pdf(path, doc_id: str | None = None) -> list[dict]:
     """One page dict per PDF page (module docstring); an unreadable PDF is an error naming the file (and page)."""
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
     except ImportError:  # pragma: no cover - the pdf extra
         raise InputError("reading PDFs needs pypdf: pip install 'rag_metrics[pdf]'.", path=path) from None
     path = check_file(path, "a PDF file")

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine import Judged
 
 __all__ = ["Measure", "MeasureSpec", "REGISTRY", "parse_measure", "parse_measures", "DEFAULT_MEASURES",
-           "MEASURE_NAMES", "measure_table"]
+           "measure_table"]
 
 CUTOFFS = ("required", "allowed", "forbidden")
 
@@ -243,7 +243,6 @@ _SPECS = (
 
 REGISTRY: dict[str, MeasureSpec] = {spec.name: spec for spec in _SPECS}
 _ALIASES = {alias: spec.name for spec in _SPECS for alias in (spec.name, *spec.aliases)}
-MEASURE_NAMES = tuple(REGISTRY)
 _REL = r"(?:\(\s*rel\s*=\s*([0-9]+)\s*\))?"
 _PATTERN = re.compile(rf"\s*([a-z][a-z0-9_]*?)\s*{_REL}\s*(?:[@_.]\s*([0-9]+))?\s*{_REL}\s*", re.ASCII)
 

@@ -543,8 +543,3 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
     read_inputs(golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
                 fields=mapping, page_base=page_base, judge=judge)
     return [parse_run_spec(r) for r in runs], mapping, ks
-    ks = sorted({check_int(k, "k") for k in ks})
-    if not ks:
-        raise InputError("give at least one cutoff k.", field="k")
-    check_int(min_chars, "min_chars")
-    check_int(window, "window", low=0)
