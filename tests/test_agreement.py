@@ -1,6 +1,7 @@
 """Agreement with people and intervals that account for automatic labels: values by hand, against scikit-learn, and
 seeded simulations of the intervals' coverage at the sizes teams use (30, 65, 200)."""
 
+import math
 import numpy as np
 import pandas as pd
 import pytest
@@ -223,3 +224,12 @@ def test_a_ppi_interval_is_called_narrower_only_by_a_tenth_or_more():
     assert "add too little to narrow it" in ppi_width_claim(0.21, 0.20, 30, 65)["text_if_false"]
     everyone = ppi_width_claim(0.1, 0.2, 65, 65)
     assert not everyone["condition"] and "every question is in the judged sample" in everyone["text_if_false"]
+
+
+def test_wilson_of_a_label_list_is_the_textbook_interval():
+    """3 of 4: Wilson (1927) gives [0.3006, 0.9544] (statsmodels' proportion_confint(3, 4, method="wilson")); NaN
+    labels are left out, and no labels give NaN with n = 0."""
+    mean, low, high, n = wilson([1, 1, float("nan"), 1, 0])
+    assert (mean, n) == (0.75, 4) and (low, high) == pytest.approx((0.30064, 0.95441), abs=5e-5)
+    assert wilson([1, 1, 1, 1])[2] == 1.0 and wilson([0, 0])[1] == 0.0
+    assert wilson([], confidence=0.9)[3] == 0 and math.isnan(wilson([])[0])

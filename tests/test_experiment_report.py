@@ -207,7 +207,7 @@ def test_history_records_the_configuration_and_each_interval_once(both, monkeypa
     per_q = both.subject.evaluation.per_question["hit@1"]
     assert stored["mean"] == pytest.approx(per_q.mean()) and stored["n"] == 65
     calls = []
-    monkeypatch.setattr(verdict_module, "mean_interval", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(verdict_module, "run_interval", lambda *a, **k: calls.append(1))
     table = both.history_table()  # every interval comes from the history: none is computed again
     both.trend()
     assert calls == [] and table.at["bm25_c400o100", "hit@1"] == f"{stored['mean']:.3f} [{stored['low']:.3f}, " \

@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_int
+from . import intervals
 from .assessors import RELEVANT_GRADE
 
 __all__ = ["cohen_kappa", "Kappa", "confusion_matrix", "agreement", "Agreement", "agreement_table", "ppi_mean",
@@ -308,17 +309,14 @@ def agreement_table(agreements) -> pd.DataFrame:
 
 def wilson(values, *, confidence: float = 0.95) -> tuple[float, float, float, int]:
     """``(mean, low, high, n)`` of 0/1 values with Wilson's score interval (NaN excluded; all NaN when empty)."""
-    z = _z(confidence)
+    _z(confidence)  # validated with this module's message
     arr = np.asarray(pd.Series(values, dtype=float))
     arr = arr[~np.isnan(arr)]
     n = arr.size
     if not n:
         return math.nan, math.nan, math.nan, 0
-    p = float(arr.mean())
-    den = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return p, max(0.0, center - half), min(1.0, center + half), n
+    low, high = intervals.wilson(arr.sum(), n, confidence)
+    return float(arr.mean()), float(low), float(high), n
 
 
 @dataclass(frozen=True)

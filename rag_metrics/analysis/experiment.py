@@ -32,19 +32,18 @@ import pandas as pd
 
 from ..errors import InputError, check_choice, check_int
 from ..io.logs import log_key
-from ..judging.judges import (DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge,
-                              judge_run, judged_frame)
+from ..judging.judges import (PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge,
+                              describe_judge, judge_run, judged_frame)
 from ..measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
 from ..measures.pages import evaluate_judged
 from ..text import PAGE_MARKER, normalize
 from .failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
 from .attribution import status_summary, status_table
-from .intervals import mean_table
+from .intervals import N_RESAMPLES, mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
            "GenerationView", "latency_table"]
 
-PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
 
 def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
@@ -325,7 +324,7 @@ class ExperimentResult:
         """The page-level evaluation under the primary judge: the headline figures."""
         return self.pages[self.primary]
 
-    def headline(self, n_resamples: int = 10_000) -> pd.DataFrame:
+    def headline(self, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """n, hit@k, MRR (and Recall@k) with 95% bootstrap CIs, under the primary judge."""
         return headline_table({self.name: self.evaluation.per_question}, self.headline_measures,
                               n_resamples=n_resamples)
@@ -637,7 +636,7 @@ def _segments(text: str, spans, kind: str = "decides") -> list[tuple[str, str | 
     return out
 
 
-def headline_table(per_question: dict, measures, *, n_resamples: int = 10_000) -> pd.DataFrame:
+def headline_table(per_question: dict, measures, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
     """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
     :func:`~rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
     return mean_table(per_question, measures, n_resamples=n_resamples)

@@ -26,6 +26,7 @@ from ..errors import InputError, check_int
 from . import history as _history
 from . import rulers as _rulers
 from .experiment import ExperimentResult, _Html, evaluate_log, latency_table
+from .intervals import N_RESAMPLES
 from .stats import format_p
 from .verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
 
@@ -52,7 +53,7 @@ class ExperimentReport:
     alpha: float
     verdict: Verdict | None
     history_dir: str
-    n_resamples: int = 10_000
+    n_resamples: int = N_RESAMPLES
     _cache: dict = field(default_factory=dict, repr=False)
 
     # ---- the runs --------------------------------------------------------------------------------------------
@@ -520,7 +521,7 @@ def _mean_ci(row, m) -> str:
 
 def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
                       judge: str | None = None, measure: str | None = None, order: str = "made",
-                      history_dir=None, alpha: float = ALPHA, n_resamples: int = 10_000) -> ExperimentReport:
+                      history_dir=None, alpha: float = ALPHA, n_resamples: int = N_RESAMPLES) -> ExperimentReport:
     """Evaluate an experiment's logs and compute what its report shows (module docstring).
 
     Parameters

@@ -30,13 +30,14 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError
+from .intervals import N_RESAMPLES
 from ..fingerprint import digest
+from ..judging.judges import PRIMARY_ORDER
 from .verdict import ALPHA, GateDecision, Verdict, gate, moved_questions, verdict
 
 __all__ = ["compare_for_gate", "GateResult", "read_side", "Side", "KINDS"]
 
 KINDS = ("log", "trec", "history")
-PRIMARY_ORDER = ("overlap", "page", "marker", "document")
 
 
 @dataclass
@@ -269,7 +270,7 @@ def _check_coverage(golden, baseline: Side, new: Side, results: dict, warnings: 
 
 def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                      window: int = 1, judge: str | None = None, measure: str | None = None, alpha: float = ALPHA,
-                     max_drop: float | None = None, n_resamples: int = 10_000) -> GateResult:
+                     max_drop: float | None = None, n_resamples: int = N_RESAMPLES) -> GateResult:
     """Evaluate both sides on ``golden`` under one ruler and apply the gate's rules (module docstring)."""
     from .experiment import evaluate_log
 

@@ -37,6 +37,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..errors import InputError, check_choice, check_name
+from .intervals import N_RESAMPLES
 from ..files import FileLock, atomic_write_text
 from ..fingerprint import check_comparable, digest
 
@@ -247,7 +248,7 @@ def _log_depth(result) -> int:
 
 
 def save_experiment(result, history_dir, *, made_at: str | None = None, rule: str | None = None,
-                    n_resamples: int = 10_000, now=None) -> tuple[Path, str]:
+                    n_resamples: int = N_RESAMPLES, now=None) -> tuple[Path, str]:
     """Save an :class:`~rag_metrics.analysis.experiment.ExperimentResult` (its primary judge's evaluation) once.
 
     The same log judged the same way against the same golden set is saved once: returns ``(path, "saved")`` or
@@ -256,7 +257,7 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
     (:func:`config_diff`): the log, when its run was made and by which rule (``made_at``/``made_rule``; default
     :func:`run_made_at`), the retriever, its options and chunking, the k it was run with, the depth the log holds,
     the golden-set fingerprint, the judge, the ks evaluated and the software; ``intervals`` holds each headline
-    measure's mean and 95% interval, computed here once (:func:`~rag_metrics.analysis.verdict.mean_interval`).
+    measure's mean and 95% interval, computed here once (:func:`~rag_metrics.analysis.verdict.run_interval`).
     The check and the save happen under a lock on the folder, so concurrent reports save each run once.
     """
     fp_golden, judge = result.golden.fingerprint(), result.judges[result.primary]
@@ -317,7 +318,7 @@ def merge_history(staged_dir, history_dir, *, skip=()) -> list[Path]:
 def _save_experiment(result, history_dir, fp_golden, judge, made_at, rule, n_resamples, now) -> Path:
     import rag_metrics
 
-    from .verdict import mean_interval
+    from .verdict import run_interval
 
     if made_at is None:
         made_at, rule = run_made_at(result.log)
@@ -332,7 +333,7 @@ def _save_experiment(result, history_dir, fp_golden, judge, made_at, rule, n_res
               "software": rs.get("software") or rs.get("version"),
               "evaluated_by": f"rag_metrics {rag_metrics.__version__}", "preset": read.get("preset")}
     per_question = result.evaluation.per_question
-    intervals = {m: mean_interval(per_question[m], n_resamples=n_resamples) for m in result.headline_measures
+    intervals = {m: run_interval(per_question[m], n_resamples=n_resamples) for m in result.headline_measures
                  if m in per_question}
     path = save_run(result.evaluation, history_dir, name=safe_name(result.name), golden=fp_golden,
                     corpus=result.settings.get("corpus"), judge=judge, config=config, now=now)
@@ -393,18 +394,18 @@ def previous_comparable(records: list[dict], subject_id: str, measure: str | Non
     return None
 
 
-def interval(record: dict, measure: str, *, n_resamples: int = 10_000) -> dict:
+def interval(record: dict, measure: str, *, n_resamples: int = N_RESAMPLES) -> dict:
     """A saved run's mean of ``measure`` with its 95% interval: stored with the run, else computed now."""
     stored = (record.get("intervals") or {}).get(measure)
     if stored is not None:
         return stored
-    from .verdict import mean_interval
+    from .verdict import run_interval
 
-    return mean_interval(per_question(record, measure), n_resamples=n_resamples)
+    return run_interval(per_question(record, measure), n_resamples=n_resamples)
 
 
 def history_table(records: list[dict], measures, *, subject_id: str | None = None, baseline_id: str | None = None,
-                  n_resamples: int = 10_000) -> pd.DataFrame:
+                  n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
     """One row per saved run, oldest first: ``run``, ``made at``, ``ordered by`` (the rule), ``n`` and each
     measure's mean with its 95% interval (``<m>``, ``<m> low``, ``<m> high``; stored with the run, computed
     once), ``comparable`` (same golden set and judge as the subject, default the newest run) and ``role``
@@ -461,7 +462,7 @@ def config_diff(before: dict, after: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("setting")
 
 
-def trend(records: list[dict], measure: str, *, n_resamples: int = 10_000) -> list[dict]:
+def trend(records: list[dict], measure: str, *, n_resamples: int = N_RESAMPLES) -> list[dict]:
     """The runs comparable with the newest one (same golden set and judge) that hold ``measure``, oldest first:
     ``id`` (:func:`run_key`), ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend)."""
     if not records:

@@ -14,7 +14,7 @@ interval printed beside it. :func:`verdict_table` gives the same figures for eve
 decided by its own p, the others by their p-values Holm-adjusted among themselves (several measures tested at once); :func:`moved_questions` lists the questions whose value changed
 (newly hit / newly missed for 0/1 measures such as hit@k, improved / worsened otherwise); :func:`gate` applies the
 two documented rules of ``rag-metrics gate`` (a significant regression, or a drop larger than a declared
-tolerance). :func:`mean_interval` is the 95% interval of one run's mean that the report and the index show.
+tolerance). :func:`run_interval` is the 95% interval of one run's mean that the report and the index show.
 
 The statistics themselves live in :mod:`rag_metrics.analysis.stats`; this module only calls them.
 """
@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from .intervals import N_RESAMPLES
 from .stats import format_p
 
-__all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "drop_exceeds", "mean_interval",
+__all__ = ["Verdict", "verdict", "verdict_table", "moved_questions", "gate", "GateDecision", "drop_exceeds", "run_interval",
            "CHANGES", "ALPHA"]
 
 ALPHA = 0.05
@@ -130,7 +131,7 @@ def _paired(before: pd.Series, after: pd.Series, measure: str, *, alpha: float, 
 
 
 def verdict(before, after, measure: str, *, before_name: str = "before", after_name: str = "after",
-            alpha: float = ALPHA, n_resamples: int = 10_000, seed: int = 0) -> Verdict:
+            alpha: float = ALPHA, n_resamples: int = N_RESAMPLES, seed: int = 0) -> Verdict:
     """The verdict of run ``after`` against run ``before`` on ``measure`` (module docstring).
 
     ``before`` and ``after`` are the runs' per-question values of ``measure`` (Series or dicts indexed by question
@@ -149,7 +150,7 @@ def verdict(before, after, measure: str, *, before_name: str = "before", after_n
 
 
 def verdict_table(before: pd.DataFrame, after: pd.DataFrame, measures, primary: str, *, alpha: float = ALPHA,
-                  n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+                  n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
     """Every measure's paired comparison, one row each, the primary first: before, after, change, interval, p,
     wins / ties / losses and the outcome. The primary measure (chosen before looking) is decided by its own p; the
     others form one family, decided by their Holm-adjusted p (``p_holm``)
@@ -253,7 +254,7 @@ def gate(v: Verdict, *, max_drop: float | None = None) -> GateDecision:
     return GateDecision(bool(reasons), tuple(reasons), max_drop)
 
 
-def mean_interval(values, *, n_resamples: int = 10_000, seed: int = 0) -> dict:
+def run_interval(values, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> dict:
     """One run's mean of ``values`` (NaN excluded) with its 95% interval: ``{"mean", "low", "high", "n", "method"}``
     (:func:`rag_metrics.analysis.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise).
 

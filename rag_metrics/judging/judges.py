@@ -55,7 +55,7 @@ PREFIX = 2
 is the same)."""
 
 __all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge", "describe_judge",
-           "JUDGES", "JUDGED", "judged_frame", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
+           "JUDGES", "PRIMARY_ORDER", "JUDGED", "judged_frame", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
 
 
 class _Judge:
@@ -310,6 +310,8 @@ class OverlapJudge(_Judge):
 
 
 JUDGES = {"document": DocumentJudge, "page": PageJudge, "marker": MarkerJudge, "overlap": OverlapJudge}
+PRIMARY_ORDER = ("overlap", "page", "marker", "document")
+"""The ruler a headline is taken from when none is named: the first of these that applies to every log."""
 
 
 def make_judge(name: str, **params):

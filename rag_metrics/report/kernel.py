@@ -12,6 +12,7 @@ the index) is :mod:`rag_metrics.report.runner`; this module needs only IPython (
 
 from __future__ import annotations
 
+from ..analysis.intervals import N_RESAMPLES
 from ..errors import InputError
 from ..serialize import jsonable
 
@@ -41,7 +42,7 @@ def _display(bundle: dict, fallback: str) -> None:
 
 
 def record(name: str, values=None, *, mean: float | None = None, ci: tuple | None = None, seed: int = 0,
-           n_resamples: int = 10_000, echo: bool = True) -> None:
+           n_resamples: int = N_RESAMPLES, echo: bool = True) -> None:
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
