@@ -463,7 +463,8 @@ def cmd_compare(args) -> int:
     else:
         print(result.to_text())
         print(f"\nbaseline: {next(iter(result.evaluations))}; delta = run - baseline, paired over the questions "
-              "both define; 95% bootstrap CI; randomization test p; Holm across the runs")
+              "both define; p: the exact paired test (sign test for 0/1 measures, randomization test otherwise); 95% "
+              "interval of the same test; verdict from Holm across the runs")
     return 0
 
 

@@ -325,7 +325,7 @@ class ExperimentResult:
         return self.pages[self.primary]
 
     def headline(self, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
-        """n, hit@k, MRR (and Recall@k) with 95% bootstrap CIs, under the primary judge."""
+        """n, hit@k, MRR (and Recall@k) with 95% intervals (:func:`~.intervals.mean_table`), under the primary judge."""
         return headline_table({self.name: self.evaluation.per_question}, self.headline_measures,
                               n_resamples=n_resamples)
 

@@ -10,9 +10,9 @@ Layout written under ``reports_dir`` (default ``reports/``)::
         summary.json                            headline figures the notebooks recorded
 
 A notebook records a headline figure with :func:`record`; the index shows each
-experiment's latest run with its headline figures and bootstrap CIs, and the difference to
-the experiment's previous run -- a paired bootstrap CI when both runs recorded
-per-question values for the same questions, flagged "within noise" when it includes 0.
+experiment's latest run with its headline figures and 95% intervals (Clopper-Pearson for 0/1 values, BCa
+bootstrap otherwise), and the difference to the experiment's previous run -- the exact paired test with its
+interval when both runs recorded per-question values for the same questions, "within noise" when p >= 0.05.
 
 The HTML references nothing on the network: MathJax and require.js URLs are blanked and
 figures are inline PNG.
