@@ -498,15 +498,14 @@ def cmd_report(args) -> int:
 
 def cmd_gate(args) -> int:
     from .analysis.gate import compare_for_gate, read_side
-    from .errors import check_int
+    from .errors import check_alpha, check_int
     from .files import check_output
     from .io.corpus import load_corpus
     from .io.golden import load_golden
     from .io.logs import parse_field_mapping
 
     ks = sorted({check_int(k, "k") for k in (args.ks or [1, 3, 5])})
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha {args.alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
+    check_alpha(args.alpha, "--alpha")
     if args.max_drop is not None and not 0 <= args.max_drop <= 1:
         raise InputError(f"--max-drop {args.max_drop!r}: expected a number from 0 to 1, such as 0.02 (a measure's "
                          "mean lies in [0, 1]).", field="max_drop")

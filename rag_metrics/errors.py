@@ -13,7 +13,7 @@ import numbers
 import re
 
 __all__ = [
-    "InputError", "NotComparableError", "check_choice", "check_int", "check_k", "check_min_rel", "check_gain",
+    "InputError", "NotComparableError", "check_choice", "check_int", "check_alpha", "check_k", "check_min_rel", "check_gain",
     "check_order", "check_name", "GAINS", "ORDERS", "NAME_MAX",
 ]
 
@@ -80,6 +80,15 @@ def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str |
         raise InputError(
             f"The {name!r} parameter{_of(func)} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
     return int(value)
+
+
+def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha") -> float:
+    """Return ``alpha`` as a float in (0, 0.5]: the significance level of a two-sided test (a level above 0.5 would
+    call a change real more often than not when nothing changed). The one check every entry point uses."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha <= 0.5:
+        raise InputError(f"The {name!r} parameter must be a significance level in (0, 0.5], such as 0.05. "
+                         f"Got {alpha!r} instead.", field=field)
+    return float(alpha)
 
 
 def check_k(k, *, name: str = "k", func: str = "", allow_none: bool = False) -> int | None:

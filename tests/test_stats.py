@@ -567,3 +567,21 @@ def test_mean_table_is_mean_interval_per_row():
                                                                                                        iv.high)
     assert table["mrr"].iloc[0] == 0.4375 and np.isnan(table["mrr"].iloc[1])
     assert table["hit@5"].iloc[0] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("alpha", [0, -0.05, 0.51, 1, 1.0, True, "0.05", float("nan")])
+def test_every_entry_point_refuses_the_same_bad_alpha_with_the_same_message(alpha):
+    """One check (rag_metrics.errors.check_alpha) for the paired test, the verdict, the planner and the report:
+    a level in (0, 0.5]; 0.5 itself is accepted, just above it is not."""
+    from rag_metrics.analysis.planning import questions_needed
+    from rag_metrics.analysis.verdict import verdict
+    from rag_metrics.errors import InputError, check_alpha
+
+    calls = [lambda: paired_test([0.0, 1.0], [1.0, 1.0], alpha=alpha),
+             lambda: verdict({"q1": 0.0, "q2": 1.0}, {"q1": 1.0, "q2": 1.0}, "hit@3", alpha=alpha),
+             lambda: questions_needed(0.2, discordant_rate=0.5, alpha=alpha),
+             lambda: check_alpha(alpha)]
+    for call in calls:
+        with pytest.raises(InputError, match=r"'alpha' parameter must be a significance level in \(0, 0.5\]"):
+            call()
+    assert check_alpha(0.5) == 0.5 and check_alpha(1e-9) == 1e-9

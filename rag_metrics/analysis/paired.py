@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_alpha
 from .intervals import N_RESAMPLES, CHUNK, MAX_CELLS, _check_resamples, clopper_pearson
 
 __all__ = [
@@ -74,12 +74,6 @@ RANDOMIZATION_INTERVAL = ("inversion of the same randomization test for the mean
                           "times the Clopper-Pearson interval of the share that differ")
 
 
-def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha <= 0.5:
-        raise InputError(f"The 'alpha' parameter must be a number in (0, 0.5]. Got {alpha!r} instead.", field="alpha")
-    return float(alpha)
-
-
 def min_p(discordant) -> float:
     """Smallest two-sided p an exact paired test can give with ``discordant`` questions that differ: 2^(1-m)."""
     m = int(discordant)
@@ -88,7 +82,7 @@ def min_p(discordant) -> float:
 
 def min_discordant(alpha: float = ALPHA) -> int:
     """Fewest questions that must differ before an exact paired test can reach ``p < alpha`` (6 at 0.05)."""
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     m = 1
     while min_p(m) >= alpha:
         m += 1
@@ -427,7 +421,7 @@ def paired_test(a, b, *, measure: str = "measure", alpha: float = ALPHA, n_resam
     >>> round(t.p_value, 3), t.verdict, t.can_reach_alpha
     (0.125, 'within noise', False)
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     n_resamples = _check_resamples(n_resamples)
     xa, xb, excluded = _align(a, b)
     d = xb - xa
@@ -558,7 +552,7 @@ def paired_verdict(a, b, measures=None, *, primary: str | None = None, name_a: s
     the first measure. The primary is tested alone at ``alpha`` (it was chosen before looking); the other measures
     form one family, Holm-adjusted among themselves.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     ta, tb = _per_question(a), _per_question(b)
     if measures is None:
         measures = [m for m in ta.columns if m in tb.columns]

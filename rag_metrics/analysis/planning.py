@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_alpha
 from .intervals import N_RESAMPLES, clopper_pearson, mean_interval_rows, values_1d
-from .paired import ALPHA, _align, _check_alpha, min_discordant, randomization_rows, sign_test
+from .paired import ALPHA, _align, min_discordant, randomization_rows, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
            "SampleSize", "sample_size", "interval_width_by_size", "ci_width_by_size"]
@@ -82,7 +82,7 @@ def exact_power(n: int, delta: float, discordant_rate: float, *, alpha: float = 
     ``discordant_rate`` of the questions differ (module docstring)."""
     from scipy.stats import binom
 
-    alpha, delta = _check_alpha(alpha), _check_delta(delta)
+    alpha, delta = check_alpha(alpha), _check_delta(delta)
     psi = _check_rate(discordant_rate, delta)
     pi = min(1.0, (1 + delta / psi) / 2)
     m = np.arange(int(n) + 1)
@@ -94,7 +94,7 @@ def exact_power(n: int, delta: float, discordant_rate: float, *, alpha: float = 
 def questions_needed_binary(delta: float, discordant_rate: float, *, alpha: float = ALPHA, power: float = 0.8,
                             max_n: int = 1_000_000) -> int:
     """Questions needed for the exact sign test to detect ``delta`` with ``power`` (module docstring)."""
-    alpha, power, delta = _check_alpha(alpha), _check_power(power), _check_delta(delta)
+    alpha, power, delta = check_alpha(alpha), _check_power(power), _check_delta(delta)
     psi = _check_rate(discordant_rate, delta)
     low = min_discordant(alpha) - 1           # below this the test cannot reject at all
     high = max(low + 1, 8)
@@ -124,7 +124,7 @@ def minimum_detectable_difference(n: int, sd_diff: float, *, alpha: float = ALPH
     prefer :func:`questions_needed_binary`."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
         raise InputError(f"The 'n' parameter must be an int >= 2. Got {n!r} instead.", field="n")
-    alpha, power = _check_alpha(alpha), _check_power(power)
+    alpha, power = check_alpha(alpha), _check_power(power)
     return float(_t_sum(int(n), alpha, power) * sd_diff / math.sqrt(n))
 
 
@@ -139,7 +139,7 @@ def questions_needed(delta: float, sd_diff: float | None = None, *, discordant_r
     above ``discordant_rate`` is refused either way: on a measure in [0, 1] the mean cannot move by more than the
     share of questions that differ.
     """
-    alpha, power, delta = _check_alpha(alpha), _check_power(power), _check_delta(delta)
+    alpha, power, delta = check_alpha(alpha), _check_power(power), _check_delta(delta)
     if sd_diff is None:
         if discordant_rate is None:
             raise InputError("questions_needed: give sd_diff (the spread of per-question differences) or "
@@ -194,7 +194,7 @@ def sample_size(a, b, delta: float, *, alpha: float = ALPHA, power: float = 0.8)
     question differs, or ``delta`` exceeds the share that differ (0/1), ``questions`` is None and ``note`` says
     why.
     """
-    alpha, power, delta = _check_alpha(alpha), _check_power(power), _check_delta(delta)
+    alpha, power, delta = check_alpha(alpha), _check_power(power), _check_delta(delta)
     xa, xb, _ = _align(a, b)
     d = xb - xa
     n = d.size

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from ..errors import InputError, check_alpha
 from .intervals import N_RESAMPLES
 from .stats import format_p
 
@@ -137,8 +137,7 @@ def verdict(before, after, measure: str, *, before_name: str = "before", after_n
     ``before`` and ``after`` are the runs' per-question values of ``measure`` (Series or dicts indexed by question
     ID, NaN = undefined); both must hold the same questions (the same golden set).
     """
-    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not 0 < alpha < 1:
-        raise InputError(f"The 'alpha' parameter must be in (0, 1). Got {alpha!r} instead.", field="alpha")
+    check_alpha(alpha)
     a, b = _series(before, "before"), _series(after, "after")
     t, s = _paired(a, b, str(measure), alpha=alpha, n_resamples=n_resamples, seed=seed)
     notes = []

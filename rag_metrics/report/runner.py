@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..analysis.history import merge_history
-from ..errors import InputError, check_choice, check_name
+from ..errors import InputError, check_alpha, check_choice, check_name
 from ..files import HOST, atomic_write_text, process_alive
 from ..options import parse_key_values
 from .index import write_index
@@ -457,8 +457,7 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
     check_int(drilldowns, "drilldowns", low=0)
     check_choice(order, ORDERS, "order", what="unknown run", field="order")
-    if not 0 < alpha < 1:
-        raise InputError(f"alpha {alpha!r}: expected a level between 0 and 1, such as 0.05.", field="alpha")
+    check_alpha(alpha)
     allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if measure is not None:
         check_choice(measure, allowed, "measure", what="", field="measure")
