@@ -29,7 +29,6 @@ NOT_IN_A_CLONE = {
     "docs/manual.pdf": "an example of a user's own file in rag_metrics/io/pages.py",
     "docs/hr/leave.pdf": "an example of a user's own file in rag_metrics/io/pages.py",
     "benchmarks/data": "written by benchmarks/generate.py",
-    "tests/test_mutants_": "a file-name prefix in tools/mutants.py",
 }
 NOT_A_MODULE = {"rag_metrics.egg": "the build's egg-info folder"}
 

@@ -24,7 +24,7 @@ Usage::
     python tools/mutants.py --only judges-page-window --only logs-langchain-query
     python tools/mutants.py --list
     python tools/mutants.py --only fast-tie-order --tests tests/test_fast.py
-    python tools/mutants.py --exclude test_mutants_ --out /tmp/without.md   # what the other tests catch
+    python tools/mutants.py --exclude test_stats --out /tmp/without.md   # what the other tests catch
 
 The last run's table is written to ``tools/mutants.md`` (``--out``) with the command and the date.
 """
@@ -55,25 +55,25 @@ class Mutant:
     tests: tuple = ()  # test files run first for this mutant (before the file's own mapping)
 
 
-# The test files that exercise each mutated file, run in this order (-x stops at the first failure): the focused
-# unit tests of tests/test_mutants_*.py first (seconds), then the module's own test files (up to two minutes here).
+# The test files that exercise each mutated file, run in this order (-x stops at the first failure): the behaviour
+# file holding the module's edge tests first, then the module's other test files (up to two minutes here).
 TESTS_FOR = {
-    "rag_metrics/judging/judges.py": ["tests/test_mutants_judging.py", "tests/test_judging.py"],
-    "rag_metrics/judging/index.py": ["tests/test_mutants_judging.py", "tests/test_page_index.py"],
-    "rag_metrics/io/logs.py": ["tests/test_mutants_logs.py", "tests/test_presets.py", "tests/test_inputs.py"],
-    "rag_metrics/analysis/experiment.py": ["tests/test_mutants_experiment.py", "tests/test_experiment.py"],
-    "rag_metrics/golden/review.py": ["tests/test_mutants_golden.py", "tests/test_golden.py"],
-    "rag_metrics/templates/golden_review.html.j2": ["tests/test_mutants_golden.py", "tests/test_hostile.py"],
-    "rag_metrics/measures/registry.py": ["tests/test_mutants_measures.py", "tests/test_metrics.py"],
-    "rag_metrics/measures/engine.py": ["tests/test_mutants_measures.py", "tests/test_metrics.py"],
-    "rag_metrics/io/trec.py": ["tests/test_mutants_measures.py", "tests/test_fast.py"],
-    "rag_metrics/io/trec_fast.py": ["tests/test_mutants_measures.py", "tests/test_fast.py"],
-    "rag_metrics/report/runner.py": ["tests/test_mutants_runners.py", "tests/test_files.py"],
-    "rag_metrics/retrieval/runner.py": ["tests/test_mutants_runners.py", "tests/test_runner.py"],
-    "rag_metrics/analysis/intervals.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
-    "rag_metrics/analysis/paired.py": ["tests/test_mutants_stats.py", "tests/test_stats.py"],
-    "rag_metrics/analysis/agreement.py": ["tests/test_mutants_stats.py", "tests/test_agreement.py"],
-    "rag_metrics/golden/flags.py": ["tests/test_mutants_golden.py", "tests/test_golden_flags.py", "tests/test_golden.py"],
+    "rag_metrics/judging/judges.py": ["tests/test_judging.py"],
+    "rag_metrics/judging/index.py": ["tests/test_judging.py", "tests/test_page_index.py"],
+    "rag_metrics/io/logs.py": ["tests/test_presets.py", "tests/test_inputs.py"],
+    "rag_metrics/analysis/experiment.py": ["tests/test_experiment_views.py", "tests/test_experiment.py"],
+    "rag_metrics/golden/review.py": ["tests/test_golden.py"],
+    "rag_metrics/templates/golden_review.html.j2": ["tests/test_golden.py", "tests/test_hostile.py"],
+    "rag_metrics/measures/registry.py": ["tests/test_metrics.py"],
+    "rag_metrics/measures/engine.py": ["tests/test_metrics.py"],
+    "rag_metrics/io/trec.py": ["tests/test_metrics.py", "tests/test_fast.py"],
+    "rag_metrics/io/trec_fast.py": ["tests/test_metrics.py", "tests/test_fast.py"],
+    "rag_metrics/report/runner.py": ["tests/test_runner.py", "tests/test_files.py"],
+    "rag_metrics/retrieval/runner.py": ["tests/test_runner.py"],
+    "rag_metrics/analysis/intervals.py": ["tests/test_stats.py"],
+    "rag_metrics/analysis/paired.py": ["tests/test_stats.py"],
+    "rag_metrics/analysis/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
+    "rag_metrics/golden/flags.py": ["tests/test_golden.py", "tests/test_golden_flags.py"],
     "rag_metrics/judging/locate.py": ["tests/test_rulers.py"],
     "rag_metrics/judging/audit.py": ["tests/test_rulers.py"],
     "rag_metrics/analysis/failures.py": ["tests/test_judging.py", "tests/test_experiment_views.py"],
