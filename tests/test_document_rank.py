@@ -93,8 +93,6 @@ def test_page_level_under_the_document_judge_is_document_level_cut_then_dedup(se
     page = evaluate_pages(gs, run.assign(text="x"), names, judge=DocumentJudge())
     document = evaluate(golden, run.drop(columns="doc_id"), names, doc_map=doc_map)
     pd.testing.assert_frame_equal(page.per_question[names], document.per_question[names], check_exact=False, rtol=1e-12)
-    legacy = evaluate_pages(gs, run.assign(text="x"), None, DocumentJudge(), None, names)  # the earlier positional form
-    pd.testing.assert_frame_equal(legacy.per_question[names], page.per_question[names])
 
 
 def test_the_seed_example_on_every_path(tmp_path):

@@ -109,7 +109,7 @@ def test_measure_names_round_trip():
 def test_package_attribute_is_the_function_after_submodule_imports():
     import rag_metrics
     import rag_metrics.measures.evaluation  # noqa: F401  (importing the module must not shadow the function)
-    from rag_metrics.analysis import experiments, grid  # noqa: F401
+    from rag_metrics.analysis import grid  # noqa: F401
 
     assert rag_metrics.evaluate is rag_metrics.measures.evaluation.evaluate and callable(rag_metrics.evaluate)
 
@@ -193,8 +193,11 @@ def test_summary_dict_and_summary_are_one_computation():
         assert list(frame.loc[m, "excluded_ids"]) == plain[m]["excluded_ids"]
 
 
-def test_per_query_is_the_former_name_of_per_question():
+def test_per_question_adds_one_entry_per_question_to_every_layout():
     ev = evaluate(GOLDEN, RUN, ["mrr"])
-    assert ev.to_dict(per_query=True) == ev.to_dict(per_question=True) != ev.to_dict()
-    assert ev.to_csv(per_query=True) == ev.to_csv(True) != ev.to_csv()
-    assert ev.to_trec(per_query=False) == ev.to_trec(per_question=False) != ev.to_trec()
+    questions = {str(q) for q in ev.questions}
+    assert "per_query" not in ev.to_dict() and set(ev.to_dict(per_question=True)["per_query"]) == questions
+    assert len(ev.to_csv(True).splitlines()) == 1 + len(questions) and len(ev.to_csv().splitlines()) == 2
+    assert [line.split("\t")[1] for line in ev.to_trec(per_question=False).splitlines()] == ["all", "all"]
+    defined = {str(q) for q in ev.per_question["mrr"].dropna().index}  # trec_eval leaves undefined values out
+    assert {line.split("\t")[1] for line in ev.to_trec().splitlines()} == defined | {"all"} != {"all"}

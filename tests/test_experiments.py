@@ -31,7 +31,7 @@ def test_grid_shape_and_skips_bad_overlaps():
 
 
 def test_gold_misses_counts_cross_language_and_what_cannot_fit():
-    from rag_metrics.analysis.experiments import gold_misses, question_language
+    from rag_metrics.analysis.grid import gold_misses, question_language
     from rag_metrics.io.corpus import corpus_from_pages
     from rag_metrics.io.golden import golden_from_records
 
@@ -61,11 +61,3 @@ def test_gold_misses_counts_cross_language_and_what_cannot_fit():
     assert question_language("経費の期限は？") == "ja" and question_language("Is 30 days OK?") == "en"
     with pytest.raises(ValueError):
         gold_misses(golden, run, 0, corpus)
-
-
-def test_the_former_module_names_the_same_objects():
-    from rag_metrics.analysis import experiments, grid
-    from rag_metrics.retrieval import retrievers
-
-    assert experiments.chunking_grid is grid.chunking_grid and experiments.context_cost is grid.context_cost
-    assert experiments.make_retriever is retrievers.make_retriever and experiments.RETRIEVERS is retrievers.RETRIEVERS

@@ -18,10 +18,7 @@ from scipy import stats as sps
 
 from rag_metrics.analysis import intervals, paired, planning
 from rag_metrics.analysis.stats import (
-    PairedComparison,
-    bootstrap_ci,
     bootstrap_means,
-    ci_width_by_size,
     clopper_pearson,
     compare_to_baseline,
     exact_power,
@@ -30,7 +27,6 @@ from rag_metrics.analysis.stats import (
     min_discordant,
     min_p,
     minimum_detectable_difference,
-    paired_comparison,
     paired_t_test,
     paired_test,
     paired_verdict,
@@ -171,11 +167,10 @@ def test_the_interval_holds_the_mean_and_stays_in_range(values):
     assert r.width > 0 or r.method == "none (no spread)"
 
 
-def test_former_names_give_the_new_numbers():
+def test_mean_interval_leaves_undefined_values_out_and_counts_the_rest():
     values = pd.Series([1.0, 0.0, 1.0, 1.0, np.nan, 0.0, 1.0, 1.0])
     r = mean_interval(values)
-    assert bootstrap_ci(values) == (r.mean, r.low, r.high, 7)
-    assert PairedComparison is paired.PairedTest
+    assert (r.n, r.mean) == (7, pytest.approx(5 / 7)) and (r.low, r.high) == tuple(map(float, clopper_pearson(5, 7)))
 
 
 def test_summary_with_ci_names_the_method():
@@ -460,10 +455,10 @@ def test_paired_verdict_primary_decides_the_others_are_holm_adjusted():
         paired_verdict(a, b, ["hit@1", "ndcg@5"])
 
 
-def test_paired_comparison_former_name():
-    r = paired_comparison([0.0] * 30 + [1.0] * 30, [1.0] * 60, confidence=0.99)
-    assert r.alpha == pytest.approx(0.01) and r.mean_diff == r.delta == 0.5 and not r.within_noise
-    noisy = paired_comparison([0.0] + [1.0] * 64, [1.0] * 65)
+def test_paired_test_at_alpha_0_01_and_with_one_discordant_question():
+    r = paired_test([0.0] * 30 + [1.0] * 30, [1.0] * 60, alpha=0.01)
+    assert r.alpha == pytest.approx(0.01) and r.delta == 0.5 and not r.within_noise
+    noisy = paired_test([0.0] + [1.0] * 64, [1.0] * 65)
     assert noisy.within_noise and noisy.ci_low <= 0 < noisy.ci_high  # one discordant question: p = 1
 
 
@@ -541,7 +536,7 @@ def test_sample_size_from_two_runs():
 
 def test_interval_width_shrinks_with_questions():
     values = np.r_[np.ones(60), np.zeros(20)]
-    widths = ci_width_by_size(values, [20, 80, 320])
+    widths = planning.interval_width_by_size(values, [20, 80, 320], n_resamples=2000)
     assert widths.is_monotonic_decreasing
     assert widths[320] == pytest.approx(widths[80] / 2, rel=0.15)  # ~ 1/sqrt(n)
     # exact expected Clopper-Pearson width: the average over simulated sets agrees

@@ -313,15 +313,6 @@ class PairedTest:
     role: str = "single"
     sentence: str = ""
 
-    # names of the former PairedComparison, kept for callers
-    @property
-    def mean_diff(self) -> float:
-        return self.delta
-
-    @property
-    def p(self) -> float:
-        return self.p_value
-
     @property
     def within_noise(self) -> bool:
         return self.verdict == "within noise"

@@ -36,7 +36,7 @@ from .intervals import N_RESAMPLES, clopper_pearson, mean_interval_rows, values_
 from .paired import ALPHA, _align, min_discordant, randomization_rows, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
-           "SampleSize", "sample_size", "interval_width_by_size", "ci_width_by_size"]
+           "SampleSize", "sample_size", "interval_width_by_size"]
 
 
 def _check_power(power) -> float:
@@ -254,10 +254,3 @@ def interval_width_by_size(values, sizes, *, paired: bool = False, confidence: f
             r = randomization_rows(sets, alpha=1 - confidence, n_resamples=n_resamples, seed=seed)
         out[n] = float(np.mean(r["high"] - r["low"]))
     return pd.Series(out, name="interval_width").rename_axis("questions")
-
-
-def ci_width_by_size(values, sizes, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95, seed: int = 0,
-                     paired: bool = False) -> pd.Series:
-    """Former name of :func:`interval_width_by_size` (now the width of the interval the package reports)."""
-    return interval_width_by_size(values, sizes, paired=paired, confidence=confidence,
-                                  n_resamples=min(n_resamples, 2000), seed=seed)

@@ -17,10 +17,8 @@ Coverage of the intervals and false alarms of the verdict are measured by simula
 (``tests/test_stats_simulation.py``) and in ``benchmarks/error_rates.md`` (``python benchmarks/error_rates.py``).
 Undefined per-question values (NaN) are left out and counted, never treated as 0.
 
-Former names kept for callers: :func:`bootstrap_ci` (now :func:`mean_interval`'s numbers as a tuple),
-:func:`paired_comparison` / :class:`PairedComparison` (now :func:`paired_test` / :class:`PairedTest`),
-:func:`ci_width_by_size`. The percentile bootstrap they used before is :func:`percentile_bootstrap_ci` (for
-comparison only).
+The percentile bootstrap the package used before is :func:`percentile_bootstrap_ci` (for comparison only: too
+narrow near 0 and 1, zero width when every value is 1).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from .intervals import (BCA, CLOPPER_PEARSON, N_RESAMPLES, PERCENTILE, MeanInter
                         clopper_pearson, mean_interval, mean_interval_rows, percentile_bootstrap_ci, wilson)
 from .paired import (ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant,
                      min_p, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test)
-from .planning import (SampleSize, ci_width_by_size, exact_power, interval_width_by_size,
+from .planning import (SampleSize, exact_power, interval_width_by_size,
                        minimum_detectable_difference, questions_needed, questions_needed_binary, sample_size)
 
 __all__ = [
@@ -40,33 +38,9 @@ __all__ = [
     "bootstrap_means", "mean_interval_rows", "paired_test", "PairedTest", "paired_verdict", "PairedVerdict",
     "compare_to_baseline", "format_p", "holm", "paired_t_test", "sign_test", "randomization_rows", "min_p", "min_discordant",
     "sample_size", "SampleSize", "questions_needed", "questions_needed_binary", "exact_power",
-    "minimum_detectable_difference", "interval_width_by_size", "ci_width_by_size", "bootstrap_ci",
-    "paired_comparison", "PairedComparison", "N_RESAMPLES", "ALPHA", "VERDICTS", "CLOPPER_PEARSON", "BCA",
+    "minimum_detectable_difference", "interval_width_by_size", "N_RESAMPLES", "ALPHA", "VERDICTS", "CLOPPER_PEARSON", "BCA",
     "PERCENTILE",
 ]
-
-PairedComparison = PairedTest
-"""Former name of :class:`PairedTest` (``mean_diff`` and ``within_noise`` are still there)."""
-
-
-def bootstrap_ci(values, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95,
-                 seed: int = 0) -> tuple[float, float, float, int]:
-    """``(mean, low, high, n)`` of :func:`mean_interval` -- the former name, kept for callers.
-
-    It no longer computes the percentile bootstrap (too narrow near 0 and 1, zero width when every value is 1):
-    0/1 values get the Clopper--Pearson interval, others the BCa bootstrap (:func:`mean_interval` says which;
-    :func:`percentile_bootstrap_ci` is the old method). NaN values are left out (``n`` counts the rest); with no
-    defined value everything is NaN and ``n`` is 0.
-    """
-    r = mean_interval(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
-    return r.mean, r.low, r.high, r.n
-
-
-def paired_comparison(a, b, *, n_resamples: int = N_RESAMPLES, confidence: float = 0.95, seed: int = 0,
-                      alpha: float | None = None, measure: str = "measure") -> PairedTest:
-    """Former name of :func:`paired_test` (``alpha = 1 - confidence`` unless ``alpha`` is given)."""
-    return paired_test(a, b, measure=measure, alpha=1 - confidence if alpha is None else alpha,
-                       n_resamples=n_resamples, seed=seed)
 
 
 def summary_with_ci(evaluation, measures=None, *, confidence: float = 0.95, n_resamples: int = N_RESAMPLES,

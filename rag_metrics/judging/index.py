@@ -469,9 +469,8 @@ class PageIndex:
             self._bp[n, rule] = self._find_boilerplate(n, rule)
         return self._bp[n, rule]
 
-    def boilerplate_mask(self, n: int, rule: Boilerplate | None, docs=None) -> np.ndarray:
-        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document
-        (``docs`` is accepted for compatibility: every document is done at once)."""
+    def boilerplate_mask(self, n: int, rule: Boilerplate | None) -> np.ndarray:
+        """Boolean per global position: the ``n``-fragment starting there is boilerplate of its document."""
         mask = np.zeros(self._codes.shape[0], dtype=bool)
         mask[self.boilerplate_starts(n, rule)] = True
         return mask

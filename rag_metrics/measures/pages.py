@@ -30,7 +30,7 @@ from .result import Evaluation
 __all__ = ["evaluate_pages", "evaluate_judged"]
 
 
-def evaluate_pages(golden, run: pd.DataFrame, measures=None, *legacy, judge=None, corpus=None,
+def evaluate_pages(golden, run: pd.DataFrame, measures=None, *, judge=None, corpus=None,
                    chunks: pd.DataFrame | None = None) -> Evaluation:
     """Page-level :class:`~rag_metrics.Evaluation` of ``run`` under ``judge`` (definitions in the module docstring).
 
@@ -41,13 +41,7 @@ def evaluate_pages(golden, run: pd.DataFrame, measures=None, *legacy, judge=None
 
     ``golden``, ``run``, ``measures`` sit where every ``evaluate*`` has them:
     ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge=OverlapJudge(), corpus=corpus, chunks=chunks)``.
-    The earlier positional form ``evaluate_pages(golden, run, chunks, judge, corpus, measures)`` is still read.
     """
-    if legacy:
-        if len(legacy) not in (2, 3) or judge is not None or corpus is not None or chunks is not None:
-            raise TypeError("evaluate_pages(golden, run, measures, *, judge, corpus, chunks=None): give judge, corpus "
-                            "and chunks by name.")
-        chunks, judge, corpus, measures = measures, legacy[0], legacy[1], (legacy[2] if len(legacy) == 3 else None)
     if judge is None:
         raise TypeError("evaluate_pages: give the judge (judge=OverlapJudge(), MarkerJudge(), PageJudge() ...).")
     judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)

@@ -116,13 +116,10 @@ class Evaluation:
             names[m] = (measure.spec.trec_name(measure.k) if same else None) or m
         return names
 
-    def to_trec(self, per_question: bool = True, *, per_query: bool | None = None) -> str:
+    def to_trec(self, per_question: bool = True) -> str:
         """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
-        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``.
-        ``per_query`` is the former name of ``per_question``."""
+        then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
         from .registry import parse_measure
-
-        per_question = _per_question(per_question, per_query)
 
         names = self.trec_names()
         counts = {m: parse_measure(m).spec.count for m in self.values}
@@ -144,12 +141,10 @@ class Evaluation:
         lines.append(f"{'num_q':<22}\tall\t{len(self.questions)}")
         return "\n".join(lines) + "\n"
 
-    def to_csv(self, per_question: bool = False, *, per_query: bool | None = None) -> str:
-        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question
-        (``per_query`` is the former name of ``per_question``)."""
+    def to_csv(self, per_question: bool = False) -> str:
+        """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
         from ..serialize import csv_text
 
-        per_question = _per_question(per_question, per_query)
         if per_question:
             columns = [v.tolist() for v in self.values.values()]
             return csv_text(["question_id", *self.values],
@@ -193,12 +188,10 @@ class Evaluation:
                  for value, group in self.per_question.groupby(column, sort=True, dropna=False)}
         return pd.concat(parts, names=[column, "measure"])
 
-    def to_dict(self, per_question: bool = False, *, per_query: bool | None = None) -> dict:
+    def to_dict(self, per_question: bool = False) -> dict:
         """The documented JSON: ``{"summary": {m: {"mean", "evaluated", "excluded", "excluded_ids"}},
         ["per_query": {qid: {m: value|null}},] "unknown_questions": [...], "settings": {...}}``. The per-question
-        values keep the key ``per_query`` of the files already written (saved runs, scripts reading the CLI's JSON).
-        ``per_query`` is the former name of ``per_question``."""
-        per_question = _per_question(per_question, per_query)
+        values keep the key ``per_query`` of the files already written (saved runs, scripts reading the CLI's JSON)."""
         out: dict = {"summary": self.summary_dict()}
         if per_question:
             columns = {m: v.tolist() for m, v in self.values.items()}
@@ -209,10 +202,6 @@ class Evaluation:
 
     def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
         return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
-
-
-def _per_question(per_question: bool, per_query: bool | None) -> bool:
-    return bool(per_question if per_query is None else per_query)
 
 
 def summary_rows(values, questions) -> dict:
@@ -242,4 +231,3 @@ def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "evaluated", "excluded", "excluded_ids"])
     out.index.name = "measure"
     return out
-
