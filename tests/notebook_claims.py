@@ -195,10 +195,22 @@ GOLDEN_SET = {
                                                and f["missed"] > 0 and f["top1_elsewhere"] > 0),
 }
 
+def _falls_short(f):
+    """Recomputed from the whole curve: the rates short by more than ``short_by``, how many lie above 0.9, and the
+    verdict -- short somewhere, and in the top band (0.95 and above)."""
+    short = [r for r, v in zip(f["rates"], f["pct"]) if v < f["confidence"] - f["short_by"]]
+    that(short == f["short_rates"] and f["high_short"] == sum(r > 0.9 for r in short)
+         and close(f["worst"], min(f["pct"])), "the short rates are not those of the curve")
+    return bool(short) and min(v for r, v in zip(f["rates"], f["pct"]) if r >= 0.95) < f["confidence"] - f["short_by"]
+
+
 SMALL_SAMPLE = {
-    "top_value_reached": lambda f, h: f["at_top"] > f["alpha"] / 2,
-    "percentile_fails_near_one": lambda f, h: f["pct_97"] < f["confidence"] - 3 * f["se"],
-    "package_interval_covers": lambda f, h: all(c >= f["confidence"] - 3 * f["se"] for c in f["coverages"]),
+    # the interval holds the mean and is wider than two questions' worth
+    "noise_band": lambda f, h: that(f["low"] <= f["mean"] <= f["high"]) and f["high"] - f["low"] > 2 / f["n"],
+    "percentile_falls_short": lambda f, h: _falls_short(f),
+    "package_interval_covers": lambda f, h: all(c >= f["confidence"] - 1e-9 for c in f["coverages"]),
+    "own_values_short": lambda f, h: (that(0 <= f["percentile"] <= 1 and 0 <= f["package"] <= 1)
+                                      and f["percentile"] < f["confidence"] - f["noise"]),
     "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
 }
 
