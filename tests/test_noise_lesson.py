@@ -1,0 +1,84 @@
+"""Notebook 07's coverage curve and sentences (rag_metrics.report.noise_lesson): the exact coverage agrees with a
+simulation, Clopper--Pearson never falls short, and each claim is on the right side of its boundary."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rag_metrics.analysis.intervals import bootstrap_means, clopper_pearson, percentile_rows
+from rag_metrics.report.noise_lesson import (PACKAGE, PERCENTILE, SHORT_BY, coverage_bands, coverage_claims,
+                                             coverage_curve, noise_band_claim)
+
+
+def test_exact_coverage_agrees_with_a_simulation():
+    n, rate, sets = 40, 0.93, 4000
+    curve = coverage_curve(n, confidence=0.95, n_resamples=2000, rates=[rate])
+    drawn = (np.random.default_rng(3).random((sets, n)) < rate).astype(float)
+    lo, hi = clopper_pearson(drawn.sum(axis=1), n, 0.95)
+    simulated = np.mean((lo <= rate) & (rate <= hi))
+    assert abs(curve.at[rate, PACKAGE] - simulated) < 3 * np.sqrt(0.05 * 0.95 / sets)
+    # the percentile interval of a golden set depends only on its number of hits: the same resamples, any order
+    k = int(drawn[0].sum())
+    ordered = (np.arange(n) < k).astype(float)
+    assert np.allclose(percentile_rows(bootstrap_means(ordered[None, :], 2000, seed=1), 0.95),
+                       percentile_rows(bootstrap_means(np.sort(drawn[0])[::-1][None, :], 2000, seed=1), 0.95))
+
+
+def test_percentile_interval_fails_where_every_question_hits():
+    n, rate = 65, 0.99
+    curve = coverage_curve(n, confidence=0.95, n_resamples=2000, rates=[0.5, rate])
+    assert curve.at[rate, PERCENTILE] <= 1 - rate**n + 1e-12  # every question hit: [1, 1], which misses 0.99
+    assert (curve[PACKAGE] >= 0.95).all()
+
+
+def test_bands_take_each_bands_lowest_coverage():
+    curve = pd.DataFrame({PERCENTILE: [0.9, 0.8, 0.95], PACKAGE: [0.96, 0.97, 0.99]},
+                         index=pd.Index([0.6, 0.7, 0.97], name="true hit rate"))
+    bands = coverage_bands(curve)
+    assert list(bands.index) == ["0.50 to 0.80", "0.95 to 0.99"]
+    assert bands.loc["0.50 to 0.80", PERCENTILE] == 0.8 and bands.loc["0.95 to 0.99", PACKAGE] == 0.99
+
+
+def test_no_golden_set_is_refused():
+    with pytest.raises(ValueError, match="at least 1 question"):
+        coverage_curve(0, confidence=0.95, n_resamples=100)
+
+
+def test_noise_band_is_claimed_only_beyond_two_questions():
+    wide = noise_band_claim(0.9, 0.8, 0.95, 65, measure="hit@1", name="a", confidence=0.95)
+    assert wide["condition"] and "10.0 points below or 5.0 above" in wide["text_if_true"]
+    at = noise_band_claim(0.5, 0.5, 0.53125, 64, measure="hit@1", name="a", confidence=0.95)  # exactly 2 questions
+    assert not at["condition"]
+    assert noise_band_claim(0.5, 0.5, 0.532, 64, measure="hit@1", name="a", confidence=0.95)["condition"]
+
+
+def _curve(pct):
+    rates = [0.6, 0.92, 0.97]
+    return pd.DataFrame({PERCENTILE: pct, PACKAGE: [0.95, 0.96, 0.97]}, index=pd.Index(rates, name="true hit rate"))
+
+
+def test_falls_short_needs_a_shortfall_in_the_top_band():
+    edge = 0.95 - SHORT_BY
+    short_top, fine_top, equal = (coverage_claims(_curve(p), confidence=0.95, n=65)[0]
+                                  for p in ([0.94, 0.94, edge - 0.001], [0.5, 0.5, 0.95], [0.95, 0.95, edge]))
+    assert short_top["condition"] and short_top["figures"]["short_rates"] == [0.97]
+    assert "1 of the 3 true rates drawn, 1 of them above 0.90" in short_top["text_if_true"].replace("\n", "")
+    assert not fine_top["condition"] and fine_top["figures"]["high_short"] == 1  # short at 0.92 only: not the top
+    assert not equal["condition"] and equal["figures"]["short_rates"] == []  # exactly SHORT_BY below: not short
+
+
+def test_package_interval_covers_at_the_nominal_level_exactly():
+    ok = coverage_claims(_curve([0.9, 0.9, 0.9]), confidence=0.95, n=65)[1]
+    assert ok["condition"]
+    low = _curve([0.9, 0.9, 0.9])
+    low.iloc[0, 1] = 0.9499
+    assert not coverage_claims(low, confidence=0.95, n=65)[1]["condition"]
+
+
+def test_own_values_short_only_beyond_the_simulations_noise():
+    from rag_metrics.report.noise_lesson import own_values_claim
+
+    noise = 2 * np.sqrt(0.95 * 0.05 / 2000)
+    short = own_values_claim(0.95 - noise - 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
+    within = own_values_claim(0.95 - noise + 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
+    assert short["condition"] and not within["condition"] and "within the simulation's noise" in within["text_if_false"]
