@@ -215,3 +215,25 @@ def test_gate_summary_and_junit_escape_every_payload(inputs, tmp_path, capsys):
     assert "data-pwned" in failure.text and "<b>" in root.find("testsuite/testcase").get("name")
     for payload in PAYLOADS:  # the question IDs come back as text, whole
         assert any(payload in (e.text or "") for e in root.iter()), payload
+
+
+def test_support_drilldown_escapes_every_payload(inputs):
+    """The report's per-question claims (section 6): questions, answers, claims, documents and spans all carry
+    payloads."""
+    import pandas as pd
+
+    from rag_metrics.analysis.support import diagnose_answers, support_drilldown
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.jsonl import iter_jsonl
+
+    d, log = inputs
+    corpus = load_corpus(d / "pages.jsonl")
+    golden = load_golden(d / "golden.jsonl", corpus=corpus)
+    rows = [{"question_id": r["question_id"], "generated_answer": r["answer"] + ". " + r["retrieved"][0]["text"][:80],
+             "retrieved": r["retrieved"]} for _, r in iter_jsonl(log, "log")]
+    diagnosis = diagnose_answers(golden, pd.DataFrame(rows), corpus, context_k=2)
+    assert diagnosis.claims["supported"].any() and (diagnosis.claims["supported"] == False).any()  # noqa: E712
+    page = support_drilldown(diagnosis, golden.questions["question"])._repr_html_()
+    assert "data-pwned" in page and "&lt;script&gt;" in page
+    assert html_problems(page) == []

@@ -61,7 +61,8 @@ from .paired import sign_test
 
 __all__ = ["DIAGNOSES", "diagnosis_of", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
            "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log",
-           "SheetAgreement", "sheet_agreement"]
+           "SheetAgreement", "sheet_agreement", "support_drilldown", "SupportDrilldown", "change_claim",
+           "change_table"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -95,7 +96,8 @@ def diagnosis_of(retrieval_ok: bool, correct: bool, support: str) -> str:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """Per-question diagnosis (:func:`diagnose_answers`). ``records``: question_id (index), type, retrieval_ok,
+    """Per-question diagnosis (:func:`diagnose_answers`). ``records``: question_id (index), type, answer (the
+    generated one), expected, retrieval_ok,
     retrieval_level, lexical_ok, correct, correct_reason, support, n_claims, n_supported, diagnosis, context (the items
     the answer was made from, ``; ``-joined). ``claims``: one row per claim: claim_id (``question_id#n``, the n-th
     claim of the answer), question_id, claim, supported, doc_id, page, span, reason. ``excluded``: no_answer and
@@ -256,7 +258,8 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
         else:
             verdict = {"correct": bool(correctness(answer, expected)), "reason": ""}
         support = answer_support(claims)
-        rows.append({"question_id": qid, "type": question["type"], "retrieval_ok": ok, "retrieval_level": level,
+        rows.append({"question_id": qid, "type": question["type"], "answer": answer, "expected": expected,
+                     "retrieval_ok": ok, "retrieval_level": level,
                      "lexical_ok": answer_match(answer, expected, method=match), "correct": bool(verdict["correct"]),
                      "correct_reason": verdict["reason"], "support": support, "n_claims": len(claims),
                      "n_supported": sum(bool(c["supported"]) for c in claims),
@@ -265,7 +268,8 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
                         **{k: c[k] for k in ("claim", "supported", "doc_id", "page", "span", "reason")}}
                        for n, c in enumerate(claims, start=1)]
         context[qid] = "; ".join(dict.fromkeys(_item_label(item) for item in items))  # a document once
-    records = pd.DataFrame(rows, columns=["question_id", "type", "retrieval_ok", "retrieval_level", "lexical_ok",
+    records = pd.DataFrame(rows, columns=["question_id", "type", "answer", "expected", "retrieval_ok",
+                                          "retrieval_level", "lexical_ok",
                                           "correct", "correct_reason", "support", "n_claims", "n_supported",
                                           "diagnosis"]).set_index("question_id")
     records["context"] = pd.Series(context, dtype=object).reindex(records.index)
@@ -504,3 +508,94 @@ def sheet_agreement(human: pd.Series, judged: pd.Series, *, kinds: pd.Series | N
     return SheetAgreement(items, judged.astype(bool), kappa, ppi, agreement_wilson(judged.astype(float),
                                                                                     confidence=confidence),
                           judge, min_kappa)
+
+
+# --- the experiment report: each question's claims, and the change between two runs ----------------------------------
+
+@dataclass(frozen=True)
+class SupportDrilldown:
+    """:func:`support_drilldown`: the listed questions (dicts with their claims) and how many more there were;
+    renders in JupyterLab and in the report page through an autoescaped template."""
+
+    questions: list
+    more: int
+    lead: str
+
+    def __repr__(self) -> str:
+        lines = [self.lead]
+        for q in self.questions:
+            lines.append(f"{q['question_id']} {q['diagnosis']}: {q['question']}")
+            for c in q["claims"]:
+                mark = {True: "supported", False: "not supported", None: "nothing to judge"}[c["supported"]]
+                where = f" ({c['doc_id']} p.{c['page']})" if c["doc_id"] else ""
+                lines.append(f"  {mark}{where}: {c['claim']}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from ..html import render
+
+        return render("support_claims.html.j2", questions=self.questions, more=self.more, lead=self.lead)
+
+
+def _missing(value) -> bool:
+    """None, NaN or pd.NA: a missing cell as pandas 2 and 3 give it back."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def support_drilldown(diagnosis: Diagnosis, questions, *, limit: int = 20) -> SupportDrilldown:
+    """Each question's claims with their support, for the report's drill-down: the questions that did not pass (in
+    :data:`DIAGNOSES` order, then by ID), at most ``limit``; each with its diagnosis, what to look at, the
+    expected and the generated answer, and every claim -- supported or not, the supporting (or closest) document,
+    page and span, and the judge's reason. ``questions``: question text by question_id."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InputError(f"support_drilldown: limit must be a whole number >= 0, got {limit!r}.")
+    r = diagnosis.records
+    failed = sorted((q for q in r.index if r.at[q, "diagnosis"] != "passed"),
+                    key=lambda q: (DIAGNOSES.index(r.at[q, "diagnosis"]), str(q)))
+    by_q = {q: g for q, g in diagnosis.claims.groupby("question_id", sort=False)}
+    listed = []
+    for q in failed[:limit]:
+        rec = r.loc[q]
+        claims = by_q.get(q, diagnosis.claims.iloc[:0])
+        listed.append({"question_id": q, "question": questions.get(q, ""), "diagnosis": rec["diagnosis"],
+                       "look_at": LOOK_AT[rec["diagnosis"]], "expected": rec["expected"], "answer": rec["answer"],
+                       "correct": bool(rec["correct"]), "lexical_ok": bool(rec["lexical_ok"]),
+                       "retrieval_ok": bool(rec["retrieval_ok"]), "context": rec["context"],
+                       "claims": [{"claim": c["claim"], "supported": None if _missing(c["supported"]) else
+                                   bool(c["supported"]), "doc_id": c["doc_id"] if isinstance(c["doc_id"], str) else None,
+                                   "page": None if _missing(c["page"]) else int(c["page"]),
+                                   "span": c["span"] if isinstance(c["span"], str) else None, "reason": c["reason"]}
+                                  for c in claims.to_dict("records")]})
+    passed = len(r) - len(failed)
+    lead = (f"The {len(failed)} of {len(r)} answerable questions that did not pass, each claim of the answer with its "
+            f"support in the context the answer was made from ({passed} passed: not listed).")
+    return SupportDrilldown(listed, len(failed) - len(listed), lead)
+
+
+def change_claim(change: dict, before: str, after: str, *, alpha: float = 0.05) -> dict:
+    """The sentence on how the diagnoses changed from ``before`` to ``after`` (:func:`diagnosis_change`), as
+    :func:`rag_metrics.report.kernel.claim`'s arguments: the questions whose diagnosis changed and the change of the
+    passed share with its interval and exact sign test, the p printed on its side of ``alpha``; when no diagnosis
+    changed, that sentence instead."""
+    from .paired import format_p
+
+    table = change["table"]
+    moved = int(table.to_numpy().sum() - np.trace(table.to_numpy()))
+    text = (f"**{moved}** of {change['n']} questions changed diagnosis from {before} to {after}; the passed share "
+            f"changed by {change['change']:+.3f} [{change['low']:+.3f}, {change['high']:+.3f}] ({change['wins']} "
+            f"newly passed, {change['losses']} no longer passed; exact sign test, {format_p(change['p'], alpha)}).")
+    return {"condition": moved > 0, "text_if_true": text,
+            "text_if_false": f"No question changed diagnosis from {before} to {after} ({change['n']} questions).",
+            "name": "diagnosis_changed", "figures": {"moved": moved, "n": change["n"], "change": change["change"],
+                                                    "p": change["p"], "wins": change["wins"],
+                                                    "losses": change["losses"]}}
+
+
+def change_table(change: dict) -> pd.DataFrame:
+    """The questions that changed diagnosis (:func:`diagnosis_change`), one row per (before, after) pair with its
+    count, most first; empty when none changed."""
+    table = change["table"]
+    rows = [{"Before": a, "After": b, "Questions": int(table.at[a, b])} for a in table.index for b in table.columns
+            if a != b and table.at[a, b] > 0]
+    return pd.DataFrame(rows, columns=["Before", "After", "Questions"]).sort_values(
+        "Questions", ascending=False, kind="stable").reset_index(drop=True)
