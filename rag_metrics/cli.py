@@ -1104,7 +1104,7 @@ def _answers_sheet(args) -> int:
           f"{result.accuracy:.3f}")
     kinds = result.by_kind()
     if len(kinds):
-        print(kinds.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        print(kinds.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
     else:
         print("per kind: the sheet names no kind")
     print(result.rates().to_string(index=False, float_format=lambda v: f"{v:.3f}"))

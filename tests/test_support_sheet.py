@@ -276,3 +276,17 @@ def test_sample_refuses_more_claims_than_were_judged_before_writing(tmp_path, ca
     path = tmp_path / "sheet.csv"
     assert main(["answers", "sample", *BASE, "-n", "500", "-o", str(path)]) == 2
     assert "500 claims asked, the judge judged 67" in capsys.readouterr().err and not path.exists()
+
+
+def test_the_shipped_sheet_gives_the_documented_figures(tmp_path, capsys):
+    """data/support/sheet_gen_a.csv, the runnable example of docs/answer_support.md."""
+    out = tmp_path / "assess.json"
+    assert main(["answers", "assess", *BASE, "--sheet", str(DATA / "support" / "sheet_gen_a.csv"), "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "kappa 0.444 [-0.081, 1.000] on 20 claims, below the stated 0.6; accuracy 0.900" in text
+    report = json.loads(out.read_text(encoding="utf-8"))
+    differ = sorted(i["claim_id"] for i in report["items"] if i["human"] != i["judge"])
+    assert differ == ["q017#1", "q047#1"]
+    assert (round(report["ppi"]["estimate"], 3), round(report["ppi"]["low"], 3), round(report["ppi"]["high"], 3)) == \
+        (0.925, 0.757, 1.0)
+    assert report["claims_judged"] == 67 and round(report["judge_rate"]["mean"], 3) == 0.925
