@@ -35,6 +35,14 @@ runs on the same questions (:func:`diagnosis_change`: exact sign test with its i
 (:func:`rag_metrics.analysis.agreement.cohen_kappa`) and accuracy per kind of claim. A judge whose kappa is below
 ``min_kappa`` (:data:`~rag_metrics.analysis.agreement.MIN_KAPPA`, 0.6) is refused for headline figures
 (:meth:`SupportAgreement.require`) unless forced.
+
+**On a team's own answers** (:func:`sheet_agreement`): a random sample of the judged claims labelled by people
+(:mod:`rag_metrics.golden.support_sheet`, ``rag-metrics answers sample`` / ``assess``) gives the judge's Cohen's
+kappa on that data (per kind where people named kinds) and the supported-claim rate over every judged claim,
+prediction-powered (:func:`~rag_metrics.analysis.agreement.ppi_mean`) beside the judge's own.
+
+**In the experiment report** (section 6): :func:`support_drilldown` lists each question that did not pass with its
+claims' support; :func:`change_claim` and :func:`change_table` state how the diagnoses changed between two runs.
 """
 
 from __future__ import annotations
@@ -468,8 +476,8 @@ class SheetAgreement:
         """One sentence on the judge's agreement, true for the numbers it states."""
         k = self.kappa
         if k.kappa is None:
-            return (f"kappa is undefined on these {k.n} claims (people and the judge each put every claim in one "
-                    "class): the sheet cannot say how far the judge agrees with people")
+            return (f"kappa is undefined on these {k.n} claims (people and the judge put every claim in the same "
+                    "one class): the sheet cannot say how far the judge agrees with people")
         where = "at or above" if k.kappa >= self.min_kappa else "below"
         return (f"the {self.judge} judge agrees with people at kappa {k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}] on "
                 f"{k.n} claims, {where} the stated {self.min_kappa}")
