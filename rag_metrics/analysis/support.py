@@ -569,8 +569,9 @@ def support_drilldown(diagnosis: Diagnosis, questions, *, limit: int = 20) -> Su
                        "look_at": LOOK_AT[rec["diagnosis"]], "expected": rec["expected"], "answer": rec["answer"],
                        "correct": bool(rec["correct"]), "lexical_ok": bool(rec["lexical_ok"]),
                        "retrieval_ok": bool(rec["retrieval_ok"]), "context": rec["context"],
-                       "claims": [{"claim": c["claim"], "supported": None if _missing(c["supported"]) else
-                                   bool(c["supported"]), "doc_id": c["doc_id"] if isinstance(c["doc_id"], str) else None,
+                       "claims": [{"claim": c["claim"],
+                                   "supported": None if _missing(c["supported"]) else bool(c["supported"]),
+                                   "doc_id": c["doc_id"] if isinstance(c["doc_id"], str) else None,
                                    "page": None if _missing(c["page"]) else int(c["page"]),
                                    "span": c["span"] if isinstance(c["span"], str) else None, "reason": c["reason"]}
                                   for c in claims.to_dict("records")]})

@@ -86,7 +86,7 @@ def write_support_sheet(sheet: pd.DataFrame, path) -> Path:
     _, rows = read_rows(path, jsonl="a labelling sheet (JSON lines)", csv_what="a labelling sheet")
     want = [{c: _cell(v) for c, v in row.items()} for row in sheet.to_dict("records")]
     got = [{c: _cell(v) for c, v in row.items()} for _, row in rows]
-    if got != want:  # pragma: no cover - the writer and the reader are each other's inverse (tests/test_support_sheet.py)
+    if got != want:  # pragma: no cover - writer and reader are each other's inverse (tests/test_support_sheet.py)
         raise AssertionError(f"{path} does not read back as written")
     return path
 
@@ -120,8 +120,8 @@ def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
         seen[cid] = line
         claim = row.get("claim")
         if isinstance(claim, str) and claim.strip() and claim.strip() != texts[cid].strip():
-            raise InputError(f"claim {cid!r}: the 'claim' cell reads {claim.strip()[:80]!r} but the answers judged now say "
-                             f"{texts[cid][:80]!r}: the answers changed since the sheet was drawn.", path=path,
+            raise InputError(f"claim {cid!r}: the 'claim' cell reads {claim.strip()[:80]!r} but the answers judged "
+                             f"now say {texts[cid][:80]!r}: the answers changed since the sheet was drawn.", path=path,
                              line=line, field="claim")
         value = row.get("supported")
         human = yes_no(value, _YES, _NO)
@@ -131,7 +131,8 @@ def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
         kind = row.get("kind")
         kind = kind.strip() if isinstance(kind, str) and kind.strip() else None
         if kind is not None and kind not in SUPPORT_KINDS:
-            raise InputError(f"claim {cid!r}: 'kind' is {kind!r}; leave it empty or write one of {list(SUPPORT_KINDS)}.",
+            raise InputError(f"claim {cid!r}: 'kind' is {kind!r}; leave it empty or write one of "
+                             f"{list(SUPPORT_KINDS)}.",
                              path=path, line=line, field="kind")
         why = row.get("why")
         out.append({"claim_id": cid, "human": human, "kind": kind,
