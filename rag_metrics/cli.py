@@ -903,11 +903,34 @@ def cmd_history(args) -> int:
     return 0
 
 
-def _add_answers(sub) -> None:
+def _answers_inputs(parser, *, several: bool) -> None:
+    """The options every `answers` action shares: whose answers, the context they were made from, the judge."""
     from .golden.support_judge import JUDGES
 
+    parser.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
+    parser.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
+    parser.add_argument("--answers", required=True, metavar="FILE", help="logged answers (JSON lines)")
+    if several:
+        parser.add_argument("--generator", action="append", default=[], metavar="NAME",
+                            help="the generator whose answers are judged; twice for the change between two")
+    else:
+        parser.add_argument("--generator", metavar="NAME",
+                            help="the generator whose answers are judged (required when the log holds several)")
+    parser.add_argument("--context-k", type=int, default=3, help="items the generator read (default 3)")
+    parser.add_argument("--judge", dest="support_judge", default="offline", choices=JUDGES,
+                        help="support judge (default offline)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="judge option (repeatable): min_overlap; model, base_url, region, retries, max_tokens")
+    parser.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM verdict cache")
+    parser.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
+    parser.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
+    parser.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+
+
+def _add_answers(sub) -> None:
     ap = sub.add_parser("answers", help="judge logged answers: claim support in the context, correctness, diagnosis",
-                        description="help(rag_metrics.analysis.support), docs/answer_support.md")
+                        description="judge; sample -> label -> assess. help(rag_metrics.analysis.support), "
+                                    "docs/answer_support.md")
     asub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
     aj = asub.add_parser("judge", help="each answer's claims judged against the context it was made from; the "
                                        "diagnosis per question (passed, retrieval failure, answered from memory...)",
@@ -917,60 +940,108 @@ def _add_answers(sub) -> None:
                                      "generators, the paired change of the passed share). With --labels the judge is "
                                      "first measured against people and refused below kappa 0.6 unless --force. "
                                      "Exit 2 on bad input, before anything is written.")
-    aj.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
-    aj.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
-    aj.add_argument("--answers", required=True, metavar="FILE", help="logged answers (JSON lines)")
-    aj.add_argument("--generator", action="append", default=[], metavar="NAME",
-                    help="the generator whose answers are judged; twice for the change between two")
-    aj.add_argument("--context-k", type=int, default=3, help="items the generator read (default 3)")
-    aj.add_argument("--judge", dest="support_judge", default="offline", choices=JUDGES, help="support judge (default offline)")
-    aj.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                    help="judge option (repeatable): min_overlap; model, base_url, region, retries, max_tokens")
+    _answers_inputs(aj, several=True)
     aj.add_argument("--labels", metavar="FILE", help="a labelled support set (data/support/claims.jsonl for the "
                                                      "sample) to measure the judge against people first")
     aj.add_argument("--force", action="store_true", help="use a judge below the stated agreement anyway")
-    aj.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help="LLM verdict cache")
-    aj.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
-    aj.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
-    aj.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
     aj.add_argument("-o", "--output", metavar="FILE", help="write the diagnosis as JSON")
+    am = asub.add_parser("sample", help="draw judged claims at random for people to label supported or not",
+                         description="Judges every claim of one generator's answers, then writes a labelling sheet "
+                                     "(CSV): n judged claims drawn at random (seeded) with their question, the items "
+                                     "the answer was made from and the span the judge found; the judge's verdict is "
+                                     "not shown. Mark every row supported yes or no (kind and why optional), then "
+                                     "give the sheet to `answers assess --sheet`.")
+    _answers_inputs(am, several=False)
+    am.add_argument("-n", type=int, default=30, help="claims drawn (default 30)")
+    am.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    am.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/support_sheet.csv", metavar="FILE",
+                    help=f"the sheet (default {GOLDEN_WORK}/support_sheet.csv)")
+    aa = asub.add_parser("assess", help="the judge against the people's labels of a sheet; the supported-claim rate, "
+                                        "prediction-powered",
+                         description="Judges the claims again as `answers sample` did (same options), reads the "
+                                     "filled sheet and prints the judge's agreement with people (Cohen's kappa with "
+                                     "its interval, per kind where the sheet names kinds) and the supported-claim "
+                                     "rate over every judged claim: the judge's alone, the people's sample alone, "
+                                     "and prediction-powered. Exit 2 on a bad sheet, before anything is written.")
+    _answers_inputs(aa, several=False)
+    aa.add_argument("--sheet", required=True, metavar="FILE", help="the filled sheet of `answers sample`")
+    aa.add_argument("-o", "--output", metavar="FILE", help="write the agreement and the rates as JSON")
 
 
-def cmd_answers(args) -> int:
-    from .analysis.support import diagnose_answers, diagnosis_change, judge_tasks, measure_judges, read_support_set
+def _judged_answers(args):
+    """``(golden, corpus, [(generator, answers)], judge)`` of an `answers` action; the cost of an LLM judge printed
+    (``extra_tasks``: more tasks to count) before any call. None when ``--dry-run`` stops there."""
     from .golden.support_judge import load_judge
     from .io.corpus import load_answers, load_corpus
     from .io.golden import load_golden
-    from .judging.support import context_passages
 
     if args.context_k < 1:
         raise InputError(f"--context-k: expected a whole number >= 1, got {args.context_k}.")
-    out = Path(args.output) if args.output else None
-    if out is not None and out.suffix != ".json":
-        raise InputError(f"-o {out}: expected a .json file.")
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
     answers = load_answers(args.answers)
     names = sorted(set(answers["generator"])) if "generator" in answers.columns else []
-    chosen = args.generator or (names if len(names) <= 1 else [])
+    given = args.generator if isinstance(args.generator, list) else [g for g in [args.generator] if g is not None]
+    chosen = given or (names if len(names) <= 1 else [])
     if not chosen and names:
         raise InputError(f"{args.answers}: answers of {len(names)} generators ({', '.join(map(str, names))}); "
-                         "choose one with --generator (twice to compare two).")
+                         "choose one with --generator" + (" (twice to compare two)." if isinstance(args.generator,
+                                                                                                 list) else "."))
     if len(chosen) > 2 or any(g not in names for g in chosen if names):
         raise InputError(f"--generator: expected one or two of {names}, got {chosen}.")
     runs = [(g, answers[answers["generator"] == g]) for g in chosen] if names else [("answers", answers)]
     judge = load_judge(args.support_judge, cache_dir=args.cache, **_options(args.option))
+    return golden, corpus, runs, judge
+
+
+def _judge_cost(args, judge, tasks) -> bool:
+    """Print what an LLM judge would be asked before any call; False when ``--dry-run`` stops there."""
+    if not hasattr(judge, "estimate"):
+        return True
+    est = judge.estimate(tasks, price_in=args.price_in, price_out=args.price_out)
+    cost = "unknown (give --price-in and --price-out)" if est["cost"] is None else f"${est['cost']:.4f}"
+    print(f"{est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} input + "
+          f"{est['output_tokens']} output tokens; cost {cost}")
+    return not args.dry_run
+
+
+def _write_json(out: Path, report: dict) -> None:
+    """Write ``report`` to ``out`` and read it back: the file must hold exactly what was meant."""
+    from .files import atomic_write_text
+
+    text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+    atomic_write_text(out, text)
+    if json.loads(out.read_text(encoding="utf-8")) != json.loads(text):
+        raise InputError(f"{out}: the file written does not read back unchanged.")
+    print(f"wrote {out}")
+
+
+def _json_output(path) -> Path | None:
+    from .files import check_output
+
+    if path is None:
+        return None
+    out = check_output(path)
+    if out.suffix != ".json":
+        raise InputError(f"-o {out}: expected a .json file.")
+    return out
+
+
+def cmd_answers(args) -> int:
+    if args.action in ("sample", "assess"):
+        return _answers_sheet(args)
+    from .analysis.support import diagnose_answers, diagnosis_change, judge_tasks, measure_judges, read_support_set
+    from .judging.support import context_passages
+
+    out = _json_output(args.output)
+    golden, corpus, runs, judge = _judged_answers(args)
     labels = read_support_set(args.labels) if args.labels else None
     if hasattr(judge, "estimate"):
         tasks = [t for _, frame in runs for t in judge_tasks(golden, frame, corpus, context_k=args.context_k)]
         if labels is not None:
             tasks += [("support", c, context_passages([{"doc_id": d, "pages": [p]} for d, p in ctx], corpus))
                       for c, ctx in zip(labels["claim"], labels["context"])]
-        est = judge.estimate(tasks, price_in=args.price_in, price_out=args.price_out)
-        cost = "unknown (give --price-in and --price-out)" if est["cost"] is None else f"${est['cost']:.4f}"
-        print(f"{est['calls']} call(s) to make, {est['cached']} cached; estimated {est['input_tokens']} input + "
-              f"{est['output_tokens']} output tokens; cost {cost}")
-        if args.dry_run:
+        if not _judge_cost(args, judge, tasks):
             return 0
     agreement = None
     if labels is not None:
@@ -994,12 +1065,52 @@ def cmd_answers(args) -> int:
               f"{ch['high']:+.3f}], exact sign test p = {ch['p']:.3f} ({ch['wins']} gained, {ch['losses']} lost)")
         report["change"] = {k: v for k, v in ch.items() if k != "table"}
     if out is not None:
-        text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        if json.loads(out.read_text(encoding="utf-8")) != json.loads(text):
-            raise InputError(f"{out}: the file written does not read back unchanged.")
-        print(f"wrote {out}")
+        _write_json(out, report)
+    return 0
+
+
+def _answers_sheet(args) -> int:
+    """`answers sample` and `answers assess`: one generator's claims judged, then a sheet written or read."""
+    from .analysis.support import diagnose_answers, judge_tasks, sheet_agreement
+    from .files import check_output
+    from .golden.support_sheet import claims_sample, judged_claims, read_support_sheet, write_support_sheet
+
+    if args.action == "sample":
+        check_output(args.output)
+        if args.n < 2:
+            raise InputError(f"-n: expected a whole number >= 2 (a sheet of one claim measures nothing), got {args.n}.")
+    out = _json_output(args.output) if args.action == "assess" else None
+    golden, corpus, runs, judge = _judged_answers(args)
+    (name, frame), = runs
+    if hasattr(judge, "estimate") and not _judge_cost(args, judge, [t for t in judge_tasks(
+            golden, frame, corpus, context_k=args.context_k) if t[0] == "support"]):
+        return 0
+    # support only: correctness is not on the sheet, so it is not asked of an LLM judge (a constant stands in)
+    diagnosis = diagnose_answers(golden, frame, corpus, judge=judge, correctness=lambda a, e: False,
+                                 context_k=args.context_k)
+    judged = judged_claims(diagnosis)
+    if args.action == "sample":
+        sheet = claims_sample(diagnosis, golden.questions["question"], args.n, seed=args.seed)
+        write_support_sheet(sheet, args.output)
+        print(f"wrote {args.output}: {len(sheet)} of {len(judged)} judged claims of {name} drawn at random (seed "
+              f"{args.seed}) from {sheet['question_id'].nunique()} questions; mark every row supported yes or no "
+              "against the whole context (the judge's verdict is not shown), then `rag-metrics answers assess "
+              "--sheet`")
+        return 0
+    labels = read_support_sheet(args.sheet, judged).set_index("claim_id")
+    verdicts = judged.set_index("claim_id")["supported"]
+    result = sheet_agreement(labels["human"], verdicts, kinds=labels["kind"], judge=args.support_judge)
+    print(f"{name}: {len(labels)} labelled of {len(verdicts)} judged claims; {result.verdict()}; accuracy "
+          f"{result.accuracy:.3f}")
+    kinds = result.by_kind()
+    if len(kinds):
+        print(kinds.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    else:
+        print("per kind: the sheet names no kind")
+    print(result.rates().to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if out is not None:
+        _write_json(out, {"generator": name, "sheet": str(args.sheet), "context_k": args.context_k,
+                          **result.to_dict()})
     return 0
 
 

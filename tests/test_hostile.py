@@ -103,6 +103,11 @@ def inputs(tmp_path_factory):
     run_name = PAYLOADS[1].replace("/", "")  # the run's name is its file's name
     (d / f"{run_name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log))
     (d / "older.jsonl").write_text("".join(json.dumps(r) + "\n" for r in log[::-1]))
+    # answers made from the run's top documents (section 6: claims, their support, the change between the runs)
+    answers = [{"question_id": r["question_id"], "generator": hostile(0, "gen"),
+                "retrieved_ids": [it["doc_id"] for it in r["retrieved"]],
+                "generated_answer": r["answer"] + ". " + r["retrieved"][0]["text"][:80]} for r in log]
+    (d / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in answers))
     return d, d / f"{run_name}.jsonl"
 
 
@@ -114,7 +119,8 @@ def experiment_pages(inputs, tmp_path_factory):
     d, log = inputs
     reports = tmp_path_factory.mktemp("reports")
     run = build_experiment_report("hostile", golden=d / "golden.jsonl", runs=[d / "older.jsonl", log],
-                                  pages=d / "pages.jsonl", reports_dir=reports, progress_bar=False)
+                                  pages=d / "pages.jsonl", answers=d / "answers.jsonl", reports_dir=reports,
+                                  progress_bar=False)
     return run / "experiment.html", reports / "index.html"
 
 
@@ -125,6 +131,7 @@ def test_experiment_report_and_index_escape_every_payload(experiment_pages):
         assert html_problems(text) == [], page.name
     report = experiment_pages[0].read_text(encoding="utf-8")
     assert "running footer &lt;script&gt;" in report  # the furniture left out, listed per document, escaped
+    assert 'id="rm-support-claims"' in report  # section 6's claims reached the page, escaped with the rest
 
 
 def test_result_objects_render_escaped(inputs):
@@ -215,3 +222,25 @@ def test_gate_summary_and_junit_escape_every_payload(inputs, tmp_path, capsys):
     assert "data-pwned" in failure.text and "<b>" in root.find("testsuite/testcase").get("name")
     for payload in PAYLOADS:  # the question IDs come back as text, whole
         assert any(payload in (e.text or "") for e in root.iter()), payload
+
+
+def test_support_drilldown_escapes_every_payload(inputs):
+    """The report's per-question claims (section 6): questions, answers, claims, documents and spans all carry
+    payloads."""
+    import pandas as pd
+
+    from rag_metrics.analysis.support import diagnose_answers, support_drilldown
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.jsonl import iter_jsonl
+
+    d, log = inputs
+    corpus = load_corpus(d / "pages.jsonl")
+    golden = load_golden(d / "golden.jsonl", corpus=corpus)
+    rows = [{"question_id": r["question_id"], "generated_answer": r["answer"] + ". " + r["retrieved"][0]["text"][:80],
+             "retrieved": r["retrieved"]} for _, r in iter_jsonl(log, "log")]
+    diagnosis = diagnose_answers(golden, pd.DataFrame(rows), corpus, context_k=2)
+    assert diagnosis.claims["supported"].any() and (diagnosis.claims["supported"] == False).any()  # noqa: E712
+    page = support_drilldown(diagnosis, golden.questions["question"])._repr_html_()
+    assert "data-pwned" in page and "&lt;script&gt;" in page
+    assert html_problems(page) == []

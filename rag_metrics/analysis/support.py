@@ -35,6 +35,14 @@ runs on the same questions (:func:`diagnosis_change`: exact sign test with its i
 (:func:`rag_metrics.analysis.agreement.cohen_kappa`) and accuracy per kind of claim. A judge whose kappa is below
 ``min_kappa`` (:data:`~rag_metrics.analysis.agreement.MIN_KAPPA`, 0.6) is refused for headline figures
 (:meth:`SupportAgreement.require`) unless forced.
+
+**On a team's own answers** (:func:`sheet_agreement`): a random sample of the judged claims labelled by people
+(:mod:`rag_metrics.golden.support_sheet`, ``rag-metrics answers sample`` / ``assess``) gives the judge's Cohen's
+kappa on that data (per kind where people named kinds) and the supported-claim rate over every judged claim,
+prediction-powered (:func:`~rag_metrics.analysis.agreement.ppi_mean`) beside the judge's own.
+
+**In the experiment report** (section 6): :func:`support_drilldown` lists each question that did not pass with its
+claims' support; :func:`change_claim` and :func:`change_table` state how the diagnoses changed between two runs.
 """
 
 from __future__ import annotations
@@ -54,12 +62,15 @@ from ..judging.correctness import MeaningJudge, meaning_match
 from ..judging.claims import split_claims
 from ..judging.support import (SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages,
                                support_of_answer)
-from .agreement import MIN_KAPPA, cohen_kappa
+from .agreement import MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, ppi_mean
+from .agreement import wilson as agreement_wilson
 from .intervals import wilson
 from .paired import sign_test
 
 __all__ = ["DIAGNOSES", "diagnosis_of", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
-           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log"]
+           "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log",
+           "SheetAgreement", "sheet_agreement", "support_drilldown", "SupportDrilldown", "change_claim",
+           "change_table"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -93,10 +104,12 @@ def diagnosis_of(retrieval_ok: bool, correct: bool, support: str) -> str:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """Per-question diagnosis (:func:`diagnose_answers`). ``records``: question_id (index), type, retrieval_ok,
-    retrieval_level, lexical_ok, correct, correct_reason, support, n_claims, n_supported, diagnosis. ``claims``: one
-    row per claim: question_id, claim, supported, doc_id, page, span, reason. ``excluded``: no_answer and unlabelled
-    question IDs. ``judges``: the judges' parameters."""
+    """Per-question diagnosis (:func:`diagnose_answers`). ``records``: question_id (index), type, answer (the
+    generated one), expected, retrieval_ok,
+    retrieval_level, lexical_ok, correct, correct_reason, support, n_claims, n_supported, diagnosis, context (the items
+    the answer was made from, ``; ``-joined). ``claims``: one row per claim: claim_id (``question_id#n``, the n-th
+    claim of the answer), question_id, claim, supported, doc_id, page, span, reason. ``excluded``: no_answer and
+    unlabelled question IDs. ``judges``: the judges' parameters."""
 
     records: pd.DataFrame
     claims: pd.DataFrame
@@ -148,6 +161,17 @@ def _items(row: dict, context_k: int) -> list:
         return [str(d) for d in list(ids)[:context_k]]
     raise InputError(f"question {row['question_id']!r}: the log has neither 'retrieved' items nor 'retrieved_ids'.",
                      question=row["question_id"])
+
+
+def _item_label(item) -> str:
+    """A context item as a person looks it up: ``doc_id``, ``doc_id p.2-3``, or the start of a text-only item."""
+    if isinstance(item, str):
+        return item
+    doc, pages = item.get("doc_id"), item.get("pages")
+    if doc is None:
+        text = str(item.get("text") or "")
+        return f"text: {text[:60]}{'...' if len(text) > 60 else ''}"
+    return f"{doc} p.{', '.join(str(p) for p in pages)}" if pages else str(doc)
 
 
 def _retrieval_hit(items: list, gold_pages: set, gold_docs: set) -> tuple[bool, str]:
@@ -228,7 +252,7 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
     check_choice(match, MATCHES, "match", func="diagnose_answers")
     judge = judge if judge is not None else OfflineSupportJudge()
     correctness = correctness if correctness is not None else MeaningJudge()
-    rows, claim_rows, excluded = [], [], {"no_answer": [], "unlabelled": [], "no_log": []}
+    rows, claim_rows, context, excluded = [], [], {}, {"no_answer": [], "unlabelled": [], "no_log": []}
     for qid, question, expected, answer, items, (ok, level) in _answerable(golden, answers, context_k, excluded):
         if retrieval is not None:
             if qid not in retrieval:
@@ -242,18 +266,23 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
         else:
             verdict = {"correct": bool(correctness(answer, expected)), "reason": ""}
         support = answer_support(claims)
-        rows.append({"question_id": qid, "type": question["type"], "retrieval_ok": ok, "retrieval_level": level,
+        rows.append({"question_id": qid, "type": question["type"], "answer": answer, "expected": expected,
+                     "retrieval_ok": ok, "retrieval_level": level,
                      "lexical_ok": answer_match(answer, expected, method=match), "correct": bool(verdict["correct"]),
                      "correct_reason": verdict["reason"], "support": support, "n_claims": len(claims),
                      "n_supported": sum(bool(c["supported"]) for c in claims),
                      "diagnosis": diagnosis_of(ok, bool(verdict["correct"]), support)})
-        claim_rows += [{"question_id": qid, **{k: c[k] for k in ("claim", "supported", "doc_id", "page", "span",
-                                                                  "reason")}} for c in claims]
-    records = pd.DataFrame(rows, columns=["question_id", "type", "retrieval_ok", "retrieval_level", "lexical_ok",
+        claim_rows += [{"claim_id": f"{qid}#{n}", "question_id": qid,
+                        **{k: c[k] for k in ("claim", "supported", "doc_id", "page", "span", "reason")}}
+                       for n, c in enumerate(claims, start=1)]
+        context[qid] = "; ".join(dict.fromkeys(_item_label(item) for item in items))  # a document once
+    records = pd.DataFrame(rows, columns=["question_id", "type", "answer", "expected", "retrieval_ok",
+                                          "retrieval_level", "lexical_ok",
                                           "correct", "correct_reason", "support", "n_claims", "n_supported",
                                           "diagnosis"]).set_index("question_id")
-    claims = pd.DataFrame(claim_rows, columns=["question_id", "claim", "supported", "doc_id", "page", "span",
-                                               "reason"])
+    records["context"] = pd.Series(context, dtype=object).reindex(records.index)
+    claims = pd.DataFrame(claim_rows, columns=["claim_id", "question_id", "claim", "supported", "doc_id", "page",
+                                               "span", "reason"])
     judges = {"support": judge.params() if hasattr(judge, "params") else type(judge).__name__,
               "correctness": correctness.params() if hasattr(correctness, "params") else type(correctness).__name__,
               "lexical": match, "context_k": context_k}
@@ -387,3 +416,195 @@ def measure_judges(claims: pd.DataFrame, corpus, judges: dict, *, min_kappa: flo
         verdicts[name] = said
         kappas[name] = cohen_kappa(verdicts["human"].to_numpy(), np.array(said), seed=seed)
     return SupportAgreement(verdicts, kappas, min_kappa)
+
+
+# --- a team's own answers: a random sample of claims labelled by people, the judge measured on it --------------------
+
+@dataclass(frozen=True)
+class SheetAgreement:
+    """A support judge measured on a random sample of a team's own claims (:func:`sheet_agreement`).
+
+    ``items``: claim_id, kind (None when the sheet leaves it empty), human, judge -- the sampled claims. ``judged``:
+    the judge's verdict on every judged claim (index claim_id). ``kappa``: Cohen's kappa with its interval;
+    ``ppi``: the prediction-powered supported-claim rate over all judged claims
+    (:func:`~rag_metrics.analysis.agreement.ppi_mean`); ``judge_rate``: the judge's own supported share over all of
+    them with its Wilson interval, ``(mean, low, high, n)``.
+    """
+
+    items: pd.DataFrame
+    judged: pd.Series
+    kappa: Kappa
+    ppi: PPIEstimate
+    judge_rate: tuple
+    judge: str = "offline"
+    min_kappa: float = MIN_KAPPA
+
+    @property
+    def accuracy(self) -> float:
+        return float((self.items["human"] == self.items["judge"]).mean())
+
+    @property
+    def usable(self) -> bool:
+        return self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa
+
+    def rates(self) -> pd.DataFrame:
+        """The supported-claim rate three ways, each with its 95% interval: the judge alone over every judged claim
+        (its interval covers the sampling of claims only, not the judge's errors), the people's sample alone, and
+        prediction-powered (the judge's rate corrected by the sample: unbiased whatever the judge's quality)."""
+        p, (jm, jl, jh, jn) = self.ppi, self.judge_rate
+        rows = [("judge only, every judged claim", jm, jl, jh, jn),
+                ("people's sample only", p.human_mean, p.human_low, p.human_high, p.n),
+                ("prediction-powered (PPI)", p.estimate, p.low, p.high, p.N)]
+        return pd.DataFrame(rows, columns=["Supported-claim rate", "Rate", "Low", "High", "Claims"])
+
+    def by_kind(self) -> pd.DataFrame:
+        """Per kind the sheet names (:data:`SUPPORT_KINDS` order): claims, accuracy, Cohen's kappa and its interval
+        (None where undefined: fewer than 2 claims, or every claim in one class on both sides). Empty when the sheet
+        names no kind."""
+        rows = []
+        known = self.items[self.items["kind"].notna()]
+        for kind in [k for k in SUPPORT_KINDS if k in set(known["kind"])]:
+            part = known[known["kind"] == kind]
+            k = cohen_kappa(part["human"], part["judge"]) if len(part) >= 2 else None
+            rows.append({"Kind": kind, "Claims": len(part),
+                         "Accuracy": float((part["human"] == part["judge"]).mean()),
+                         "Kappa": None if k is None else k.kappa, "Low": None if k is None else k.low,
+                         "High": None if k is None else k.high})
+        return pd.DataFrame(rows, columns=["Kind", "Claims", "Accuracy", "Kappa", "Low", "High"])
+
+    def verdict(self) -> str:
+        """One sentence on the judge's agreement, true for the numbers it states."""
+        k = self.kappa
+        if k.kappa is None:
+            return (f"kappa is undefined on these {k.n} claims (people and the judge put every claim in the same "
+                    "one class): the sheet cannot say how far the judge agrees with people")
+        where = "at or above" if k.kappa >= self.min_kappa else "below"
+        return (f"the {self.judge} judge agrees with people at kappa {k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}] on "
+                f"{k.n} claims, {where} the stated {self.min_kappa}")
+
+    def to_dict(self) -> dict:
+        return {"judge": self.judge, "claims_labelled": int(len(self.items)), "claims_judged": int(len(self.judged)),
+                "accuracy": self.accuracy, "kappa": self.kappa.to_dict(), "usable": self.usable,
+                "min_kappa": self.min_kappa, "verdict": self.verdict(), "ppi": self.ppi.to_dict(),
+                "judge_rate": dict(zip(("mean", "low", "high", "n"), self.judge_rate)),
+                "by_kind": json.loads(self.by_kind().to_json(orient="records")),
+                "items": [{k: _plain(v) for k, v in row.items()} for row in self.items.to_dict("records")]}
+
+
+def sheet_agreement(human: pd.Series, judged: pd.Series, *, kinds: pd.Series | None = None, judge: str = "offline",
+                    min_kappa: float = MIN_KAPPA, confidence: float = 0.95, n_resamples: int = 2000,
+                    seed: int = 0) -> SheetAgreement:
+    """A support judge against people on a random sample of claims, and the supported-claim rate it allows.
+
+    ``human``: the people's label (bool) of each sampled claim, index claim_id; ``judged``: the judge's verdict
+    (bool) on every judged claim, index claim_id -- the sample must be drawn from these at random
+    (:func:`rag_metrics.golden.support_sheet.claims_sample`), or the prediction-powered rate is biased. ``kinds``:
+    the kind of each sampled claim where people named one (:data:`SUPPORT_KINDS`), else None."""
+    human = pd.Series(human, dtype=object)
+    judged = pd.Series(judged, dtype=object)
+    unknown = [c for c in human.index if c not in judged.index]
+    if unknown:
+        raise InputError(f"claim {unknown[0]!r} was labelled but is not among the {len(judged)} judged claims.")
+    if len(human) < 2:
+        raise InputError(f"at least 2 labelled claims are needed to measure a judge; got {len(human)}.")
+    kind = pd.Series(None, index=human.index, dtype=object) if kinds is None else \
+        pd.Series(kinds, dtype=object).reindex(human.index)
+    items = pd.DataFrame({"claim_id": list(human.index), "kind": [k if isinstance(k, str) else None for k in kind],
+                          "human": [bool(v) for v in human], "judge": [bool(judged[c]) for c in human.index]})
+    kappa = cohen_kappa(items["human"], items["judge"], confidence=confidence, n_resamples=n_resamples, seed=seed)
+    ppi = ppi_mean(human.astype(float), judged.astype(bool), confidence=confidence)
+    return SheetAgreement(items, judged.astype(bool), kappa, ppi, agreement_wilson(judged.astype(float),
+                                                                                    confidence=confidence),
+                          judge, min_kappa)
+
+
+# --- the experiment report: each question's claims, and the change between two runs ----------------------------------
+
+@dataclass(frozen=True)
+class SupportDrilldown:
+    """:func:`support_drilldown`: the listed questions (dicts with their claims) and how many more there were;
+    renders in JupyterLab and in the report page through an autoescaped template."""
+
+    questions: list
+    more: int
+    lead: str
+
+    def __repr__(self) -> str:
+        lines = [self.lead]
+        for q in self.questions:
+            lines.append(f"{q['question_id']} {q['diagnosis']}: {q['question']}")
+            for c in q["claims"]:
+                mark = {True: "supported", False: "not supported", None: "nothing to judge"}[c["supported"]]
+                where = f" ({c['doc_id']} p.{c['page']})" if c["doc_id"] else ""
+                lines.append(f"  {mark}{where}: {c['claim']}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        from ..html import render
+
+        return render("support_claims.html.j2", questions=self.questions, more=self.more, lead=self.lead)
+
+
+def _missing(value) -> bool:
+    """None, NaN or pd.NA: a missing cell as pandas 2 and 3 give it back."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def support_drilldown(diagnosis: Diagnosis, questions, *, limit: int = 20) -> SupportDrilldown:
+    """Each question's claims with their support, for the report's drill-down: the questions that did not pass (in
+    :data:`DIAGNOSES` order, then by ID), at most ``limit``; each with its diagnosis, what to look at, the
+    expected and the generated answer, and every claim -- supported or not, the supporting (or closest) document,
+    page and span, and the judge's reason. ``questions``: question text by question_id."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise InputError(f"support_drilldown: limit must be a whole number >= 0, got {limit!r}.")
+    r = diagnosis.records
+    failed = sorted((q for q in r.index if r.at[q, "diagnosis"] != "passed"),
+                    key=lambda q: (DIAGNOSES.index(r.at[q, "diagnosis"]), str(q)))
+    by_q = {q: g for q, g in diagnosis.claims.groupby("question_id", sort=False)}
+    listed = []
+    for q in failed[:limit]:
+        rec = r.loc[q]
+        claims = by_q.get(q, diagnosis.claims.iloc[:0])
+        listed.append({"question_id": q, "question": questions.get(q, ""), "diagnosis": rec["diagnosis"],
+                       "look_at": LOOK_AT[rec["diagnosis"]], "expected": rec["expected"], "answer": rec["answer"],
+                       "correct": bool(rec["correct"]), "lexical_ok": bool(rec["lexical_ok"]),
+                       "retrieval_ok": bool(rec["retrieval_ok"]), "context": rec["context"],
+                       "claims": [{"claim": c["claim"],
+                                   "supported": None if _missing(c["supported"]) else bool(c["supported"]),
+                                   "doc_id": c["doc_id"] if isinstance(c["doc_id"], str) else None,
+                                   "page": None if _missing(c["page"]) else int(c["page"]),
+                                   "span": c["span"] if isinstance(c["span"], str) else None, "reason": c["reason"]}
+                                  for c in claims.to_dict("records")]})
+    passed = len(r) - len(failed)
+    lead = (f"The {len(failed)} of {len(r)} answerable questions that did not pass, each claim of the answer with its "
+            f"support in the context the answer was made from ({passed} passed: not listed).")
+    return SupportDrilldown(listed, len(failed) - len(listed), lead)
+
+
+def change_claim(change: dict, before: str, after: str, *, alpha: float = 0.05) -> dict:
+    """The sentence on how the diagnoses changed from ``before`` to ``after`` (:func:`diagnosis_change`), as
+    :func:`rag_metrics.report.kernel.claim`'s arguments: the questions whose diagnosis changed and the change of the
+    passed share with its interval and exact sign test, the p printed on its side of ``alpha``; when no diagnosis
+    changed, that sentence instead."""
+    from .paired import format_p
+
+    table = change["table"]
+    moved = int(table.to_numpy().sum() - np.trace(table.to_numpy()))
+    text = (f"**{moved}** of {change['n']} questions changed diagnosis from {before} to {after}; the passed share "
+            f"changed by {change['change']:+.3f} [{change['low']:+.3f}, {change['high']:+.3f}] ({change['wins']} "
+            f"newly passed, {change['losses']} no longer passed; exact sign test, {format_p(change['p'], alpha)}).")
+    return {"condition": moved > 0, "text_if_true": text,
+            "text_if_false": f"No question changed diagnosis from {before} to {after} ({change['n']} questions).",
+            "name": "diagnosis_changed", "figures": {"moved": moved, "n": change["n"], "change": change["change"],
+                                                    "p": change["p"], "wins": change["wins"],
+                                                    "losses": change["losses"]}}
+
+
+def change_table(change: dict) -> pd.DataFrame:
+    """The questions that changed diagnosis (:func:`diagnosis_change`), one row per (before, after) pair with its
+    count, most first; empty when none changed."""
+    table = change["table"]
+    rows = [{"Before": a, "After": b, "Questions": int(table.at[a, b])} for a in table.index for b in table.columns
+            if a != b and table.at[a, b] > 0]
+    return pd.DataFrame(rows, columns=["Before", "After", "Questions"]).sort_values(
+        "Questions", ascending=False, kind="stable").reset_index(drop=True)

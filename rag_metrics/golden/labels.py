@@ -57,7 +57,7 @@ from .review_file import review_text
 
 __all__ = ["audit_labels", "check_matches", "judged_share_claim", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
-           "closed_world_judgments", "judging_sample", "read_judging_sheet", "SHEET_COLUMNS",
+           "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
            "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
@@ -734,6 +734,18 @@ SHEET_COLUMNS = ["question_id", "question", "answer", "doc_id", "page", "gold", 
 _YES, _NO = {"yes", "y", "true", "1", "relevant", "gold"}, {"no", "n", "false", "0", "not relevant"}
 
 
+def yes_no(value, yes=_YES, no=_NO) -> bool | None:
+    """A sheet's yes/no cell read as a person writes it (``yes``/``no``, ``y``/``n``, ``true``/``false``, ``1``/``0``
+    and the words in ``yes``/``no``; any case, surrounding spaces ignored): True, False, or None when it is neither
+    (the caller names the line)."""
+    word = str(value).strip().lower() if value is not None and not isinstance(value, bool) else value
+    if word is True or word in yes:
+        return True
+    if word is False or word in no:
+        return False
+    return None
+
+
 def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd.DataFrame:
     """A judging sheet (:data:`SHEET_COLUMNS`): ``n`` answerable questions drawn at random (seeded) and every page
     the run retrieved for them in the top ``k``, for people to mark ``relevant`` yes or no. Gold pages come
@@ -802,12 +814,8 @@ def read_judging_sheet(path, *, by: str | None = None, golden=None) -> tuple[pd.
             continue  # nothing retrieved for the question
         page = _positive(row.get("page"), path, line, "page", f"question {qid!r}")
         value = row.get("relevant")
-        word = str(value).strip().lower() if value is not None and not isinstance(value, bool) else value
-        if word is True or word in _YES:
-            relevant = True
-        elif word is False or word in _NO:
-            relevant = False
-        else:
+        relevant = yes_no(value)
+        if relevant is None:
             raise InputError(f"question {qid!r}, {doc!r} p.{page}: relevant {value!r}; write yes or no.", path=path,
                              line=line, field="relevant")
         key = (qid, doc.strip(), page)
