@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError, check_alpha
-from .intervals import N_RESAMPLES, clopper_pearson, mean_interval_rows, values_1d
+from .intervals import clopper_pearson, mean_interval_rows, values_1d
 from .paired import ALPHA, _align, min_discordant, randomization_rows, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
