@@ -193,7 +193,8 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     gg.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
     gg.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
     gg.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
-    gr = gsub.add_parser("review", help="flag context-dependent and near-duplicate questions; write the review file",
+    gr = gsub.add_parser("review", help="flag context-dependent, heading-template and near-duplicate questions; write "
+                                        "the review file",
                          description="Writes REVIEW (CSV, or JSON lines by extension) with a decision column "
                                      "pre-filled drop for flagged questions, and an HTML page of each question "
                                      "beside its page. help(rag_metrics.golden.flags)")

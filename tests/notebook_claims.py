@@ -175,11 +175,15 @@ GOLDEN_SET = {
     "cost_reconciled": lambda f, h: f["implied"] is not None and f["implied"] > 3_000,
     "sample_complete": lambda f, h: (that((f["pages"] == f["documents"] * f["per_document"]) or f["shortfalls"] > 0)
                                      and f["shortfalls"] == 0),
-    "flagged": lambda f, h: that(f["duplicates"] <= f["flagged"] <= f["total"]) and f["flagged"] > 0,
+    "flagged": lambda f, h: (that(f["duplicates"] <= f["flagged"] <= f["total"] and f["templated"] <= f["flagged"])
+                             and f["flagged"] > 0),
     "duplicates_from_templates": lambda f, h: f["duplicates"] > f["total"] / 4,
     "estimate": lambda f, h: (that(f["output_tokens"] == f["calls"] * f["questions_per_page"] * f["per_question"])
                               and f["calls"] == f["pages"]),
     "enough_questions": lambda f, h: f["kept"] >= 10,
+    # heading-template questions at least 0.05 below the other generated questions, both kinds present
+    "templates_score_lower": lambda f, h: (f["n_templates"] > 0 and f["n_other"] > 0
+                                           and f["other"] - f["templates"] >= 0.05),
     "absolute_differs": lambda f, h: (that(close(f["gap"], sum(g - x for g, x in zip(f["generated"], f["hand"]))
                                                 / len(f["hand"])), "gap is not the mean difference")
                                       and abs(f["gap"]) >= 0.05),
@@ -269,6 +273,9 @@ LABELS = {
     "assessor_misses_gold": lambda f, h: f["missed"] > 0,
     "llm_estimate": lambda f, h: f["calls"] == f["items"],
     "closed_world_low": lambda f, h: f["only"] < f["truth"],
+    # a bias under 0.05 and every one of the four intervals holding the truth
+    "little_to_correct": lambda f, h: (that(close(f["bias"], f["truth"] - f["only"]), "bias is not truth - labels only")
+                                       and f["bias"] < 0.05 and f["holds"]),
     # the interval and its estimate are proportions, the estimate inside its interval, whatever the draw
     "ppi_holds_truth": lambda f, h: (that(0 <= f["low"] <= f["estimate"] <= f["high"] <= 1,
                                           "the prediction-powered estimate or interval leaves [0, 1]")

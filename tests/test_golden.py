@@ -589,7 +589,8 @@ def test_accept_writes_a_valid_golden_set_with_provenance(tmp_path):
     draft, sample = _draft_and_sample()
     review = review_draft(draft, sample)
     review.loc[review.index[0], "decision"] = "drop"
-    review.loc[review.index[1], "question"] = "What must a claim include?"
+    # the second, a heading template ("What are the rules on deadline?"), rewritten the way a user asks and kept
+    review.loc[review.index[1], ["question", "decision"]] = ["What must a claim include?", "keep"]
     path = write_review(review, tmp_path / "review.csv")
     golden, out = accept(draft, read_decisions(path), tmp_path / "golden.jsonl", corpus=CORPUS)
     kept = review[review["decision"] == "keep"]

@@ -30,6 +30,14 @@ list when none), from these rules, English and Japanese (:data:`PATTERNS`):
 
 :func:`near_duplicates` flags a question whose character-trigram Jaccard similarity with an
 earlier one (NFKC, lower-case, spaces and punctuation removed) reaches ``threshold``.
+
+:func:`heading_template` flags a question that is a heading of its own page wrapped in a template --
+*What are the rules on <heading>?*, *What is the procedure for <heading>?*, *Tell me about <heading>*,
+*<見出し>について教えてください。*, *<見出し>の手順を教えてください。* -- the filler an extractive generator
+writes when a section has no better question. The wrapped words must be a whole heading line of the page
+(a Markdown ``#`` line, its numbering such as ``2.1`` removed; NFKC, case folded), not a part of one: such a
+question asks for a section by its title ("What are the rules on deadline?" -- whose deadline?) and no user
+would type it.
 """
 
 from __future__ import annotations
@@ -43,7 +51,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..text import CJK_CHAR, normalize
 
-__all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates"]
+__all__ = ["Pattern", "PATTERNS", "HEADING_TEMPLATE", "flag_context_dependent", "heading_template", "near_duplicates"]
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,44 @@ def flag_context_dependent(question: str, *, title: str | None = None, doc_id: s
             what = "the answer" if extractive else "the quoted evidence"
             reasons.append(f"{what} does not occur on its page")
     return list(dict.fromkeys(reasons))
+
+
+HEADING_TEMPLATE = "a page heading wrapped in a template"  # how every reason of heading_template opens
+_TEMPLATES = (
+    re.compile(r"^what are the rules (?:on|for|about) (?P<topic>.+?)\s*\?$"),
+    re.compile(r"^what is the procedure (?:for|to) (?P<topic>.+?)\s*\?$"),
+    re.compile(r"^tell me about (?P<topic>.+?)\s*[.?!]?$"),
+    re.compile(r"^(?P<topic>.+?)について教えて(?:ください|下さい)[。.]?$"),
+    re.compile(r"^(?P<topic>.+?)の手順を教えて(?:ください|下さい)[。.]?$"),
+    re.compile(r"^(?P<topic>.+?)はどうすればよいですか[。.?]?$"),
+)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*$", re.M)
+_HEADING_NUMBER = re.compile(r"^(?:Q\s*\d+|第\s*[0-9一二三四五六七八九十]+\s*[章節条]|[0-9]+(?:\.[0-9]+)*\.?)\s*")
+
+
+def _page_headings(page_text: str) -> set[str]:
+    return {_fold(_HEADING_NUMBER.sub("", _fold(m.group(1))).strip()) for m in _HEADING.finditer(page_text)} - {""}
+
+
+def heading_template(question: str, page_text: str | None) -> str | None:
+    """The reason when ``question`` is a heading of ``page_text`` wrapped in a template (module docstring), else None.
+
+    Without the page text nothing is flagged: the rule needs the page's headings.
+    """
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}.")
+    if not page_text:
+        return None
+    folded = _fold(question).strip()
+    headings = _page_headings(page_text)
+    for template in _TEMPLATES:
+        m = template.match(folded)
+        if m:
+            topic = m.group("topic").strip()
+            variants = {topic, topic.removeprefix("the ").strip(), topic + "について", topic + "の手順"}
+            if variants & headings:
+                return f"{HEADING_TEMPLATE}: '{m.group('topic').strip()}'"
+    return None
 
 
 _STRIP = re.compile(r"[\s\W_]+", re.U)

@@ -58,7 +58,9 @@ from .review_file import review_text
 __all__ = ["audit_labels", "check_matches", "judged_share_claim", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
-           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS"]
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "little_to_correct_claim", "SMALL_BIAS"]
+
+SMALL_BIAS = 0.05  # a bias of a hit@k below this leaves little for a correction to remove
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
                  "why", "answer_found", "shared_chars", "best_rank", "runs"]
@@ -228,6 +230,23 @@ def judged_share_claim(audit: LabelAudit, set_name: str) -> dict:
             "part label coverage." if share is not None else f"Nothing was retrieved for the {set_name} set."),
         "headline": False, "name": "judged_share_is_precision",
         "figures": {"share": share, "human_judgments": judgments, "candidates_with_answer": found, "set": set_name},
+    }
+
+
+def little_to_correct_claim(truth: float, labels_only: float, holds: bool) -> dict:
+    """The sentence saying there is little bias for prediction-powered inference to correct, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments: ``truth`` is hit@k with the full labels, ``labels_only`` with
+    the cut-down ones (unlabelled pages counted as misses), ``holds`` whether every way of counting's interval holds
+    the truth. Shown only when the bias ``truth - labels_only`` is under :data:`SMALL_BIAS` and every interval holds
+    the truth; otherwise nothing (the other claims beside it say what the intervals do)."""
+    bias = truth - labels_only
+    return {
+        "condition": bias < SMALL_BIAS and bool(holds),
+        "text_if_true": (f"A bias of {bias:.3f} leaves little for PPI to correct -- the retriever usually returns the "
+                         "first gold page anyway -- and all four intervals hold the truth: here the four ways differ "
+                         "in how wide their intervals are, not in where they stand."),
+        "name": "little_to_correct",
+        "figures": {"bias": bias, "holds": bool(holds), "only": labels_only, "truth": truth},
     }
 
 

@@ -20,7 +20,7 @@ from ..files import atomic_write_text
 from ..io.csvfile import read_rows
 from ..serialize import csv_text, neutralize_cell, restore_cell
 from ..io.jsonl import jsonl_text
-from .flags import flag_context_dependent, near_duplicates
+from .flags import flag_context_dependent, heading_template, near_duplicates
 from .generate import Draft
 from .sampler import PageSample
 
@@ -38,11 +38,13 @@ def page_texts(sample: PageSample | None) -> dict:
     return {(r["doc_id"], int(r["page"])): r for r in sample.pages.to_dict("records")}
 
 
-def review_draft(draft: Draft, sample: PageSample | None = None, *, duplicate_threshold: float = 0.7) -> pd.DataFrame:
+def review_draft(draft: Draft, sample: PageSample | None = None, *, duplicate_threshold: float = 0.7,
+                 heading_templates: bool = True) -> pd.DataFrame:
     """The review table (:data:`REVIEW_COLUMNS`): every draft question with its reasons and a pre-filled decision.
 
-    ``sample`` supplies the page text (for the answer check) and titles; without it those checks
-    are skipped.
+    ``sample`` supplies the page text (for the answer and heading-template checks) and titles; without it those
+    checks are skipped. ``heading_templates=False`` leaves a page heading wrapped in a template unflagged
+    (:func:`~rag_metrics.golden.flags.heading_template`), to measure what such questions do to a figure.
     """
     pages = page_texts(sample)
     q = draft.questions.reset_index(drop=True)
@@ -53,6 +55,9 @@ def review_draft(draft: Draft, sample: PageSample | None = None, *, duplicate_th
             row["question"], title=(page or {}).get("title") or row.get("title"), doc_id=row["doc_id"],
             page_text=None if page is None else page["text"], answer=row.get("answer"), evidence=row.get("evidence"),
             extractive=bool(row.get("extractive"))))
+        templated = heading_template(row["question"], None if page is None else page["text"]) if heading_templates else None
+        if templated:
+            reasons[-1].append(templated)
     for i, j, sim in near_duplicates(list(q["question"]), duplicate_threshold):
         reasons[j].append(f"near-duplicate of {q.at[i, 'question_id']} (similarity {sim:.2f})")
     table = pd.DataFrame({
