@@ -207,3 +207,14 @@ def test_a_model_name_in_notebook_08_stays_text_in_the_report(tmp_path):
     page = (tmp_path / "08.html").read_text(encoding="utf-8")
     assert not re.search(r"<img[^>]*onerror", page), "the model name became live markup"
     assert page.count("gpt`&lt;img src=x onerror=alert(1)&gt;`") >= 1  # the name is shown, as text
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: Path(p).stem)
+def test_no_code_cell_is_longer_than_25_lines(path):
+    """A newcomer follows a cell of a screen's height; the branching that chooses a sentence lives in the package.
+    The papermill parameters cell is exempt: it lists every knob with its range."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    long = {cell.get("id"): len("".join(cell["source"]).splitlines()) for cell in cells
+            if cell["cell_type"] == "code" and "parameters" not in cell.get("metadata", {}).get("tags", [])
+            and len("".join(cell["source"]).splitlines()) > 25}
+    assert not long, f"{path}: code cells over 25 lines (id: lines): {long}"
