@@ -128,6 +128,8 @@ def second_look_claim(check: list, diagnoses: dict, short: list) -> dict:
     said += [f"{', '.join(rest)}: other diagnoses ({', '.join(sorted({diagnoses.get(q, '-') for q in rest}))})"] \
         if rest else []
     return dict(condition=bool(check), name="second_look", figures=figures, text_if_false="",
-                text_if_true=("Notebook 11 reads the same answers with a meaning match and checks each claim's "
-                              "numbers against the context, instead of exact match and the logged faithfulness "
-                              "score -- so its names differ: " + "; ".join(said) + "."))
+                text_if_true=("Notebook 11 reads the same answers from the same logged context, and counts their "
+                              "retrieval as done too -- the rule plays no part here. What differs is the judging: a "
+                              "meaning match instead of exact match, and each claim's numbers checked against the "
+                              "page instead of the logged faithfulness score. So its names differ: "
+                              + "; ".join(said) + "."))
