@@ -122,6 +122,13 @@ RETRIEVAL_VS_GENERATION = {
                                  and len(f["check"]) > 0),
     "threshold_trade": lambda f, h: that(0 <= f["quiet"] <= f["count"] and 0 <= f["lost"] <= 1)
     and f["quiet"] > 0 and f["lost"] > 0,
+    # notebook 11's names for the check group: each question in exactly one group, by its diagnosis
+    "second_look": lambda f, h: (that(sorted(f["meaning_matches"] + f["stops_short"] + f["contradicted_by_the_context"]
+                                             + f["rest"]) == sorted(f["check"]), "a question in two groups or none")
+                                 and all(f["diagnoses"][q] in ("passed", "label_gap") for q in f["meaning_matches"])
+                                 and all(q in f["short"] for q in f["stops_short"])
+                                 and all(f["diagnoses"][q] in ("hallucinated", "generation_failure")
+                                         for q in f["contradicted_by_the_context"]) and len(f["check"]) > 0),
 }
 
 def _most_gain(hits, n):
@@ -289,7 +296,14 @@ SUPPORT = {
     "seed_number": lambda f, h: (not f["offline"]) and bool(f["baseline"]),
     "change_interval": lambda f, h: that((f["p"] >= 0.05) == (f["low"] <= 0 <= f["high"]),
                                          "the sign test and its interval disagree") and f["low"] <= 0 <= f["high"],
-    "judge_usable": lambda f, h: f["kappa"] is not None and f["kappa"] >= f["min_kappa"],
+    # the point estimate clears the bar; "established" only when the interval's lower end does too
+    "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
+                                     and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
+    # misled answers that stop short: no number or polarity of theirs outside the expected answer
+    "misled_split": lambda f, h: (that(not set(f["contradicts"]) & set(f["stops_short"]))
+                                  and len(f["stops_short"]) > 0),
+    # a right answer refused only for "negation differs": the judge's known limit, named as such
+    "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
     "weakest_kind": lambda f, h: (that(f["accuracy"][f["worst"]] == min(f["accuracy"].values()))
                                   and f["worst"] == "paraphrase"),

@@ -151,7 +151,7 @@ def sample_claims(attr: Attribution, strict: Attribution, *, k: int, context_k: 
     claims.append(_claim(
         check,
         "Read the \"check the expected answer\" group first: every gold document the rule asks for was retrieved "
-        f"and the answer is faithful to the context (faithfulness ≥ {faithfulness_threshold}), yet it disagrees "
+        f"and the logged faithfulness score calls the answer faithful (≥ {faithfulness_threshold}), yet it disagrees "
         "with the expected answer.",
         f"With rule={attr.rule!r}, match={attr.match!r} and faithfulness threshold {faithfulness_threshold} no "
         "question lands in \"check the expected answer\": every generation failure here has an answer unfaithful "

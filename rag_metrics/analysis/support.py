@@ -79,7 +79,7 @@ LOOK_AT = {
     "label_gap": "the supporting page is not gold: hand it to labels audit",
     "answered_from_memory": "the answer is right but the context does not say it: the model knew it",
     "partially_supported": "some claims have no support in the context",
-    "misled": "a retrieved passage supports a wrong answer: noise in the context, or a wrong expected answer",
+    "misled": "every claim supported, the answer wrong: a passage about something else, or an answer stopping short",
     "retrieval_failure": "retrieval: chunking, embeddings, hybrid search",
     "hallucinated": "generation: the evidence was retrieved, the answer is unsupported",
     "generation_failure": "generation: prompt, model, context noise",

@@ -1,0 +1,110 @@
+"""Notebook 11's (and 05's second look's) sentences on the diagnosis (rag_metrics.report.support_lesson): a `misled`
+answer that stops short is called incomplete, a right answer refused only for a negation it does not hold is called a
+judge error, and kappa is "established" only when its interval clears the bar -- each side of each boundary."""
+
+import pandas as pd
+import pytest
+
+from rag_metrics.report.support_lesson import (judge_error_claim, judge_errors, kappa_claim, misled_claim,
+                                               misled_kinds, second_look_claim, stops_short)
+
+
+def shown(c):
+    return c["text_if_true"] if c["condition"] else c["text_if_false"]
+
+
+@pytest.mark.parametrize("answer, expected, short", [
+    ("a vice president", "a vice president for business class; the line manager for the trip", True),
+    ("内線4444に電話してください", "内線4444のセキュリティホットライン、1か月以内に情報セキュリティ研修", True),
+    ("No, the warranty does not cover incorrect wiring.",
+     "No: neither the warranty nor the cloud terms cover damage from incorrect wiring", True),
+    ("150 EUR", "200 EUR", False),                       # another number: contradicts
+    ("12か月", "24か月", False),
+    ("the CFO", "a vice president for business class", False),   # nothing shared: something else
+    ("Alcohol is reimbursable.", "Alcohol is not reimbursable", False),   # the other polarity
+    ("200 EUR and 150 EUR", "200 EUR", False),           # one number too many
+])
+def test_stops_short_on_each_side(answer, expected, short):
+    assert stops_short(answer, expected) is short
+
+
+def test_stops_short_needs_half_of_its_words_in_the_expected_answer():
+    # two content words, one shared: exactly half counts; one of three does not
+    assert stops_short("president approval", "a vice president")
+    assert not stops_short("president approval required", "a vice president")
+
+
+def records(rows):
+    return pd.DataFrame(rows, columns=["question_id", "diagnosis", "correct", "support"]).set_index("question_id")
+
+
+def test_misled_kinds_splits_only_misled_answers():
+    r = records([("a", "misled", False, "full"), ("b", "misled", False, "full"), ("c", "hallucinated", False, "none")])
+    kinds = misled_kinds(r, {"a": "200 EUR", "b": "a vice president and a manager", "c": "x"},
+                         {"a": "150 EUR", "b": "a vice president", "c": "x"})
+    assert kinds == {"contradicts": ["a"], "stops_short": ["b"]}
+    c = misled_claim(kinds)
+    assert c["condition"] and "**b are not misled but incomplete**" in shown(c) and "(a)" in shown(c)
+
+
+def test_misled_claim_without_a_short_answer_says_what_holds():
+    c = misled_claim({"contradicts": ["a"], "stops_short": []})
+    assert not c["condition"] and "All 1 `misled` answers contradict" in shown(c)
+    assert shown(misled_claim({"contradicts": [], "stops_short": []})) == "No answer is diagnosed `misled` here."
+
+
+def claims_table(rows):
+    return pd.DataFrame(rows, columns=["question_id", "claim", "supported", "span", "reason"])
+
+
+def test_judge_errors_are_right_answers_refused_only_for_negation():
+    r = records([("q047", "answered_from_memory", True, "none"), ("n", "answered_from_memory", True, "none"),
+                 ("w", "hallucinated", False, "none"), ("m", "partially_supported", True, "partial"),
+                 ("neg", "answered_from_memory", True, "none")])
+    span = "登録には登記事項証明書と反社会的勢力でないことの確認書が必要である。"
+    c = claims_table([("q047", "登記事項証明書", False, span, "negation differs"),
+                      ("n", "x", False, "y", "too few of the claim's words"),        # another reason: not a judge error
+                      ("w", "x", False, "y", "negation differs"),                      # a wrong answer
+                      ("m", "a", True, "a", "supported"), ("m", "b", False, "c", "negation differs"),
+                      ("m", "d", False, "e", "a number differs"),                      # one claim for another reason
+                      ("neg", "It is not allowed.", False, "It is allowed.", "negation differs")])  # the claim negates
+    errors = judge_errors(r, c)
+    assert errors == {"q047": span}
+    text = shown(judge_error_claim(errors, r["diagnosis"].to_dict()))
+    assert "q047 (diagnosed `answered_from_memory`)" in text and "inside a noun phrase" in text
+    other = shown(judge_error_claim({"x": "It is not the case."}, {"x": "answered_from_memory"}))
+    assert "noun phrase" not in other
+    none = judge_error_claim({}, {})
+    assert not none["condition"] and "No right answer" in shown(none)
+
+
+@pytest.mark.parametrize("kappa, low, holds, established", [
+    (0.742, 0.590, True, False),     # the sample: point clears 0.6, interval does not
+    (0.742, 0.600, True, True),      # the lower end exactly at the bar: established
+    (0.600, 0.500, True, False),     # the point exactly at the bar
+    (0.599, 0.450, False, False),
+])
+def test_kappa_claim_reads_point_and_interval(kappa, low, holds, established):
+    c = kappa_claim(kappa, low, 0.85, 0.6, 110)
+    assert c["condition"] is holds and c["figures"]["interval_clears"] is established
+    text = shown(c)
+    assert f"{kappa:.3f}" in text and f"[{low:.3f}, 0.850]" in text
+    if holds:
+        assert ("is established" in text) is established and ("not established" in text) is (not established)
+    else:
+        assert "below the stated 0.6" in text and "established" not in text
+
+
+def test_kappa_claim_undefined():
+    c = kappa_claim(None, None, None, 0.6, 3)
+    assert not c["condition"] and "undefined" in shown(c)
+
+
+def test_second_look_names_each_question_once():
+    c = second_look_claim(["q005", "q030", "q063", "q9"], {"q005": "passed", "q030": "hallucinated",
+                                                           "q063": "misled", "q9": "misled"}, ["q005", "q063"])
+    f = c["figures"]
+    assert f["meaning_matches"] == ["q005"] and f["stops_short"] == ["q063"]
+    assert f["contradicted_by_the_context"] == ["q030"] and f["rest"] == ["q9"]
+    assert c["condition"] and "q9: other diagnoses (misled)" in shown(c)
+    assert not second_look_claim([], {}, [])["condition"]
