@@ -19,7 +19,7 @@ passed                  hit        yes      full             nothing
 label_gap               miss       yes      full             the supporting page is not gold: ``labels audit``
 answered_from_memory    any        yes      none / no claims the model knew it; the context did not say it
 partially_supported     any        yes      partial          some claims have no support in the context
-misled                  any        no       full             a retrieved passage about something else
+misled                  any        no       full             a passage about something else, or an answer stopping short
 retrieval_failure       miss       no       not full         retrieval: chunking, embeddings, hybrid search
 hallucinated            hit        no       none             generation: the evidence was there, unused
 generation_failure      hit        no       partial / none   generation: prompt, model, context noise
