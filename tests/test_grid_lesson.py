@@ -101,3 +101,17 @@ def test_parameters_refused_with_what_was_expected(bad, message):
 
 def test_parameters_read_from_text():
     assert grid_parameters("[600, 300, 300]", 0, [3], "bm25", 300, 0, 3) == ([300, 600], [0], [3])
+
+
+def test_the_committed_notebook_shows_a_flat_and_a_spread_cutoff_at_its_defaults():
+    """The lesson "a grid flat at one k may not be at another" is visible at the default parameters: the committed
+    notebook 02 reads at least one cutoff flat and at least one not (with ks = [1, 3, 5] every cutoff was flat)."""
+    from pathlib import Path
+
+    from rag_metrics.report.kernel import claims
+
+    path = Path(__file__).resolve().parent.parent / "notebooks" / "02_chunking_grid.ipynb"
+    flat = next(c for c in claims(path) if c["name"] == "grid_flat")
+    questions = [spread * flat["figures"]["n_eval"] for spread in flat["figures"]["spreads"].values()]
+    assert min(questions) <= FLAT_QUESTIONS < max(questions), questions
+    assert not flat["holds"] and "but **not at k = " in flat["shown"]
