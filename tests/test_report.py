@@ -252,6 +252,23 @@ def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
     assert "b beats a" in page and "silent when false" not in page
 
 
+def test_a_claim_with_echo_false_is_recorded_and_checked_but_not_displayed(monkeypatch):
+    """The experiment report's verdict is stated by its banner; its claim is recorded (and checked) without
+    printing the same sentence a second time under it."""
+    from rag_metrics.report import kernel
+
+    seen = []
+    monkeypatch.setattr(kernel, "_display", lambda bundle, fallback: seen.append((bundle, fallback)))
+    kernel.claim(True, "the verdict", "another", name="v1", echo=False)
+    kernel.claim(False, "the verdict", "another", name="v2", echo=False)
+    kernel.claim(True, "shown", name="v3")
+    (b1, f1), (b2, f2), (b3, f3) = seen
+    for bundle, fallback, shown in ((b1, f1, "the verdict"), (b2, f2, "another")):
+        assert set(bundle) == {kernel.CLAIM_MIME} and fallback == ""
+        assert bundle[kernel.CLAIM_MIME]["shown"] == shown and bundle[kernel.CLAIM_MIME]["echo"] is False
+    assert b3["text/markdown"] == "shown" == f3 and "echo" not in b3[kernel.CLAIM_MIME]
+
+
 def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_path, capfd):
     """What the kernel process writes about itself (ipykernel's shutdown tracebacks on a busy machine) does not
     reach this process's stderr after a notebook that ran; when the kernel dies, it is shown with the notebook's name."""

@@ -92,7 +92,7 @@ def banner(message: str) -> None:
 
 
 def claim(condition, text_if_true: str, text_if_false: str | None = None, *, headline: bool = False,
-          name: str | None = None, figures: dict | None = None) -> None:
+          name: str | None = None, figures: dict | None = None, echo: bool = True) -> None:
     """Print a conclusion only when the numbers beside it support it; record every claim with its truth.
 
     ``condition`` is computed from the notebook's variables (``bool(condition)`` is taken). When it holds,
@@ -110,16 +110,20 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
     ``name`` and ``figures`` (``{name: number or text}``, the values the condition and the texts are computed
     from) are recorded too: a test that knows what the sentence means can recompute the condition from the
     figures and check that the notebook's condition says what its sentence says.
+
+    ``echo=False`` records the claim (and is checked like any other) without displaying its sentence: for a
+    conclusion already on the page in another form, such as the experiment report's verdict, which its banner
+    states just above.
     """
     holds = bool(condition)
     shown = text_if_true if holds else text_if_false
     data = _lab_stable({"name": name, "holds": holds, "headline": bool(headline), "text_if_true": text_if_true,
-                        "text_if_false": text_if_false, "shown": shown,
+                        "text_if_false": text_if_false, "shown": shown, **({} if echo else {"echo": False}),
                         **({"figures": jsonable(dict(figures))} if figures else {})})
     bundle = {CLAIM_MIME: data}
-    if shown:
+    if shown and echo:
         bundle |= {"text/markdown": shown, "text/plain": shown}
-    _display(bundle, shown or "")
+    _display(bundle, shown if shown and echo else "")
     if headline and not holds:
         banner(HEADLINE_NOT_SHOWN + (HEADLINE_ALTERNATIVE if text_if_false else ""))
 
