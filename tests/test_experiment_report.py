@@ -687,3 +687,95 @@ def test_ruler_comparison_holds_both_runs_under_every_ruler(both):
         assert len(mine) == len(table.index) * len(both.measures)
         for row in mine.itertuples(index=False):
             assert row.value == pytest.approx(float(table.at[row.ruler, row.measure]))
+
+
+# ---- the banner's "changed" line and ruler warning -------------------------------------------------------------
+
+class _Fake:
+    """Just what ExperimentReport.changed_settings / rulers_apart read."""
+
+    def __init__(self, diff=None, changes=None, delta=None, measure="hit@5"):
+        from types import SimpleNamespace
+
+        self._diff, self._changes, self.measure = diff, changes, measure
+        self.verdict = None if delta is None else SimpleNamespace(delta=delta)
+
+    def config_diff(self):
+        return pd.DataFrame() if self._diff is None else self._diff
+
+    def ruler_changes(self):
+        return self._changes
+
+
+def _diff(rows):
+    return pd.DataFrame([{"setting": s, "a (baseline)": b, "b (subject)": a, "differs": "differs" if d else ""}
+                         for s, b, a, d in rows]).set_index("setting")
+
+
+def test_the_banner_names_the_named_settings_that_changed_before_the_option_list():
+    from rag_metrics.analysis.experiment_report import ExperimentReport as R
+
+    diff = _diff([("options", "size=300", "size=400", True), ("chunking", "char 300/50", "char 400/100", True),
+                  ("score range (seen in the log)", "1 to 2", "1 to 3", True), ("retriever", "bm25", "bm25", False)])
+    assert R.changed_settings(_Fake(diff)) == {"rows": [("chunking", "char 300/50", "char 400/100")], "more": 2}
+    only_options = _diff([("options", "size=300", "size=400", True), ("retriever", "bm25", "bm25", False)])
+    assert R.changed_settings(_Fake(only_options)) == {"rows": [("options", "size=300", "size=400")], "more": 0}
+    only_seen = _diff([("k (seen in the log)", "5", "10", True)])
+    assert R.changed_settings(_Fake(only_seen)) == {"rows": [("k (seen in the log)", "5", "10")], "more": 0}
+    two = _diff([("chunking", "a", "b", True), ("retriever", "bm25", "dense", True), ("corpus", "x", "y", True)])
+    assert R.changed_settings(_Fake(two)) == {"rows": [("chunking", "a", "b"), ("retriever", "bm25", "dense")],
+                                              "more": 1}
+    assert R.changed_settings(_Fake(_diff([("retriever", "bm25", "bm25", False)]))) == {"rows": [], "more": 0}
+    assert R.changed_settings(_Fake(None)) == {"rows": [], "more": 0}
+
+
+@pytest.mark.parametrize("delta, warned", [(0.05, False), (0.0499, True), (-0.05, False), (-0.0499, True),
+                                           (0.0, True)])
+def test_the_banner_warns_exactly_when_the_rulers_spread_exceeds_the_change(delta, warned):
+    from rag_metrics.analysis.experiment_report import ExperimentReport as R
+
+    changes = pd.DataFrame({"hit@5": [0.0, 0.05, 0.02], "mrr": [0.0, 0.9, 0.0]},
+                           index=["document", "marker", "overlap"])
+    got = R.rulers_apart(_Fake(changes=changes, delta=delta))
+    assert (got is not None) == warned
+    if warned:
+        assert got == {"low": "document", "low_change": 0.0, "high": "marker", "high_change": 0.05,
+                       "spread": 0.05, "change": delta}
+    assert R.rulers_apart(_Fake(changes=changes[["hit@5"]].iloc[:1], delta=0.0)) is None  # one ruler: no spread
+    assert R.rulers_apart(_Fake(changes=None, delta=0.0)) is None and R.rulers_apart(_Fake(changes=changes)) is None
+
+
+def test_the_sample_banner_says_what_changed_and_that_the_rulers_disagree(both):
+    html = str(both.banner()._repr_html_())
+    assert "Changed: chunking <strong>char 300/50</strong> → <strong>char 400/100</strong>" in html
+    apart = both.rulers_apart()
+    assert apart["spread"] > abs(both.verdict.delta) and "The rulers disagree on this change" in html
+
+
+def test_the_banner_escapes_settings_and_ruler_names_from_users_files():
+    from types import SimpleNamespace
+
+    from rag_metrics.html import render
+
+    evil = '<img src=x onerror="alert(1)">'
+    v = SimpleNamespace(mean_before=0.5, mean_after=0.6, delta=0.1, confidence=0.95, ci_low=0.0, ci_high=0.2,
+                        significant=False, alpha=0.05, wins=2, ties=3, losses=0, n=5)
+    html = render("verdict_banner.html.j2", outcome="within noise", v=v, subject=evil, baseline=evil,
+                  measure="hit@5", iv={}, p="p = 0.5", moved=[], findings=[], more_findings=0,
+                  changed={"rows": [(evil, evil, evil)], "more": 0},
+                  rulers_apart={"low": evil, "low_change": 0.0, "high": evil, "high_change": 0.3, "spread": 0.3,
+                                "change": 0.1})
+    assert "<img" not in html and html.count("&lt;img src=x onerror=&#34;alert(1)&#34;&gt;") == 7
+
+
+@pytest.mark.parametrize("lost, note", [(0, "No question changed: the smallest p the exact test can give is 1,"),
+                                        (1, "Only 1 question changed: the smallest p the exact test can give is 1,"),
+                                        (2, "Only 2 questions changed: the smallest p the exact test can give is 0.5,"),
+                                        (5, "Only 5 questions changed: the smallest p the exact test can give is "
+                                            "0.0625,"),
+                                        (6, None)])
+def test_the_verdict_notes_a_change_too_small_to_reach_alpha_in_words(lost, note):
+    before = {f"q{i}": 1.0 for i in range(20)}
+    after = {q: (0.0 if i < lost else 1.0) for i, q in enumerate(before)}
+    v = verdict(before, after, "hit@3")
+    assert (v.notes[0].startswith(note) if note else v.notes == ())

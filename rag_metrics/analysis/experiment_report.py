@@ -201,7 +201,41 @@ class ExperimentReport:
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
             "moved": [(c, int(n)) for c, n in counts.items()],
             "findings": [f.sentence for f in self.diagnosis().findings[:3]],
-            "more_findings": max(0, len(self.diagnosis().findings) - 3)})
+            "more_findings": max(0, len(self.diagnosis().findings) - 3),
+            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()})
+
+    def changed_settings(self, limit: int = 2) -> dict:
+        """What the banner says changed between the baseline and the subject: ``{"rows": [(setting, before,
+        after)], "more": n}`` -- the named recorded settings that differ (``options``, the retriever's own option
+        list, only when no named one does), else what the two logs show; at most ``limit`` rows, ``more`` counting
+        every other differing row of :meth:`config_diff`. No rows without a baseline or when nothing differs."""
+        table = self.config_diff()
+        if not len(table):
+            return {"rows": [], "more": 0}
+        differs = table[table["differs"] == "differs"]
+        seen = differs.index.str.endswith("(seen in the log)")
+        recorded = differs[~seen]
+        chosen = recorded if len(recorded) else differs
+        named = chosen[chosen.index != "options"]
+        shown = named if len(named) else chosen  # the retriever's option list only when nothing named differs
+        rows = [(str(k), str(v.iloc[0]), str(v.iloc[1])) for k, v in shown.iloc[:, :2].iterrows()][:limit]
+        return {"rows": rows, "more": len(differs) - len(rows)}
+
+    def rulers_apart(self) -> dict | None:
+        """The banner's warning: the change on the primary measure under every ruler both runs have
+        (:meth:`ruler_changes`), when the rulers' spread on it is larger than the verdict's own change -- then
+        which ruler measures the change decides more than the change does. ``{"low", "low_change", "high",
+        "high_change", "spread", "change"}``, or None (no verdict, no baseline log, or a spread not above the
+        change)."""
+        changes = self.ruler_changes()
+        if self.verdict is None or changes is None or self.measure not in changes:
+            return None
+        col = changes[self.measure].dropna().astype(float)
+        if len(col) < 2 or not col.max() - col.min() > abs(self.verdict.delta):
+            return None
+        return {"low": str(col.idxmin()), "low_change": float(col.min()), "high": str(col.idxmax()),
+                "high_change": float(col.max()), "spread": float(col.max() - col.min()),
+                "change": float(self.verdict.delta)}
 
     def drilldown_groups(self, cap: int = DRILLDOWNS) -> list:
         """The drill-downs to show, one per distinct pattern: the questions of :meth:`drilldown_plan` in its order,

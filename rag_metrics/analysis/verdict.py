@@ -142,8 +142,10 @@ def verdict(before, after, measure: str, *, before_name: str = "before", after_n
     t, s = _paired(a, b, str(measure), alpha=alpha, n_resamples=n_resamples, seed=seed)
     notes = []
     if not t.can_reach_alpha:
-        notes.append(f"Only {t.discordant} question(s) changed: the smallest p the exact test can give is "
-                     f"{t.min_p:.3g}, so no change this small can be significant at {alpha:g}")
+        changed = ("No question changed" if t.discordant == 0 else
+                   f"Only {t.discordant} question{'s' if t.discordant > 1 else ''} changed")
+        notes.append(f"{changed}: the smallest p the exact test can give is {t.min_p:.3g}, so no change this small "
+                     f"can be significant at {alpha:g}")
     return Verdict(measure=str(measure), before=str(before_name), after=str(after_name), alpha=float(alpha),
                    notes=tuple(notes), **s)
 
