@@ -223,7 +223,16 @@ SMALL_SAMPLE = {
     "own_values_short": lambda f, h: (that(0 <= f["percentile"] <= 1 and 0 <= f["package"] <= 1)
                                       and f["percentile"] < f["confidence"] - f["noise"]),
     "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
+    # n = (z sd / margin)^2, rounded up: the normal approximation's golden set for +-margin
+    "questions_for_margin": lambda f, h: (f["need"] is not None and f["sd"] > 0
+                                          and that(abs(f["need"] - (_z(f["confidence"]) * f["sd"] / f["margin"]) ** 2) <= 1)),
 }
+
+
+def _z(confidence):
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
 
 TWO_SYSTEMS = {
     "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
