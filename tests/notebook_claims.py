@@ -223,7 +223,16 @@ SMALL_SAMPLE = {
     "own_values_short": lambda f, h: (that(0 <= f["percentile"] <= 1 and 0 <= f["package"] <= 1)
                                       and f["percentile"] < f["confidence"] - f["noise"]),
     "width_halves": lambda f, h: 0.4 < f["w400"] / f["w100"] < 0.6,
+    # n = (z sd / margin)^2, rounded up: the normal approximation's golden set for +-margin
+    "questions_for_margin": lambda f, h: (f["need"] is not None and f["sd"] > 0
+                                          and that(abs(f["need"] - (_z(f["confidence"]) * f["sd"] / f["margin"]) ** 2) <= 1)),
 }
+
+
+def _z(confidence):
+    from scipy.stats import norm
+
+    return float(norm.ppf(1 - (1 - confidence) / 2))
 
 TWO_SYSTEMS = {
     "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
@@ -257,6 +266,20 @@ TWO_SYSTEMS = {
     # the source's counts: 29 wins of 50 topics, 25 of the 43 that differ by at least 0.01
     "source_sign_test": lambda f, h: round(f["p29"], 4) == 0.3222 and round(f["p25"], 4) == 0.3604,
     "why_figures_differ": lambda f, h: f["discordant"] / f["n"] < 0.5,
+    # the source's sign-test p over its Wilcoxon p (0.3222 / 0.0560) and randomization p (0.3222 / 0.0138)
+    "source_factor": lambda f, h: (that(close(f["to_wilcoxon"], 0.3222 / 0.0560) and close(f["to_rand"], 0.3222 / 0.0138))
+                                   and f["to_wilcoxon"] > 2),
+    # Tango's plain interval excludes 0 where the exact test does not reject: the package's extension is needed
+    "tango_extension": lambda f, h: (that(close(f["p"], 2.0 ** (1 - f["m"]))) and f["low"] > 0
+                                     and f["p"] >= f["alpha"]),
+    # the m (all won) where the t-test rejects and the exact test, 2^(1-m), cannot
+    "t_test_trap": lambda f, h: (that(f["trap"] == [m for m, (t, e) in enumerate(zip(f["p_t"], f["p_exact"]), 1)
+                                                    if t < f["alpha"] <= e]
+                                      and all(close(e, min(1.0, 2.0 ** (1 - m))) for m, e in enumerate(f["p_exact"], 1)))
+                                 and len(f["trap"]) > 0),
+    "same_questions": lambda f, h: len(f["groups"]) > 0 and all(len(g) > 1 for g in f["groups"]),
+    "above_ceiling": lambda f, h: (that(close(f["ceiling"], 1 - f["baseline"]))
+                                   and len(f["gains"]) > 0 and all(g > f["ceiling"] for g in f["gains"])),
 }
 
 LABELS = {

@@ -82,3 +82,36 @@ def test_own_values_short_only_beyond_the_simulations_noise():
     short = own_values_claim(0.95 - noise - 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
     within = own_values_claim(0.95 - noise + 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
     assert short["condition"] and not within["condition"] and "within the simulation's noise" in within["text_if_false"]
+
+
+def test_the_shortfall_is_called_slight_below_three_points_and_plain_yes_beyond():
+    from rag_metrics.report.noise_lesson import SLIGHTLY, own_values_claim
+
+    slight = own_values_claim(0.935, 0.964, sets=2000, confidence=0.95, truth=0.908, method="x")
+    assert slight["condition"] and slight["text_if_true"].startswith("**Slightly: 93.5% instead of 95%.**")
+    edge = own_values_claim(0.95 - SLIGHTLY, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
+    assert edge["text_if_true"].startswith("**Yes: 92.0% instead of 95%.**")  # three points: no longer slight
+    just = own_values_claim(0.95 - SLIGHTLY + 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
+    assert just["text_if_true"].startswith("**Slightly")
+    assert own_values_claim(0.95, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")["text_if_false"].startswith(
+        "**No, not measurably here.**")
+
+
+def test_the_golden_set_for_three_points_follows_the_spread():
+    from rag_metrics.report.noise_lesson import margin_claim, questions_for_margin
+
+    hits = np.array([1.0] * 59 + [0.0] * 6)  # 0.908: sd sqrt(p(1 - p)) = 0.289
+    assert questions_for_margin(hits, 0.03, confidence=0.95) == 358  # (1.96 * 0.289 / 0.03)^2 = 357.1, up
+    assert questions_for_margin(np.full(10, 0.5), 0.03, confidence=0.95) is None  # no spread
+    half = np.array([0.0, 1.0] * 10)  # sd 0.5: (1.96 * 0.5 / 0.03)^2 = 1067.1
+    assert questions_for_margin(half, 0.03, confidence=0.95) == 1068
+    c = margin_claim(hits, measure="hit@1", confidence=0.95)
+    assert c["condition"] and "**358 questions**" in c["text_if_true"] and "has 65" in c["text_if_true"]
+    flat = margin_claim(np.ones(5), measure="hit@1", confidence=0.95)
+    assert not flat["condition"] and "spread is 0" in flat["text_if_false"]
+
+
+def test_the_noise_band_leaves_figures_on_the_same_questions_to_the_paired_test():
+    text = noise_band_claim(0.9, 0.8, 0.95, 65, measure="hit@1", name="a", confidence=0.95)["text_if_true"]
+    assert "a fixed target, or a figure measured on other questions" in text and "paired test of notebook 10" in text
+    assert "last quarter" not in text

@@ -22,7 +22,9 @@ def test_a_gain_beyond_the_discordant_rate_gets_no_sample_size():
     assert out["needed"] is None and "gain_out_of_reach" in c and "needs_more_questions" not in c
     assert "plan_above_floor" not in c and out["plan"].iloc[1:, -1].isna().all()  # gains above 1.5%
     assert out["plan"].iloc[0, -1] == questions_needed_binary(0.01, 1 / 65)  # 0.01 is below it
-    assert "whatever the golden set's size" in c["gain_out_of_reach"]["text_if_true"]
+    assert "probably cannot" in c["gain_out_of_reach"]["text_if_true"]
+    # one question of 65 differs: its 95% upper bound is 8.3%, above 0.05 -- the gain is not ruled out
+    assert "upper bound is 8.3%, above 0.05" in c["gain_out_of_reach"]["text_if_true"]
     assert "cannot make a gain of 0.05" in c["gain_out_of_reach"]["text_if_true"] and "needs **" not in c["gain_out_of_reach"]["text_if_true"]
     graded = pd.Series([0.5] + [0.0] * 64)
     out = plan_golden_set(graded, [graded], binary=False, target_gain=0.2, alpha=0.05)
@@ -72,7 +74,7 @@ def test_the_table_says_impossible_exactly_above_the_rate():
     assert table.loc[0.05, FEWEST] == questions_needed_binary(0.05, 0.05)
     assert table.loc[0.02, TWICE] == questions_needed_binary(0.02, 0.04)
     shown = plan_shown(table)
-    assert list(shown.index) == ["+0.02", "+0.05", "+0.06"] and shown.iloc[2, -1] == "impossible"
+    assert list(shown.index) == ["+0.02", "+0.05", "+0.06"] and shown.iloc[2, -1] == "share too small"
     assert shown.iloc[1, 0] == "5%" and shown.iloc[1, 1] == f"{questions_needed_binary(0.05, 0.05):,}"
 
 
@@ -91,3 +93,84 @@ def test_holm_changes_the_verdict_of_the_fewest_questions_that_can_reach_alpha()
         assert c["condition"] and f["p"] < alpha <= f["p_holm"] and f["p_holm"] == min(1.0, k * f["p"])
     one = holm_example(0.05, 1)  # a single candidate: nothing to correct, no example
     assert not one["condition"] and one["text_if_false"] is None
+
+
+# ---- the comparison sections' sentences ------------------------------------------------------------------------
+
+from types import SimpleNamespace  # noqa: E402
+
+from rag_metrics.analysis.planning_lesson import (plural, same_questions_claim, share_of, source_claims,  # noqa: E402
+                                                  t_test_trap, tango_example, why_sign_test_claim)
+
+
+def test_plural_and_share_are_written_one_way():
+    assert plural(1) == "1 question" and plural(0) == "0 questions" and plural(3) == "3 questions"
+    assert share_of(1, 65) == "1 of 65 questions (1.5%)"
+
+
+def test_the_t_test_rejects_at_4_and_5_won_of_65_where_the_exact_test_cannot():
+    table, c = t_test_trap(65, 0.05)
+    assert c["condition"] and c["figures"]["trap"] == [4, 5]
+    assert list(table.index) == [1, 2, 3, 4, 5, 6] and table.loc[6, "exact sign test"] < 0.05  # 6: both reject
+    assert round(table.loc[4, "paired t-test"], 3) == 0.045 and table.loc[4, "exact sign test"] == 0.125
+    assert "4 or 5 questions" in c["text_if_true"] and "p = 0.024" in c["text_if_true"]
+    # at alpha 0.01 the exact test needs 8: the t-test rejects earlier there too
+    _, c01 = t_test_trap(65, 0.01)
+    assert c01["condition"] and all(2.0 ** (1 - m) >= 0.01 for m in c01["figures"]["trap"])
+    # two questions: one won gives t = 1 (p = 0.5), both won no spread -- the t-test never rejects first
+    _, tiny = t_test_trap(2, 0.2)
+    assert not tiny["condition"] and tiny["figures"]["trap"] == []
+
+
+def test_tango_plain_excludes_0_at_4_won_of_65_the_first_such_count():
+    c = tango_example(65, 0.05)
+    f = c["figures"]
+    assert c["condition"] and f["m"] == 4 and f["low"] > 0 and f["p"] == 0.125
+    assert "+0.002 to +0.148" in c["text_if_true"]
+    # no count of all-won questions where the two disagree: none returned
+    assert tango_example(2, 0.05) is None or tango_example(2, 0.05)["figures"]["low"] > 0
+
+
+def test_the_source_factor_is_computed_from_its_p_values():
+    factor = {c["name"]: c for c in source_claims()}["source_factor"]
+    assert "23 times the randomization test's and 5.8 times the Wilcoxon" in factor["text_if_true"]
+    assert factor["condition"]
+
+
+def cmp(wins, losses, n, values="binary"):
+    return SimpleNamespace(wins=wins, losses=losses, ties=n - wins - losses, n=n, values=values)
+
+
+def test_the_sign_test_loses_nothing_only_on_0_1_values_with_some_change():
+    c = why_sign_test_claim(cmp(1, 0, 65), measure="hit@1")
+    assert c["condition"] and "1 of 65 questions (1.5%), always by exactly 1" in c["text_if_true"]
+    graded = why_sign_test_claim(cmp(1, 0, 65, "continuous"), measure="mrr")
+    assert "always by exactly 1" not in graded["text_if_true"]
+    assert not why_sign_test_claim(cmp(20, 13, 65), measure="hit@1")["condition"]  # half of them differ
+    assert why_sign_test_claim(cmp(20, 12, 65), measure="hit@1")["condition"]  # just under half
+
+
+def test_alike_rows_name_their_questions_same_or_others():
+    base = pd.Series([0.0, 0.0, 0.0, 1.0], index=["q1", "q2", "q3", "q4"])
+    a = pd.Series([1.0, 1.0, 0.0, 1.0], index=base.index)
+    c = same_questions_claim(base, {"x": a, "y": a.copy()})
+    assert "x and y win the same q1, q2" in c["text_if_true"] and "so the same questions decide" in c["text_if_true"]
+    other = pd.Series([1.0, 0.0, 1.0, 1.0], index=base.index)
+    c = same_questions_claim(base, {"x": a, "z": other})
+    assert "x wins q1, q2; z wins q1, q3" in c["text_if_true"] and "so the same" not in c["text_if_true"]
+    assert same_questions_claim(base, {"x": a, "w": pd.Series([1.0, 0.0, 0.0, 1.0], index=base.index)}) is None
+    assert same_questions_claim(base, {"x": base.copy(), "y": base.copy()}) is None  # no change: no alike rows
+
+
+def test_a_gain_above_1_minus_the_baseline_is_never_planned():
+    d = binary(3, 0)
+    out = plan_golden_set(d, [d], binary=True, target_gain=0.02, alpha=0.05, baseline=0.908)
+    c = names(out)
+    assert list(out["plan"].index) == [0.01, 0.02, 0.05] and "above_ceiling" in c
+    assert "cannot gain +0.1 or +0.2 at all" in c["above_ceiling"]["text_if_true"]
+    at = plan_golden_set(d, [d], binary=True, target_gain=0.1, alpha=0.05, baseline=0.9)  # 0.1 = 1 - 0.9: allowed
+    assert 0.1 in at["plan"].index and c["above_ceiling"]["figures"]["gains"] == [0.1, 0.2]
+    over = plan_golden_set(d, [d], binary=True, target_gain=0.3, alpha=0.05, baseline=0.908)
+    assert set(names(over)) == {"above_ceiling"} and "+0.3" in names(over)["above_ceiling"]["text_if_true"]
+    assert "above_ceiling" not in names(plan_golden_set(d, [d], binary=True, target_gain=0.02, alpha=0.05,
+                                                        baseline=0.5))

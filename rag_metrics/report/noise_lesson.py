@@ -14,8 +14,8 @@ import pandas as pd
 
 from ..analysis.intervals import bootstrap_means, clopper_pearson, percentile_rows
 
-__all__ = ["SHORT_BY", "HIGH", "BANDS", "coverage_curve", "coverage_bands", "noise_band_claim", "coverage_claims",
-           "own_values_claim"]
+__all__ = ["SHORT_BY", "HIGH", "BANDS", "SLIGHTLY", "MARGIN", "check_parameters", "coverage_curve", "coverage_bands",
+           "noise_band_claim", "coverage_claims", "own_values_claim", "questions_for_margin", "margin_claim"]
 
 SHORT_BY = 0.02
 """An interval rule *falls short* at a true rate when it holds it in fewer golden sets than the nominal confidence
@@ -27,7 +27,27 @@ HIGH = 0.9
 BANDS = ((0.5, 0.8), (0.8, 0.9), (0.9, 0.95), (0.95, 0.99))
 """The bands of true hit rates the coverage table sums up (the last one where good retrievers are)."""
 
+SLIGHTLY = 0.03
+"""A shortfall of the percentile interval below this many points (of coverage) is called *slight*."""
+
+MARGIN = 0.03
+"""The half-width (3 points) the width section plans a golden set for."""
+
 PERCENTILE, PACKAGE = "percentile bootstrap", "package's interval (Clopper–Pearson)"
+
+
+def check_parameters(*, measure: str, retriever: str, alpha: float, simulated_sets) -> None:
+    """Refuse parameters the lesson cannot use, with the name of the parameter and what was expected."""
+    from ..measures.registry import parse_measure
+    from ..retrieval.retrievers import RETRIEVERS
+
+    parse_measure(measure)  # a clear error for a name that is not a measure
+    if retriever not in RETRIEVERS:
+        raise ValueError(f"retriever_a must be one of {RETRIEVERS}. Got {retriever!r}.")
+    if not 0 < alpha <= 0.2:
+        raise ValueError(f"alpha must be in (0, 0.2]. Got {alpha!r}.")
+    if not (isinstance(simulated_sets, int) and simulated_sets >= 200):
+        raise ValueError(f"simulated_sets must be an int >= 200. Got {simulated_sets!r}.")
 
 
 def coverage_curve(n: int, *, confidence: float, n_resamples: int, rates=None, seed: int = 1) -> pd.DataFrame:
@@ -69,9 +89,10 @@ def noise_band_claim(mean: float, low: float, high: float, n: int, *, measure: s
             "text_if_true": (
                 f"**On these {n} questions, a difference of up to {below * 100:.1f} points below or {above * 100:.1f} "
                 f"above {name}'s {measure} of {mean:.3f} is noise.** Its {confidence:.0%} interval runs from "
-                f"{low:.3f} to {high:.3f}: any true value in that range fits these {n} answers, so a target, last "
-                f"quarter's figure or another team's number anywhere in it cannot be told apart from this one. One "
-                f"question moves the mean by up to {100 / n:.1f} points."),
+                f"{low:.3f} to {high:.3f}: any true value in that range fits these {n} answers, so a fixed target, or a "
+                f"figure measured on other questions, anywhere in it cannot be told apart from this one. One question "
+                f"moves the mean by up to {100 / n:.1f} points. (An earlier figure on *the same* questions is "
+                "compared with the paired test of notebook 10, which can tell a few points apart.)"),
             "text_if_false": (
                 f"On these {n} questions {name}'s {measure} of {mean:.3f} has a {confidence:.0%} interval from "
                 f"{low:.3f} to {high:.3f}, no wider than two questions' worth ({200 / n:.1f} points)."),
@@ -119,11 +140,42 @@ def own_values_claim(percentile: float, package: float, *, sets: int, confidence
     noise = 2 * float(np.sqrt(confidence * (1 - confidence) / sets))
     both = f"the percentile bootstrap holds it in {percentile:.1%} of {sets:,} simulated golden sets, the package's " \
            f"interval ({method}) in {package:.1%}"
+    how = "Slightly" if confidence - percentile < SLIGHTLY else "Yes"
     return {"condition": percentile < confidence - noise, "headline": False, "name": "own_values_short",
-            "text_if_true": (f"On this configuration's own values (true value {truth:.3f}) {both}: the percentile "
-                             f"interval falls short of {confidence:.0%} by more than the simulation's noise "
-                             f"(±{noise:.1%})."),
-            "text_if_false": (f"On this configuration's own values (true value {truth:.3f}) {both}: the percentile "
-                              f"interval is within the simulation's noise (±{noise:.1%}) of {confidence:.0%} or "
-                              "above it."),
-            "figures": {"percentile": percentile, "package": package, "noise": noise, "confidence": confidence}}
+            "text_if_true": (f"**{how}: {percentile:.1%} instead of {confidence:.0%}.** On this configuration's own "
+                             f"values (true value {truth:.3f}) {both}: the percentile interval falls short of "
+                             f"{confidence:.0%} by more than the simulation's noise (±{noise:.1%})."),
+            "text_if_false": (f"**No, not measurably here.** On this configuration's own values (true value "
+                              f"{truth:.3f}) {both}: the percentile interval is within the simulation's noise "
+                              f"(±{noise:.1%}) of {confidence:.0%} or above it."),
+            "figures": {"percentile": percentile, "package": package, "noise": noise, "confidence": confidence,
+                        "slight": confidence - percentile < SLIGHTLY}}
+
+
+def questions_for_margin(values, margin: float, *, confidence: float) -> int | None:
+    """About how many questions make a mean of ``values``' kind known to within ``+-margin`` at ``confidence``: the
+    normal approximation n = (z * sd / margin)^2, sd the spread of the values (for 0/1 values sqrt(p(1 - p))). None
+    when the values have no spread."""
+    from scipy.stats import norm
+
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    sd = float(x.std()) if x.size else 0.0
+    if not sd > 0:
+        return None
+    return int(np.ceil((norm.ppf(1 - (1 - confidence) / 2) * sd / margin) ** 2 - 1e-9))
+
+
+def margin_claim(values, *, measure: str, confidence: float, margin: float = MARGIN) -> dict:
+    """The width section's practical sentence: the golden set that gives ``+-margin`` on these values."""
+    x = np.asarray(values, dtype=float)
+    x = x[~np.isnan(x)]
+    need = questions_for_margin(x, margin, confidence=confidence)
+    sd = float(x.std()) if x.size else 0.0
+    return {"condition": need is not None, "headline": False, "name": "questions_for_margin",
+            "text_if_true": (f"To know {measure} at this level ({x.mean() if x.size else float('nan'):.3f}) to within "
+                             f"±{margin * 100:.0f} points at {confidence:.0%}, plan about **{need:,} questions** "
+                             f"(normal approximation from the spread of its values, {sd:.3f}) -- this golden set has "
+                             f"{x.size}." if need is not None else ""),
+            "text_if_false": f"Every question has the same {measure}: the spread is 0 and gives no size to plan.",
+            "figures": {"need": need, "sd": sd, "margin": margin, "confidence": confidence, "n": int(x.size)}}
