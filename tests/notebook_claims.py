@@ -51,10 +51,13 @@ def _headline(h, name):
 
 
 DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; gold {manual, faq}
+    # the per-k table's row k = 3 is the source's; its row k is the notebook's own figures (and its headlines)
     "source_reproduced": lambda f, h: (
         that(close(_headline(h, f"Recall@{f['k']} cut_then_dedup"), f["cut"])
-             and close(_headline(h, f"Recall@{f['k']} dedup_then_cut"), f["dedup"]), "figures differ from the headlines")
-        and f["k"] == f["source_k"] and [f["naive"], f["cut"], f["dedup"]] == f["source"]),
+             and close(_headline(h, f"Recall@{f['k']} dedup_then_cut"), f["dedup"])
+             and close(_headline(h, f"Recall@{f['k']} naive chunk counting (wrong)"), f["naive"])
+             and f["row_k"] == [f["naive"], f["cut"], f["dedup"]], "figures differ from the table or the headlines")
+        and f["at3"] == f["source"]),
     "naive_above_one": lambda f, h: (that(close(f["naive"] * f["n_gold"], min(f["k"], 4)),
                                           "the naive count is the gold chunks among the top k over the gold documents")
                                      and f["naive"] > 1),
@@ -139,13 +142,13 @@ def _most_gain(hits, n):
 UPPER_BOUNDS = {
     # F longer than every chunk: page-level figures are 0 by construction, no page-level lesson is drawn (f_within_chunks)
     "f_within_chunks": lambda f, h: f["min_chars"] <= f["longest"],
-    "ceilings_barely_move": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"]))
-                                          and f["fits"] and f["most_questions"] <= 2),
-    "document_adds_nothing_to_genre": lambda f, h: (
-        that(f["document_adds"] == max(abs(round((d - g) * f["n_eval"])) for g, d in zip(f["hits"][1], f["hits"][2])))
-        and f["document_adds"] == 0),
-    "source_misses_wrong_page": lambda f, h: (that(f["wrong_page"] + f["other"] == f["missed"])
-                                              and f["fits"] and f["wrong_page"] > f["other"]),
+    # the source's three findings all hold: gain <= 2 questions, document = genre, wrong_page the majority at k = 5
+    "source_shape": lambda f, h: (that(f["most_questions"] == _most_gain(f["hits"], f["n_eval"])
+                                       and f["document_adds"] == max(abs(round((d - g) * f["n_eval"]))
+                                                                     for g, d in zip(f["hits"][1], f["hits"][2]))
+                                       and f["wrong_page"] + f["other"] == f["missed"])
+                                  and f["fits"] and f["most_questions"] <= 2 and f["document_adds"] == 0
+                                  and f["wrong_page"] > f["other"]),
     "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
                                                   for x, y in zip(row, src)),
     "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
@@ -153,11 +156,14 @@ UPPER_BOUNDS = {
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
                                             and f["counts"][f["main_kind"]] == max(f["counts"].values()))
                                        and f["fits"] and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),
-    "heading_helps": lambda f, h: (
+    # one noise rule: the exact sign test on the per-question page hits decides "within noise"
+    "heading_within_noise": lambda f, h: (
         that(close(_headline(h, f"page hit@{f['k']} fixed {f['size']}/{f['overlap']}"), f["fixed"])
              and close(_headline(h, f"page hit@{f['k']} by heading"), f["heading"])
-             and f["moved"] == round((f["heading"] - f["fixed"]) * f["n_eval"]), "figures differ from the headlines")
-        and f["fits"] and f["heading"] > f["fixed"] and f["wrong_heading"] < f["wrong_fixed"]),
+             and close((f["wins"] - f["losses"]) / f["n"], f["heading"] - f["fixed"])
+             and (f["verdict"] == "within noise") == (f["p"] >= f["alpha"] or f["wins"] == f["losses"]),
+             "figures differ from the headlines or the verdict is not the test's")
+        and f["fits"] and f["verdict"] == "within noise"),
 }
 
 NORMALIZATION = {

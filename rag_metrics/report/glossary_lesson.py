@@ -1,0 +1,71 @@
+"""Notebook 00's worked examples (the glossary): the computation behind each table, one call each.
+
+* :func:`order_example` -- four chunks (three of the manual, then the FAQ; gold the FAQ): every measure computed by
+  :func:`rag_metrics.evaluate` under both collapsing orders, and which document ranking each value matches.
+* :func:`judged_example` -- Judged@k on the sample golden set with BM25: on the answerable questions it equals the
+  relevant share of the distinct documents in the top k when every label is a relevant one.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..measures.registry import REGISTRY, parse_measure
+
+FIRST, DEDUP = "first chunk's position", "de-duplicated rank"
+ORDERS = ("cut_then_dedup", "dedup_then_cut")
+
+
+def reference(ranking, gold, measure: str) -> float:
+    """The per-question definition of ``measure`` (rag_metrics.measures.metrics) on an explicit ranking."""
+    m = parse_measure(measure)
+    return REGISTRY[m.name].reference_value(ranking, gold, m.k)
+
+
+def order_example(k: int) -> tuple[pd.DataFrame, dict]:
+    """(each measure's value under each order, figures): ``reads[order][measure]`` names the document ranking(s) the
+    package's value matches (both when they agree, "neither" when none), ``rank`` the FAQ's rank in each ranking."""
+    from ..measures.evaluation import evaluate
+
+    chunks = ["manual#1", "manual#2", "manual#3", "faq#1"]
+    doc_of = {c: c.split("#")[0] for c in chunks}
+    gold = pd.DataFrame({"question_id": ["q"], "doc_id": ["faq"]})
+    run = pd.DataFrame({"question_id": "q", "rank": range(1, len(chunks) + 1), "chunk_id": chunks})
+    measures = [f"hit@{k}", f"recall@{k}", f"precision@{k}", "mrr", f"ndcg@{k}", "ndcg", "map"]
+    values = {order: evaluate(gold, run, measures, doc_map=doc_of, order=order).per_question.iloc[0] for order in ORDERS}
+    rankings = {FIRST: [doc_of[c] for c in chunks], DEDUP: list(dict.fromkeys(doc_of[c] for c in chunks))}
+    reads = {order: {m: " = ".join(name for name, ranking in rankings.items()
+                                   if abs(reference(ranking, {"faq"}, m) - values[order][m]) < 1e-12) or "neither"
+                     for m in measures} for order in ORDERS}
+    table = pd.DataFrame({order: [float(values[order][m]) for m in measures] for order in ORDERS}, index=measures)
+    figures = {"chunks": chunks, "reads": reads, "rank": {name: r.index("faq") + 1 for name, r in rankings.items()},
+               "values": {order: {m: float(values[order][m]) for m in measures} for order in ORDERS}}
+    return table.rename_axis("measure (one question)"), figures
+
+
+def one_rule(reads: dict) -> bool:
+    """Every measure reads the first chunk's position under cut_then_dedup and the de-duplicated rank under
+    dedup_then_cut."""
+    return (all(FIRST in r for r in reads["cut_then_dedup"].values())
+            and all(DEDUP in r for r in reads["dedup_then_cut"].values()))
+
+
+def judged_example(k: int, depth: int) -> dict:
+    """Judged@k and precision@k on the sample golden set, BM25 over 400/100 chunks searched ``max(depth, k)`` deep."""
+    from ..measures.evaluation import evaluate
+    from ..io.corpus import load_corpus
+    from ..io.golden import load_golden
+    from ..retrieval.chunking import chunk_fixed
+    from ..retrieval.retrievers import make_retriever
+
+    corpus = load_corpus(sample=True)
+    golden = load_golden(corpus=corpus, sample=True)
+    run = make_retriever("bm25", chunk_fixed(corpus, 400, 100)).search(golden.labelled.reset_index(), max(depth, k))
+    per_q = evaluate(golden.gold, run, [f"judged@{k}", f"precision@{k}"]).per_question
+    answerable = per_q[per_q["n_relevant"] > 0]
+    distinct = run[run["rank"] <= k].groupby("question_id")["doc_id"].nunique().reindex(answerable.index)
+    relevant_share = answerable[f"precision@{k}"] * k / distinct
+    return {"labels_only_relevant": bool((golden.gold.dropna(subset=["doc_id"])["relevance"] >= 1).all()),
+            "same_as_share": bool(((answerable[f"judged@{k}"] - relevant_share).abs() < 1e-9).all()),
+            "answerable": float(answerable[f"judged@{k}"].mean()), "all": float(per_q[f"judged@{k}"].mean()),
+            "precision": float(answerable[f"precision@{k}"].mean()), "no_answer": int(len(per_q) - len(answerable))}

@@ -1,0 +1,33 @@
+"""Notebook 00's worked examples (rag_metrics.report.glossary_lesson)."""
+
+import pytest
+
+from rag_metrics.report.glossary_lesson import DEDUP, FIRST, judged_example, one_rule, order_example
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 6])
+def test_each_order_reads_its_own_rank(k):
+    table, ex = order_example(k)
+    assert ex["rank"] == {FIRST: 4, DEDUP: 2}
+    assert one_rule(ex["reads"])
+    assert list(table.columns) == ["cut_then_dedup", "dedup_then_cut"] and table.loc["mrr"].tolist() == [0.25, 0.5]
+    # a cutoff at or past the FAQ's first chunk reaches it under both orders: both rankings agree there
+    assert ex["values"]["cut_then_dedup"][f"hit@{k}"] == (1.0 if k >= 4 else 0.0)
+    assert ex["values"]["dedup_then_cut"][f"hit@{k}"] == (1.0 if k >= 2 else 0.0)
+
+
+def test_one_rule_fails_when_one_measure_reads_the_other_rank():
+    _, ex = order_example(3)
+    reads = {order: dict(r) for order, r in ex["reads"].items()}
+    reads["cut_then_dedup"]["mrr"] = DEDUP
+    assert not one_rule(reads)
+    reads = {order: dict(r) for order, r in ex["reads"].items()}
+    reads["dedup_then_cut"]["hit@3"] = "neither"
+    assert not one_rule(reads)
+
+
+def test_judged_is_the_relevant_share_on_the_sample():
+    j = judged_example(3, 10)
+    assert j["labels_only_relevant"] and j["same_as_share"]
+    assert j["no_answer"] == 6 and j["all"] < j["answerable"]
+    assert round(j["answerable"], 3) == 0.721 and round(j["precision"], 3) == 0.344
