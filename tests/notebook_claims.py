@@ -126,7 +126,7 @@ RETRIEVAL_VS_GENERATION = {
     "second_look": lambda f, h: (that(sorted(f["meaning_matches"] + f["stops_short"] + f["contradicted_by_the_context"]
                                              + f["rest"]) == sorted(f["check"]), "a question in two groups or none")
                                  and all(f["diagnoses"][q] in ("passed", "label_gap") for q in f["meaning_matches"])
-                                 and all(q in f["short"] for q in f["stops_short"])
+                                 and all(f["diagnoses"][q] == "incomplete" for q in f["stops_short"])
                                  and all(f["diagnoses"][q] in ("hallucinated", "generation_failure")
                                          for q in f["contradicted_by_the_context"]) and len(f["check"]) > 0),
 }
@@ -299,9 +299,9 @@ SUPPORT = {
     # the point estimate clears the bar; "established" only when the interval's lower end does too
     "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
                                      and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
-    # misled answers that stop short: no number or polarity of theirs outside the expected answer
-    "misled_split": lambda f, h: (that(not set(f["contradicts"]) & set(f["stops_short"]))
-                                  and len(f["stops_short"]) > 0),
+    # wrong answers with every claim supported, split by the package's diagnosis: misled or incomplete, never both
+    "misled_split": lambda f, h: (that(not set(f["misled"]) & set(f["incomplete"]))
+                                  and len(f["incomplete"]) > 0),
     # a right answer refused only for "negation differs": the judge's known limit, named as such
     "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
