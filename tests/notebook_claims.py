@@ -115,6 +115,13 @@ RETRIEVAL_VS_GENERATION = {
     # a right answer with one of two gold documents in the context: a retrieval failure under "all" only
     "rules_part_on_two_gold": lambda f, h: (f["all"] == "correct_without_evidence" and f["any"] == "passed"
                                             and f["hit"] == 1 and f["n_gold"] >= 2),
+    # q2: right, with no gold document in its context (hit@2 = 0)
+    "q2_no_gold": lambda f, h: f["answer_ok"] and f["hit"] == 0 and f["status"] == "correct_without_evidence",
+    # rule "any" moves wrong answers from retrieval_failure to generation_failure
+    "rule_moves_wrong": lambda f, h: that(f["right"] >= 0) and f["wrong"] > 0,
+    # two generators on identical retrieval: the off-diagonal of the status table
+    "generators_differ": lambda f, h: (that(f["moved"] == sum(m[0] for m in f["moves"]) <= f["n"]
+                                            and all(m[1] != m[2] for m in f["moves"])) and f["moved"] > 0),
     "k_is_the_logged_context": lambda f, h: that(f["refused"] == (f["k"] != f["context_k"])) and f["k"] == f["context_k"],
     "sample_failures_differ": lambda f, h: _sample_failures(f),
     "partial_retrieval": lambda f, h: _partial(f),
