@@ -29,7 +29,7 @@ def test_source_check_per_regime_and_its_sentence():
     assert same == dict.fromkeys(ours, True) and c["condition"] and "every score and pass count" in shown(c)
     audit, _, ours = seed(0.5)  # documents_normalized and both: 3 pass; the source says 1 for both
     same, c = source_check(ours, audit.pass_counts, 0.5)
-    assert all(same.values())  # the scores are the source's; the counts differ only by the threshold
+    assert same == {"raw": True, "documents_normalized": True, "both_normalized": False}  # 3 pass, not 1
     assert not c["condition"] and "the pass counts differ because the threshold does (0.5 here" in shown(c)
     audit, _, ours = seed(0.8, query=np.array([1.0, 0.0]))
     same, c = source_check(ours, audit.pass_counts, 0.8)

@@ -24,9 +24,8 @@ def _claim(condition, text_if_true, text_if_false="", *, name, figures, headline
 
 def source_check(ours: dict, counts: dict, threshold: float) -> tuple[dict, dict]:
     """Per regime, whether this notebook's scores (``ours``: regime -> [[id, score], ...] in rank order) and pass
-    counts equal the source's, and the claim saying so."""
-    same = {r: ours[r] == SOURCE[r][0] and (counts[r] == SOURCE[r][1] or threshold != SOURCE["threshold"])
-            for r in ours}
+    count both equal the source's, and the claim saying so (and, when not, whether only the threshold differs)."""
+    same = {r: ours[r] == SOURCE[r][0] and counts[r] == SOURCE[r][1] for r in ours}
     same_scores = all(ours[r] == SOURCE[r][0] for r in ours)
     same_counts = all(counts[r] == SOURCE[r][1] for r in ours)
     if not same_scores:
