@@ -118,6 +118,13 @@ RETRIEVAL_VS_GENERATION = {
     # a right answer with one of two gold documents in the context: a retrieval failure under "all" only
     "rules_part_on_two_gold": lambda f, h: (f["all"] == "correct_without_evidence" and f["any"] == "passed"
                                             and f["hit"] == 1 and f["n_gold"] >= 2),
+    # q2: right, with no gold document in its context (hit@2 = 0)
+    "q2_no_gold": lambda f, h: f["answer_ok"] and f["hit"] == 0 and f["status"] == "correct_without_evidence",
+    # rule "any" moves wrong answers from retrieval_failure to generation_failure
+    "rule_moves_wrong": lambda f, h: that(f["right"] >= 0) and f["wrong"] > 0,
+    # two generators on identical retrieval: the off-diagonal of the status table
+    "generators_differ": lambda f, h: (that(f["moved"] == sum(m[0] for m in f["moves"]) <= f["n"]
+                                            and all(m[1] != m[2] for m in f["moves"])) and f["moved"] > 0),
     "k_is_the_logged_context": lambda f, h: that(f["refused"] == (f["k"] != f["context_k"])) and f["k"] == f["context_k"],
     "sample_failures_differ": lambda f, h: _sample_failures(f),
     "partial_retrieval": lambda f, h: _partial(f),
@@ -129,7 +136,7 @@ RETRIEVAL_VS_GENERATION = {
     "second_look": lambda f, h: (that(sorted(f["meaning_matches"] + f["stops_short"] + f["contradicted_by_the_context"]
                                              + f["rest"]) == sorted(f["check"]), "a question in two groups or none")
                                  and all(f["diagnoses"][q] in ("passed", "label_gap") for q in f["meaning_matches"])
-                                 and all(q in f["short"] for q in f["stops_short"])
+                                 and all(f["diagnoses"][q] == "incomplete" for q in f["stops_short"])
                                  and all(f["diagnoses"][q] in ("hallucinated", "generation_failure")
                                          for q in f["contradicted_by_the_context"]) and len(f["check"]) > 0),
 }
@@ -328,9 +335,9 @@ SUPPORT = {
     # the point estimate clears the bar; "established" only when the interval's lower end does too
     "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
                                      and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
-    # misled answers that stop short: no number or polarity of theirs outside the expected answer
-    "misled_split": lambda f, h: (that(not set(f["contradicts"]) & set(f["stops_short"]))
-                                  and len(f["stops_short"]) > 0),
+    # wrong answers with every claim supported, split by the package's diagnosis: misled or incomplete, never both
+    "misled_split": lambda f, h: (that(not set(f["misled"]) & set(f["incomplete"]))
+                                  and len(f["incomplete"]) > 0),
     # a right answer refused only for "negation differs": the judge's known limit, named as such
     "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],

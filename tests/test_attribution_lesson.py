@@ -4,7 +4,8 @@ its boundary, and every shown sentence true of the figures it carries."""
 import pandas as pd
 
 from rag_metrics.analysis.attribution import attribute, partial_retrieval
-from rag_metrics.analysis.attribution_lesson import rule_claims, sample_claims, seed_cases, seed_claims
+from rag_metrics.analysis.attribution_lesson import (generator_change_claim, rule_claims, rule_moves, sample_claims,
+                                                     seed_cases, seed_claims)
 
 
 def by_name(claims):
@@ -93,3 +94,52 @@ def test_partial_counts_match_the_package_count():
     c = sample_with(t)["partial_retrieval"]
     assert {k: c["figures"][k] for k in partial_retrieval(attribute(t, k=2))} == partial_retrieval(attribute(t, k=2))
     assert c["figures"]["right_partial"] == 1 and c["figures"]["right_none"] == 2
+
+
+def test_q2_is_right_with_no_gold_document_in_its_context():
+    c = by_name(seed_claims(attribute(seed_cases(), k=2)))["q2_no_gold"]
+    assert c["condition"] and "memory, or a page nobody labelled gold" in c["text_if_true"]
+    found = seed_cases().assign(retrieved_ids=[["expense_policy", "x"], ["faq", "manual"], ["travel_policy", "faq"]])
+    c = by_name(seed_claims(attribute(found, k=2)))["q2_no_gold"]
+    assert not c["condition"] and c["text_if_false"] == "q2 is `passed` here: its answer is right with hit@2 = 1."
+
+
+def test_partial_retrieval_names_the_answer_holding_gold_only_when_every_one_had_it():
+    t = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
+    strict = attribute(t, k=2)
+    strict.records["top_gold_retrieved"] = [True, False]
+    args = dict(k=2, context_k=2, refused=None, check=[], generation_failures=0, faithful_failures=0, threshold=1.0,
+                faithfulness_threshold=0.7, no_answer={"count": 0}, lost=0.0)
+    c = by_name(sample_claims(strict, strict, **args))["partial_retrieval"]
+    assert "1 of them had the gold document that holds the answer (the highest-labelled one) in the top 2" \
+        in c["text_if_true"]
+    strict.records["top_gold_retrieved"] = [False, False]
+    c = by_name(sample_claims(strict, strict, **args))["partial_retrieval"]
+    assert "1 of them had a gold document in the top 2 (0 of them the one that holds the answer" in c["text_if_true"]
+
+
+def test_rule_moves_counts_both_colours():
+    # q0: right, one of two gold retrieved; q1: wrong, one of two gold retrieved; q2: wrong, no gold retrieved
+    t = table_of([["a", "b"], ["a", "b"], ["a"]], [["a", "z"], ["a", "z"], ["z", "y"]], ["x", "y", "y"])
+    m = rule_moves(attribute(t, k=2), attribute(t, k=2, rule="any"))
+    assert (m["right"], m["wrong"]) == (1, 1) and m["claim"]["condition"]
+    assert m["title"] == "rule='any' moves 1 right answers to passed and 1 retrieval failures to generation failures"
+    assert "1 wrong answer from `retrieval_failure` to `generation_failure`" in m["claim"]["text_if_true"]
+    only_right = t.iloc[[0, 2]]
+    m = rule_moves(attribute(only_right, k=2), attribute(only_right, k=2, rule="any"))
+    assert (m["right"], m["wrong"]) == (1, 0) and not m["claim"]["condition"]
+    assert "no wrong answer changes status" in m["claim"]["text_if_false"]
+    one = t.iloc[[2]]
+    assert rule_moves(attribute(one, k=2), attribute(one, k=2, rule="any"))["title"] == \
+        "the two rules give the same statuses"
+
+
+def test_generator_change_claim_reads_the_off_diagonal():
+    table = pd.DataFrame([[3, 2], [1, 5]], index=["passed", "generation_failure"],
+                         columns=["passed", "generation_failure"])
+    c = generator_change_claim(table, "gen_a", "gen_b")
+    assert c["condition"] and c["figures"]["moved"] == 3 and "3 of 11 questions" in c["text_if_true"]
+    assert "2 from `passed` to `generation_failure`; 1 from `generation_failure` to `passed`" in c["text_if_true"]
+    same = pd.DataFrame([[3, 0], [0, 5]], index=["passed", "x"], columns=["passed", "x"])
+    c = generator_change_claim(same, "gen_a", "gen_b")
+    assert not c["condition"] and "no question changes status" in c["text_if_false"]

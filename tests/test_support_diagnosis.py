@@ -16,6 +16,7 @@ from rag_metrics.analysis.support import (
     diagnosis_of,
     measure_judges,
     read_support_set,
+    stops_short,
 )
 from rag_metrics.errors import NotComparableError
 from rag_metrics.io.corpus import load_answers
@@ -25,12 +26,12 @@ from rag_metrics.judging.support import OfflineSupportJudge, answer_support, con
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUPPORT_SET = DATA / "support" / "claims.jsonl"
 
-# the module docstring's table, written out as data: (retrieval hit, correct, support) -> diagnosis
+# the module docstring's table, written out as data: (retrieval hit, correct, support, stops short) -> diagnosis
 TABLE = {}
-for hit, support in itertools.product((True, False), ("full", "partial", "none", "no claims")):
-    TABLE[(hit, True, support)] = {"full": "passed" if hit else "label_gap", "partial": "partially_supported"}.get(
-        support, "answered_from_memory")
-    TABLE[(hit, False, support)] = "misled" if support == "full" else (
+for hit, support, short in itertools.product((True, False), ("full", "partial", "none", "no claims"), (True, False)):
+    TABLE[(hit, True, support, short)] = {"full": "passed" if hit else "label_gap",
+                                          "partial": "partially_supported"}.get(support, "answered_from_memory")
+    TABLE[(hit, False, support, short)] = ("incomplete" if short else "misled") if support == "full" else (
         "retrieval_failure" if not hit else ("hallucinated" if support == "none" else "generation_failure"))
 
 
@@ -70,7 +71,8 @@ def _independent_counts(generator, corpus):
         hit = bool(set(docs) & set(gold["gold_docs"]))
         correct = meaning_match(row["generated_answer"], gold["answer"])["correct"]
         claims = support_of_answer(row["generated_answer"], context_passages(docs, corpus), OfflineSupportJudge())
-        counts[TABLE[(hit, correct, answer_support(claims))]] += 1
+        short = stops_short(row["generated_answer"], gold["answer"])
+        counts[TABLE[(hit, correct, answer_support(claims), short)]] += 1
     return counts
 
 
@@ -86,6 +88,8 @@ def test_sample_cases_read_by_a_person(diagnoses):
     rec = diagnoses["gen_a"].records
     # 150 EUR: the general hotel cap, retrieved, while the question asked for capital cities (200 EUR)
     assert rec.at["q017", "diagnosis"] == "misled"
+    # "a vice president" for a question asking for two approvals: true, and only half the expected answer
+    assert rec.at["q063", "diagnosis"] == "incomplete"
     # "On the 25th of each month" with the expense policy retrieved: unsupported and wrong
     assert rec.at["q010", "diagnosis"] == "hallucinated"
     # right answer, but the FAQ and onboarding guide retrieved do not say it

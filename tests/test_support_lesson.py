@@ -5,8 +5,8 @@ judge error, and kappa is "established" only when its interval clears the bar --
 import pandas as pd
 import pytest
 
-from rag_metrics.report.support_lesson import (judge_error_claim, judge_errors, kappa_claim, misled_claim,
-                                               misled_kinds, second_look_claim, stops_short)
+from rag_metrics.analysis.support import stops_short
+from rag_metrics.report.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim, second_look_claim
 
 
 def shown(c):
@@ -38,19 +38,22 @@ def records(rows):
     return pd.DataFrame(rows, columns=["question_id", "diagnosis", "correct", "support"]).set_index("question_id")
 
 
-def test_misled_kinds_splits_only_misled_answers():
-    r = records([("a", "misled", False, "full"), ("b", "misled", False, "full"), ("c", "hallucinated", False, "none")])
-    kinds = misled_kinds(r, {"a": "200 EUR", "b": "a vice president and a manager", "c": "x"},
-                         {"a": "150 EUR", "b": "a vice president", "c": "x"})
-    assert kinds == {"contradicts": ["a"], "stops_short": ["b"]}
-    c = misled_claim(kinds)
-    assert c["condition"] and "**b are not misled but incomplete**" in shown(c) and "(a)" in shown(c)
+def test_misled_claim_names_misled_and_incomplete_from_the_diagnosis():
+    r = records([("a", "misled", False, "full"), ("b", "incomplete", False, "full"), ("c", "hallucinated", False, "none"),
+                 ("d", "incomplete", False, "full")])
+    c = misled_claim(r)
+    assert c["figures"] == {"misled": ["a"], "incomplete": ["b", "d"]}
+    assert c["condition"] and "3 wrong answers" in shown(c) and "1 are `misled` (a)" in shown(c)
+    assert "**2 are `incomplete`** (b, d)" in shown(c)
 
 
-def test_misled_claim_without_a_short_answer_says_what_holds():
-    c = misled_claim({"contradicts": ["a"], "stops_short": []})
-    assert not c["condition"] and "All 1 `misled` answers contradict" in shown(c)
-    assert shown(misled_claim({"contradicts": [], "stops_short": []})) == "No answer is diagnosed `misled` here."
+def test_misled_claim_without_an_incomplete_answer_says_what_holds():
+    c = misled_claim(records([("a", "misled", False, "full")]))
+    assert not c["condition"] and "1 are `misled` (a)" in shown(c) and "None is `incomplete`." in shown(c)
+    c = misled_claim(records([("b", "incomplete", False, "full")]))
+    assert c["condition"] and "None is `misled`." in shown(c)
+    assert shown(misled_claim(records([("c", "passed", True, "full")]))) == \
+        "No wrong answer here has every claim supported."
 
 
 def claims_table(rows):
@@ -102,9 +105,9 @@ def test_kappa_claim_undefined():
 
 def test_second_look_names_each_question_once():
     c = second_look_claim(["q005", "q030", "q063", "q9"], {"q005": "passed", "q030": "hallucinated",
-                                                           "q063": "misled", "q9": "misled"}, ["q005", "q063"])
+                                                           "q063": "incomplete", "q9": "misled"})
     f = c["figures"]
     assert f["meaning_matches"] == ["q005"] and f["stops_short"] == ["q063"]
     assert f["contradicted_by_the_context"] == ["q030"] and f["rest"] == ["q9"]
     assert c["condition"] and "q9: other diagnoses (misled)" in shown(c)
-    assert not second_look_claim([], {}, [])["condition"]
+    assert not second_look_claim([], {})["condition"]

@@ -10,7 +10,8 @@
 * *support* -- each claim of the answer judged against the context (:mod:`rag_metrics.judging.support`): ``full``,
   ``partial``, ``none`` or ``no claims``;
 
-the diagnosis (:func:`diagnosis_of`):
+the diagnosis (:func:`diagnosis_of`; *retrieval* here is a hit when **any** gold item is in the context -- notebook
+05's statuses can ask for every one -- so ``retrieval_failure`` below means *no* gold item was read):
 
 ======================  =========  =======  ===============  ===============================================
 diagnosis               retrieval  correct  support          what to do
@@ -19,12 +20,15 @@ passed                  hit        yes      full             nothing
 label_gap               miss       yes      full             the supporting page is not gold: ``labels audit``
 answered_from_memory    any        yes      none / no claims the model knew it; the context did not say it
 partially_supported     any        yes      partial          some claims have no support in the context
-misled                  any        no       full             a passage about something else, or an answer stopping short
+misled                  any        no       full, not short  a passage about something else supplied the answer
+incomplete              any        no       full, short      the answer stops short of a multi-part expected one
 retrieval_failure       miss       no       not full         retrieval: chunking, embeddings, hybrid search
 hallucinated            hit        no       none             generation: the evidence was there, unused
 generation_failure      hit        no       partial / none   generation: prompt, model, context noise
                                             claims
 ======================  =========  =======  ===============  ===============================================
+
+*Short* (:func:`stops_short`): a wrong answer that says part of the expected one and nothing against it.
 
 Counts, rates with Wilson intervals (:meth:`Diagnosis.rates`) and the paired change of the passed rate between two
 runs on the same questions (:func:`diagnosis_change`: exact sign test with its interval,
@@ -58,8 +62,8 @@ import pandas as pd
 from ..errors import InputError, NotComparableError, check_choice
 from ..io.jsonl import iter_jsonl
 from ..judging.answers import MATCHES, answer_match
-from ..judging.correctness import MeaningJudge, meaning_match
-from ..judging.claims import split_claims
+from ..judging.claims import content_tokens, negated, split_claims
+from ..judging.correctness import MeaningJudge, canonical_quantities, meaning_match
 from ..judging.support import (SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages,
                                support_of_answer)
 from .agreement import MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, ppi_mean
@@ -67,19 +71,20 @@ from .agreement import wilson as agreement_wilson
 from .intervals import wilson
 from .paired import sign_test
 
-__all__ = ["DIAGNOSES", "diagnosis_of", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
+__all__ = ["DIAGNOSES", "diagnosis_of", "stops_short", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
            "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log",
            "SheetAgreement", "sheet_agreement", "support_drilldown", "SupportDrilldown", "change_claim",
            "change_table"]
 
-DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "retrieval_failure",
+DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "incomplete", "retrieval_failure",
              "hallucinated", "generation_failure")
 LOOK_AT = {
     "passed": "nothing",
     "label_gap": "the supporting page is not gold: hand it to labels audit",
     "answered_from_memory": "the answer is right but the context does not say it: the model knew it",
     "partially_supported": "some claims have no support in the context",
-    "misled": "every claim supported, the answer wrong: a passage about something else, or an answer stopping short",
+    "misled": "every claim supported, the answer wrong: a passage about something else supplied it",
+    "incomplete": "every claim supported, the answer stops short of a multi-part expected answer: answer every part",
     "retrieval_failure": "retrieval: chunking, embeddings, hybrid search",
     "hallucinated": "generation: the evidence was retrieved, the answer is unsupported",
     "generation_failure": "generation: prompt, model, context noise",
@@ -88,15 +93,28 @@ SUPPORT_KINDS = ("verbatim", "paraphrase", "number", "date", "amount", "negation
                  "partial")
 
 
-def diagnosis_of(retrieval_ok: bool, correct: bool, support: str) -> str:
-    """The diagnosis of one answer (module docstring's table)."""
+def stops_short(answer: str, expected: str) -> bool:
+    """Whether a wrong ``answer`` says part of ``expected`` and nothing against it: every number it states is one of
+    the expected answer's, its polarity is the expected answer's, and it shares a number or at least half of its
+    content words with the expected answer. ``False``: it contradicts the expected answer (or says something else)."""
+    got, want = canonical_quantities(answer), canonical_quantities(expected)
+    if any(q not in want for q in got) or negated(answer) != negated(expected):
+        return False
+    words, expected_words = set(content_tokens(answer)), set(content_tokens(expected))
+    shared_number = any(q in want for q in got)
+    return shared_number or (bool(words) and 2 * len(words & expected_words) >= len(words))
+
+
+def diagnosis_of(retrieval_ok: bool, correct: bool, support: str, short: bool = False) -> str:
+    """The diagnosis of one answer (module docstring's table); ``short``: the wrong answer stops short of the
+    expected one (:func:`stops_short`), read only for a wrong answer whose every claim is supported."""
     check_choice(support, SUPPORT_LEVELS, "support", func="diagnosis_of")
     if correct:
         if support == "full":
             return "passed" if retrieval_ok else "label_gap"
         return "partially_supported" if support == "partial" else "answered_from_memory"
     if support == "full":
-        return "misled"
+        return "incomplete" if short else "misled"
     if not retrieval_ok:
         return "retrieval_failure"
     return "hallucinated" if support == "none" else "generation_failure"
@@ -271,7 +289,8 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
                      "lexical_ok": answer_match(answer, expected, method=match), "correct": bool(verdict["correct"]),
                      "correct_reason": verdict["reason"], "support": support, "n_claims": len(claims),
                      "n_supported": sum(bool(c["supported"]) for c in claims),
-                     "diagnosis": diagnosis_of(ok, bool(verdict["correct"]), support)})
+                     "diagnosis": diagnosis_of(ok, bool(verdict["correct"]), support,
+                                               short=stops_short(answer, expected))})
         claim_rows += [{"claim_id": f"{qid}#{n}", "question_id": qid,
                         **{k: c[k] for k in ("claim", "supported", "doc_id", "page", "span", "reason")}}
                        for n, c in enumerate(claims, start=1)]

@@ -1,9 +1,8 @@
 """The claims of notebook 11 (is the answer supported?) that read the diagnosis: chosen here and tested.
 
-* :func:`misled_kinds` -- the diagnosis ``misled`` (a wrong answer whose every claim is supported) holds two different
-  things: an answer that *contradicts* the expected one (it states another number, or the other polarity: a passage
-  about something else supplied it) and one that *stops short* (everything it says is in the expected answer, which
-  asks for more: a multi-part question half answered). Only the first is misled by its context.
+* :func:`misled_claim` -- a wrong answer whose every claim is supported is ``misled`` (it contradicts the expected
+  answer: a passage about something else supplied it) or ``incomplete`` (it stops short of a multi-part expected
+  answer); the package's diagnosis tells them apart (:func:`rag_metrics.analysis.support.stops_short`).
 * :func:`judge_errors` -- a right answer judged unsupported only because the closest span holds a negation the claim
   does not: the offline judge's known limit (a negation inside a noun phrase, docs/answer_support.md), not memory.
 * :func:`kappa_claim` -- the judge's agreement with people, read from the point estimate *and* its interval.
@@ -14,49 +13,27 @@ case.
 
 from __future__ import annotations
 
-from ..judging.claims import content_tokens, negated
-from ..judging.correctness import canonical_quantities
+from ..judging.claims import negated
 
-__all__ = ["stops_short", "misled_kinds", "misled_claim", "judge_errors", "judge_error_claim", "kappa_claim"]
-
-
-def stops_short(answer: str, expected: str) -> bool:
-    """Whether a wrong ``answer`` says part of ``expected`` and nothing against it: every number it states is one of
-    the expected answer's, its polarity is the expected answer's, and it shares a number or at least half of its
-    content words with the expected answer. ``False``: it contradicts the expected answer (or says something else)."""
-    got, want = canonical_quantities(answer), canonical_quantities(expected)
-    if any(q not in want for q in got) or negated(answer) != negated(expected):
-        return False
-    words, expected_words = set(content_tokens(answer)), set(content_tokens(expected))
-    shared_number = any(q in want for q in got)
-    return shared_number or (bool(words) and 2 * len(words & expected_words) >= len(words))
+__all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim"]
 
 
-def misled_kinds(records, expected: dict, answers: dict) -> dict:
-    """``{"contradicts": [...], "stops_short": [...]}``: the question IDs of ``records`` (a Diagnosis's records)
-    diagnosed ``misled``, split by :func:`stops_short` of their answer (``answers``) against ``expected``."""
-    misled = [q for q in records.index if records.at[q, "diagnosis"] == "misled"]
-    short = [q for q in misled if stops_short(answers[q], expected[q])]
-    return {"contradicts": [q for q in misled if q not in short], "stops_short": short}
-
-
-def misled_claim(kinds: dict) -> dict:
-    """The claim on the ``misled`` questions (:func:`misled_kinds`): how many the name fits."""
-    bad, short = kinds["contradicts"], kinds["stops_short"]
-    figures = {"contradicts": bad, "stops_short": short}
-    if not short:
+def misled_claim(records) -> dict:
+    """The claim on the wrong answers whose every claim is supported (``records``: a Diagnosis's records): the
+    ``misled`` ones and the ``incomplete`` ones, named."""
+    d = records["diagnosis"]
+    bad, short = sorted(d.index[d == "misled"]), sorted(d.index[d == "incomplete"])
+    figures = {"misled": bad, "incomplete": short}
+    if not bad and not short:
         return dict(condition=False, text_if_true="", name="misled_split", figures=figures,
-                    text_if_false=(f"All {len(bad)} `misled` answers contradict the expected answer with a passage "
-                                   "about something else." if bad else "No answer is diagnosed `misled` here."))
-    named = ", ".join(short)
-    return dict(condition=True, name="misled_split", figures=figures, text_if_false="",
-                text_if_true=(f"Of the {len(bad) + len(short)} answers diagnosed `misled` (wrong, every claim "
-                              f"supported), {len(bad)} fit the name: they contradict the expected answer with a number "
-                              f"or a polarity taken from a passage about something else ({', '.join(bad) or 'none'}). "
-                              f"**{named} are "
-                              "not misled but incomplete**: everything they say is in the expected answer and in "
-                              "the context, they stop short of its other parts -- a generation problem (answer every "
-                              "part), not noise in the context."))
+                    text_if_false="No wrong answer here has every claim supported.")
+    text = (f"{len(bad) + len(short)} wrong answers have every claim supported by the context. "
+            + (f"{len(bad)} are `misled` ({', '.join(bad)}): they contradict the expected answer with a number or a "
+               "polarity taken from a passage about something else. " if bad else "None is `misled`. ")
+            + (f"**{len(short)} are `incomplete`** ({', '.join(short)}): everything they say is in the expected "
+               "answer and in the context, they stop short of its other parts -- a generation problem (answer every "
+               "part), not noise in the context." if short else "None is `incomplete`."))
+    return dict(condition=bool(short), name="misled_split", figures=figures, text_if_true=text, text_if_false=text)
 
 
 def judge_errors(records, claims) -> dict:
@@ -109,16 +86,15 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
                                "headline figures (unless `--force`)."))
 
 
-def second_look_claim(check: list, diagnoses: dict, short: list) -> dict:
+def second_look_claim(check: list, diagnoses: dict) -> dict:
     """Notebook 05's claim on its "check the expected answer" group (``check``: exact match missed, the logged
-    faithfulness score high), read again by notebook 11's judges: ``diagnoses`` (question -> diagnosis) and
-    ``short`` (the questions whose answer stops short, :func:`stops_short`; counted so when diagnosed ``misled``)."""
+    faithfulness score high), read again by notebook 11's judges: ``diagnoses`` (question -> diagnosis)."""
     groups = {"meaning matches": [q for q in check if diagnoses.get(q) in ("passed", "label_gap")],
-              "stops short": [q for q in check if q in short and diagnoses.get(q) == "misled"],
+              "stops short": [q for q in check if diagnoses.get(q) == "incomplete"],
               "contradicted by the context": [q for q in check if diagnoses.get(q) in ("hallucinated",
                                                                                         "generation_failure")]}
     rest = [q for q in check if not any(q in g for g in groups.values())]
-    figures = {"check": list(check), "diagnoses": {q: diagnoses.get(q) for q in check}, "short": list(short),
+    figures = {"check": list(check), "diagnoses": {q: diagnoses.get(q) for q in check},
                **{k.replace(" ", "_"): v for k, v in groups.items()}, "rest": rest}
     parts = {"meaning matches": "the meaning matches (only the wording differs)",
              "stops short": "the answer says only part of the expected one (incomplete)",

@@ -1,0 +1,78 @@
+"""Notebook 06's sentences (rag_metrics.report.normalization_lesson): each claim's condition on both sides of its
+boundary, and every shown sentence true of the figures it carries."""
+
+import numpy as np
+import pytest
+
+from rag_metrics.report.normalization_lesson import (SOURCE, audit_claim, pass_count_claim, raw_queries_claim,
+                                                     real_vectors_claim, seed_step_claims, source_check)
+from rag_metrics.retrieval.vectors import threshold_audit
+
+QUERY, DOCS = np.array([2.0, 0.0]), np.array([[1.0, 0.0], [3.0, 4.0], [2.0, 3.0]])
+
+
+def seed(threshold, query=QUERY):
+    audit = threshold_audit(query, DOCS, threshold, ids=["A", "B", "C"])
+    t = audit.table
+    regime = {r: t[t.regime == r].set_index("id") for r in ("raw", "documents_normalized", "both_normalized")}
+    ours = {r: [[i, round(float(v), 3)] for i, v in regime[r]["score"].items()] for r in regime}
+    return audit, regime, ours
+
+
+def shown(c):
+    return c["text_if_true"] if c["condition"] else c["text_if_false"]
+
+
+def test_source_check_per_regime_and_its_sentence():
+    audit, _, ours = seed(0.8)
+    same, c = source_check(ours, audit.pass_counts, 0.8)
+    assert same == dict.fromkeys(ours, True) and c["condition"] and "every score and pass count" in shown(c)
+    audit, _, ours = seed(0.5)  # documents_normalized and both: 3 pass; the source says 1 for both
+    same, c = source_check(ours, audit.pass_counts, 0.5)
+    assert same == {"raw": True, "documents_normalized": True, "both_normalized": False}  # 3 pass, not 1
+    assert not c["condition"] and "the pass counts differ because the threshold does (0.5 here" in shown(c)
+    audit, _, ours = seed(0.8, query=np.array([1.0, 0.0]))
+    same, c = source_check(ours, audit.pass_counts, 0.8)
+    assert not same["raw"] and shown(c) == "The scores differ from the source's."
+    assert SOURCE["both_normalized"][1] == 1
+
+
+@pytest.mark.parametrize("threshold, lesson", [(0.8, True), (1.0, True), (0.5, False), (2.1, False)])
+def test_pass_count_claim_on_each_side(threshold, lesson):
+    audit, _, _ = seed(threshold)
+    c = pass_count_claim(audit.pass_counts, threshold)
+    assert c["condition"] is lesson and c["headline"]
+    assert ("did not" in shown(c)) is lesson
+
+
+def test_seed_steps_name_the_broken_and_the_fixed_ranking():
+    audit, regime, _ = seed(0.8)
+    ratio = (regime["documents_normalized"]["score"] / regime["both_normalized"]["score"]).tolist()
+    raw, fixed, cos = seed_step_claims(regime, audit.pass_counts, 0.8, audit.query_norm, ratio)
+    assert raw["condition"] and "B ranks first with 6.000" in shown(raw)
+    assert fixed["condition"] and "times the query's length** (2)" in shown(fixed)
+    assert "1 of 3 pass" in shown(cos)
+    _, fixed, _ = seed_step_claims(regime, audit.pass_counts, 0.8, 3.0, ratio)  # a ratio that is not |q|
+    assert not fixed["condition"]
+    only_a = np.array([[1.0, 0.0], [0.1, 0.1], [0.2, 0.3]])
+    a = threshold_audit(QUERY, only_a, 0.8, ids=["A", "B", "C"])
+    reg = {r: a.table[a.table.regime == r].set_index("id") for r in regime}
+    raw, _, _ = seed_step_claims(reg, a.pass_counts, 0.8, a.query_norm, [2.0, 2.0, 2.0])
+    assert not raw["condition"] and "A ranks first" in shown(raw)
+
+
+def test_real_vectors_claim_needs_the_same_top_and_a_moved_count():
+    assert real_vectors_claim(71, 71, 0.5, 11.9, 39.9, 0.3, 2.0)["condition"]
+    assert not real_vectors_claim(71, 71, 0.49, 11.9, 12.3, 0.3, 2.0)["condition"]
+    c = real_vectors_claim(70, 71, 5.0, 11.9, 39.9, 0.3, 2.0)
+    assert not c["condition"] and "same for 70 of 71" in shown(c)
+    assert shown(real_vectors_claim(71, 71, 0.0, 11.9, 11.9, 0.3, 1.0)).endswith("a unit vector.")
+
+
+def test_raw_queries_and_audit_claims():
+    assert raw_queries_claim(0.12, 0.57, 0.8, 11.9, 35, 71)["condition"]
+    c = raw_queries_claim(0.9, 1.2, 14.0, 11.9, 0, 71)
+    assert not c["condition"] and "lengths 0.90-1.20" in shown(c)
+    assert audit_claim(14, 14, True, "faq")["condition"]
+    assert not audit_claim(14, 14, False, "faq")["condition"] and not audit_claim(13, 14, True, "faq")["condition"]
+    assert "they are not the same rows" in shown(audit_claim(13, 14, True, "faq"))
