@@ -197,7 +197,6 @@ GOLDEN_SET = {
                                      and f["shortfalls"] == 0),
     "flagged": lambda f, h: (that(f["duplicates"] <= f["flagged"] <= f["total"] and f["templated"] <= f["flagged"])
                              and f["flagged"] > 0),
-    "duplicates_from_templates": lambda f, h: f["duplicates"] > f["total"] / 4,
     "estimate": lambda f, h: (that(f["output_tokens"] == f["calls"] * f["questions_per_page"] * f["per_question"])
                               and f["calls"] == f["pages"]),
     "enough_questions": lambda f, h: f["kept"] >= 10,
@@ -211,9 +210,6 @@ GOLDEN_SET = {
     "cannot_tell_apart": lambda f, h: len(set(f["values"])) == 1,
     "same_ranking": lambda f, h: ([sorted(f["generated"], reverse=True).index(x) for x in f["generated"]]
                                   == [sorted(f["hand"], reverse=True).index(x) for x in f["hand"]]),
-    "paired_beyond_noise": lambda f, h: (that(f["ci_low"] <= f["mean_diff"] <= f["ci_high"])
-                                         and not f["ci_low"] <= 0 <= f["ci_high"] and f["p_value"] < 0.05),
-    "several_retrievers": lambda f, h: f["retrievers"] > 1,
     "answered_elsewhere": lambda f, h: that(f["elsewhere"] <= f["generated"]) and f["elsewhere"] > 0,
     "misses_answered_elsewhere": lambda f, h: (that(f["top1_elsewhere"] <= f["missed"])
                                                and f["missed"] > 0 and f["top1_elsewhere"] > 0),
@@ -299,9 +295,6 @@ LABELS = {
     "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
     "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
                                   and abs(f["hand"] - 0.985) < 0.01),
-    # every label a gold page (no human judgment given): the judged share is a precision, not label coverage
-    "judged_share_is_precision": lambda f, h: (that(f["share"] is None or 0 <= f["share"] <= 1)
-                                               and f["human_judgments"] == 0 and f["share"] is not None),
     "gap_explained": lambda f, h: (f["gap"] > 0 and that(close(f["explained"], (f["gap"] - f["gap_after"]) / f["gap"]),
                                                          "the share of the gap closed is not (gap - gap after) / gap")),
     "vague_templates": lambda f, h: (that(f["vague"] <= f["misses"]) and f["misses"] > 0
@@ -315,16 +308,17 @@ LABELS = {
     "labels_vs_source": lambda f, h: f["n"] >= 50,
     "assessor_misses_gold": lambda f, h: f["missed"] > 0,
     "llm_estimate": lambda f, h: f["calls"] == f["items"],
-    "closed_world_low": lambda f, h: f["only"] < f["truth"],
-    # a bias under 0.05 and every one of the four intervals holding the truth
+    # a bias under 0.05 and the ways of counting within 0.05 of each other
     "little_to_correct": lambda f, h: (that(close(f["bias"], f["truth"] - f["only"]), "bias is not truth - labels only")
-                                       and f["bias"] < 0.05 and f["holds"]),
-    # the interval and its estimate are proportions, the estimate inside its interval, whatever the draw
-    "ppi_holds_truth": lambda f, h: (that(0 <= f["low"] <= f["estimate"] <= f["high"] <= 1,
-                                          "the prediction-powered estimate or interval leaves [0, 1]")
-                                     and f["low"] <= f["truth"] <= f["high"]),
-    # narrower by at least a tenth (rag_metrics.analysis.agreement.NARROWER): a gap of a few percent is a coincidence
-    "ppi_narrower": lambda f, h: that(f["n"] <= f["N"]) and f["n"] < f["N"] and f["ppi_width"] < 0.9 * f["sample_width"],
+                                       and that(close(f["only"], f["means"]["human labels only"]))
+                                       and f["bias"] < 0.05 and max(f["means"].values()) - min(f["means"].values()) < 0.05),
+    # every question an accepted page belongs to was a hit before the audit
+    "accepted_already_hits": lambda f, h: (that(f["already"] <= f["questions"] <= f["pages"])
+                                           and f["questions"] > 0 and f["already"] == f["questions"]),
+    # every page the stand-in calls not relevant and the assessor relevant is an audit candidate
+    "stand_in_errors": lambda f, h: that(f["candidates"] <= f["disputed"]) and f["disputed"] > 0
+                                    and f["candidates"] == f["disputed"],
+    "either_page": lambda f, h: f["questions"] > 0,
 }
 
 SUPPORT = {

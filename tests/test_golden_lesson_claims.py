@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rag_metrics.golden.labels import SMALL_BIAS, little_to_correct_claim
+from rag_metrics.golden.labels import (SMALL_BIAS, accepted_hits_claim, either_page_claim, little_to_correct_claim,
+                                       stand_in_errors_claim)
 from rag_metrics.golden.review import TEMPLATE_GAP, heading_templates_claim
 
 
@@ -26,15 +27,45 @@ def test_one_kind_of_question_only_sets_nothing_side_by_side():
         assert not c["condition"] and c["text_if_false"].startswith(f"Only one kind of question is here ({n_t} ")
 
 
-def test_little_to_correct_below_the_small_bias_and_every_interval_holding():
-    c = little_to_correct_claim(0.985, 0.969, True)
-    assert c["condition"] and "A bias of 0.016" in c["text_if_true"]
-    assert c["figures"]["bias"] == 0.985 - 0.969 and c["figures"]["holds"] is True
-    assert little_to_correct_claim(1.0, 1.0, True)["condition"]  # no bias at all
+FOUR = ("human labels only", "human-judged sample only", "assessed labels added", "prediction-powered (PPI)")
 
 
-def test_little_to_correct_not_at_the_small_bias_nor_when_an_interval_misses():
-    assert not little_to_correct_claim(SMALL_BIAS, 0.0, True)["condition"]  # exactly the threshold: not small
-    assert not little_to_correct_claim(0.9, 0.5, True)["condition"]
-    assert not little_to_correct_claim(0.985, 0.969, False)["condition"]
-    assert "text_if_false" not in little_to_correct_claim(0.9, 0.5, True)  # nothing printed then
+def test_little_to_correct_below_the_small_bias_and_spread():
+    c = little_to_correct_claim(0.985, dict(zip(FOUR, (0.969, 0.967, 0.969, 0.969))))
+    assert c["condition"] and "0.967–0.969" in c["text_if_true"] and "costs only 0.016" in c["text_if_true"]
+    assert c["figures"]["bias"] == 0.985 - 0.969
+    assert little_to_correct_claim(1.0, dict.fromkeys(FOUR, 1.0))["condition"]  # no bias at all
+
+
+def test_little_to_correct_not_at_the_small_bias_nor_with_ways_apart():
+    assert not little_to_correct_claim(SMALL_BIAS, dict.fromkeys(FOUR, 0.0))["condition"]  # exactly the threshold
+    apart = dict(zip(FOUR, (0.969, 0.969 - SMALL_BIAS, 0.969, 0.969)))  # spread exactly the threshold
+    c = little_to_correct_claim(0.985, apart)
+    assert not c["condition"] and "short by 0.016" in c["text_if_false"]
+    assert not little_to_correct_claim(0.9, dict.fromkeys(FOUR, 0.5))["condition"]
+
+
+def test_accepted_pages_of_questions_already_hit_cannot_move_hit():
+    pages = [("hand-written", "q1", "faq", 2), ("hand-written", "q1", "faq", 3), ("hand-written", "q2", "hr", 5)]
+    c = accepted_hits_claim(pages, {("hand-written", "q1"): 1.0, ("hand-written", "q2"): 1.0}, 3)
+    assert c["condition"] and "The 3 accepted page(s) -- q1 (faq p.2)" in c["text_if_true"]
+    assert c["figures"] == {"pages": 3, "questions": 2, "already": 2}
+    c = accepted_hits_claim(pages, {("hand-written", "q1"): 1.0, ("hand-written", "q2"): 0.0}, 3)
+    assert not c["condition"] and "1 of them misses before the audit" in c["text_if_false"]
+    c = accepted_hits_claim(pages, {("generated", "q2"): 1.0, ("hand-written", "q1"): 1.0}, 3)  # the set counts
+    assert not c["condition"]
+    assert accepted_hits_claim([], {}, 3)["text_if_false"] == "No page was accepted: hit@k cannot move."
+
+
+def test_stand_in_errors_only_when_every_disputed_page_is_a_candidate():
+    assert stand_in_errors_claim(4, 4)["condition"]
+    c = stand_in_errors_claim(4, 3)
+    assert not c["condition"] and "the other 1 are the assessor's" in c["text_if_false"]
+    c = stand_in_errors_claim(0, 0)
+    assert not c["condition"] and c["text_if_false"].startswith("The assessor grades no page relevant")
+
+
+def test_either_page_needs_a_question():
+    c = either_page_claim(["q1", "q2", "q3", "q4", "q5", "q6"], 3)
+    assert c["condition"] and "for 6 question(s) (q1, q2, q3, q4, q5, …)" in c["text_if_true"]
+    assert not either_page_claim([], 3)["condition"]

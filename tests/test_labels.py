@@ -15,7 +15,7 @@ from rag_metrics.analysis.experiment import evaluate_log
 from rag_metrics.analysis.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
 from rag_metrics.golden.labels import (AUDIT_COLUMNS, accept_labels, audit_labels, gap_explained_claim, human_labels,
-                                       judged_share_claim, labels_summary, load_judgments, read_audit_decisions)
+                                       labels_summary, load_judgments, read_audit_decisions)
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
 from rag_metrics.io.jsonl import write_jsonl
@@ -544,17 +544,12 @@ def test_the_single_pass_on_random_pages(data, tmp_path_factory):
                                   _candidates_group_by_group(golden, corpus, runs, min_evidence_chars=min_chars))
 
 
-def test_the_judged_share_of_gold_only_labels_is_called_a_precision_not_coverage(world):
-    gold_only = judged_share_claim(_audit(world), "first")
-    assert gold_only["condition"] and "every label is a gold page" in gold_only["text_if_true"]
-    assert gold_only["figures"]["candidates_with_answer"] == len(PLANTED) == 3
-    assert "3 retrieved pages without a label hold the expected answer" in gold_only["text_if_true"]
+def test_a_human_judgment_raises_the_judged_share_above_the_gold_share(world):
+    gold_only = _audit(world)
+    assert gold_only.counts()["candidates_with_answer"] == len(PLANTED) == 3
     one = pd.DataFrame({"question_id": ["q1"], "doc_id": ["faq"], "page": [3], "relevant": [False]})
-    mixed = judged_share_claim(_audit(world, judgments=one), "judged")
-    assert not mixed["condition"] and mixed["figures"]["human_judgments"] == 1
-    assert "gold pages and 1 human judgment together, so the share is part precision, part label coverage" in (
-        mixed["text_if_false"])
-    assert mixed["figures"]["share"] > gold_only["figures"]["share"]
+    mixed = _audit(world, judgments=one)
+    assert mixed.settings["human_judgments"] == 1 and mixed.judged_share() > gold_only.judged_share()
 
 
 @pytest.mark.parametrize("gap, gap_after, said, explained", [

@@ -67,12 +67,8 @@ from . import intervals
 from .assessors import RELEVANT_GRADE
 
 __all__ = ["cohen_kappa", "Kappa", "confusion_matrix", "agreement", "Agreement", "agreement_table", "ppi_mean",
-           "PPIEstimate", "wilson", "hit_with_pages", "assessed_figures", "LabelFigures", "MIN_KAPPA", "MIN_ITEMS",
-           "ppi_width_claim", "NARROWER"]
+           "PPIEstimate", "wilson", "hit_with_pages", "assessed_figures", "LabelFigures", "MIN_KAPPA", "MIN_ITEMS"]
 
-NARROWER = 0.9
-"""A prediction-powered interval counts as narrower than the judged sample's only below this share of its width: two
-widths a few percent apart are one draw's coincidence, not evidence that the assessor carries information."""
 MIN_KAPPA = 0.6
 """Kappa from which an assessor's labels may enter headline figures ("substantial" agreement, Landis & Koch 1977)."""
 MIN_ITEMS = 20
@@ -518,25 +514,3 @@ def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreemen
     per_question = pd.DataFrame({"human": human_hit, "human_complete": human_hit.where(sampled),
                                  "assessor_based": f, "assessed_added": added, "sampled": sampled})
     return LabelFigures(per_question, ppi, agreement_, k, force)
-
-
-def ppi_width_claim(ppi_width: float, sample_width: float, n: int, N: int) -> dict:
-    """The sentence comparing a prediction-powered interval's width with the judged sample's alone, as
-    :func:`rag_metrics.report.kernel.claim`'s arguments: "narrower" only below :data:`NARROWER` of the sample's width;
-    otherwise it says the widths are close (or every question was judged)."""
-    ratio = ppi_width / sample_width if sample_width > 0 else float("inf")
-    if N == n:
-        other = "every question is in the judged sample, so the assessor has nothing to add."
-    elif ratio < 1:
-        other = (f"narrower by less than {1 - NARROWER:.0%}: on one draw a gap that small is no evidence that the "
-                 f"assessor's grades on the other {N - n} questions add information.")
-    else:
-        other = f"the assessor's grades on the other {N - n} questions add too little to narrow it."
-    widths = f"({ppi_width:.3f} against {sample_width:.3f} wide)"
-    return {"condition": N > n and ratio < NARROWER,
-            "text_if_true": f"It is narrower than the judged sample alone {widths}, by {1 - ratio:.0%}: the assessor's "
-                            "grades on the unjudged questions carry information once the people's sample has "
-                            "corrected them.",
-            "text_if_false": f"Its width is close to or above the judged sample's alone {widths}: {other}",
-            "headline": False, "name": "ppi_narrower",
-            "figures": {"ppi_width": ppi_width, "sample_width": sample_width, "n": n, "N": N}}

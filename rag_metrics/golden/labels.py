@@ -55,10 +55,11 @@ from ..analysis.assessors import _folded, answer_sentences, find_answer, retriev
 from .flags import near_duplicates
 from .review_file import review_text
 
-__all__ = ["audit_labels", "check_matches", "judged_share_claim", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
+__all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "first_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
-           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "little_to_correct_claim", "SMALL_BIAS"]
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "little_to_correct_claim", "SMALL_BIAS",
+           "accepted_hits_claim", "stand_in_errors_claim", "either_page_claim"]
 
 SMALL_BIAS = 0.05  # a bias of a hit@k below this leaves little for a correction to remove
 
@@ -203,50 +204,79 @@ class LabelAudit:
         return paths
 
 
-def judged_share_claim(audit: LabelAudit, set_name: str) -> dict:
-    """The sentence on an audit's judged share, as :func:`rag_metrics.report.kernel.claim`'s arguments.
-
-    With no human judgment given to the audit, every label is a gold page: the judged share is the gold share of the
-    retrieved pages -- a precision (the glossary's Judged@k), not label coverage -- and missing labels are what the
-    candidates count. With judgments, the share mixes both and the sentence says so."""
-    share, judgments = audit.judged_share(), int(audit.settings.get("human_judgments", 0))
-    counts = audit.counts()
-    k = audit.settings.get("k")
-    where = f"in the top {k}" if k is not None else "in the audited results"
-    share_text = "no page" if share is None else f"{share:.0%}"
-    found = counts["candidates_with_answer"]
+def little_to_correct_claim(truth: float, means: dict) -> dict:
+    """The one sentence on prediction-powered inference at these settings, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments. ``truth`` is hit@k with the full labels; ``means`` maps each
+    way of counting on the cut-down labels to its figure, "human labels only" (unlabelled pages counted as misses)
+    among them. "Nothing to correct" only when the bias ``truth - labels only`` and the spread of the ways are both
+    under :data:`SMALL_BIAS`; otherwise the sentence gives the bias and the spread."""
+    only = float(means["human labels only"])
+    bias, low, high = truth - only, min(means.values()), max(means.values())
     return {
-        "condition": judgments == 0 and share is not None,
-        "text_if_true": (
-            f"{share_text} of the distinct pages retrieved {where} for the {set_name} set carry a label, and every "
-            "label is a gold page: the share is the gold share of what was retrieved -- a precision, like "
-            "[Judged@k](00_glossary.ipynb#Judged@k) -- low because a question has one or two gold pages among its "
-            "results. It does not measure missing labels; the audit's candidates do: "
-            f"{found} retrieved page{'' if found == 1 else 's'} without a label hold{'s' if found == 1 else ''} the "
-            "expected answer."),
-        "text_if_false": (
-            f"{share_text} of the distinct pages retrieved {where} for the {set_name} set carry a label: gold pages "
-            f"and {judgments} human judgment{'' if judgments == 1 else 's'} together, so the share is part precision, "
-            "part label coverage." if share is not None else f"Nothing was retrieved for the {set_name} set."),
-        "headline": False, "name": "judged_share_is_precision",
-        "figures": {"share": share, "human_judgments": judgments, "candidates_with_answer": found, "set": set_name},
+        "condition": bias < SMALL_BIAS and high - low < SMALL_BIAS,
+        "text_if_true": (f"At these settings all {len(means)} ways count page hit@k at {low:.3f}–{high:.3f} against a "
+                         f"truth of {truth:.3f}: cutting the labels costs only {bias:.3f} (the retriever usually "
+                         "returns the first gold page anyway), so there is **nothing for PPI to correct** here."),
+        "text_if_false": (f"At these settings the {len(means)} ways count page hit@k from {low:.3f} to {high:.3f} "
+                          f"against a truth of {truth:.3f}; the cut-down labels alone are short by {bias:.3f}: "
+                          "`figures.table()` gives each way's interval."),
+        "name": "little_to_correct",
+        "figures": {"bias": bias, "only": only, "truth": truth, "means": dict(means)},
     }
 
 
-def little_to_correct_claim(truth: float, labels_only: float, holds: bool) -> dict:
-    """The sentence saying there is little bias for prediction-powered inference to correct, as
-    :func:`rag_metrics.report.kernel.claim`'s arguments: ``truth`` is hit@k with the full labels, ``labels_only`` with
-    the cut-down ones (unlabelled pages counted as misses), ``holds`` whether every way of counting's interval holds
-    the truth. Shown only when the bias ``truth - labels_only`` is under :data:`SMALL_BIAS` and every interval holds
-    the truth; otherwise nothing (the other claims beside it say what the intervals do)."""
-    bias = truth - labels_only
+def accepted_hits_claim(accepted: list, hit_before: dict, k: int) -> dict:
+    """Whether accepting the audit's pages can move hit@k, as :func:`rag_metrics.report.kernel.claim`'s arguments.
+    ``accepted``: (golden set, question_id, doc_id, page) per accepted page; ``hit_before``: (golden set, question_id)
+    -> hit@k before the audit. A question that was already a hit stays one: hit@k moves only through the others."""
+    questions = list(dict.fromkeys((s, q) for s, q, _, _ in accepted))
+    already = [key for key in questions if hit_before.get(key, 0) > 0]
+    pages = ", ".join(f"{q} ({d} p.{p})" for _, q, d, p in accepted[:6]) + (", …" if len(accepted) > 6 else "")
     return {
-        "condition": bias < SMALL_BIAS and bool(holds),
-        "text_if_true": (f"A bias of {bias:.3f} leaves little for PPI to correct -- the retriever usually returns the "
-                         "first gold page anyway -- and all four intervals hold the truth: here the four ways differ "
-                         "in how wide their intervals are, not in where they stand."),
-        "name": "little_to_correct",
-        "figures": {"bias": bias, "holds": bool(holds), "only": labels_only, "truth": truth},
+        "condition": bool(questions) and len(already) == len(questions),
+        "text_if_true": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s) "
+                         f"that were **already hits** (a gold page of theirs was in the top {k} too): hit@{k} is 1 for "
+                         f"each of them with or without the new label, so it does not move."),
+        "text_if_false": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s), "
+                          f"{len(questions) - len(already)} of them misses before the audit: those are the ones "
+                          f"hit@{k} can gain." if questions else "No page was accepted: hit@k cannot move."),
+        "name": "accepted_already_hits",
+        "figures": {"pages": len(accepted), "questions": len(questions), "already": len(already)},
+    }
+
+
+def stand_in_errors_claim(disputed: int, candidates: int) -> dict:
+    """How many of the pages the stand-in for people calls not relevant but the assessor grades relevant are the
+    audit's candidates (unlabelled pages holding the answer: the stand-in's error, not the assessor's), as
+    :func:`rag_metrics.report.kernel.claim`'s arguments."""
+    return {
+        "condition": disputed > 0 and candidates == disputed,
+        "text_if_true": (f"All {disputed} page(s) the stand-in calls not relevant but the assessor grades relevant are "
+                         "**the audit's candidates** (section 1): unlabelled pages that hold the expected answer. "
+                         "There the stand-in is wrong, not the assessor."),
+        "text_if_false": (f"{candidates} of the {disputed} page(s) the stand-in calls not relevant but the assessor "
+                          "grades relevant are the audit's candidates (the stand-in's error); the other "
+                          f"{disputed - candidates} are the assessor's disagreement." if disputed else
+                          "The assessor grades no page relevant that the stand-in calls not relevant."),
+        "name": "stand_in_errors",
+        "figures": {"disputed": disputed, "candidates": candidates},
+    }
+
+
+def either_page_claim(questions: list, k: int) -> dict:
+    """The "either page will do" case of evidence groups, as :func:`rag_metrics.report.kernel.claim`'s arguments:
+    ``questions`` are the IDs of questions with one group of several gold pages whose top ``k`` holds some but not
+    all of them (sufficiency@k = 1, recall@k < 1)."""
+    shown = ", ".join(questions[:5]) + (", …" if len(questions) > 5 else "")
+    return {
+        "condition": bool(questions),
+        "text_if_true": (f"**Either page will do** for {len(questions)} question(s) ({shown}): one group of several "
+                         f"gold pages, only some of them in the top {k}. sufficiency@{k} counts each as answered; "
+                         f"recall@{k} stays below 1 for them, as if part of the answer were missing."),
+        "text_if_false": (f"No question with one group of several gold pages has only some of them in the top {k}: "
+                          f"here sufficiency@{k} and recall@{k} agree on every such question."),
+        "name": "either_page",
+        "figures": {"questions": len(questions)},
     }
 
 

@@ -199,21 +199,21 @@ def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 
 
 
 def heading_templates_claim(templates: float, other: float, n_templates: int, n_other: int) -> dict:
-    """The sentence on how heading-template questions score against the other generated questions, as
-    :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``other`` are the two groups' mean hit@k
+    """The sentence on how heading-template questions score against the questions review kept (the generated
+    questions that are not heading templates), as :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``other`` are the two groups' mean hit@k
     (averaged over the retrievers), ``n_templates`` and ``n_other`` their sizes. Lower means at least
     :data:`TEMPLATE_GAP` lower; with one group empty there is nothing to set side by side."""
     both = n_templates > 0 and n_other > 0
     if both:
-        other_text = (f"The heading-template questions do not score clearly lower than the other generated questions "
-                      f"({templates:.3f} against {other:.3f}, mean over the retrievers).")
+        other_text = (f"The heading-template questions do not score clearly lower than the questions review "
+                      f"kept ({templates:.3f} against {other:.3f}, mean over the retrievers).")
     else:
         other_text = (f"Only one kind of question is here ({n_templates} heading templates, {n_other} others): nothing "
                       "to set side by side.")
     return {
         "condition": both and other - templates >= TEMPLATE_GAP,
-        "text_if_true": (f"The heading-template questions score **{other - templates:.3f} lower** than the other "
-                         f"generated questions ({templates:.3f} against {other:.3f}, mean over the retrievers): the gap "
+        "text_if_true": (f"The heading-template questions score **{other - templates:.3f} lower** than the questions "
+                         f"review kept ({templates:.3f} against {other:.3f}, mean over the retrievers): the gap "
                          "a generated set shows comes from how its questions were written, not from the retrievers -- "
                          "which is why review flags them."),
         "text_if_false": other_text,
