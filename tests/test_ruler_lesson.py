@@ -91,6 +91,16 @@ def test_changes_that_add_up_or_one_that_does_nothing_are_not_called_overlapping
     assert not beyond["condition"] and "cannot be told apart" in shown(beyond)
 
 
+def test_source_direction_on_each_side_and_beyond_the_chunks():
+    assert shown(gaps(0.5, 0.6, 0.7, 0.52)["source_direction"]).startswith(
+        "As in the source, content overlap with a ±1 window scores above markers matched on the page itself: "
+        "0.500 → 0.520 here (+0.020, 1 of 50 questions)")
+    same = gaps(0.5, 0.6, 0.7, 0.5)["source_direction"]
+    assert not same["condition"] and shown(same).endswith("(the source: 0.69 → 0.775).")
+    beyond = gaps(0.5, 0.6, 0.0, 0.0, fits=False)["source_direction"]
+    assert not beyond["condition"] and "the comparison cannot be made at this F" in shown(beyond)
+
+
 def test_gap_against_the_source_on_each_side():
     assert gaps(0.5, 0.6, 0.7, 0.6)["gap_vs_source"]["condition"]  # +0.100 > +0.085
     assert not gaps(0.5, 0.52, 0.55, 0.58)["gap_vs_source"]["condition"]  # +0.080

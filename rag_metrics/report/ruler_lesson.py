@@ -39,7 +39,7 @@ def _beyond(min_chars: int, longest: int) -> str:
 
 def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits: bool, min_chars: int,
                longest: int, mid_page: float, size: int) -> list:
-    """The source's gap taken apart (page hit@3 of the marker/overlap judge at window 0/±1: ``m0, m1, o0, o1``): what
+    """The source's comparison on this index (its direction), then its gap taken apart (page hit@3 of the marker/overlap judge at window 0/±1: ``m0, m1, o0, o1``): what
     each change alone moves, that the two overlap, and how the whole gap compares with the source's."""
     window_alone, judge_alone, total = m1 - m0, o0 - m0, o1 - m0
     q = lambda x: round(x * n_eval)  # noqa: E731 -- a share of the questions, as a count
@@ -68,7 +68,17 @@ def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits:
         "text_if_false": f"The gap is not larger here than in the source ({total:+.3f} vs +0.085), with "
                          f"{mid_page:.0%} of these {size}-character chunks starting in the middle of a page; the "
                          "source's chunks and documents are not these."}
-    return [both, source]
+    direction = {
+        "condition": total > 0, "name": "source_direction",
+        "figures": {"m0": m0, "o1": o1, "total": total, "n_eval": n_eval, "min_chars": min_chars, "longest": longest},
+        "text_if_true": f"As in the source, content overlap with a ±1 window scores above markers matched on the page "
+                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f}, {q(total)} of {n_eval} questions), "
+                        "0.69 → 0.775 there.",
+        "text_if_false": f"Unlike the source, content overlap with a ±1 window does not score above markers matched on "
+                         f"the page itself here: {m0:.3f} → {o1:.3f} (the source: 0.69 → 0.775)"
+                         + ("." if fits else f" -- {_beyond(min_chars, longest)}: the comparison cannot be made at "
+                                             "this F.")}
+    return [direction, both, source]
 
 
 def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_eval: int, min_chars: int,
