@@ -68,10 +68,11 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
 }
 
 def _grid_flat(f):
-    """Flat at every cutoff: best and worst configuration at most two questions apart at each k (not at one k alone)."""
-    that(set(f["spreads"]) == set(f["lowest"]) == set(f["highest"]) and all(
-        close(f["spreads"][k], f["highest"][k] - f["lowest"][k]) for k in f["spreads"]), "a spread is not max - min")
-    return all(s * f["n_eval"] <= 2 + 1e-9 for s in f["spreads"].values())
+    """Within noise at every cutoff: the paired test of best against worst configuration at each k (not one k alone)."""
+    that(set(f["spread"]) == set(f["lowest"]) == set(f["highest"]) == set(f["p"]) and all(
+        close(f["spread"][k], f["highest"][k] - f["lowest"][k]) and 0 <= f["p"][k] <= 1 for k in f["spread"]),
+        "a spread is not max - min, or a p is not a probability")
+    return all(p >= f["alpha"] for p in f["p"].values())
 
 
 CHUNKING_GRID = {
@@ -83,7 +84,7 @@ CHUNKING_GRID = {
     "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
     "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
                                                 and 0 <= f["avoidable_cross_language"] <= f["avoidable"]
-                                                and f["flat"] == (f["spread"] * f["n_eval"] <= 2 + 1e-9),
+                                                and f["flat"] == (f["p"] >= f["alpha"]),
                                                 "the counts or the flatness at the claim's own k disagree")
                                            and f["flat"] and f["avoidable"] >= 3
                                            and 2 * f["avoidable_cross_language"] > f["avoidable"]),

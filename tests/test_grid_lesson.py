@@ -6,23 +6,28 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from rag_metrics.report.grid_lesson import FLAT_QUESTIONS, cutoff_spreads, grid_claims, grid_parameters
+from rag_metrics.report.grid_lesson import cutoff_spreads, grid_claims, grid_parameters
 
-N = 50  # questions: one question = 0.02 of recall
+N = 20  # questions: one question = 0.05 of recall
 
 
-def summary(recalls: dict) -> pd.DataFrame:
-    """A grid summary: ``{k: [recall of each configuration]}``."""
-    return pd.DataFrame([{"size": s, "overlap": 0, "k": k, "recall": r}
-                         for k, values in recalls.items() for s, r in zip((200, 400, 800), values)])
+def grid(answers: dict):
+    """A grid: ``{k: {size: number of the N questions answered (recall 1, the rest 0)}}``; context = size × k."""
+    per_question = pd.DataFrame([{"question_id": f"q{i:02d}", "size": s, "overlap": 0, "k": k,
+                                  "recall": float(i < hits)}
+                                 for k, by_size in answers.items() for s, hits in by_size.items() for i in range(N)])
+    summary = (per_question.groupby(["size", "overlap", "k"], as_index=False)["recall"].mean()
+               .assign(context_chars=lambda t: t["size"] * t["k"]))
+    return summary, per_question
 
 
 MISSES = SimpleNamespace(gold=10, missed=5, cross_language=5, cannot_fit=0, avoidable=5, avoidable_cross_language=5,
                          table=pd.DataFrame({"cross_language": [True] * 5}))
 
 
-def claims_of(recalls, k=3, misses=MISSES):
-    found = grid_claims(summary(recalls), misses, n_eval=N, compare=(400, 0, k), retriever="bm25")
+def claims_of(answers, k=3, misses=MISSES):
+    summary, per_question = grid(answers)
+    found = grid_claims(summary, per_question, misses, n_eval=N, compare=(400, 0, k), retriever="bm25")
     return {c["name"]: c for c in found}
 
 
@@ -30,51 +35,58 @@ def shown(c):
     return c["text_if_true"] if c["condition"] else c["text_if_false"]
 
 
-def test_spreads_per_cutoff_and_the_two_question_line():
-    s = cutoff_spreads(summary({1: [0.5, 0.54, 0.52], 3: [0.5, 0.5, 0.5], 10: [0.5, 0.56, 0.6]}), N)
-    assert s["spread"].round(9).to_dict() == {1: 0.04, 3: 0.0, 10: 0.1}
-    assert s["flat"].to_dict() == {1: True, 3: True, 10: False}  # 2 questions is flat (the boundary), 5 is not
-    assert s["questions"].round(9).to_dict() == {1: 2.0, 3: 0.0, 10: 5.0}
-    assert FLAT_QUESTIONS == 2
+def test_spreads_per_cutoff_tested_best_against_worst():
+    """Nested answers: the best configuration wins every question that differs, so the exact sign test decides --
+    5 of 5 differing questions give p = 2 / 2^5 = 0.0625 (within noise), 6 of 6 give p = 0.03125 (beyond)."""
+    s = cutoff_spreads(*grid({1: {200: 10, 400: 12, 800: 11}, 3: {200: 10, 400: 10, 800: 15},
+                              10: {200: 10, 400: 13, 800: 16}}), N)
+    assert s["questions"].round(9).to_dict() == {1: 2.0, 3: 5.0, 10: 6.0}
+    assert s["p"].round(5).to_dict() == {1: 0.5, 3: 0.0625, 10: 0.03125}
+    assert s["flat"].to_dict() == {1: True, 3: True, 10: False}
+    assert s.loc[10, ["best", "worst"]].tolist() == ["800/0", "200/0"]
+    assert s["context_ratio"].round(9).to_dict() == {1: 2.0, 3: 4.0, 10: 4.0}
+    at_10 = cutoff_spreads(*grid({3: {200: 10, 400: 10, 800: 15}}), N, alpha=0.1)  # the level is the caller's
+    assert not at_10.at[3, "flat"] and at_10.at[3, "p"] == pytest.approx(0.0625)
 
 
-def test_flat_at_every_cutoff():
-    c = claims_of({1: [0.5, 0.52, 0.5], 3: [0.7, 0.7, 0.74]})["grid_flat"]
-    assert c["condition"] and "flat at every cutoff" in shown(c) and "k=3: 0.040 (2.0 questions)" in shown(c)
+def test_within_noise_at_every_cutoff_names_the_context_gap():
+    c = claims_of({1: {200: 10, 400: 11, 800: 10}, 3: {200: 10, 400: 10, 800: 12}})["grid_flat"]
+    assert c["condition"] and "**No cutoff picks a chunking**" in shown(c)
+    assert "k=3: 800/0 vs 200/0, 2.0 questions' worth, p = 0.500" in shown(c)
+    assert "at k=3 the best configuration (800/0) hands the LLM 4.0× the context characters" in shown(c)
 
 
-def test_flat_at_the_compared_k_but_not_at_another_is_not_called_flat():
-    """The error kind of issue 33: a grid called flat at k=2 while at k=10 the spread is 0.17."""
-    cs = claims_of({2: [0.6, 0.62, 0.6], 10: [0.7, 0.8, 0.87]}, k=2)
+def test_beyond_noise_at_one_cutoff_says_so_with_the_context():
+    cs = claims_of({2: {200: 10, 400: 11, 800: 10}, 10: {200: 10, 400: 10, 800: 16}}, k=2)
     c = cs["grid_flat"]
     assert not c["condition"] and c["text_if_true"] == ""
-    assert "flat at k = 2" in shown(c) and "not at k = 10" in shown(c) and "k=10: 0.170 (8.5 questions)" in shown(c)
-    lever = cs["lever_is_multilingual"]  # the headline speaks of its own k, where the grid is flat
-    assert lever["condition"] and shown(lever).startswith("**At k=2 the grid is flat")
-    assert lever["figures"]["flat"] and lever["figures"]["spread"] == pytest.approx(0.02)
+    assert shown(c).startswith("**At k = 10 the best configuration beats the worst beyond noise** (k=10: 800/0 vs "
+                               "200/0, 6.0 questions' worth, p = 0.031")
+    assert "but at k=10 the best configuration (800/0) hands the LLM 4.0×" in shown(c)
+    assert "At k = 2 best and worst are within noise" in shown(c)
+    lever = cs["lever_is_multilingual"]  # the headline speaks of its own k, where the grid is within noise
+    assert lever["condition"] and shown(lever).startswith("**At k=2 no chunking wins")
+    assert "(all 5 are)" in shown(lever) and lever["figures"]["flat"]
 
 
-def test_flat_nowhere_and_the_lever_names_its_k():
-    cs = claims_of({1: [0.4, 0.5, 0.6], 3: [0.5, 0.6, 0.7]})
-    assert "not flat at any cutoff" in shown(cs["grid_flat"])
+def test_beyond_noise_at_the_compared_k_is_a_reason_against_the_lever():
+    cs = claims_of({3: {200: 10, 400: 10, 800: 17}})
     assert not cs["lever_is_multilingual"]["condition"]
-    assert "at k=3 the grid is not flat (10.0 questions" in shown(cs["lever_is_multilingual"])
-
-
-def test_just_above_two_questions_is_not_flat():
-    c = claims_of({3: [0.5, 0.5, 0.5 + 2.5 / N]})["grid_flat"]
-    assert not c["condition"] and "not flat at any cutoff" in shown(c)
+    assert "at k=3 the best configuration beats the worst beyond noise (7.0 questions' worth, p = 0.016)" in shown(
+        cs["lever_is_multilingual"])
 
 
 def test_lever_reasons_when_misses_are_few_or_not_cross_language():
+    flat = {3: {200: 10, 400: 10, 800: 10}}
     few = SimpleNamespace(**{**vars(MISSES), "missed": 2, "avoidable": 2, "avoidable_cross_language": 2})
-    assert "only 2 misses" in shown(claims_of({3: [0.5, 0.5, 0.5]}, misses=few)["lever_is_multilingual"])
+    assert "only 2 misses" in shown(claims_of(flat, misses=few)["lever_is_multilingual"])
     mixed = SimpleNamespace(**{**vars(MISSES), "avoidable_cross_language": 2})
-    assert "2 are sure to be cross-language -- not most" in shown(
-        claims_of({3: [0.5, 0.5, 0.5]}, misses=mixed)["lever_is_multilingual"])
+    assert "2 are sure to be cross-language -- not most" in shown(claims_of(flat, misses=mixed)["lever_is_multilingual"])
+    mostly = SimpleNamespace(**{**vars(MISSES), "avoidable_cross_language": 4})
+    assert "(4 of 5 are)" in shown(claims_of(flat, misses=mostly)["lever_is_multilingual"])
     none = SimpleNamespace(**{**vars(MISSES), "missed": 0, "cross_language": 0, "avoidable": 0,
                               "avoidable_cross_language": 0, "table": pd.DataFrame({"cross_language": []})})
-    cs = claims_of({3: [0.5, 0.5, 0.5]}, misses=none)
+    cs = claims_of(flat, misses=none)
     assert shown(cs["misses_by_language"]).startswith("No gold document is missed")
     assert not cs["cannot_fit"]["condition"] and shown(cs["cannot_fit"]) is None
 
@@ -82,7 +94,7 @@ def test_lever_reasons_when_misses_are_few_or_not_cross_language():
 def test_exactly_half_the_avoidable_misses_cross_language_is_not_most():
     """2 of 4 avoidable misses cross-language is half, not most: the lever claim is false and says why."""
     half = SimpleNamespace(**{**vars(MISSES), "missed": 4, "avoidable": 4, "avoidable_cross_language": 2})
-    lever = claims_of({3: [0.5, 0.5, 0.5]}, misses=half)["lever_is_multilingual"]
+    lever = claims_of({3: {200: 10, 400: 10, 800: 10}}, misses=half)["lever_is_multilingual"]
     assert lever["condition"] is False
     assert "of the 4 misses a better ranking could avoid, 2 are sure to be cross-language -- not most" in shown(lever)
 
@@ -103,15 +115,16 @@ def test_parameters_read_from_text():
     assert grid_parameters("[600, 300, 300]", 0, [3], "bm25", 300, 0, 3) == ([300, 600], [0], [3])
 
 
-def test_the_committed_notebook_shows_a_flat_and_a_spread_cutoff_at_its_defaults():
-    """The lesson "a grid flat at one k may not be at another" is visible at the default parameters: the committed
-    notebook 02 reads at least one cutoff flat and at least one not (with ks = [1, 3, 5] every cutoff was flat)."""
+def test_the_committed_notebook_shows_the_context_gap_at_its_defaults():
+    """The lesson is visible at the default parameters: the committed notebook 02 tests best against worst at every
+    cutoff, and where they differ most the best configuration reads at least twice the context characters."""
     from pathlib import Path
 
     from rag_metrics.report.kernel import claims
 
     path = Path(__file__).resolve().parent.parent / "notebooks" / "02_chunking_grid.ipynb"
     flat = next(c for c in claims(path) if c["name"] == "grid_flat")
-    questions = [spread * flat["figures"]["n_eval"] for spread in flat["figures"]["spreads"].values()]
-    assert min(questions) <= FLAT_QUESTIONS < max(questions), questions
-    assert not flat["holds"] and "but **not at k = " in flat["shown"]
+    f = flat["figures"]
+    widest = max(f["spread"], key=f["spread"].get)
+    assert f["context_ratio"][widest] >= 2, f
+    assert "the chunk size also sets how much text the LLM reads" in flat["shown"]

@@ -13,13 +13,15 @@ import ast
 
 import pandas as pd
 
+from ..analysis.stats import ALPHA, format_p, paired_test
 from ..retrieval.retrievers import RETRIEVERS
 
-__all__ = ["FLAT_QUESTIONS", "grid_parameters", "cutoff_spreads", "grid_claims"]
+__all__ = ["grid_parameters", "cutoff_spreads", "grid_claims"]
 
-FLAT_QUESTIONS = 2
-"""A grid is *flat* at a cutoff when Recall@k of its best and worst configuration differ by at most this many
-questions' worth (the size of the noise on a golden set of this size: notebook 07)."""
+
+def config_name(size, overlap) -> str:
+    """A configuration's label, ``size/overlap`` (``heading/-`` for the heading chunker, whose overlap is missing)."""
+    return f"{size}/{'-' if overlap is None or overlap != overlap else int(overlap)}"
 
 
 def _int_list(value, name):
@@ -49,15 +51,30 @@ def grid_parameters(sizes, overlaps, ks, retriever, compare_size, compare_overla
     return sizes, overlaps, ks
 
 
-def cutoff_spreads(summary: pd.DataFrame, n_eval: int) -> pd.DataFrame:
-    """Per cutoff ``k`` of a grid's ``summary`` (one row per configuration and k): the lowest and highest Recall@k
-    over the configurations, their difference, that difference in questions (``× n_eval``) and whether the grid is
-    flat there (at most :data:`FLAT_QUESTIONS` questions)."""
-    by_k = summary.groupby("k")["recall"].agg(["min", "max", "count"])
-    spread = by_k["max"] - by_k["min"]
-    return pd.DataFrame({"lowest": by_k["min"], "highest": by_k["max"], "spread": spread,
-                         "questions": spread * n_eval, "configurations": by_k["count"].astype(int),
-                         "flat": spread * n_eval <= FLAT_QUESTIONS + 1e-9}).rename_axis("k")  # 2.0000000000000018 is 2
+def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA
+                   ) -> pd.DataFrame:
+    """Per cutoff ``k`` of a grid (``summary``: one row per configuration and k, with ``recall`` and
+    ``context_chars``; ``per_question``: one row per question, configuration and k): the worst and best
+    configuration by Recall@k, their difference (``spread``, and ``questions`` = spread × ``n_eval``, in questions'
+    worth), the paired test of best against worst on the same questions (:func:`rag_metrics.analysis.stats.paired_test`;
+    ``p``, and ``flat`` = within noise at ``alpha``) and ``context_ratio``: the best's mean context characters over the
+    worst's (at a fixed k a larger chunk hands the LLM more text)."""
+    summary = summary.assign(config=[config_name(s, o) for s, o in zip(summary["size"], summary["overlap"])])
+    answers = per_question.assign(config=[config_name(s, o) for s, o in
+                                          zip(per_question["size"], per_question["overlap"])])
+    rows = {}
+    for k, part in summary.groupby("k"):
+        best, worst = part.loc[part["recall"].idxmax()], part.loc[part["recall"].idxmin()]
+        at_k = answers[answers["k"] == k]
+        values = {c: at_k[at_k["config"] == c].set_index("question_id")["recall"] for c in (best.config, worst.config)}
+        test = paired_test(values[worst.config], values[best.config], measure=f"Recall@{k}", alpha=alpha)
+        spread = float(best["recall"] - worst["recall"])
+        rows[k] = {"lowest": float(worst["recall"]), "highest": float(best["recall"]), "spread": spread,
+                   "questions": spread * n_eval, "configurations": len(part), "best": best.config,
+                   "worst": worst.config, "p": test.p_value, "flat": not test.significant,
+                   "context_ratio": float(best["context_chars"] / worst["context_chars"])}
+    table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
+    return table.astype({"flat": bool, "configurations": int})
 
 
 def _ks(ks) -> str:
@@ -65,43 +82,56 @@ def _ks(ks) -> str:
     return ks[0] if len(ks) == 1 else ", ".join(ks[:-1]) + " and " + ks[-1]
 
 
-def _per_k(spreads: pd.DataFrame, rows) -> str:
-    return "; ".join(f"k={k}: {spreads.at[k, 'spread']:.3f} ({spreads.at[k, 'questions']:.1f} questions)" for k in rows)
+def _per_k(spreads: pd.DataFrame, rows, alpha: float) -> str:
+    return "; ".join(f"k={k}: {spreads.at[k, 'best']} vs {spreads.at[k, 'worst']}, {spreads.at[k, 'questions']:.1f} "
+                     f"questions' worth, {format_p(spreads.at[k, 'p'], alpha)}" for k in rows)
 
 
-def _flat_claim(spreads: pd.DataFrame, n_eval: int, retriever: str) -> dict:
+def _context(spreads: pd.DataFrame, k) -> str:
+    return (f"at k={k} the best configuration ({spreads.at[k, 'best']}) hands the LLM "
+            f"{spreads.at[k, 'context_ratio']:.1f}× the context characters of the worst ({spreads.at[k, 'worst']}): at "
+            "a fixed k the chunk size also sets how much text the LLM reads, so compare at equal context before "
+            "crediting the chunker")
+
+
+def _flat_claim(spreads: pd.DataFrame, n_eval: int, retriever: str, alpha: float) -> dict:
     flat = spreads.index[spreads["flat"]].tolist()
     steep = spreads.index[~spreads["flat"]].tolist()
-    where = (f"across the {int(spreads['configurations'].max())} configurations ({retriever}), Recall@k of the best "
-             f"and the worst differ by")
+    widest = spreads["questions"].idxmax()
+    test = (f"the paired test of best against worst on the same {n_eval} questions, "
+            f"{int(spreads['configurations'].max())} configurations, {retriever}")
     if not steep:
-        true = (f"**The grid is flat at every cutoff**: {where} at most {FLAT_QUESTIONS} questions' worth out of "
-                f"{n_eval} ({_per_k(spreads, spreads.index)}).")
+        true = (f"**No cutoff picks a chunking**: at every k the best and the worst configuration are within noise "
+                f"of each other ({_per_k(spreads, spreads.index, alpha)}; {test}). The widest gap is a context gap "
+                f"too: {_context(spreads, widest)}.")
         false = None
     else:
         true = None
-        if flat:
-            false = (f"The grid is flat at k = {_ks(flat)} ({_per_k(spreads, flat)}) but **not at k = {_ks(steep)}** "
-                     f"({_per_k(spreads, steep)}): {where} more than {FLAT_QUESTIONS} questions' worth out of {n_eval} "
-                     "there. Read each cutoff on its own: a grid flat at one k may not be at another.")
-        else:
-            false = (f"**The grid is not flat at any cutoff**: {where} more than {FLAT_QUESTIONS} questions' worth out "
-                     f"of {n_eval} at every k ({_per_k(spreads, steep)}).")
+        false = (f"**At k = {_ks(steep)} the best configuration beats the worst beyond noise** "
+                 f"({_per_k(spreads, steep, alpha)}; {test}) -- but {_context(spreads, steep[0])}."
+                 + (f" At k = {_ks(flat)} best and worst are within noise ({_per_k(spreads, flat, alpha)})." if flat
+                    else ""))
     return {"condition": not steep, "text_if_true": true or "", "text_if_false": false, "name": "grid_flat",
-            "figures": {"n_eval": n_eval, "spreads": {str(k): float(v) for k, v in spreads["spread"].items()},
-                        "lowest": {str(k): float(v) for k, v in spreads["lowest"].items()},
-                        "highest": {str(k): float(v) for k, v in spreads["highest"].items()}}}
+            "figures": {"n_eval": n_eval, "alpha": alpha,
+                        **{name: {str(k): (float(v) if name != "best" and name != "worst" else v)
+                                  for k, v in spreads[name].items()}
+                           for name in ("spread", "lowest", "highest", "p", "context_ratio", "best", "worst")}}}
 
 
-def grid_claims(summary: pd.DataFrame, misses, *, n_eval: int, compare: tuple[int, int, int], retriever: str) -> list:
+def _share(part: int, whole: int) -> str:
+    return f"all {whole}" if part == whole else f"{part} of {whole}"
+
+
+def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_eval: int,
+                compare: tuple[int, int, int], retriever: str, alpha: float = ALPHA) -> list:
     """The finding of notebook 02: whether the grid is flat (per cutoff, then over all of them), where the misses at
     the compared configuration ``compare = (size, overlap, k)`` are, and -- the headline -- whether the lever is a
     multilingual retriever rather than the chunker (a claim about the compared cutoff, so flatness there)."""
     size, overlap, k = compare
-    spreads = cutoff_spreads(summary, n_eval)
+    spreads = cutoff_spreads(summary, per_question, n_eval, alpha=alpha)
     flat_here = bool(spreads.at[k, "flat"])
     table = misses.table
-    claims = [_flat_claim(spreads, n_eval, retriever), {
+    claims = [_flat_claim(spreads, n_eval, retriever, alpha), {
         "condition": misses.missed > 0,
         "text_if_true": f"Of the {misses.gold} gold documents, {misses.missed} are missed at k={k} in the "
                         f"{size}/{overlap} configuration; {misses.cross_language} of those are in the other language "
@@ -118,8 +148,8 @@ def grid_claims(summary: pd.DataFrame, misses, *, n_eval: int, compare: tuple[in
         "text_if_false": None, "figures": {"cannot_fit": misses.cannot_fit, "gold": misses.gold, "k": k}})
     avoidable, cross = misses.avoidable, misses.avoidable_cross_language
     reasons = [reason for reason, applies in (
-        (f"at k={k} the grid is not flat ({spreads.at[k, 'questions']:.1f} questions between its best and worst "
-         "configuration)", not flat_here),
+        (f"at k={k} the best configuration beats the worst beyond noise ({spreads.at[k, 'questions']:.1f} "
+         f"questions' worth, {format_p(spreads.at[k, 'p'], alpha)})", not flat_here),
         ("no miss is avoidable at this k -- every one is a gold document that cannot fit", avoidable == 0),
         (f"only {avoidable} misses could be avoided by a better ranking: too few to say what most of them are",
          0 < avoidable < 3),
@@ -127,11 +157,12 @@ def grid_claims(summary: pd.DataFrame, misses, *, n_eval: int, compare: tuple[in
          avoidable >= 3 and cross * 2 <= avoidable)) if applies]
     claims.append({
         "condition": not reasons, "headline": True, "name": "lever_is_multilingual",
-        "text_if_true": f"**At k={k} the grid is flat because most misses that a better ranking could avoid are "
-                        f"cross-language gold** (at least {cross} of {avoidable}), which no chunk size fixes: the lever "
+        "text_if_true": f"**At k={k} no chunking wins because the misses a better ranking could avoid are "
+                        f"mostly cross-language gold** ({_share(cross, avoidable)} are), which no chunk size fixes: the lever "
                         "is a multilingual embedding (plug one in with `DenseRetriever(embed=...)`), not the chunker.",
         "text_if_false": "Here that lesson does not show: " + "; ".join(reasons) + ".",
         "figures": {"flat": flat_here, "k": k, "spread": float(spreads.at[k, "spread"]), "n_eval": n_eval,
+                    "p": float(spreads.at[k, "p"]), "alpha": alpha,
                     "avoidable": avoidable, "avoidable_cross_language": cross,
                     "missed": misses.missed, "cannot_fit": misses.cannot_fit}})
     return claims

@@ -11,9 +11,13 @@ case.
 
 from __future__ import annotations
 
+from ..analysis.stats import ALPHA, format_p, paired_test
 from ..text import normalize
 
-__all__ = ["longest_fragment", "f_fits", "ruler_claims", "f_curve_claims"]
+__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "f_curve_claims", "footer_claim"]
+
+SOURCE_GAP = 0.775 - 0.69
+"""The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
 
 
 def longest_fragment(texts) -> int:
@@ -33,24 +37,69 @@ def _beyond(min_chars: int, longest: int) -> str:
             "nothing at this F -- by construction, not a finding about the chunks")
 
 
+def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits: bool, min_chars: int,
+               longest: int, mid_page: float, size: int) -> list:
+    """The source's comparison on this index (its direction), then its gap taken apart (page hit@3 of the marker/overlap judge at window 0/±1: ``m0, m1, o0, o1``): what
+    each change alone moves, that the two overlap, and how the whole gap compares with the source's."""
+    window_alone, judge_alone, total = m1 - m0, o0 - m0, o1 - m0
+    q = lambda x: round(x * n_eval)  # noqa: E731 -- a share of the questions, as a count
+    overlap = window_alone + judge_alone - total
+    figures = {"m0": m0, "m1": m1, "o0": o0, "o1": o1, "total": total, "window_alone": window_alone,
+               "judge_alone": judge_alone, "n_eval": n_eval, "fits": fits}
+    both = {
+        "condition": fits and q(window_alone) >= 1 and q(judge_alone) >= 1 and q(overlap) >= 1,
+        "name": "both_changes_overlap", "figures": figures,
+        "text_if_true": f"**Both changes move it, and they overlap.** Only widening the marker judge's window to ±1: "
+                        f"{m0:.3f} → {m1:.3f} ({window_alone:+.3f}, {q(window_alone)} questions); only changing the "
+                        f"judge at window 0: {m0:.3f} → {o0:.3f} ({judge_alone:+.3f}, {q(judge_alone)} questions). "
+                        f"Together they move it {total:+.3f}, less than the {window_alone + judge_alone:+.3f} of the "
+                        "two alone: the window already rescues, for the marker judge, chunks that start mid-page and "
+                        "carry the *next* page's marker. So compare judges at the same window: at window ±1 changing "
+                        f"the judge moves hit@3 by {o1 - m1:+.3f}, at window 0 by {o0 - m0:+.3f}.",
+        "text_if_false": (f"Alone, widening the marker judge's window to ±1 moves hit@3 by {window_alone:+.3f} and "
+                          f"changing the judge at window 0 by {judge_alone:+.3f}; together by {total:+.3f}. Compare "
+                          "judges at the same window." if fits else
+                          f"{_beyond(min_chars, longest)}: the window and the judge cannot be told apart here.")}
+    source = {
+        "condition": total > SOURCE_GAP, "name": "gap_vs_source", "figures": {"total": total, "mid_page": mid_page},
+        "text_if_true": f"The gap is larger here than in the source ({total:+.3f} vs +0.085): {mid_page:.0%} of these "
+                        f"{size}-character chunks start in the middle of a page, so most carry no marker of the page "
+                        "they start on; the source's chunks and documents are not these.",
+        "text_if_false": f"The gap is not larger here than in the source ({total:+.3f} vs +0.085), with "
+                         f"{mid_page:.0%} of these {size}-character chunks starting in the middle of a page; the "
+                         "source's chunks and documents are not these."}
+    direction = {
+        "condition": total > 0, "name": "source_direction",
+        "figures": {"m0": m0, "o1": o1, "total": total, "n_eval": n_eval, "min_chars": min_chars, "longest": longest},
+        "text_if_true": f"As in the source, content overlap with a ±1 window scores above markers matched on the page "
+                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f}, {q(total)} of {n_eval} questions), "
+                        "0.69 → 0.775 there.",
+        "text_if_false": f"Unlike the source, content overlap with a ±1 window does not score above markers matched on "
+                         f"the page itself here: {m0:.3f} → {o1:.3f} (the source: 0.69 → 0.775)"
+                         + ("." if fits else f" -- {_beyond(min_chars, longest)}: the comparison cannot be made at "
+                                             "this F.")}
+    return [direction, both, source]
+
+
 def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_eval: int, min_chars: int,
-                 window: int, longest: int, failed_by_overlap: int) -> list:
-    """Notebook 03's headline (changing only the ruler moves page hit@k) and the overlap judge's strictness at a
-    large F, told apart from an F no chunk can reach."""
+                 window: int, longest: int, failed_by_overlap: int, failed_by_marker: int, chunking: str) -> list:
+    """Notebook 03's headline (changing only the judge moves page hit@k), the cases where the judges agree, and the
+    overlap judge's strictness at a large F, told apart from an F no chunk can reach. Each claim but the headline
+    shows nothing when false (``text_if_false`` None): a sentence that does not hold is not printed."""
     fits = f_fits(min_chars, longest)
     moved = round((overlap - marker) * n_eval)
     figures = {"marker": marker, "overlap": overlap, "document": document, "moved": moved, "n_eval": n_eval,
                "min_chars": min_chars, "longest": longest}
     headline = {
         "condition": overlap > marker, "headline": True, "name": "ruler_moves_figure", "figures": figures,
-        "text_if_true": f"**Same index, same run: changing only the ruler moves page hit@{k} from {marker:.3f} "
+        "text_if_true": f"**Same index, same run: changing only the judge moves page hit@{k} from {marker:.3f} "
                         f"(marker) to {overlap:.3f} (overlap, F={min_chars}, window {window})**, {moved} of {n_eval} "
                         f"questions; the document judge, which ignores pages, gives {document:.3f} -- the ceiling of "
                         "both.",
         "text_if_false": (f"Here the overlap judge is not more lenient than the marker judge: page hit@{k} is "
                           f"{marker:.3f} by marker and {overlap:.3f} by overlap (F={min_chars}, window {window}); the "
                           f"document judge gives {document:.3f}." if fits else
-                          f"{_beyond(min_chars, longest)}. The two rulers cannot be compared at this F: page hit@{k} "
+                          f"{_beyond(min_chars, longest)}. The two judges cannot be compared at this F: page hit@{k} "
                           f"is {marker:.3f} by marker and {overlap:.3f} by overlap.")}
     strict = {
         "condition": fits and overlap < marker and min_chars > 48, "name": "large_f_is_strict",
@@ -64,26 +113,43 @@ def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_ev
         "text_if_true": f"{failed_by_overlap} top-{k} chunk(s) carry a gold page's marker (± window) but share no "
                         f"{min_chars}-character fragment with that page or its window.",
         "text_if_false": None}
-    return [headline, strict, only_marker]
+    ceiling = {
+        "condition": overlap == marker == document, "name": "both_at_ceiling", "text_if_false": None,
+        "figures": {"marker": marker, "overlap": overlap, "document": document},
+        "text_if_true": f"Both judges reach the document ceiling ({document:.3f}): every question whose document is in "
+                        f"the top {k} also has a chunk there that carries its gold page's marker and shares text with "
+                        f"it, so the judges cannot differ -- with {chunking} chunks markers are rarely lost."}
+    few = {
+        "condition": overlap <= marker and not overlap == marker == document and min_chars <= 48,
+        "name": "few_markers_lost", "text_if_false": None,
+        "figures": {"marker": marker, "overlap": overlap, "document": document, "min_chars": min_chars,
+                    "failed_by_marker": failed_by_marker},
+        "text_if_true": f"Only {failed_by_marker} top-{k} chunk(s) satisfy a gold page by content but not by marker "
+                        f"with these chunks ({chunking}): few lose their gold page's marker."}
+    return [headline, ceiling, few, strict, only_marker]
 
 
-def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int) -> list:
-    """The claims of the F curve (``by_f``: ``{F: page hit@k}``): flat between F=16 and F=48, and what its two
-    extremes mean -- an F beyond every chunk is named as such, not read as chunks failing."""
+def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, answers: dict | None = None,
+                   alpha: float = ALPHA) -> list:
+    """The claims of the F curve (``by_f``: ``{F: page hit@k}``; ``answers``: ``{F: per-question hit@k}``, for the
+    paired test): whether F between 16 and 48 matters beyond noise -- the exact paired test of the lowest against the
+    highest F there on the same questions -- and what the curve's two extremes mean (an F beyond every chunk is named
+    as such, not read as chunks failing)."""
     fs = sorted(by_f)
-    near = [by_f[f] for f in fs if 16 <= f <= 48]
-    low, high = min(near), max(near)
+    near = [f for f in fs if 16 <= f <= 48]
+    f_low, f_high = min(near, key=lambda f: by_f[f]), max(near, key=lambda f: by_f[f])
+    low, high = by_f[f_low], by_f[f_high]
     spread = round((high - low) * n_eval)
+    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and f_low != f_high else 1.0
+    tested = f"paired test of F={f_low} against F={f_high} on the same questions, {format_p(p, alpha)}"
     flat = {
-        "condition": spread <= 1, "name": "flat_between_16_and_48",
-        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval},
-        "text_if_true": f"Between F=16 and F=48 page hit@{k} moves by at most one question (it stays between {low:.3f} "
-                        f"and {high:.3f}): "
-                        "the curve is flat there -- the sign of a sound setting; a result should not hinge on the "
-                        "exact F.",
-        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions: "
-                         "with these chunks the result depends on F, so report F with every figure and check the "
-                         "chunks it fails."}
+        "condition": p >= alpha, "name": "flat_between_16_and_48",
+        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha},
+        "text_if_true": f"Between F=16 and F=48 page hit@{k} stays between {low:.3f} and {high:.3f} ({spread} "
+                        f"question(s); {tested}): within noise -- the result does not hinge on the exact F here.",
+        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions "
+                         f"({tested}): beyond noise -- with these chunks the result depends on F, so report F with "
+                         "every figure and check the chunks it fails."}
     small_f, large_f = fs[0], fs[-1]
     small, large = by_f[small_f], by_f[large_f]
     beyond = [f for f in fs if not f_fits(f, longest)]
@@ -105,3 +171,18 @@ def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int) -> list:
                         f"holds {longest} characters).",
         "text_if_false": false_text}
     return [flat, extremes]
+
+
+def footer_claim(*, kept: float, default: float, n_eval: int, min_chars: int, longest_footer: int) -> dict:
+    """The page-furniture sentence: how many more questions the overlap judge credits at hit@1 when it keeps the
+    running footer (``kept``) than when it leaves boilerplate out (``default``), or why none (F longer than every
+    footer line)."""
+    false_hits = round((kept - default) * n_eval)
+    why = (f" {min_chars} characters is longer than any footer line (the longest has {longest_footer}), so the footer "
+           "is never a shared fragment." if min_chars > longest_footer else "")
+    return {"condition": false_hits > 0, "name": "footer_false_hits",
+            "figures": {"kept": kept, "default": default, "false_hits": false_hits, "n_eval": n_eval,
+                        "min_chars": min_chars, "longest_footer": longest_footer},
+            "text_if_true": f"**Keeping the footer, the overlap judge credits {false_hits} more question(s) at hit@1** "
+                            f"({kept:.3f} instead of {default:.3f}): pages of the right document that only share the footer with the gold page.",
+            "text_if_false": f"Here keeping the footer credits nothing more at hit@1 ({kept:.3f} either way).{why}"}
