@@ -699,6 +699,7 @@ class _Fake:
 
         self._diff, self._changes, self.measure = diff, changes, measure
         self.verdict = None if delta is None else SimpleNamespace(delta=delta)
+        self.subject = SimpleNamespace(primary="overlap")
 
     def config_diff(self):
         return pd.DataFrame() if self._diff is None else self._diff
@@ -739,8 +740,8 @@ def test_the_banner_warns_exactly_when_the_rulers_spread_exceeds_the_change(delt
     got = R.rulers_apart(_Fake(changes=changes, delta=delta))
     assert (got is not None) == warned
     if warned:
-        assert got == {"low": "document", "low_change": 0.0, "high": "marker", "high_change": 0.05,
-                       "spread": 0.05, "change": delta}
+        assert got == {"headline": "overlap", "low": "document", "low_change": 0.0, "high": "marker",
+                       "high_change": 0.05, "spread": 0.05, "change": delta}
     assert R.rulers_apart(_Fake(changes=changes[["hit@5"]].iloc[:1], delta=0.0)) is None  # one ruler: no spread
     assert R.rulers_apart(_Fake(changes=None, delta=0.0)) is None and R.rulers_apart(_Fake(changes=changes)) is None
 
@@ -749,7 +750,11 @@ def test_the_sample_banner_says_what_changed_and_that_the_rulers_disagree(both):
     html = str(both.banner()._repr_html_())
     assert "Changed: chunking <strong>char 300/50</strong> → <strong>char 400/100</strong>" in html
     apart = both.rulers_apart()
-    assert apart["spread"] > abs(both.verdict.delta) and "The rulers disagree on this change" in html
+    assert apart["spread"] > abs(both.verdict.delta) and "The change depends on the ruler more than on the run" in html
+    assert f"the headline's ruler, {both.subject.primary}, sees {both.verdict.delta:+.3f}" in html
+    moved = both.moved()
+    newly = list(moved.loc[moved["change"] == "newly hit", "question_id"])
+    assert f"{len(newly)} newly hit ({', '.join(newly[:3])}" in html  # the moved questions named on the first screen
 
 
 def test_the_banner_escapes_settings_and_ruler_names_from_users_files():
@@ -761,11 +766,13 @@ def test_the_banner_escapes_settings_and_ruler_names_from_users_files():
     v = SimpleNamespace(mean_before=0.5, mean_after=0.6, delta=0.1, confidence=0.95, ci_low=0.0, ci_high=0.2,
                         significant=False, alpha=0.05, wins=2, ties=3, losses=0, n=5)
     html = render("verdict_banner.html.j2", outcome="within noise", v=v, subject=evil, baseline=evil,
-                  measure="hit@5", iv={}, p="p = 0.5", moved=[], findings=[], more_findings=0,
+                  measure="hit@5", iv={}, p="p = 0.5", moved=[("newly hit", 4, [evil])], findings=[],
+                  more_findings=0,
                   changed={"rows": [(evil, evil, evil)], "more": 0},
-                  rulers_apart={"low": evil, "low_change": 0.0, "high": evil, "high_change": 0.3, "spread": 0.3,
-                                "change": 0.1})
-    assert "<img" not in html and html.count("&lt;img src=x onerror=&#34;alert(1)&#34;&gt;") == 7
+                  rulers_apart={"headline": evil, "low": evil, "low_change": 0.0, "high": evil, "high_change": 0.3,
+                                "spread": 0.3, "change": 0.1})
+    assert "<img" not in html and html.count("&lt;img src=x onerror=&#34;alert(1)&#34;&gt;") == 9
+    assert "4 newly hit (&lt;img" in html and ", ...)" in html  # four moved, one named: the rest elided
 
 
 @pytest.mark.parametrize("lost, note", [(0, "No question changed: the smallest p the exact test can give is 1,"),

@@ -194,12 +194,14 @@ class ExperimentReport:
         :meth:`diagnosis`, links to the moved questions and the diagnosis."""
         v = self.verdict
         iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
-        counts = self.moved()["change"].value_counts()
+        moved = self.moved()
+        counts = moved["change"].value_counts()
         return _Html("verdict_banner.html.j2", {
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
-            "moved": [(c, int(n)) for c, n in counts.items()],
+            "moved": [(c, int(n), [str(q) for q in moved.loc[moved["change"] == c, "question_id"].head(3)])
+                      for c, n in counts.items()],
             "findings": [f.sentence for f in self.diagnosis().findings[:3]],
             "more_findings": max(0, len(self.diagnosis().findings) - 3),
             "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()})
@@ -224,16 +226,17 @@ class ExperimentReport:
     def rulers_apart(self) -> dict | None:
         """The banner's warning: the change on the primary measure under every ruler both runs have
         (:meth:`ruler_changes`), when the rulers' spread on it is larger than the verdict's own change -- then
-        which ruler measures the change decides more than the change does. ``{"low", "low_change", "high",
-        "high_change", "spread", "change"}``, or None (no verdict, no baseline log, or a spread not above the
-        change)."""
+        which ruler measures the change decides more than the change does. ``{"headline", "low", "low_change",
+        "high", "high_change", "spread", "change"}`` (``headline``: the ruler the verdict uses), or None (no
+        verdict, no baseline log, or a spread not above the change)."""
         changes = self.ruler_changes()
         if self.verdict is None or changes is None or self.measure not in changes:
             return None
         col = changes[self.measure].dropna().astype(float)
         if len(col) < 2 or not col.max() - col.min() > abs(self.verdict.delta):
             return None
-        return {"low": str(col.idxmin()), "low_change": float(col.min()), "high": str(col.idxmax()),
+        return {"headline": str(self.subject.primary), "low": str(col.idxmin()), "low_change": float(col.min()),
+                "high": str(col.idxmax()),
                 "high_change": float(col.max()), "spread": float(col.max() - col.min()),
                 "change": float(self.verdict.delta)}
 
