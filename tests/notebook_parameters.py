@@ -66,11 +66,11 @@ NOTEBOOK_RUNS = {
     ],
     "notebooks/07_small_sample_noise.ipynb": [
         {"measure": "recall@3", "n_resamples": 2000, "simulated_sets": 500},
-        {"retriever_a": "hybrid", "size": 300, "overlap_a": 50, "n_resamples": 1000, "alpha": 0.1,
+        {"retriever": "hybrid", "size": 300, "overlap": 50, "n_resamples": 1000, "alpha": 0.1,
          "simulated_sets": 500},
         # a graded measure at a 99% confidence; a deep cutoff where most questions hit, at 80%
         {"measure": "mrr", "alpha": 0.01, "simulated_sets": 200, "n_resamples": 1000},
-        {"measure": "hit@10", "alpha": 0.2, "simulated_sets": 200, "n_resamples": 1000, "overlap_a": 100},
+        {"measure": "hit@10", "alpha": 0.2, "simulated_sets": 200, "n_resamples": 1000, "overlap": 100},
     ],
     "notebooks/08_building_a_golden_set.ipynb": [
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
@@ -186,8 +186,8 @@ SPACES = {
         "threshold": Floats(0.1, 1.5), "query_scale": Floats(0.25, 4.0), "real_threshold": Floats(0.1, 0.9),
         "stale_document": Choice(DOCUMENTS)},
     "notebooks/07_small_sample_noise.ipynb": {
-        "measure": MEASURE, "retriever_a": RETRIEVER, "size": Choice((300, 400, 800)),
-        "overlap_a": Choice((0, 50, 100)), "n_resamples": Choice((1000, 2000)), "alpha": ALPHA,
+        "measure": MEASURE, "retriever": RETRIEVER, "size": Choice((300, 400, 800)),
+        "overlap": Choice((0, 50, 100)), "n_resamples": Choice((1000, 2000)), "alpha": ALPHA,
         "simulated_sets": Choice((200, 500, 1000))},
     "notebooks/08_building_a_golden_set.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),

@@ -2,7 +2,8 @@
 
 import pytest
 
-from rag_metrics.report.glossary_lesson import DEDUP, FIRST, judged_example, one_rule, order_example
+from rag_metrics.report.glossary_lesson import (DEDUP, FIRST, depth_claim, depth_example, judged_example, one_rule,
+                                               order_claim, order_example)
 
 
 @pytest.mark.parametrize("k", [1, 3, 4, 6])
@@ -31,3 +32,23 @@ def test_judged_is_the_relevant_share_on_the_sample():
     assert j["labels_only_relevant"] and j["same_as_share"]
     assert j["no_answer"] == 6 and j["all"] < j["answerable"]
     assert round(j["answerable"], 3) == 0.721 and round(j["precision"], 3) == 0.344
+
+
+def test_order_claim_states_each_orders_rank_or_lists_the_reads():
+    _, ex = order_example(3)
+    c = order_claim(ex, 3)
+    assert c["condition"] and "the FAQ is at position 4" in c["text_if_true"]
+    assert "hit@3 = 0 and MRR = 0.25" in c["text_if_true"] and "(2): hit@3 = 1, MRR = 0.5" in c["text_if_true"]
+    ex["reads"]["cut_then_dedup"] = dict(ex["reads"]["cut_then_dedup"], mrr=DEDUP)
+    c = order_claim(ex, 3)
+    assert not c["condition"] and f"mrr reads the {DEDUP}" in c["text_if_false"]
+
+
+@pytest.mark.parametrize("depth, differ", [(1, True), (11, True), (12, False), (40, False)])
+def test_depth_claim_on_each_side_of_the_gold_rank(depth, differ):
+    d = depth_example(depth)
+    assert d["rr_deep"] == pytest.approx(1 / 12) and d["rr"] == (0.0 if depth < 12 else pytest.approx(1 / 12))
+    c = depth_claim(d)
+    assert c["condition"] is differ and set(c["figures"]) == {"depth", "gold_at", "rr", "rr_deep"}
+    if differ:
+        assert f"searched {depth} deep and 0.08333 searched 12 deep" in c["text_if_true"]

@@ -76,3 +76,23 @@ def test_raw_queries_and_audit_claims():
     assert audit_claim(14, 14, True, "faq")["condition"]
     assert not audit_claim(14, 14, False, "faq")["condition"] and not audit_claim(13, 14, True, "faq")["condition"]
     assert "they are not the same rows" in shown(audit_claim(13, 14, True, "faq"))
+
+
+def test_pass_count_figure_draws_every_series_at_the_threshold_from_zero():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from rag_metrics.report.normalization_lesson import pass_count_figure
+
+    curve = pd.DataFrame({"unit": [5.0, 3.0, 1.0], "x2": [5.0, 4.0, 3.0]}, index=[0.0, 0.3, 0.6])
+    scores = {"unit": np.array([0.1, 0.2, 0.25]), "x2": np.array([0.2, 0.4, 0.5])}
+    fig = pass_count_figure(curve, scores, 0.3, 7)
+    left, right = fig.axes
+    assert [line.get_label() for line in left.get_lines()][:2] == ["unit", "x2"] and left.get_ylim()[0] == 0
+    assert all(line.get_xdata()[0] == 0.3 for line in (left.get_lines()[2], right.get_lines()[0]))
+    steps = [p for p in right.patches if p.get_label() in scores]
+    assert len(steps) == 2 and not any(p.get_fill() for p in steps), "step outlines: no series hides another"
+    assert "7 pairs" in right.get_title()
+    plt.close(fig)

@@ -69,3 +69,42 @@ def judged_example(k: int, depth: int) -> dict:
             "same_as_share": bool(((answerable[f"judged@{k}"] - relevant_share).abs() < 1e-9).all()),
             "answerable": float(answerable[f"judged@{k}"].mean()), "all": float(per_q[f"judged@{k}"].mean()),
             "precision": float(answerable[f"precision@{k}"].mean()), "no_answer": int(len(per_q) - len(answerable))}
+
+
+def order_claim(ex: dict, k: int) -> dict:
+    """The claim under :func:`order_example`'s table: one rank rule per order (:func:`one_rule`), or which measure
+    reads which rank when it does not hold."""
+    first, dedup_rank = ex["rank"][FIRST], ex["rank"][DEDUP]
+    cut, dedup = ex["values"]["cut_then_dedup"], ex["values"]["dedup_then_cut"]
+    return {"condition": one_rule(ex["reads"]), "name": "one_rank_rule", "figures": {"reads": ex["reads"]},
+            "text_if_true": (
+                f"**One rule per order, for every measure.** Under `cut_then_dedup` a document's rank is its first "
+                f"chunk's position: the FAQ is at position {first}, so hit@{k} = {cut[f'hit@{k}']:.0f} and MRR = "
+                f"{cut['mrr']:.4g} read the same rank. Under `dedup_then_cut` every measure reads the de-duplicated "
+                f"rank ({dedup_rank}): hit@{k} = {dedup[f'hit@{k}']:.0f}, MRR = {dedup['mrr']:.4g}."),
+            "text_if_false": ("**The measures do not read one rank** under `cut_then_dedup`: "
+                              + "; ".join(f"{m} reads the {r}" for m, r in ex["reads"]["cut_then_dedup"].items())
+                              + ".")}
+
+
+def depth_example(depth: int, gold_at: int = 12) -> dict:
+    """MRR of a 40-result ranking whose only relevant document is at rank ``gold_at``, searched ``depth`` deep and
+    ``max(depth, gold_at)`` deep."""
+    deep = [f"other#{i}" for i in range(1, 40)]
+    ranking = deep[:gold_at - 1] + ["faq"] + deep[gold_at - 1:]
+    return {"depth": depth, "gold_at": gold_at, "deeper": max(depth, gold_at),
+            "rr": reference(ranking[:depth], {"faq"}, "mrr"),
+            "rr_deep": reference(ranking[:max(depth, gold_at)], {"faq"}, "mrr")}
+
+
+def depth_claim(d: dict) -> dict:
+    """MRR depends on the search depth: the two depths of :func:`depth_example` give different values, unless the
+    searched depth already reaches the relevant document."""
+    return {"condition": d["rr"] != d["rr_deep"], "name": "mrr_depends_on_depth",
+            "figures": {k: d[k] for k in ("depth", "gold_at", "rr", "rr_deep")},
+            "text_if_true": (f"The same retriever gives MRR {d['rr']:.4g} searched {d['depth']} deep and "
+                             f"{d['rr_deep']:.4g} searched {d['deeper']} deep: an MRR without its depth cannot be "
+                             "compared."),
+            "text_if_false": (f"With depth {d['depth']} the relevant document at rank {d['gold_at']} is reached "
+                              f"({d['rr']:.4g}); below depth {d['gold_at']} it would not be, and MRR would drop to 0: "
+                              "an MRR without its depth cannot be compared.")}

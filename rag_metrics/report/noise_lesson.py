@@ -43,7 +43,7 @@ def check_parameters(*, measure: str, retriever: str, alpha: float, simulated_se
 
     parse_measure(measure)  # a clear error for a name that is not a measure
     if retriever not in RETRIEVERS:
-        raise ValueError(f"retriever_a must be one of {RETRIEVERS}. Got {retriever!r}.")
+        raise ValueError(f"retriever must be one of {RETRIEVERS}. Got {retriever!r}.")
     if not 0 < alpha <= 0.2:
         raise ValueError(f"alpha must be in (0, 0.2]. Got {alpha!r}.")
     if not (isinstance(simulated_sets, int) and simulated_sets >= 200):
@@ -88,11 +88,10 @@ def noise_band_claim(mean: float, low: float, high: float, n: int, *, measure: s
     return {"condition": n > 0 and below + above > 2 / n, "headline": True, "name": "noise_band",
             "text_if_true": (
                 f"**On these {n} questions, a difference of up to {below * 100:.1f} points below or {above * 100:.1f} "
-                f"above {name}'s {measure} of {mean:.3f} is noise.** Its {confidence:.0%} interval runs from "
-                f"{low:.3f} to {high:.3f}: any true value in that range fits these {n} answers, so a fixed target, or a "
-                f"figure measured on other questions, anywhere in it cannot be told apart from this one. One question "
-                f"moves the mean by up to {100 / n:.1f} points. (An earlier figure on *the same* questions is "
-                "compared with the paired test of notebook 10, which can tell a few points apart.)"),
+                f"above {name}'s {measure} of {mean:.3f} cannot be told apart from noise.** Its {confidence:.0%} interval "
+                f"runs from {low:.3f} to {high:.3f}: any true value in that range fits these {n} answers, so a fixed "
+                f"target, or a figure measured on other questions, anywhere in it cannot be told apart from this one. "
+                f"One question moves the mean by up to {100 / n:.1f} points."),
             "text_if_false": (
                 f"On these {n} questions {name}'s {measure} of {mean:.3f} has a {confidence:.0%} interval from "
                 f"{low:.3f} to {high:.3f}, no wider than two questions' worth ({200 / n:.1f} points)."),

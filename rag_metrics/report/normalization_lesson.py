@@ -8,7 +8,7 @@ Each function returns the keyword arguments of :func:`rag_metrics.report.kernel.
 from __future__ import annotations
 
 __all__ = ["SOURCE", "source_check", "seed_step_claims", "pass_count_claim", "real_vectors_claim", "raw_queries_claim",
-           "audit_claim"]
+           "audit_claim", "pass_count_figure"]
 
 SOURCE = {"threshold": 0.8,  # as the source reports them: (candidate, score) in rank order, and the pass count
           "raw": ([["B", 6.0], ["C", 4.0], ["A", 2.0]], 3),
@@ -126,3 +126,29 @@ def audit_claim(off_unit: int, stale: int, same_ids: bool, document: str) -> dic
                   f"The audit flags {off_unit} off-unit vectors; {stale} chunks of `{document}` were de-normalized: "
                   "they are not the same rows.",
                   name="audit_finds_stale", figures={"off_unit": off_unit, "stale": stale, "same_ids": same_ids})
+
+
+def pass_count_figure(curve, scores: dict, threshold: float, left_out: int):
+    """Notebook 06's figure: left, the mean pass count per question against the threshold (one line per column of
+    ``curve``, indexed by threshold); right, the (question, chunk) scores of each entry of ``scores`` as step outlines
+    (so no series hides another), the ``left_out`` pairs with cosine about 0 named in the title. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8))
+    curve.plot(ax=left, marker=".", xlabel="threshold", ylabel="chunks passing, mean per question",
+               title="pass count vs threshold")
+    left.axvline(threshold, color="black", linestyle="--", linewidth=1)
+    left.set_ylim(bottom=0)
+    left.legend(fontsize=8, loc="upper right")
+    values = list(scores.values())
+    bins = np.linspace(min(min(v.min() for v in values), 0), max(v.max() for v in values), 41)
+    for name, v in scores.items():
+        right.hist(v, bins=bins, histtype="step", linewidth=2, label=name)
+    right.axvline(threshold, color="black", linestyle="--", linewidth=1.5,
+                  label=f"threshold {threshold:g}: passes to the right")
+    right.set(xlabel="score (inner product)", ylabel="(question, chunk) pairs",
+              title=f"scores and the cut ({left_out} pairs with cosine ≈ 0 left out)")
+    right.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
