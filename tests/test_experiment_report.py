@@ -786,3 +786,30 @@ def test_the_verdict_notes_a_change_too_small_to_reach_alpha_in_words(lost, note
     after = {q: (0.0 if i < lost else 1.0) for i, q in enumerate(before)}
     v = verdict(before, after, "hit@3")
     assert (v.notes[0].startswith(note) if note else v.notes == ())
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(both, k, monkeypatch):
+    """On a relevant-only golden set Judged@k is a precision: low whenever k exceeds the gold, and no sign of
+    missing labels. Labelling one retrieved non-relevant document of every question (relevance 0) turns it into
+    label coverage, and a mean below the bar warns."""
+    import copy
+    import dataclasses
+
+    j = both.subject.judged_at_k(k)
+    assert j["positive_only"] and j["warn"] is False
+    result = copy.copy(both.subject)
+    gold_pairs = set(zip(result.golden.gold["question_id"], result.golden.gold["doc_id"]))
+    run = result.run.sort_values(["question_id", "rank"])[["question_id", "doc_id"]].dropna()
+    other = run[[pair not in gold_pairs for pair in zip(run["question_id"], run["doc_id"])]]
+    extra = other[other["question_id"].isin(result.golden.answerable)].drop_duplicates("question_id")
+    extra = extra.assign(relevance=0)
+    gold = pd.concat([result.golden.gold, extra], ignore_index=True)
+    result.golden = dataclasses.replace(result.golden, gold=gold)
+    judged = result.judged_at_k(k)
+    assert not judged["positive_only"] and judged["mean"] > j["mean"]
+    assert judged["warn"] is (judged["mean"] < judged["warning_below"])
+    import rag_metrics.analysis.experiment as experiment_module
+
+    monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 0.999)  # every mean below the bar
+    assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False

@@ -412,7 +412,9 @@ class ExperimentResult:
         When the golden set labels only relevant documents (``positive_only``: no label below 1), "labelled" means
         "relevant": judged@k then measures what precision@k measures, and a low value says the top k holds
         documents nobody labelled -- irrelevant ones or relevant ones missing from the golden set, which judged@k
-        cannot tell apart. ``precision`` is precision@k on the same questions, for comparison.
+        cannot tell apart. ``precision`` is precision@k on the same questions, for comparison. ``warn``: the mean is
+        below ``warning_below`` on a golden set that labels non-relevant documents too -- the only case where a low
+        Judged@k says labels are missing (on a relevant-only set it is a precision, low whenever k exceeds the gold).
         """
         k = max(self.ks) if k is None else check_int(k, "k")
         answerable = set(self.golden.answerable)
@@ -422,9 +424,11 @@ class ExperimentResult:
         summary = ev.summary_dict()
         labels = gold.loc[gold["doc_id"].notna(), "relevance"]
         no_answer = int((self.golden.labelled["type"] == "no_answer").sum())
-        return {"k": k, "mean": summary[f"judged@{k}"]["mean"], "evaluated": summary[f"judged@{k}"]["evaluated"],
-                "excluded": no_answer, "positive_only": bool((labels >= 1).all()),
-                "precision": summary[f"precision@{k}"]["mean"], "warning_below": JUDGED_WARNING}
+        mean, positive_only = summary[f"judged@{k}"]["mean"], bool((labels >= 1).all())
+        return {"k": k, "mean": mean, "evaluated": summary[f"judged@{k}"]["evaluated"],
+                "excluded": no_answer, "positive_only": positive_only,
+                "precision": summary[f"precision@{k}"]["mean"], "warning_below": JUDGED_WARNING,
+                "warn": bool(mean is not None and mean < JUDGED_WARNING and not positive_only)}
 
     def generation(self, answers: pd.DataFrame | None = None, *, generator: str | None = None) -> GenerationView:
         """Retrieval vs generation for this run (:func:`rag_metrics.analysis.attribution.attribute`).
