@@ -811,5 +811,5 @@ def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(
     assert judged["warn"] is (judged["mean"] < judged["warning_below"])
     import rag_metrics.analysis.experiment as experiment_module
 
-    monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 0.999)  # every mean below the bar
+    monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
     assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False
