@@ -123,16 +123,10 @@ RETRIEVAL_VS_GENERATION = {
     "q2_no_gold": lambda f, h: f["answer_ok"] and f["hit"] == 0 and f["status"] == "correct_without_evidence",
     # rule "any" moves wrong answers from retrieval_failure to generation_failure
     "rule_moves_wrong": lambda f, h: that(f["right"] >= 0) and f["wrong"] > 0,
-    # two generators on identical retrieval: the off-diagonal of the status table
-    "generators_differ": lambda f, h: (that(f["moved"] == sum(m[0] for m in f["moves"]) <= f["n"]
-                                            and all(m[1] != m[2] for m in f["moves"])) and f["moved"] > 0),
-    "k_is_the_logged_context": lambda f, h: that(f["refused"] == (f["k"] != f["context_k"])) and f["k"] == f["context_k"],
     "sample_failures_differ": lambda f, h: _sample_failures(f),
     "partial_retrieval": lambda f, h: _partial(f),
     "check_group": lambda f, h: (that(len(f["check"]) == f["faithful_failures"] <= f["generation_failures"])
                                  and len(f["check"]) > 0),
-    "threshold_trade": lambda f, h: that(0 <= f["quiet"] <= f["count"] and 0 <= f["lost"] <= 1)
-    and f["quiet"] > 0 and f["lost"] > 0,
     # notebook 11's names for the check group: each question in exactly one group, by its diagnosis
     "second_look": lambda f, h: (that(sorted(f["meaning_matches"] + f["stops_short"] + f["contradicted_by_the_context"]
                                              + f["rest"]) == sorted(f["check"]), "a question in two groups or none")
@@ -159,6 +153,8 @@ UPPER_BOUNDS = {
                                   and f["wrong_page"] > f["other"]),
     "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
                                                   for x, y in zip(row, src)),
+    # the gold-document filter's gain at hit@5 stays within two questions here and with notebook 03's bm25, window ±1
+    "setting_contrast": lambda f, h: f["fits"] and max(f["here"]["hit@5"], f["nb03"]["hit@5"]) <= 2,
     "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
     "document_row_by_construction": lambda f, h: all(x == 1 for x in f["row"]),
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]

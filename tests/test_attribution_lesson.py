@@ -3,9 +3,9 @@ its boundary, and every shown sentence true of the figures it carries."""
 
 import pandas as pd
 
-from rag_metrics.analysis.attribution import attribute, partial_retrieval
-from rag_metrics.analysis.attribution_lesson import (generator_change_claim, rule_claims, rule_moves, sample_claims,
-                                                     seed_cases, seed_claims)
+from rag_metrics.analysis.attribution import attribute, diagnose, partial_retrieval
+from rag_metrics.analysis.attribution_lesson import (STATUS_LABELS, diagnosis_table, failure_overlap, rule_claims,
+                                                     rule_moves, sample_claims, seed_cases, seed_claims)
 
 
 def by_name(claims):
@@ -59,8 +59,7 @@ def test_partial_retrieval_claimed_only_when_a_right_answer_had_another_gold_doc
 def sample_with(table, rule="all", **kw):
     strict = attribute(table, k=2)
     attr = strict if rule == "all" else attribute(table, k=2, rule=rule)
-    args = dict(k=2, context_k=2, refused=None, check=[], generation_failures=0, faithful_failures=0, threshold=1.0,
-                faithfulness_threshold=0.7, no_answer={"count": 0}, lost=0.0) | kw
+    args = dict(check=[], generation_failures=0, faithful_failures=0, faithfulness_threshold=0.7) | kw
     return by_name(sample_claims(attr, strict, **args))
 
 
@@ -75,18 +74,13 @@ def test_failures_differ_names_the_rule_and_its_boundary():
     assert not c["condition"] and "on exactly the 1 question whose answer was wrong" in c["text_if_false"]
 
 
-def test_context_check_group_and_threshold_sentences_follow_their_figures():
+def test_check_group_sentences_follow_their_figures():
     t = table_of([["a"]], [["a"]], ["x"])
-    c = sample_with(t, refused="refused text.", k=1)
-    assert not c["k_is_the_logged_context"]["condition"] and "k = 1 is refused" in c["k_is_the_logged_context"]["text_if_false"]
+    c = sample_with(t)
     assert not c["check_group"]["condition"] and "no answer is a generation failure" in c["check_group"]["text_if_false"]
     c = sample_with(t, generation_failures=2)["check_group"]
     assert "every generation failure here has an answer unfaithful" in c["text_if_false"]
     assert sample_with(t, check=["q0"])["check_group"]["condition"]
-    trade = sample_with(t, no_answer={"count": 3, "nothing_above_threshold": 2}, lost=0.1)["threshold_trade"]
-    assert trade["condition"] and "2 of 3 no_answer questions" in trade["text_if_true"]
-    empty = sample_with(t, no_answer={"count": 3, "nothing_above_threshold": 2}, lost=0.0)["threshold_trade"]
-    assert not empty["condition"] and "one side of the trade is empty" in empty["text_if_false"]
 
 
 def test_partial_counts_match_the_package_count():
@@ -108,8 +102,7 @@ def test_partial_retrieval_names_the_answer_holding_gold_only_when_every_one_had
     t = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
     strict = attribute(t, k=2)
     strict.records["top_gold_retrieved"] = [True, False]
-    args = dict(k=2, context_k=2, refused=None, check=[], generation_failures=0, faithful_failures=0, threshold=1.0,
-                faithfulness_threshold=0.7, no_answer={"count": 0}, lost=0.0)
+    args = dict(check=[], generation_failures=0, faithful_failures=0, faithfulness_threshold=0.7)
     c = by_name(sample_claims(strict, strict, **args))["partial_retrieval"]
     assert "1 of them had the gold document that holds the answer (the highest-labelled one) in the top 2" \
         in c["text_if_true"]
@@ -134,12 +127,29 @@ def test_rule_moves_counts_both_colours():
         "the two rules give the same statuses"
 
 
-def test_generator_change_claim_reads_the_off_diagonal():
-    table = pd.DataFrame([[3, 2], [1, 5]], index=["passed", "generation_failure"],
-                         columns=["passed", "generation_failure"])
-    c = generator_change_claim(table, "gen_a", "gen_b")
-    assert c["condition"] and c["figures"]["moved"] == 3 and "3 of 11 questions" in c["text_if_true"]
-    assert "2 from `passed` to `generation_failure`; 1 from `generation_failure` to `passed`" in c["text_if_true"]
-    same = pd.DataFrame([[3, 0], [0, 5]], index=["passed", "x"], columns=["passed", "x"])
-    c = generator_change_claim(same, "gen_a", "gen_b")
-    assert not c["condition"] and "no question changes status" in c["text_if_false"]
+def test_failure_overlap_counts_each_list_and_both():
+    # q0: retrieval failed, answer right; q1: both; q2: answer wrong only; q3: passed
+    t = table_of([["a", "b"], ["a"], ["a"], ["a"]], [["a", "z"], ["z", "y"], ["a", "z"], ["a", "z"]],
+                 ["x", "y", "y", "x"])
+    o = failure_overlap(attribute(t, k=2))
+    assert o == {"retrieval failed only": 1, "both": 1, "answer wrong only": 1, "retrieval failed": 2,
+                 "answer wrong": 2}
+    assert failure_overlap(attribute(t, k=2, rule="any"))["retrieval failed"] == 1  # q0 has one gold: passes "any"
+
+
+def test_diagnosis_table_splits_retrieval_failures_by_another_gold_document():
+    # q0: wrong, one of two gold retrieved; q1: wrong, no gold retrieved; q2: passed; q3: passed
+    t = table_of([["a", "b"], ["a"], ["a"], ["a"]], [["a", "z"], ["z", "y"], ["a", "z"], ["a", "z"]],
+                 ["y", "y", "x", "x"]).assign(faithfulness=[0.1, 0.1, 0.9, 0.9])
+    attr = attribute(t, k=2)
+    table = diagnosis_table(diagnose(attr), attr)
+    assert table["where to look"].tolist()[0] == "ok" and table["questions"].tolist() == [2, 1, 1]
+    looks = " | ".join(table["where to look"])
+    assert "another was there, and the answer is wrong" in looks and "no gold document in the context, answer wrong" in looks
+    assert table["questions"].sum() == len(attr.records)
+
+
+def test_status_labels_say_the_rule():
+    assert set(STATUS_LABELS["all"]) == set(STATUS_LABELS["any"])
+    assert "a gold document missing" in STATUS_LABELS["all"]["retrieval_failure"]
+    assert "no gold document" in STATUS_LABELS["any"]["retrieval_failure"]

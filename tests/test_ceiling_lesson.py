@@ -37,7 +37,7 @@ def test_failure_sentence_counts_the_majority():
     mostly, text, main = failure_sentence({"not_retrieved": 1, "other_document_first": 0, "wrong_page": 2}, 3)
     assert mostly and main == "wrong_page"
     assert text.startswith("**2 of the 3 misses at k=3 are `wrong_page`** (1 `not_retrieved`, 0 `other_document_first`)")
-    assert "Most" not in text and "chunking" in text
+    assert "Most" not in text and "chunking" in text and "Routing is not the lever" in text
 
 
 @pytest.mark.parametrize("counts, expected", [
@@ -74,3 +74,15 @@ def test_heading_no_change_and_a_loss():
 def test_heading_many_questions_beyond_noise():
     within, text, figures = heading_comparison(*_pair(8, 0), 8, 0, 5)
     assert not within and figures["p"] < 0.05 and "**beyond noise**: better." in text and "within" not in text
+
+
+@pytest.mark.parametrize("here, nb03, ok, expected", [
+    ({"hit@1": 2, "hit@5": 1}, {"hit@1": 5, "hit@5": 1}, True, "What the setting changes is the **first rank**"),
+    ({"hit@1": 2, "hit@5": 2}, {"hit@1": 2, "hit@5": 2}, True, "Either way routing gains at most 2 questions"),
+    ({"hit@1": 2, "hit@5": 1}, {"hit@1": 5, "hit@5": 3}, False, "Under one of them routing gains more at hit@5"),
+    ({"hit@1": 0, "hit@5": 3}, {"hit@1": 0, "hit@5": 0}, False, "Under one of them"),
+])
+def test_setting_contrast_every_branch(here, nb03, ok, expected):
+    from rag_metrics.report.ceiling_lesson import setting_contrast
+    shown, text = setting_contrast(here, nb03, "this run")
+    assert shown is ok and expected in text

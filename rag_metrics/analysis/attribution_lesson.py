@@ -17,7 +17,7 @@ import pandas as pd
 from .attribution import Attribution, partial_retrieval
 
 __all__ = ["SOURCE_FIGURES", "SOURCE_STATUSES", "seed_cases", "seed_claims", "rule_claims", "sample_claims",
-           "rule_moves", "generator_change_claim"]
+           "rule_moves", "diagnosis_table", "failure_overlap", "STATUS_LABELS"]
 
 SOURCE_FIGURES = {"mean Recall@2": 0.667, "answer accuracy": 0.667}
 """The source's two averages, three decimals as it reports them."""
@@ -61,7 +61,7 @@ def seed_claims(seed: Attribution) -> list[dict]:
     wrong = rec.index[~rec["answer_ok"]].tolist()
     apart = recall == accuracy and not set(missed) & set(wrong) and missed and wrong
     return [
-        _claim(reproduced, f"The source's three questions give its figures: both averages are {recall:.3f}, and in "
+        _claim(reproduced, "The source's three questions give its figures (the table above), and in "
                "its three-status count q1 passes, q2 is a retrieval failure and q3 a generation failure.",
                name="source_reproduced", figures={"recall": recall, "accuracy": accuracy, "statuses3": statuses3,
                                                   "source": list(SOURCE_FIGURES.values())}),
@@ -110,14 +110,11 @@ def rule_claims(strict: Attribution, loose: Attribution, question: str = "q1") -
         name="rules_part_on_two_gold", figures={"all": s, "any": l, "hit": hit, "n_gold": n_gold})]
 
 
-def sample_claims(attr: Attribution, strict: Attribution, *, k: int, context_k: int, refused: str | None,
-                  check: list, generation_failures: int, faithful_failures: int, threshold: float,
-                  faithfulness_threshold: float, no_answer: dict, lost: float) -> list[dict]:
-    """The sample golden set's claims. ``attr``: the attribution at the notebook's rule; ``strict``: the same at
-    ``rule="all"`` (the source's rule), from which the partial retrievals are counted; ``refused``: the error text
-    when ``k`` is not the logged context; ``check``: the questions diagnosed "check the expected answer";
-    ``no_answer``: :meth:`Attribution.no_answer_summary`; ``lost``: the share of answerable questions whose top
-    score is below ``threshold``."""
+def sample_claims(attr: Attribution, strict: Attribution, *, check: list, generation_failures: int,
+                  faithful_failures: int, faithfulness_threshold: float) -> list[dict]:
+    """The sample golden set's claims. ``attr``: the attribution at the notebook's rule, judged at the logged
+    context; ``strict``: the same at ``rule="all"`` (the source's rule), from which the partial retrievals are
+    counted; ``check``: the questions diagnosed "check the expected answer"."""
     rec, kk = attr.records, attr.k
     missed = set(rec.index[~rec["retrieval_ok"]])
     wrong = set(rec.index[~rec["answer_ok"]])
@@ -128,15 +125,7 @@ def sample_claims(attr: Attribution, strict: Attribution, *, k: int, context_k: 
     srec = strict.records
     right_partial = srec.index[(srec["status"] == "correct_without_evidence") & (srec[f"hit@{strict.k}"] == 1.0)]
     with_top = int(srec.loc[right_partial, "top_gold_retrieved"].sum()) if "top_gold_retrieved" in srec else 0
-    quiet, total = no_answer.get("nothing_above_threshold", 0), no_answer["count"]
     claims = [
-        _claim(refused is None,
-               f"The logs give every answer's context: the top {context_k} retrieved items. The statuses above judge "
-               f"each answer at k = {k}, that context.",
-               f"k = {k} is refused -- {refused} The statuses above use k = {context_k}, the context the answers "
-               "were made from.",
-               name="k_is_the_logged_context", figures={"k": k, "context_k": context_k,
-                                                        "refused": refused is not None}),
         _claim(missed != wrong,
                f"The two averages hide different failures here too: with `rule='{attr.rule}'` retrieval failed "
                f"({failed_words} the top {kk}) on {_n(len(missed), 'question')}, the answer on "
@@ -181,14 +170,6 @@ def sample_claims(attr: Attribution, strict: Attribution, *, k: int, context_k: 
         "\"check the expected answer\".",
         name="check_group", figures={"check": list(check), "generation_failures": generation_failures,
                                      "faithful_failures": faithful_failures}))
-    claims.append(_claim(
-        quiet > 0 and lost > 0,
-        f"Threshold {threshold}: {quiet} of {total} no_answer questions get nothing above it -- and {lost:.1%} of "
-        "the answerable questions would lose their results too. The threshold trades correct silences against lost "
-        "answers: set it from both numbers, never from the no-answer share alone.",
-        f"Threshold {threshold}: {quiet} of {total} no_answer questions get nothing above it, and {lost:.1%} of the "
-        "answerable questions would lose their results: at this threshold one side of the trade is empty.",
-        name="threshold_trade", figures={"quiet": quiet, "count": total, "lost": float(lost)}))
     return claims
 
 
@@ -214,16 +195,36 @@ def rule_moves(strict: Attribution, loose: Attribution) -> dict:
             "claim": _claim(wrong > 0, text, text, name="rule_moves_wrong", figures={"right": right, "wrong": wrong})}
 
 
-def generator_change_claim(table: pd.DataFrame, a: str, b: str) -> dict:
-    """The sentence on two generators' statuses on identical retrieval (``table``: a's status x b's,
-    :func:`rag_metrics.analysis.attribution.compare_attributions`): how many questions changed, and the moves."""
-    n = int(table.to_numpy().sum())
-    moves = sorted(((int(table.at[x, y]), x, y) for x in table.index for y in table.columns
-                    if x != y and table.at[x, y] > 0), key=lambda m: (-m[0], m[1], m[2]))
-    moved = sum(m[0] for m in moves)
-    listed = "; ".join(f"{c} from `{x}` to `{y}`" for c, x, y in moves)
-    return _claim(moved > 0,
-                  f"On identical retrieval {moved} of {n} questions change status from {a} to {b} ({listed}): "
-                  "only the answer differs, so each change is the generator's.",
-                  f"On identical retrieval no question changes status from {a} to {b} ({n} questions).",
-                  name="generators_differ", figures={"moved": moved, "n": n, "moves": [list(m) for m in moves]})
+
+STATUS_LABELS = {
+    "all": {"passed": "passed", "retrieval_failure": "retrieval failure (a gold document missing, answer wrong)",
+            "generation_failure": "generation failure (every gold document there, answer wrong)",
+            "correct_without_evidence": "right answer, a gold document missing"},
+    "any": {"passed": "passed", "retrieval_failure": "retrieval failure (no gold document there, answer wrong)",
+            "generation_failure": "generation failure (a gold document there, answer wrong)",
+            "correct_without_evidence": "right answer, no gold document there"},
+}
+"""The displayed label of each status under each rule: the label says the rule, the identifier stays the package's."""
+
+
+def failure_overlap(attr: Attribution) -> dict:
+    """The two failure lists of the main pitfall: questions whose retrieval failed (by the attribution's rule), whose
+    answer is wrong, and how many are on both."""
+    rec = attr.records
+    missed, wrong = set(rec.index[~rec["retrieval_ok"]]), set(rec.index[~rec["answer_ok"]])
+    return {"retrieval failed only": len(missed - wrong), "both": len(missed & wrong),
+            "answer wrong only": len(wrong - missed), "retrieval failed": len(missed), "answer wrong": len(wrong)}
+
+
+def diagnosis_table(diag: pd.DataFrame, attr: Attribution) -> pd.DataFrame:
+    """Questions per place to look, with the retrieval failures split by whether another gold document was in the
+    context (hit@k = 1, possible under ``rule="all"`` only), most first. Columns: "where to look", "questions"."""
+    look = diag["look_at"].copy()
+    failed = diag["status"] == "retrieval_failure"
+    some = attr.records[f"hit@{attr.k}"].reindex(diag.index) == 1.0
+    look[failed & some] = ("retrieval: a gold document is missing from the context, another was there, and the "
+                           "answer is wrong (the generator may share the blame)")
+    look[failed & ~some] = "retrieval: no gold document in the context, answer wrong (chunking, embeddings, hybrid search)"
+    counts = look.value_counts()
+    return (pd.DataFrame({"where to look": counts.index, "questions": counts.to_numpy()})
+            .sort_values(["questions", "where to look"], ascending=[False, True], kind="stable", ignore_index=True))

@@ -4,6 +4,7 @@
 * :func:`source_shape` -- the source's three findings (ceilings barely move, the gold document adds nothing to the
   gold genre, the misses at k = 5 mostly on the wrong page) set against this run, in one sentence.
 * :func:`failure_sentence` -- the misses at k counted by kind, and where to look when one kind holds a majority.
+* :func:`setting_contrast` -- the gold-document filter's gain here beside its gain under notebook 03's defaults.
 * :func:`heading_comparison` -- fixed vs heading chunks, decided by the exact paired test (one noise rule).
 """
 
@@ -19,8 +20,8 @@ CEILING_QUESTIONS = 2
 """A ceiling gain of at most this many questions "barely moves" (the source: one of 40)."""
 
 LESSONS = {
-    "wrong_page": "the right document, the wrong part of it. Genre folders or document routing cannot fix that: look at "
-                  "the chunking (next section).",
+    "wrong_page": "the right document, the wrong part of it. Routing is not the lever (genre folders or document "
+                  "routing cannot fix that): look inside the document -- chunking, ranking within it (next section).",
     "not_retrieved": "the retriever does not reach the right document, so routing or a better first-stage retriever "
                      "is where to look before chunking.",
     "other_document_first": "another document outranks the right one, so ranking (a reranker, hybrid search) is "
@@ -88,6 +89,22 @@ def failure_sentence(counts: dict, k: int) -> tuple[bool, str, str]:
         return False, f"{split}: {'one miss is' if missed == 1 else f'{missed} misses are'} too few to say where the " \
                       "misses are.", main
     return False, f"{split}: no kind holds a majority.", main
+
+
+def setting_contrast(here: dict, nb03: dict, here_name: str) -> tuple[bool, str]:
+    """The gold-document filter's gain in questions at hit@1 and hit@5, this run (``here``) beside notebook 03's
+    defaults (``nb03``); each dict maps "hit@1"/"hit@5" to a gain. (the gains agree at hit@5 and both stay within
+    :data:`CEILING_QUESTIONS`, the sentence)."""
+    text = (f"The gold-document filter gains {questions(here['hit@1'])} at hit@1 and {questions(here['hit@5'])} at "
+            f"hit@5 under {here_name}; with notebook 03's retriever and page window (BM25, ±1) it gains "
+            f"{questions(nb03['hit@1'])} at hit@1 and {questions(nb03['hit@5'])} at hit@5.")
+    small = max(here["hit@5"], nb03["hit@5"]) <= CEILING_QUESTIONS
+    if small and here["hit@1"] != nb03["hit@1"]:
+        return True, text + (" What the setting changes is the **first rank** (hit@1); at hit@5 routing gains at most "
+                             f"{questions(CEILING_QUESTIONS)} either way.")
+    if small:
+        return True, text + f" Either way routing gains at most {questions(CEILING_QUESTIONS)} at hit@5."
+    return False, text + " Under one of them routing gains more at hit@5: measure it in your own setting."
 
 
 def heading_comparison(fixed, heading, wrong_fixed: int, wrong_heading: int, k: int) -> tuple[bool, str, dict]:
