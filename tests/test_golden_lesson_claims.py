@@ -12,6 +12,7 @@ def test_templates_lower_by_the_gap_or_more_is_called_lower():
     assert c["condition"] and "**0.050 lower**" in c["text_if_true"]
     c = heading_templates_claim(0.804, 1.0, 34, 9)
     assert c["condition"] and "**0.196 lower**" in c["text_if_true"] and "0.804 against 1.000" in c["text_if_true"]
+    assert c["text_if_true"].startswith("The 34 heading-template questions") and "than the 9 questions" in c["text_if_true"]
     assert c["figures"] == {"templates": 0.804, "other": 1.0, "n_templates": 34, "n_other": 9}
 
 

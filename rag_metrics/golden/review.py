@@ -212,8 +212,9 @@ def heading_templates_claim(templates: float, other: float, n_templates: int, n_
                       "to set side by side.")
     return {
         "condition": both and other - templates >= TEMPLATE_GAP,
-        "text_if_true": (f"The heading-template questions score **{other - templates:.3f} lower** than the questions "
-                         f"review kept ({templates:.3f} against {other:.3f}, mean over the retrievers): the gap "
+        "text_if_true": (f"The {n_templates} heading-template questions score **{other - templates:.3f} lower** than the "
+                         f"{n_other} questions review kept ({templates:.3f} against {other:.3f}, mean over the "
+                         f"retrievers; {n_other} questions is few -- the whiskers are 95% intervals): the gap "
                          "a generated set shows comes from how its questions were written, not from the retrievers -- "
                          "which is why review flags them."),
         "text_if_false": other_text,
