@@ -12,6 +12,7 @@ def test_templates_lower_by_the_gap_or_more_is_called_lower():
     assert c["condition"] and "**0.050 lower**" in c["text_if_true"]
     c = heading_templates_claim(0.804, 1.0, 34, 9)
     assert c["condition"] and "**0.196 lower**" in c["text_if_true"] and "0.804 against 1.000" in c["text_if_true"]
+    assert c["text_if_true"].startswith("The 34 heading-template questions") and "than the 9 questions" in c["text_if_true"]
     assert c["figures"] == {"templates": 0.804, "other": 1.0, "n_templates": 34, "n_other": 9}
 
 
@@ -69,3 +70,14 @@ def test_either_page_needs_a_question():
     c = either_page_claim(["q1", "q2", "q3", "q4", "q5", "q6"], 3)
     assert c["condition"] and "for 6 question(s) (q1, q2, q3, q4, q5, …)" in c["text_if_true"]
     assert not either_page_claim([], 3)["condition"]
+
+
+def test_review_drops_few_at_two_or_a_tenth_and_many_above():
+    from rag_metrics.golden.review import review_drops_claim
+    for dropped, generated in ((2, 5), (4, 40), (0, 0)):  # at the boundaries: 2, and a tenth of 40
+        c = review_drops_claim(dropped, generated, 0, 1.5)
+        assert c["condition"] and c["text_if_true"].startswith(f"Review drops few questions here too ({dropped} of ")
+    for dropped, generated in ((3, 5), (5, 40), (36, 45)):
+        c = review_drops_claim(dropped, generated, 35, 1.88)
+        assert not c["condition"] and f"Review drops {dropped} of {generated} questions here, far more" in c["text_if_false"]
+        assert c["figures"] == {"dropped": dropped, "generated": generated, "templated": 35}

@@ -295,7 +295,7 @@ def gap_explained_claim(gap: float, gap_after: float, added: dict, retriever: st
                    "too, and none of the gap was missing labels of the generated set.")
     else:
         finding = (f"leaves the gap where it was ({gap:.3f}): **none of the gap was missing labels** ({retriever}, top "
-                   f"{k}); the generated set's misses are retrieval misses -- the next table says which kind.")
+                   f"{k}); the generated set's misses are not label gaps -- the next table says which questions they are.")
     return {
         "condition": gap > 0,
         "text_if_true": (f"Accepting the answer pages the audit found ({added['generated']} for the generated set, "

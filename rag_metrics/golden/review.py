@@ -212,11 +212,32 @@ def heading_templates_claim(templates: float, other: float, n_templates: int, n_
                       "to set side by side.")
     return {
         "condition": both and other - templates >= TEMPLATE_GAP,
-        "text_if_true": (f"The heading-template questions score **{other - templates:.3f} lower** than the questions "
-                         f"review kept ({templates:.3f} against {other:.3f}, mean over the retrievers): the gap "
+        "text_if_true": (f"The {n_templates} heading-template questions score **{other - templates:.3f} lower** than the "
+                         f"{n_other} questions review kept ({templates:.3f} against {other:.3f}, mean over the "
+                         f"retrievers; {n_other} questions is few -- the whiskers are 95% intervals): the gap "
                          "a generated set shows comes from how its questions were written, not from the retrievers -- "
                          "which is why review flags them."),
         "text_if_false": other_text,
         "headline": True, "name": "templates_score_lower",
         "figures": {"templates": templates, "other": other, "n_templates": n_templates, "n_other": n_other},
+    }
+
+
+def review_drops_claim(dropped: int, generated: int, templated: int, per_page: float, *, source_dropped: int = 2,
+                       source_generated: int = 42, source_per_page: float = 2.0) -> dict:
+    """The sentence setting how many questions review dropped beside the source's count, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments. "Few" is at most 2 or a tenth of the questions generated;
+    ``templated`` counts the heading-template questions, ``per_page`` the questions generated per sampled page."""
+    return {
+        "condition": dropped <= max(2, 0.1 * generated),
+        "text_if_true": (f"Review drops few questions here too ({dropped} of {generated}; the source: {source_dropped} "
+                         f"of {source_generated}). The generators differ: the source's LLM wrote {source_per_page:.0f} "
+                         f"questions per page as asked, the extractive generator {per_page:.2f} (it turns headings and "
+                         "definitions into questions)."),
+        "text_if_false": (f"Review drops {dropped} of {generated} questions here, far more than the source's "
+                          f"{source_dropped} of {source_generated}: {templated} of them are page headings wrapped in a "
+                          "template, a kind of question the source's LLM, asked for questions the way a user would ask, "
+                          "does not write (section 3 lists the reasons)."),
+        "name": "review_drops_few",
+        "figures": {"dropped": dropped, "generated": generated, "templated": templated},
     }
