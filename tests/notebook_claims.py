@@ -90,7 +90,10 @@ CHUNKING_GRID = {
                                            and 2 * f["avoidable_cross_language"] > f["avoidable"]),
     "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))
                                                     and f["gap"] * f["n_eval"] < 1),
-    "heading_cheaper": lambda f, h: f["heading_recall"] >= f["largest_recall"] and f["heading_chars"] < f["largest_chars"],
+    "cheapest_at_best": lambda f, h: (that(f["tied"] == sum(abs(r - max(f["recalls"])) < 1e-12 for r in f["recalls"])
+                                           and f["cheap_chars"] <= f["dear_chars"],
+                                           "the tie count or the cheapest/dearest order disagrees with the table")
+                                      and f["tied"] > 1),
 }
 
 def _sample_failures(f):

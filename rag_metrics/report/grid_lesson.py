@@ -10,17 +10,20 @@ it.
 from __future__ import annotations
 
 import ast
+from itertools import combinations
 
 import pandas as pd
 
-from ..analysis.stats import ALPHA, format_p, paired_test
+from ..analysis.stats import ALPHA, format_p, holm, paired_test
 from ..retrieval.retrievers import RETRIEVERS
 
-__all__ = ["grid_parameters", "cutoff_spreads", "grid_claims"]
+__all__ = ["grid_parameters", "cutoff_spreads", "grid_claims", "cheapest_at_best", "spreads_table"]
 
 
 def config_name(size, overlap) -> str:
-    """A configuration's label, ``size/overlap`` (``heading/-`` for the heading chunker, whose overlap is missing)."""
+    """A configuration's label, ``size/overlap`` (``heading`` for the heading chunker, whose overlap is missing)."""
+    if size == "heading":
+        return "heading"
     return f"{size}/{'-' if overlap is None or overlap != overlap else int(overlap)}"
 
 
@@ -51,30 +54,57 @@ def grid_parameters(sizes, overlaps, ks, retriever, compare_size, compare_overla
     return sizes, overlaps, ks
 
 
+def _names(configs) -> str:
+    return ", ".join(configs)
+
+
 def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA
                    ) -> pd.DataFrame:
     """Per cutoff ``k`` of a grid (``summary``: one row per configuration and k, with ``recall`` and
-    ``context_chars``; ``per_question``: one row per question, configuration and k): the worst and best
-    configuration by Recall@k, their difference (``spread``, and ``questions`` = spread × ``n_eval``, in questions'
-    worth), the paired test of best against worst on the same questions (:func:`rag_metrics.analysis.stats.paired_test`;
-    ``p``, and ``flat`` = within noise at ``alpha``) and ``context_ratio``: the best's mean context characters over the
-    worst's (at a fixed k a larger chunk hands the LLM more text)."""
+    ``context_chars``; ``per_question``: one row per question, configuration and k): every configuration tied at the
+    highest Recall@k (``best``, comma-separated) and at the lowest (``worst``), their difference (``spread``, and
+    ``questions`` = spread × ``n_eval``, in questions' worth), and the test corrected for picking the extremes after
+    looking: every pair of configurations is tested on the same questions
+    (:func:`rag_metrics.analysis.stats.paired_test`), Holm-adjusted over the pairs of that k (``pairs``), and ``p``
+    is the smallest adjusted p (``flat`` = within noise at ``alpha``: no pair differs); ``p_raw`` is the uncorrected p
+    of the best against the worst (the cheapest of the tied best against the dearest of the tied worst -- the pair
+    ``context_ratio`` divides: its mean context characters, best over worst)."""
     summary = summary.assign(config=[config_name(s, o) for s, o in zip(summary["size"], summary["overlap"])])
     answers = per_question.assign(config=[config_name(s, o) for s, o in
                                           zip(per_question["size"], per_question["overlap"])])
     rows = {}
     for k, part in summary.groupby("k"):
-        best, worst = part.loc[part["recall"].idxmax()], part.loc[part["recall"].idxmin()]
+        part = part.sort_values(["context_chars", "config"])
+        top = part[(part["recall"] - part["recall"].max()).abs() < 1e-12]
+        bottom = part[(part["recall"] - part["recall"].min()).abs() < 1e-12]
+        best, worst = top.iloc[0], bottom.iloc[-1]
         at_k = answers[answers["k"] == k]
-        values = {c: at_k[at_k["config"] == c].set_index("question_id")["recall"] for c in (best.config, worst.config)}
-        test = paired_test(values[worst.config], values[best.config], measure=f"Recall@{k}", alpha=alpha)
+        values = {c: at_k[at_k["config"] == c].set_index("question_id")["recall"] for c in part["config"]}
+        pairs = list(combinations(part["config"], 2))
+        raw = [paired_test(values[a], values[b], measure=f"Recall@{k}", alpha=alpha).p_value for a, b in pairs]
+        adjusted = holm(raw) if pairs else [1.0]
+        p_raw = (paired_test(values[worst.config], values[best.config], alpha=alpha).p_value
+                 if best.config != worst.config else 1.0)
         spread = float(best["recall"] - worst["recall"])
         rows[k] = {"lowest": float(worst["recall"]), "highest": float(best["recall"]), "spread": spread,
-                   "questions": spread * n_eval, "configurations": len(part), "best": best.config,
-                   "worst": worst.config, "p": test.p_value, "flat": not test.significant,
+                   "questions": spread * n_eval, "configurations": len(part), "pairs": len(pairs),
+                   "best": _names(top["config"]), "worst": _names(bottom["config"]),
+                   "cheapest_best": best.config, "dearest_worst": worst.config,
+                   "p": float(min(adjusted)), "p_raw": float(p_raw), "flat": bool(min(adjusted) >= alpha),
                    "context_ratio": float(best["context_chars"] / worst["context_chars"])}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
-    return table.astype({"flat": bool, "configurations": int})
+    return table.astype({"flat": bool, "configurations": int, "pairs": int})
+
+
+def spreads_table(spreads: pd.DataFrame) -> pd.DataFrame:
+    """:func:`cutoff_spreads` as the notebook shows it: human column names, p's formatted, ties listed."""
+    return (spreads.assign(gap=spreads["questions"].map("{:.1f}".format), p=spreads["p"].map(format_p),
+                           p_raw=spreads["p_raw"].map(format_p), ratio=spreads["context_ratio"].map("{:.1f}×".format))
+            [["best", "highest", "worst", "lowest", "gap", "p_raw", "p", "ratio"]]
+            .rename(columns={"best": "best (all tied)", "highest": "best Recall@k", "worst": "worst (all tied)",
+                             "lowest": "worst Recall@k", "gap": "gap (questions' worth)",
+                             "p_raw": "best vs worst, uncorrected", "p": "all pairs, Holm",
+                             "ratio": "cheapest best ÷ dearest worst, context"}))
 
 
 def _ks(ks) -> str:
@@ -84,42 +114,61 @@ def _ks(ks) -> str:
 
 def _per_k(spreads: pd.DataFrame, rows, alpha: float) -> str:
     return "; ".join(f"k={k}: {spreads.at[k, 'best']} vs {spreads.at[k, 'worst']}, {spreads.at[k, 'questions']:.1f} "
-                     f"questions' worth, {format_p(spreads.at[k, 'p'], alpha)}" for k in rows)
+                     f"questions' worth, uncorrected {format_p(spreads.at[k, 'p_raw'], alpha)}, "
+                     f"{format_p(spreads.at[k, 'p'], alpha, name='smallest Holm-adjusted p')}" for k in rows)
 
 
 def _context(spreads: pd.DataFrame, k) -> str:
-    return (f"at k={k} the best configuration ({spreads.at[k, 'best']}) hands the LLM "
-            f"{spreads.at[k, 'context_ratio']:.1f}× the context characters of the worst ({spreads.at[k, 'worst']}): at "
-            "a fixed k the chunk size also sets how much text the LLM reads, so compare at equal context before "
-            "crediting the chunker")
+    return (f"at k={k} the cheapest of the best ({spreads.at[k, 'cheapest_best']}) hands the LLM "
+            f"{spreads.at[k, 'context_ratio']:.1f}× the context characters of the dearest of the worst "
+            f"({spreads.at[k, 'dearest_worst']}): at a fixed k the chunk size also sets how much text the LLM reads, "
+            "so compare at equal context before crediting the chunker")
 
 
 def _flat_claim(spreads: pd.DataFrame, n_eval: int, retriever: str, alpha: float) -> dict:
     flat = spreads.index[spreads["flat"]].tolist()
     steep = spreads.index[~spreads["flat"]].tolist()
     widest = spreads["questions"].idxmax()
-    test = (f"the paired test of best against worst on the same {n_eval} questions, "
-            f"{int(spreads['configurations'].max())} configurations, {retriever}")
+    test = (f"every pair of the {int(spreads['configurations'].max())} configurations tested on the same {n_eval} "
+            f"questions, Holm-adjusted over the {int(spreads['pairs'].max())} pairs of each k, {retriever}")
+    why = ("Picking the best and the worst after looking and testing only them makes a gap look more significant "
+           "than it is, so the test here compares every pair and corrects for their number. ")
     if not steep:
-        true = (f"**No cutoff picks a chunking**: at every k the best and the worst configuration are within noise "
-                f"of each other ({_per_k(spreads, spreads.index, alpha)}; {test}). The widest gap is a context gap "
+        true = (why + f"**No cutoff picks a chunking**: at every k no pair of configurations differs beyond noise "
+                f"({_per_k(spreads, spreads.index, alpha)}; {test}). The widest gap is a context gap "
                 f"too: {_context(spreads, widest)}.")
         false = None
     else:
         true = None
-        false = (f"**At k = {_ks(steep)} the best configuration beats the worst beyond noise** "
+        false = (why + f"**At k = {_ks(steep)} some pair of configurations differs beyond noise even so** "
                  f"({_per_k(spreads, steep, alpha)}; {test}) -- but {_context(spreads, steep[0])}."
-                 + (f" At k = {_ks(flat)} best and worst are within noise ({_per_k(spreads, flat, alpha)})." if flat
+                 + (f" At k = {_ks(flat)} no pair differs beyond noise ({_per_k(spreads, flat, alpha)})." if flat
                     else ""))
     return {"condition": not steep, "text_if_true": true or "", "text_if_false": false, "name": "grid_flat",
             "figures": {"n_eval": n_eval, "alpha": alpha,
-                        **{name: {str(k): (float(v) if name != "best" and name != "worst" else v)
+                        **{name: {str(k): (v if name in ("best", "worst") else float(v))
                                   for k, v in spreads[name].items()}
-                           for name in ("spread", "lowest", "highest", "p", "context_ratio", "best", "worst")}}}
+                           for name in ("spread", "lowest", "highest", "p", "p_raw", "context_ratio", "best",
+                                        "worst")}}}
 
 
-def _share(part: int, whole: int) -> str:
-    return f"all {whole}" if part == whole else f"{part} of {whole}"
+def cheapest_at_best(at_k: pd.DataFrame, k: int) -> dict:
+    """The cost claim at one cutoff (``at_k``: one row per configuration with ``size``, ``overlap``, ``recall``,
+    ``context_chars``): among every configuration tied at the highest Recall@k, the cheapest against the dearest --
+    at equal quality the cheaper context wins; with no tie there is nothing to save at equal quality."""
+    rows = at_k.assign(config=[config_name(s, o) for s, o in zip(at_k["size"], at_k["overlap"])])
+    top = rows[(rows["recall"] - rows["recall"].max()).abs() < 1e-12].sort_values(["context_chars", "config"])
+    cheap, dear = top.iloc[0], top.iloc[-1]
+    return {"condition": len(top) > 1, "name": "cheapest_at_best",
+            "text_if_true": f"{len(top)} configurations tie at the highest Recall@{k}, {cheap['recall']:.3f} "
+                            f"({_names(top['config'])}); the cheapest, {cheap['config']}, hands the LLM "
+                            f"{cheap['context_chars']:.0f} context characters, the dearest, {dear['config']}, "
+                            f"{dear['context_chars']:.0f}: at equal quality, the cheaper context wins.",
+            "text_if_false": f"Only {cheap['config']} reaches the highest Recall@{k}, {cheap['recall']:.3f}, with "
+                             f"{cheap['context_chars']:.0f} context characters: quality and cost have to be weighed.",
+            "figures": {"recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
+                        "tied": len(top), "cheap_chars": float(cheap["context_chars"]),
+                        "dear_chars": float(dear["context_chars"])}}
 
 
 def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_eval: int,
@@ -131,15 +180,19 @@ def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_
     spreads = cutoff_spreads(summary, per_question, n_eval, alpha=alpha)
     flat_here = bool(spreads.at[k, "flat"])
     table = misses.table
+    low = int((table["relevance"] == 1).sum()) if "relevance" in table else 0
     claims = [_flat_claim(spreads, n_eval, retriever, alpha), {
         "condition": misses.missed > 0,
         "text_if_true": f"Of the {misses.gold} gold documents, {misses.missed} are missed at k={k} in the "
                         f"{size}/{overlap} configuration; {misses.cross_language} of those are in the other language "
-                        "than their question.",
+                        "than their question"
+                        + (f"; {low} of them are lower-graded gold (label 1), and Recall@k charges for missing a "
+                           "label-1 document exactly as for a label-2 one (nDCG@k weighs it less)." if low else "."),
         "text_if_false": f"No gold document is missed at k={k} in the {size}/{overlap} configuration.",
         "name": "misses_by_language",
         "figures": {"gold": misses.gold, "missed": misses.missed, "cross_language": misses.cross_language,
-                    "table_rows": len(table), "table_cross": int(table["cross_language"].sum())}}]
+                    "table_rows": len(table), "table_cross": int(table["cross_language"].sum()),
+                    "label_1": low}}]
     claims.append({
         "condition": misses.cannot_fit > 0, "name": "cannot_fit",
         "text_if_true": f"{misses.cannot_fit} of the {misses.gold} gold documents **cannot be in the top {k}** at "
@@ -148,8 +201,8 @@ def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_
         "text_if_false": None, "figures": {"cannot_fit": misses.cannot_fit, "gold": misses.gold, "k": k}})
     avoidable, cross = misses.avoidable, misses.avoidable_cross_language
     reasons = [reason for reason, applies in (
-        (f"at k={k} the best configuration beats the worst beyond noise ({spreads.at[k, 'questions']:.1f} "
-         f"questions' worth, {format_p(spreads.at[k, 'p'], alpha)})", not flat_here),
+        (f"at k={k} some pair of configurations differs beyond noise (every pair tested, Holm-adjusted: "
+         f"{format_p(spreads.at[k, 'p'], alpha, name='smallest adjusted p')})", not flat_here),
         ("no miss is avoidable at this k -- every one is a gold document that cannot fit", avoidable == 0),
         (f"only {avoidable} misses could be avoided by a better ranking: too few to say what most of them are",
          0 < avoidable < 3),
@@ -158,7 +211,8 @@ def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_
     claims.append({
         "condition": not reasons, "headline": True, "name": "lever_is_multilingual",
         "text_if_true": f"**At k={k} no chunking wins because the misses a better ranking could avoid are "
-                        f"mostly cross-language gold** ({_share(cross, avoidable)} are), which no chunk size fixes: the lever "
+                        f"{'all' if cross == avoidable else 'mostly'} cross-language gold** ({cross} of {avoidable}), "
+                        "which no chunk size fixes: the lever "
                         "is a multilingual embedding (plug one in with `DenseRetriever(embed=...)`), not the chunker.",
         "text_if_false": "Here that lesson does not show: " + "; ".join(reasons) + ".",
         "figures": {"flat": flat_here, "k": k, "spread": float(spreads.at[k, "spread"]), "n_eval": n_eval,

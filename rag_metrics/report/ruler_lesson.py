@@ -166,7 +166,7 @@ def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, answers: di
     extremes = {
         "condition": small > large and f_fits(large_f, longest), "name": "extremes_of_f",
         "figures": {"small": small, "large": large, "large_f": large_f, "longest": longest, "beyond": beyond},
-        "text_if_true": f"At the extremes, F={small_f} gives {small:.3f} (chance matches of common phrases count) and "
+        "text_if_true": f"At the extremes, F={small_f} gives {small:.3f} and "
                         f"F={large_f} gives {large:.3f} (chunks sharing only part of a page fail: the longest chunk "
                         f"holds {longest} characters).",
         "text_if_false": false_text}
