@@ -210,9 +210,9 @@ def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_
          avoidable >= 3 and cross * 2 <= avoidable)) if applies]
     claims.append({
         "condition": not reasons, "headline": True, "name": "lever_is_multilingual",
-        "text_if_true": f"**At k={k} no chunking wins because the misses a better ranking could avoid are "
-                        f"{'all' if cross == avoidable else 'mostly'} cross-language gold** ({cross} of {avoidable}), "
-                        "which no chunk size fixes: the lever "
+        "text_if_true": f"**At k={k} no chunking wins beyond noise, and the misses a better ranking could avoid are "
+                        f"{'all' if cross == avoidable else 'mostly'} cross-language gold** ({cross} of {avoidable}): "
+                        "gold in the other language than the question, which no chunk size reaches: the lever "
                         "is a multilingual embedding (plug one in with `DenseRetriever(embed=...)`), not the chunker.",
         "text_if_false": "Here that lesson does not show: " + "; ".join(reasons) + ".",
         "figures": {"flat": flat_here, "k": k, "spread": float(spreads.at[k, "spread"]), "n_eval": n_eval,
