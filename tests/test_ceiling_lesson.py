@@ -77,8 +77,11 @@ def test_heading_many_questions_beyond_noise():
 
 
 @pytest.mark.parametrize("here, nb03, ok, expected", [
-    ({"hit@1": 2, "hit@5": 1}, {"hit@1": 5, "hit@5": 1}, True, "What the setting changes is the **first rank**"),
-    ({"hit@1": 2, "hit@5": 2}, {"hit@1": 2, "hit@5": 2}, True, "Either way routing gains at most 2 questions"),
+    ({"hit@1": 2, "hit@5": 1}, {"hit@1": 5, "hit@5": 1}, True, "**first rank** (hit@1): a team that shows only the "
+                                                              "top result should measure routing in its own setting; "
+                                                              "at hit@5 the filter gains at most one question either"),
+    ({"hit@1": 2, "hit@5": 2}, {"hit@1": 2, "hit@5": 2}, True, "Either way the filter gains at most 2 questions"),
+    ({"hit@1": 2, "hit@5": 0}, {"hit@1": 2, "hit@5": 0}, True, "Either way the filter gains no question at hit@5"),
     ({"hit@1": 2, "hit@5": 1}, {"hit@1": 5, "hit@5": 3}, False, "Under one of them routing gains more at hit@5"),
     ({"hit@1": 0, "hit@5": 3}, {"hit@1": 0, "hit@5": 0}, False, "Under one of them"),
 ])

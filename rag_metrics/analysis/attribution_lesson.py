@@ -199,7 +199,7 @@ def rule_moves(strict: Attribution, loose: Attribution) -> dict:
 STATUS_LABELS = {
     "all": {"passed": "passed", "retrieval_failure": "retrieval failure (a gold document missing, answer wrong)",
             "generation_failure": "generation failure (every gold document there, answer wrong)",
-            "correct_without_evidence": "right answer, a gold document missing"},
+            "correct_without_evidence": "right answer, not every gold document retrieved"},
     "any": {"passed": "passed", "retrieval_failure": "retrieval failure (no gold document there, answer wrong)",
             "generation_failure": "generation failure (a gold document there, answer wrong)",
             "correct_without_evidence": "right answer, no gold document there"},

@@ -18,7 +18,7 @@ diagnosis               retrieval  correct  support          what to do
 ======================  =========  =======  ===============  ===============================================
 passed                  hit        yes      full             nothing
 label_gap               miss       yes      full             the supporting page is not gold: ``labels audit``
-answered_from_memory    any        yes      none / no claims the model knew it; the context did not say it
+answered_from_memory    any        yes      none / no claims the model knew it, or the judge missed support
 partially_supported     any        yes      partial          some claims have no support in the context
 misled                  any        no       full, not short  a passage about something else supplied the answer
 incomplete              any        no       full, short      the answer stops short of a multi-part expected one
@@ -81,7 +81,8 @@ DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported
 LOOK_AT = {
     "passed": "nothing",
     "label_gap": "the supporting page is not gold: hand it to labels audit",
-    "answered_from_memory": "the answer is right but the context does not say it: the model knew it",
+    "answered_from_memory": "the answer is right but the judge found no support in the context: the model knew it, "
+                            "or the judge missed a paraphrase (read the claims)",
     "partially_supported": "some claims have no support in the context",
     "misled": "every claim supported, the answer wrong: a passage about something else supplied it",
     "incomplete": "every claim supported, the answer stops short of a multi-part expected answer: answer every part",
