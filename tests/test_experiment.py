@@ -302,9 +302,10 @@ def test_experiment_report_end_to_end(tmp_path, capsys):
     assert not [o for c in executed["cells"] for o in c.get("outputs", []) if o.get("name") == "stderr"]  # no warning
     second = build_experiment_report("exp", runs=[new, old], **kwargs)
     page = (second / "experiment.html").read_text()
-    verdict = ("<strong>within noise</strong>: <strong>bm25_c400o100</strong> against <strong>bm25_c300o50</strong> "
-               "on hit@5, 0.954 → 0.985 (change +0.031")
+    verdict = "Run <strong>bm25_c400o100</strong> (newest) against <strong>bm25_c300o50</strong> (baseline)."
     assert verdict in page and page.index(verdict) < page.index("1. The runs and what changed")
+    assert "hit@5 0.954 → 0.985" in page and "Change <strong>+0.031</strong>" in page
+    assert "<strong>within noise</strong>: <strong>bm25_c400o100</strong> against" not in page  # said once, by the banner
     assert "Every section below describes run <strong>bm25_c400o100</strong>" in page
     assert "inputs handed over by" not in page and "headline hit@1 (overlap judge) =" not in page  # no stray output
     assert page.index('class="rm-verdict" data-outcome="within noise"') < page.index(verdict)  # the banner first

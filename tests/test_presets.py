@@ -306,7 +306,7 @@ def test_one_report_mixes_native_and_langchain_logs(tmp_path):
     assert code == 0
     (run_dir,) = [p for p in (reports / "mixed").iterdir() if not p.name.startswith(".") and p.name != "history"]
     page = (run_dir / "experiment.html").read_text(encoding="utf-8")
-    assert "<strong>langchain_bm25_c400o100</strong> against <strong>bm25_c300o50</strong>" in page
+    assert "Run <strong>langchain_bm25_c400o100</strong> (newest) against <strong>bm25_c300o50</strong>" in page
     params = json.loads((run_dir / "run.json").read_text())["parameters"]
     assert params["runs"][1].startswith("langchain:/") and params["preset"] == "native"
     names = sorted(p.stem.split("_", 1)[1] for p in (reports / "mixed" / "history").glob("*.json"))
