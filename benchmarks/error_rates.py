@@ -5,7 +5,7 @@
 
 Today's methods (what the package reported before: the percentile bootstrap for a mean; for two runs the
 percentile bootstrap interval of the per-question differences deciding "within noise", beside a randomization-test
-p-value) against the new ones (``rag_metrics.analysis.stats``: Clopper-Pearson / BCa for a mean; the exact sign
+p-value) against the new ones (``rag_metrics.stats``: Clopper-Pearson / BCa for a mean; the exact sign
 test or the paired randomization test deciding, with the interval of the same test). Seeded: the same command
 gives the same table. Golden sets are simulated from a known truth; every simulated set gets the method's own
 interval (the sets of one case share their resampling indices and sign flips). Bootstrap and sign flips use
@@ -27,9 +27,9 @@ from scipy import stats as sps
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag_metrics.analysis.intervals import (bootstrap_means, clopper_pearson, mean_interval_rows,  # noqa: E402
+from rag_metrics.stats.intervals import (bootstrap_means, clopper_pearson, mean_interval_rows,  # noqa: E402
                                             percentile_rows, wilson)
-from rag_metrics.analysis.paired import randomization_rows, sign_test  # noqa: E402
+from rag_metrics.stats.paired import randomization_rows, sign_test  # noqa: E402
 
 SIZES = (30, 65, 200)
 RATES = (0.5, 0.9, 0.97)
@@ -247,7 +247,7 @@ def main(argv=None) -> int:
         f"{args.sets_continuous:,} for others; {args.resamples:,} bootstrap resamples / sign flips; seeded; "
         f"{args.sets_null:,} pairs of runs per case for false alarms; {took:.0f} s). *Today* is what the package reported before: the percentile bootstrap interval of a mean, "
         "and for two runs \"within noise\" when the percentile bootstrap interval of the per-question differences "
-        "holds 0, beside a randomization-test p-value. *New* is `rag_metrics.analysis.stats`: `mean_interval` "
+        "holds 0, beside a randomization-test p-value. *New* is `rag_metrics.stats`: `mean_interval` "
         "(Clopper-Pearson for 0/1 values, BCa bootstrap otherwise) and `paired_test` (exact sign test for 0/1 "
         "values, paired randomization test otherwise; the interval from the same test). Target: coverage >= 0.95 "
         "nominal (the tests require >= 0.93 over >= 1,000 sets, `tests/test_stats_simulation.py`), false alarms "

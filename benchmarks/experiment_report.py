@@ -8,8 +8,8 @@ For each size, two measurements, each in a fresh process:
 
 * **phases**, in one Python process (``--phases`` mode of this script): reading and validating the inputs
   (:func:`rag_metrics.report.inputs.read_inputs`), judging and evaluating the log
-  (:func:`rag_metrics.analysis.experiment.evaluate_log`), saving it to the history with its intervals (each computed
-  once), the report's tables (:func:`rag_metrics.analysis.experiment_report.experiment_report` on the evaluated run:
+  (:func:`rag_metrics.experiment.evaluate.evaluate_log`), saving it to the history with its intervals (each computed
+  once), the report's tables (:func:`rag_metrics.experiment.content.experiment_report` on the evaluated run:
   history table, moved questions, drill-down plan), the capped drill-downs rendered to HTML, and the HTML export of a
   page of that size -- wall time and the process's peak RSS during each phase (sampled every 0.05 s);
 * the **whole command** ``rag-metrics report --experiment bench --golden G --pages P --run LOG`` as a fresh process:
@@ -140,7 +140,7 @@ class Peak:
 
 def phases(folder: Path) -> dict:
     """The report's phases in this process (module docstring): ``{phase: (wall s, CPU s, peak MB)}``."""
-    from rag_metrics.analysis.experiment_report import experiment_report
+    from rag_metrics.experiment.content import experiment_report
     from rag_metrics.report.inputs import read_inputs
 
     peak = Peak()

@@ -1,4 +1,4 @@
-"""Coverage of the intervals of rag_metrics.analysis.agreement, on a wider grid than the tests: a Markdown table.
+"""Coverage of the intervals of rag_metrics.stats.agreement, on a wider grid than the tests: a Markdown table.
 
     .venv/bin/python benchmarks/label_intervals.py > benchmarks/label_intervals.md
 
@@ -16,7 +16,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from rag_metrics.analysis.agreement import _kappa, _kappa_intervals, _ppi
+from rag_metrics.stats.agreement import _kappa, _kappa_intervals, _ppi
 
 Z = NormalDist().inv_cdf(0.975)
 

@@ -4,8 +4,8 @@ The package follows the data flow: inputs are read (:mod:`rag_metrics.io`) -> re
 are judged (:mod:`rag_metrics.judging`) -> measures are computed (:mod:`rag_metrics.measures`) ->
 results are analysed (:mod:`rag_metrics.analysis`) -> reports are written
 (:mod:`rag_metrics.report`). :mod:`rag_metrics.retrieval` holds the built-in chunkers and
-retrievers for experiments; :mod:`rag_metrics.errors`, :mod:`rag_metrics.text`,
-:mod:`rag_metrics.fingerprint` and :mod:`rag_metrics.serialize` sit below everything.
+retrievers for experiments; :mod:`rag_metrics.core.errors`, :mod:`rag_metrics.core.text`,
+:mod:`rag_metrics.core.fingerprint` and :mod:`rag_metrics.core.serialize` sit below everything.
 
 Top-level names: the per-question measures, chunk -> document collapsing, measure names,
 whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`), the
@@ -18,21 +18,14 @@ The experiment loop is one import away, loaded when first used::
 Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
-from .errors import InputError, NotComparableError
-from .io.judgments import Qrels
-from .io.rankings import Run
-from .measures.collapse import collapse_to_documents, document_ranking
-from .measures.evaluation import Evaluation, evaluate, evaluate_trec, summarize
-from .measures.evaluator import Evaluator, evaluator
-from .measures.metrics import (
-    average_precision,
-    hit_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
-from .measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
+from rag_metrics.core.errors import InputError, NotComparableError
+from rag_metrics.io.judgments import Qrels
+from rag_metrics.io.rankings import Run
+from rag_metrics.measures.collapse import collapse_to_documents, document_ranking
+from rag_metrics.measures.evaluation import Evaluation, evaluate, evaluate_trec, summarize
+from rag_metrics.measures.evaluator import Evaluator, evaluator
+from rag_metrics.measures.metrics import average_precision, hit_at_k, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
+from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
 
 __version__ = "0.1.0"
 
@@ -41,7 +34,7 @@ _LAZY = {
     "load_golden": "rag_metrics.io.golden", "GoldenSet": "rag_metrics.io.golden",
     "load_log": "rag_metrics.io.logs", "RunLog": "rag_metrics.io.logs",
     "evaluate_pages": "rag_metrics.measures.pages",
-    "evaluate_log": "rag_metrics.analysis.experiment", "ExperimentResult": "rag_metrics.analysis.experiment",
+    "evaluate_log": "rag_metrics.experiment.evaluate", "ExperimentResult": "rag_metrics.experiment.evaluate",
 }
 """Public names that need pandas: imported on first use (PEP 562), so ``import rag_metrics`` stays light."""
 

@@ -15,7 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .errors import GAINS, ORDERS, InputError
+from rag_metrics.core.errors import GAINS, ORDERS, InputError
 
 OUTPUT_FORMATS = ("table", "json", "trec", "csv")
 """What ``evaluate`` and ``compare`` print: a table, the evaluation's JSON, trec_eval's layout, or CSV."""
@@ -25,7 +25,7 @@ GOLDEN_WORK = "golden-work"
 
 
 def _epilog_evaluate() -> str:
-    from .measures.registry import REGISTRY
+    from rag_metrics.measures.registry import REGISTRY
 
     names = ", ".join(spec.display() for spec in REGISTRY.values())
     return f"""\
@@ -40,7 +40,7 @@ example: rag-metrics evaluate qrels.txt run.txt -m recall@5 -m ndcg@10 --format 
 
 
 def _format_options(parser) -> None:
-    from .io.formats import QRELS_FORMATS, RUN_FORMATS
+    from rag_metrics.io.formats import QRELS_FORMATS, RUN_FORMATS
 
     parser.add_argument("--qrels-format", choices=QRELS_FORMATS, default="auto",
                         help="qrels format (default: recognized from the content)")
@@ -49,9 +49,9 @@ def _format_options(parser) -> None:
 
 
 def _add_evaluate(sub) -> None:
-    from .io.judgments import LEVELS
-    from .io.trec import ORDER_BY
-    from .measures.evaluator import ENGINES
+    from rag_metrics.io.judgments import LEVELS
+    from rag_metrics.io.trec import ORDER_BY
+    from rag_metrics.measures.evaluator import ENGINES
 
     ev = sub.add_parser(
         "evaluate",
@@ -94,7 +94,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
     if only == "evaluate":
         return parser
 
-    from .io import trec
+    from rag_metrics.io import trec
 
     cp = sub.add_parser("compare", help="compare runs against the first (exact paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
@@ -176,7 +176,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                          description="Generators: extractive (offline), openai (any OpenAI-compatible endpoint: "
                                      "--option model=NAME --option base_url=URL), bedrock (--option model=ID "
                                      "--option region=REGION), or MODULE:CALLABLE. A page that fails is recorded in "
-                                     "DRAFT.errors.jsonl and the run goes on. help(rag_metrics.golden.llm)")
+                                     "DRAFT.errors.jsonl and the run goes on. help(rag_metrics.llm.clients)")
     gg.add_argument("--sample", default=f"{GOLDEN_WORK}/sample.jsonl", metavar="FILE",
                     help=f"the page sample (default {GOLDEN_WORK}/sample.jsonl)")
     gg.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/draft.jsonl", metavar="FILE",
@@ -218,7 +218,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
 
     lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
                         description="audit -> review -> accept; sample -> judge -> assess. "
-                                    "help(rag_metrics.golden.labels), help(rag_metrics.analysis.agreement)")
+                                    "help(rag_metrics.labels.audit), help(rag_metrics.stats.agreement)")
     lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
     la = lsub.add_parser("audit", help="candidate answer pages, near-duplicate questions, answers on no gold page, "
                                        "gold pages without text",
@@ -247,7 +247,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                                      "matrix, Cohen's kappa with its interval. Only then, when kappa reaches 0.6 on 20+ "
                                      "items (or --force), hit@k with assessed labels added and its prediction-powered "
                                      "estimate are printed. Writes DIR/assessed.jsonl (assessed labels only, apart from "
-                                     "human ones) and DIR/agreement.json. help(rag_metrics.analysis.agreement)")
+                                     "human ones) and DIR/agreement.json. help(rag_metrics.stats.agreement)")
     ls.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
     ls.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
     ls.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
@@ -322,7 +322,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                     help="questions shown item by item (default 20: the moved ones first, then misses); a table "
                          "lists the rest")
     rp.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
-                    help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.options): 5, 0.5, "
+                    help="notebook parameter (repeatable); VALUE typed as in help(rag_metrics.core.options): 5, 0.5, "
                          "true, none, [1, 3], else text")
     rp.add_argument("--notebook", action="append", default=[], metavar="PATH",
                     help="notebook to run (repeatable); default: every notebooks/*.ipynb")
@@ -336,7 +336,7 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
                                     "--alpha, or (with --max-drop) when the mean fell by more than the tolerance; 0 "
                                     "otherwise; 2 on bad input (nothing written). Each side is a retrieval log, a "
                                     "TREC run file or a history record (a file, or an ID with --history-dir). "
-                                    "help(rag_metrics.analysis.gate)")
+                                    "help(rag_metrics.experiment.gate)")
     gt.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
     gt.add_argument("--baseline", required=True, metavar="BASE", help="the baseline: a log (PRESET:LOG for a log "
                                                                       "with its own shape), a TREC run or a history "
@@ -383,19 +383,19 @@ def _version() -> str:
 
 
 def _presets() -> list:
-    from .io.logs import PRESETS
+    from rag_metrics.io.logs import PRESETS
 
     return list(PRESETS)
 
 
 def _run_orders() -> tuple:
-    from .analysis.history import ORDERS as RUN_ORDERS
+    from rag_metrics.experiment.history import ORDERS as RUN_ORDERS
 
     return RUN_ORDERS
 
 
 def _judges() -> list:
-    from .judging.judges import JUDGES
+    from rag_metrics.judging.judges import JUDGES
 
     return list(JUDGES)
 
@@ -420,8 +420,8 @@ def _format_per_question(ev) -> str:
 
 
 def cmd_evaluate(args) -> int:
-    from .errors import InputError
-    from .measures.evaluation import evaluate_trec
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.measures.evaluation import evaluate_trec
 
     if args.unit == "chunk" and args.doc_map:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")
@@ -451,7 +451,7 @@ def cmd_evaluate(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from .analysis.compare import compare_runs
+    from rag_metrics.experiment.compare import compare_runs
 
     result = compare_runs(args.qrels, args.runs, args.measures, min_rel=args.min_rel, gain=args.gain,
                           order_by=args.order_by, qrels_format=args.qrels_format, run_format=args.run_format)
@@ -470,8 +470,8 @@ def cmd_compare(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .files import check_output
-    from .report.runner import ReportError, build_experiment_report, build_report, parse_parameters
+    from rag_metrics.core.files import check_output
+    from rag_metrics.report.runner import ReportError, build_experiment_report, build_report, parse_parameters
 
     check_output(args.reports_dir, folder=True, option="--reports-dir")
     try:
@@ -498,12 +498,12 @@ def cmd_report(args) -> int:
 
 
 def cmd_gate(args) -> int:
-    from .analysis.gate import compare_for_gate, read_side
-    from .errors import check_alpha, check_int
-    from .files import check_output
-    from .io.corpus import load_corpus
-    from .io.golden import load_golden
-    from .io.logs import parse_field_mapping
+    from rag_metrics.experiment.gate import compare_for_gate, read_side
+    from rag_metrics.core.errors import check_alpha, check_int
+    from rag_metrics.core.files import check_output
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.logs import parse_field_mapping
 
     ks = sorted({check_int(k, "k") for k in (args.ks or [1, 3, 5])})
     check_alpha(args.alpha, "--alpha")
@@ -533,8 +533,8 @@ def cmd_gate(args) -> int:
 
 
 def cmd_pages(args) -> int:
-    from .io.corpus import corpus_from_pages
-    from .io.pages import read_document, read_documents, write_pages
+    from rag_metrics.io.corpus import corpus_from_pages
+    from rag_metrics.io.pages import read_document, read_documents, write_pages
 
     source = args.docs
     pages = read_documents(source) if os.path.isdir(source) else read_document(source)
@@ -549,16 +549,16 @@ def cmd_pages(args) -> int:
 
 
 def _options(items) -> dict:
-    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}`` (:func:`rag_metrics.options.parse_key_values`)."""
-    from .options import parse_key_values
+    """``["size=400", "heading=true"]`` -> ``{"size": 400, "heading": True}`` (:func:`rag_metrics.core.options.parse_key_values`)."""
+    from rag_metrics.core.options import parse_key_values
 
     return parse_key_values(items, what="--option")
 
 
 def cmd_golden(args) -> int:
     if args.action == "sample":
-        from .golden.sampler import sample_pages, write_sample
-        from .io.corpus import load_corpus
+        from rag_metrics.golden.sampler import sample_pages, write_sample
+        from rag_metrics.io.corpus import load_corpus
 
         sample = sample_pages(load_corpus(args.pages), args.per_document, min_chars=args.min_chars, seed=args.seed)
         write_sample(sample, args.output)
@@ -569,9 +569,9 @@ def cmd_golden(args) -> int:
                   f"characters; drew {row['drawn']} of {row['wanted']}")
         return 0
     if args.action == "generate":
-        from .golden.generate import errors_path, estimate_cost, generate_questions, sampled_pages, write_draft
-        from .golden.generators import load_generator
-        from .golden.sampler import read_sample
+        from rag_metrics.golden.generate import errors_path, estimate_cost, generate_questions, sampled_pages, write_draft
+        from rag_metrics.golden.generators import load_generator
+        from rag_metrics.golden.sampler import read_sample
 
         sample = read_sample(args.sample)
         options = _options(args.option)
@@ -617,11 +617,11 @@ def cmd_golden(args) -> int:
                 print(f"  {row['doc_id']} page {row['page']}: {row['error']}", file=sys.stderr)
         return 0
     if args.action == "review":
-        from .files import atomic_write_text
-        from .golden.generate import read_draft
-        from .golden.review import review_html
-        from .golden.review_file import review_draft, write_review
-        from .golden.sampler import read_sample
+        from rag_metrics.core.files import atomic_write_text
+        from rag_metrics.golden.generate import read_draft
+        from rag_metrics.golden.review import review_html
+        from rag_metrics.golden.review_file import review_draft, write_review
+        from rag_metrics.golden.sampler import read_sample
 
         draft = read_draft(args.draft)
         sample = read_sample(args.sample)
@@ -634,10 +634,10 @@ def cmd_golden(args) -> int:
         for row in review[review["decision"] == "drop"].head(20).to_dict("records"):
             print(f"  {row['question_id']}: {row['reasons']}")
         return 0
-    from .golden.generate import read_draft
-    from .golden.review import accept
-    from .golden.review_file import read_decisions
-    from .io.corpus import load_corpus
+    from rag_metrics.golden.generate import read_draft
+    from rag_metrics.golden.review import accept
+    from rag_metrics.golden.review_file import read_decisions
+    from rag_metrics.io.corpus import load_corpus
 
     draft = read_draft(args.draft)
     decisions = read_decisions(args.decisions)
@@ -650,13 +650,13 @@ def cmd_golden(args) -> int:
 
 
 def cmd_labels(args) -> int:
-    from .io.corpus import load_corpus
-    from .io.golden import load_golden
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
 
     if args.action == "audit":
-        from .files import check_output
-        from .golden.labels import audit_labels
-        from .io.logs import load_log, parse_field_mapping
+        from rag_metrics.core.files import check_output
+        from rag_metrics.labels.audit import audit_labels
+        from rag_metrics.io.logs import load_log, parse_field_mapping
 
         check_output(args.output, folder=True)
         corpus = load_corpus(args.pages)
@@ -680,11 +680,11 @@ def cmd_labels(args) -> int:
     if args.action == "assess":
         return _labels_assess(args)
     if args.action == "sample":
-        from .analysis.experiment import evaluate_log
-        from .golden.labels import judging_sample
-        from .files import check_output
-        from .golden.review_file import write_review
-        from .io.logs import load_log
+        from rag_metrics.experiment.evaluate import evaluate_log
+        from rag_metrics.labels.audit import judging_sample
+        from rag_metrics.core.files import check_output
+        from rag_metrics.golden.review_file import write_review
+        from rag_metrics.io.logs import load_log
 
         check_output(args.output)
         corpus = load_corpus(args.pages)
@@ -697,8 +697,8 @@ def cmd_labels(args) -> int:
               f"{int(sheet['doc_id'].notna().sum())} retrieved top-{args.k} pages, {todo} to judge (mark relevant "
               "yes or no; gold pages are marked yes)")
         return 0
-    from .files import check_output
-    from .golden.labels import accept_labels, read_audit_decisions
+    from rag_metrics.core.files import check_output
+    from rag_metrics.labels.audit import accept_labels, read_audit_decisions
 
     check_output(args.output)
     corpus = load_corpus(args.pages) if args.pages else None
@@ -723,16 +723,16 @@ def cmd_labels(args) -> int:
 def _labels_assess(args) -> int:
     import pandas as pd
 
-    from .analysis.agreement import agreement, assessed_figures
-    from .analysis.assessors import assess_items, assessment_items
-    from .analysis.experiment import evaluate_log
-    from .files import check_output, publish_files
-    from .golden.assessors import load_assessor
-    from .golden.labels import check_matches, human_labels, load_judgments
-    from .io.corpus import load_corpus
-    from .io.golden import load_golden
-    from .io.jsonl import jsonl_text
-    from .io.logs import load_log
+    from rag_metrics.labels.agreement import agreement, assessed_figures
+    from rag_metrics.labels.assessors import assess_items, assessment_items
+    from rag_metrics.experiment.evaluate import evaluate_log
+    from rag_metrics.core.files import check_output, publish_files
+    from rag_metrics.labels.llm_assessors import load_assessor
+    from rag_metrics.labels.audit import check_matches, human_labels, load_judgments
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.jsonl import jsonl_text
+    from rag_metrics.io.logs import load_log
 
     out = check_output(args.output, folder=True)
     options = _options(args.option)
@@ -745,7 +745,7 @@ def _labels_assess(args) -> int:
     judgments = load_judgments(judgments_path) if args.judgments or Path(judgments_path).is_file() else None
     sample = None
     if args.sample:
-        from .golden.labels import read_judging_sheet
+        from rag_metrics.labels.audit import read_judging_sheet
 
         sheet, sample = read_judging_sheet(args.sample, golden=golden)
         judgments = sheet if judgments is None else pd.concat([judgments, sheet], ignore_index=True).drop_duplicates(
@@ -800,9 +800,9 @@ def _labels_assess(args) -> int:
 def cmd_run(args) -> int:
     import datetime as dt
 
-    from .io.corpus import load_corpus
-    from .io.golden import load_golden
-    from .retrieval.runner import BUILTINS, builtin_search, cut_notices, find_resumable, load_retriever, run_retriever
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.retrieval.runner import BUILTINS, builtin_search, cut_notices, find_resumable, load_retriever, run_retriever
 
     golden = load_golden(args.golden)
     options = _options(args.option)
@@ -829,7 +829,7 @@ def cmd_run(args) -> int:
     settings["software"] = f"rag_metrics {rag_metrics.__version__}"  # shown by the experiment report's configuration diff
     out = args.out
     if out is None:
-        from .errors import check_name
+        from rag_metrics.core.errors import check_name
 
         check_name(args.experiment, what="experiment name")
         folder = Path(args.runs_dir, args.experiment)
@@ -874,7 +874,7 @@ def _first_error(path) -> str | None:
 def cmd_history(args) -> int:
     import warnings
 
-    from .analysis.history import HistoryWarning, diff, list_runs, load_run
+    from rag_metrics.experiment.history import HistoryWarning, diff, list_runs, load_run
 
     if args.action == "list":
         with warnings.catch_warnings(record=True) as caught:
@@ -906,7 +906,7 @@ def cmd_history(args) -> int:
 
 def _answers_inputs(parser, *, several: bool) -> None:
     """The options every `answers` action shares: whose answers, the context they were made from, the judge."""
-    from .golden.support_judge import JUDGES
+    from rag_metrics.judging.support_llm import JUDGES
 
     parser.add_argument("--golden", required=True, metavar="FILE", help="golden set (JSON lines or CSV)")
     parser.add_argument("--pages", required=True, metavar="PATH", help="the documents: pages.jsonl or a folder")
@@ -930,7 +930,7 @@ def _answers_inputs(parser, *, several: bool) -> None:
 
 def _add_answers(sub) -> None:
     ap = sub.add_parser("answers", help="judge logged answers: claim support in the context, correctness, diagnosis",
-                        description="judge; sample -> label -> assess. help(rag_metrics.analysis.support), "
+                        description="judge; sample -> label -> assess. help(rag_metrics.experiment.support), "
                                     "docs/answer_support.md")
     asub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
     aj = asub.add_parser("judge", help="each answer's claims judged against the context it was made from; the "
@@ -972,9 +972,9 @@ def _add_answers(sub) -> None:
 def _judged_answers(args):
     """``(golden, corpus, [(generator, answers)], judge)`` of an `answers` action; the cost of an LLM judge printed
     (``extra_tasks``: more tasks to count) before any call. None when ``--dry-run`` stops there."""
-    from .golden.support_judge import load_judge
-    from .io.corpus import load_answers, load_corpus
-    from .io.golden import load_golden
+    from rag_metrics.judging.support_llm import load_judge
+    from rag_metrics.io.corpus import load_answers, load_corpus
+    from rag_metrics.io.golden import load_golden
 
     if args.context_k < 1:
         raise InputError(f"--context-k: expected a whole number >= 1, got {args.context_k}.")
@@ -1008,7 +1008,7 @@ def _judge_cost(args, judge, tasks) -> bool:
 
 def _write_json(out: Path, report: dict) -> None:
     """Write ``report`` to ``out`` and read it back: the file must hold exactly what was meant."""
-    from .files import atomic_write_text
+    from rag_metrics.core.files import atomic_write_text
 
     text = json.dumps(report, ensure_ascii=False, indent=2) + "\n"
     atomic_write_text(out, text)
@@ -1018,7 +1018,7 @@ def _write_json(out: Path, report: dict) -> None:
 
 
 def _json_output(path) -> Path | None:
-    from .files import check_output
+    from rag_metrics.core.files import check_output
 
     if path is None:
         return None
@@ -1031,8 +1031,8 @@ def _json_output(path) -> Path | None:
 def cmd_answers(args) -> int:
     if args.action in ("sample", "assess"):
         return _answers_sheet(args)
-    from .analysis.support import diagnose_answers, diagnosis_change, judge_tasks, measure_judges, read_support_set
-    from .judging.support import context_passages
+    from rag_metrics.experiment.support import diagnose_answers, diagnosis_change, judge_tasks, measure_judges, read_support_set
+    from rag_metrics.judging.support import context_passages
 
     out = _json_output(args.output)
     golden, corpus, runs, judge = _judged_answers(args)
@@ -1072,9 +1072,9 @@ def cmd_answers(args) -> int:
 
 def _answers_sheet(args) -> int:
     """`answers sample` and `answers assess`: one generator's claims judged, then a sheet written or read."""
-    from .analysis.support import diagnose_answers, judge_tasks, sheet_agreement
-    from .files import check_output
-    from .golden.support_sheet import claims_sample, judged_claims, read_support_sheet, write_support_sheet
+    from rag_metrics.experiment.support import diagnose_answers, judge_tasks, sheet_agreement
+    from rag_metrics.core.files import check_output
+    from rag_metrics.labels.support_sheet import claims_sample, judged_claims, read_support_sheet, write_support_sheet
 
     if args.action == "sample":
         check_output(args.output)

@@ -28,7 +28,7 @@ def _grid(f):
 
 MARKER_VS_OVERLAP = {
     "source_direction": lambda f, h: that(close(f["total"], f["o1"] - f["m0"])) and f["total"] > 0,
-    # both changes alone move hit@3 by at least a question, and they overlap (rag_metrics.report.ruler_lesson.gap_claims)
+    # both changes alone move hit@3 by at least a question, and they overlap (rag_metrics.lab.ruler_lesson.gap_claims)
     "both_changes_overlap": lambda f, h: (_grid(f) and f["fits"] and round(f["window_alone"] * f["n_eval"]) >= 1
                                           and round(f["judge_alone"] * f["n_eval"]) >= 1
                                           and round((f["window_alone"] + f["judge_alone"] - f["total"])
@@ -43,7 +43,7 @@ MARKER_VS_OVERLAP = {
     "both_at_ceiling": lambda f, h: f["overlap"] == f["marker"] == f["document"],
     "few_markers_lost": lambda f, h: (f["overlap"] <= f["marker"] and not f["overlap"] == f["marker"] == f["document"]
                                       and f["min_chars"] <= 48),
-    # an F no chunk can hold is not "strict": it credits nothing by construction (rag_metrics.report.ruler_lesson)
+    # an F no chunk can hold is not "strict": it credits nothing by construction (rag_metrics.lab.ruler_lesson)
     "large_f_is_strict": lambda f, h: f["overlap"] < f["marker"] and 48 < f["min_chars"] <= f["longest"],
     "marker_only": lambda f, h: that((f["failed_by_overlap"] > 0) >= (f["overlap"] < f["marker"]),
                                      "overlap below marker needs a chunk only the marker credits")

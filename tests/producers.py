@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from rag_metrics.io.corpus import load_corpus
-from rag_metrics.text import PAGE_MARKER
+from rag_metrics.core.text import PAGE_MARKER
 
 _CJK_FONT = "HeiseiKakuGo-W5"
 

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 from statistics import NormalDist
 
 from rag_metrics import InputError
-from rag_metrics.analysis.agreement import (MIN_KAPPA, _kappa, _kappa_intervals, _ppi, agreement, agreement_table,
-                                            cohen_kappa, confusion_matrix, ppi_mean, wilson)
+from rag_metrics.stats.agreement import (MIN_KAPPA, _kappa, _kappa_intervals, _ppi, cohen_kappa, confusion_matrix,
+                                         ppi_mean, wilson)
+from rag_metrics.labels.agreement import agreement, agreement_table
 
 # ---- Cohen's kappa ---------------------------------------------------------------------------------------------
 

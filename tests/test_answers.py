@@ -3,7 +3,7 @@
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis import attribution
+from rag_metrics.experiment import attribution
 from rag_metrics.judging import answers
 from rag_metrics.judging.answers import AnswerJudge, answer_match, is_refusal, normalize_answer, token_f1
 

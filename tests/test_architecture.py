@@ -19,15 +19,13 @@ ROOT = Path(rag_metrics.__file__).resolve().parent
 REPO = ROOT.parent
 
 # The data flow, bottom to top: a module may import only from its own step or an earlier one.
-STEPS = ["base", "io", "retrieval", "judging", "measures", "analysis", "report", "golden", "cli"]
-BASE = {"errors", "text", "fingerprint", "serialize", "html", "progress", "files", "options", "__init__"}
+STEPS = ["core", "io", "llm", "retrieval", "judging", "measures", "stats", "golden", "experiment", "labels", "report",
+         "lab", "cli"]
 
 
 def _step(module: str) -> str:
     parts = module.split(".")[1:]  # drop "rag_metrics"
-    if not parts or parts[0] in BASE:
-        return "base"
-    return parts[0]
+    return parts[0] if parts else "core"
 
 
 def _imports(path: Path, module: str):
@@ -155,7 +153,7 @@ def test_the_circle_check_sees_circles():
 
 
 def test_every_subpackage_says_what_it_takes_and_hands_on():
-    for sub in ("io", "retrieval", "judging", "measures", "analysis", "report"):
+    for sub in [s for s in STEPS if s != "cli"]:
         doc = (ROOT / sub / "__init__.py").read_text(encoding="utf-8")
         assert re.search(r"Takes .*hands on", doc, re.S), sub
 
@@ -263,7 +261,7 @@ def test_the_cli_prints_the_evaluation_dict(trec_files, capsys):
 
 
 def test_history_saves_the_same_dict(trec_files, tmp_path):
-    from rag_metrics.analysis.history import save_run
+    from rag_metrics.experiment.history import save_run
 
     ev = evaluate_trec(*trec_files, ["mrr"])
     rec = json.loads(save_run(ev, tmp_path / "h", name="x").read_text())
@@ -335,7 +333,7 @@ assert main(["evaluate", {qrels!r}, {run!r}, "-m", "mrr"]) == 0
 ev = rm.evaluate(pd.DataFrame({{"question_id": ["q"], "doc_id": ["d"]}}),
                  pd.DataFrame({{"question_id": ["q"], "rank": [1], "doc_id": ["d"]}}), ["mrr"])
 assert ev.summary.loc["mrr", "mean"] == 1.0
-from rag_metrics.analysis.stats import mean_interval, paired_test, questions_needed
+from rag_metrics.stats import mean_interval, paired_test, questions_needed
 assert questions_needed(0.05, 0.2) > 0
 assert mean_interval([1.0, 0.0, 1.0]).method == "Clopper-Pearson" and paired_test([0.0, 1.0], [1.0, 1.0]).n == 2
 assert main(["compare", {qrels!r}, {run!r}, {run!r}, "-m", "mrr"]) == 0
@@ -356,7 +354,7 @@ def test_the_package_is_typed():
             assert "return" in hints, name
 
 
-@pytest.mark.parametrize("step", [s for s in STEPS if s not in ("base", "cli")])
+@pytest.mark.parametrize("step", [s for s in STEPS if s != "cli"])
 def test_each_subpackage_says_what_it_takes_in_and_hands_on(step):
     doc = (importlib.import_module(f"rag_metrics.{step}").__doc__ or "").strip()
     first = doc.splitlines()[0] if doc else ""
@@ -367,7 +365,7 @@ def test_the_cli_choices_are_the_package_constants():
     """The command line offers exactly what the package accepts: its choices are the package's own tuples, so a new
     format, engine, preset or judge reaches the CLI without being typed twice."""
     from rag_metrics.cli import OUTPUT_FORMATS, _parser
-    from rag_metrics.errors import GAINS, ORDERS
+    from rag_metrics.core.errors import GAINS, ORDERS
     from rag_metrics.io.formats import QRELS_FORMATS, RUN_FORMATS
     from rag_metrics.io.judgments import LEVELS
     from rag_metrics.io.logs import PRESETS
@@ -389,7 +387,7 @@ def test_the_cli_choices_are_the_package_constants():
                 "order_by": ORDER_BY, "engine": ENGINES, "unit": LEVELS, "judge": tuple(JUDGES),
                 "format": OUTPUT_FORMATS}
     seen = set()
-    from rag_metrics.analysis.history import ORDERS as RUN_ORDERS
+    from rag_metrics.experiment.history import ORDERS as RUN_ORDERS
 
     for (command, dest), offered in choices.items():
         if (command, dest) == ("rag-metrics report", "order"):  # the order of the runs, not the collapsing order
@@ -404,15 +402,15 @@ def test_the_cli_choices_are_the_package_constants():
 
 
 def test_the_cjk_class_and_the_page_marker_are_defined_once():
-    """Kana/kanji ranges and the ``[p.N]`` pattern live in rag_metrics/text.py alone: two copies drift apart (one had
+    """Kana/kanji ranges and the ``[p.N]`` pattern live in rag_metrics/core/text.py alone: two copies drift apart (one had
     lost half-width katakana and the compatibility ideographs)."""
     ranges = re.compile(r"\\u(?:3040|30ff|3400|4e00|9fff|f900|ff66)|[\u3040\u3400\u4e00\uf900]-")
     marker = re.compile(r"\\\[p\\\.")
-    copies = [f"{path.relative_to(REPO)}:{n}" for path, _ in _modules() if path.name != "text.py"
+    copies = [f"{path.relative_to(REPO)}:{n}" for path, _ in _modules() if path.relative_to(ROOT).as_posix() != "core/text.py"
               for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
               if ranges.search(line) or marker.search(line)]
     assert not copies, "\n".join(copies)
-    from rag_metrics.text import CJK_CHAR, PAGE_MARKER, cjk_count
+    from rag_metrics.core.text import CJK_CHAR, PAGE_MARKER, cjk_count
 
     assert cjk_count("ｶﾀｶﾅ 﨑 かな 漢字 abc") == 9 and not CJK_CHAR.search("ＡＢＣ１２３")
     assert [m.group(1) for m in PAGE_MARKER.finditer("[p.1] a [p.12] [p.x]")] == ["1", "12"]
@@ -421,19 +419,19 @@ def test_the_cjk_class_and_the_page_marker_are_defined_once():
 def test_the_experiment_loop_is_one_import_and_import_stays_light():
     code = ("import sys, rag_metrics as rm\nassert 'pandas' not in sys.modules\n"
             "from rag_metrics import evaluate_log, load_log, load_golden, load_corpus, load_answers, evaluate_pages\n"
-            "from rag_metrics.analysis.experiment import evaluate_log as deep\n"
+            "from rag_metrics.experiment.evaluate import evaluate_log as deep\n"
             "assert evaluate_log is deep and 'load_log' in dir(rm) and 'evaluate_log' in rm.__all__\n"
             "try:\n    rm.no_such_name\nexcept AttributeError:\n    print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
 
 
-def test_analysis_builds_and_runs_no_retriever():
-    """Retrievers are built and searched in retrieval/; analysis/ evaluates the runs it is handed (through
+def test_later_steps_build_and_run_no_retriever():
+    """Retrievers are built and searched in retrieval/; stats/, experiment/ and labels/ evaluate the runs they are handed (through
     retrieval's functions), so a change in how a run is made is one place."""
     searching = re.compile(r"\b(?:BM25Retriever|DenseRetriever|HybridRetriever|make_retriever|chunk_fixed|chunk_by_heading)\("
                            r"|\bretriever\.search\(")
-    found = [f"{path.relative_to(REPO)}:{n}" for path, module in _modules() if module.startswith("rag_metrics.analysis")
+    found = [f"{path.relative_to(REPO)}:{n}" for path, module in _modules() if module.split(".")[1:2] in (["stats"], ["experiment"], ["labels"])
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if searching.search(line)]
     assert not found, "\n".join(found)
 
@@ -442,10 +440,10 @@ def test_the_circle_check_sees_a_circle_inside_one_folder():
     """The real graph holds intra-folder and lazy edges (golden.generators imports golden.llm inside a function,
     golden.review imports golden.review_file): one planted edge back closes a circle the check reports."""
     graph = {m: {t for t in edges if not _is_gathering(t)} for m, edges in _graph().items() if not _is_gathering(m)}
-    assert "rag_metrics.golden.llm" in graph["rag_metrics.golden.generators"]  # a function-level import, seen
+    assert "rag_metrics.llm.clients" in graph["rag_metrics.golden.generators"]  # a function-level import, seen
     assert "rag_metrics.golden.review_file" in graph["rag_metrics.golden.review"]
     assert "rag_metrics.measures.engine" in graph["rag_metrics.measures.registry"]
-    for a, b in (("rag_metrics.golden.llm", "rag_metrics.golden.generators"),
+    for a, b in (("rag_metrics.llm.clients", "rag_metrics.golden.generators"),
                  ("rag_metrics.golden.review_file", "rag_metrics.golden.review"),
                  ("rag_metrics.measures.engine", "rag_metrics.measures.registry")):
         planted = {m: set(e) | ({b} if m == a else set()) for m, e in graph.items()}

@@ -10,15 +10,15 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.agreement import agreement, assessed_figures, hit_with_pages
-from rag_metrics.analysis.assessors import (ASSESSED_COLUMNS, Assessor, OfflineAssessor, assess_items,
+from rag_metrics.labels.agreement import agreement, assessed_figures, hit_with_pages
+from rag_metrics.labels.assessors import (ASSESSED_COLUMNS, Assessor, OfflineAssessor, assess_items,
                                             assessment_items, check_grade)
-from rag_metrics.analysis.experiment import evaluate_log
-from rag_metrics.golden.assessors import (ASSESS_PROMPT_VERSION, BedrockAssessor, OpenAIAssessor, load_assessor,
+from rag_metrics.experiment.evaluate import evaluate_log
+from rag_metrics.labels.llm_assessors import (ASSESS_PROMPT_VERSION, BedrockAssessor, OpenAIAssessor, load_assessor,
                                           parse_grade, render_assessment)
-from rag_metrics.golden.labels import human_labels
-from rag_metrics.golden.llm import RateLimited
-from rag_metrics.golden.prompts import MalformedResponse
+from rag_metrics.labels.audit import human_labels
+from rag_metrics.llm.clients import RateLimited
+from rag_metrics.llm.prompts import MalformedResponse
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.logs import load_log
 
@@ -149,7 +149,7 @@ def test_cost_estimate_before_any_call(tmp_path):
                           "text": [PAGE, PAGE, "Approvals need a manager."]})
     est = a.estimate(items, price_in=0.15, price_out=0.60)
     assert (est["calls"], est["cached"]) == (3, 0) and not calls
-    from rag_metrics.golden.llm import estimate_tokens
+    from rag_metrics.llm.clients import estimate_tokens
 
     expected_in = sum(estimate_tokens(m) for r in items.to_dict("records")
                       for m in a.assessment_messages(r["question"], r["answer"], r["text"]))
@@ -251,7 +251,7 @@ def test_the_offline_assessor_grades_by_answer_evidence_and_tokens():
 def test_the_protocol_runs_offline_end_to_end(golden, corpus):
     """A run of the sample's retriever, its retrieved pages graded by the offline assessor: unjudged items labelled,
     labelled items measuring it, the agreement shown, then the figures with assessed labels and PPI."""
-    from rag_metrics.golden.labels import judging_sample
+    from rag_metrics.labels.audit import judging_sample
 
     result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), corpus, ks=(1, 3))
     items = assessment_items(result, k=3)

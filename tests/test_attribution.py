@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.attribution import (
+from rag_metrics.experiment.attribution import (
     LOOK_AT,
     answer_match,
     partial_retrieval,
@@ -202,7 +202,7 @@ def test_sample_answers_log_attributes():
 
 
 def test_run_from_logs():
-    from rag_metrics.analysis.attribution import run_from_logs
+    from rag_metrics.experiment.attribution import run_from_logs
 
     logs = pd.DataFrame({"question_id": ["a", "b"], "retrieved_ids": [["x", "y"], []], "retrieved_scores": [[2.0, 1.0], []]})
     run = run_from_logs(logs)
@@ -210,7 +210,7 @@ def test_run_from_logs():
 
 
 def test_answers_are_judged_against_the_context_they_were_made_from():
-    from rag_metrics.analysis.attribution import logged_context_k
+    from rag_metrics.experiment.attribution import logged_context_k
 
     logs = pd.DataFrame({"question_id": ["q1", "q2"], "retrieved_ids": [["a", "a", "b"], ["c"]]})
     assert logged_context_k(logs) == 3

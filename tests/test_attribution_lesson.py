@@ -1,10 +1,10 @@
-"""Lesson 05's sentences, chosen by rag_metrics.analysis.attribution_lesson: each claim's condition on both sides of
+"""Lesson 05's sentences, chosen by rag_metrics.lab.attribution_lesson: each claim's condition on both sides of
 its boundary, and every shown sentence true of the figures it carries."""
 
 import pandas as pd
 
-from rag_metrics.analysis.attribution import attribute, diagnose, partial_retrieval
-from rag_metrics.analysis.attribution_lesson import (STATUS_LABELS, diagnosis_table, failure_overlap, rule_claims,
+from rag_metrics.experiment.attribution import attribute, diagnose, partial_retrieval
+from rag_metrics.lab.attribution_lesson import (STATUS_LABELS, diagnosis_table, failure_overlap, rule_claims,
                                                      rule_moves, sample_claims, seed_cases, seed_claims)
 
 

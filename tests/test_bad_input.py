@@ -316,7 +316,7 @@ def test_pdf_pages_carry_their_language(tmp_path):
 
 
 def test_check_choice_names_the_parameter_or_the_place():
-    from rag_metrics.errors import check_choice
+    from rag_metrics.core.errors import check_choice
 
     assert check_choice("dask", ("local", "dask"), "engine") == "dask"
     with pytest.raises(InputError, match=r"^The 'engine' parameter of evaluate_log must be one of \('local', 'dask'\)\. "

@@ -1,9 +1,9 @@
-"""Notebook 04's sentence choosers (rag_metrics.report.ceiling_lesson): each branch, and its boundaries."""
+"""Notebook 04's sentence choosers (rag_metrics.lab.ceiling_lesson): each branch, and its boundaries."""
 
 import pandas as pd
 import pytest
 
-from rag_metrics.report.ceiling_lesson import failure_sentence, heading_comparison, questions, source_shape
+from rag_metrics.lab.ceiling_lesson import failure_sentence, heading_comparison, questions, source_shape
 
 
 def test_questions_in_words():
@@ -86,6 +86,6 @@ def test_heading_many_questions_beyond_noise():
     ({"hit@1": 0, "hit@5": 3}, {"hit@1": 0, "hit@5": 0}, False, "Under one of them"),
 ])
 def test_setting_contrast_every_branch(here, nb03, ok, expected):
-    from rag_metrics.report.ceiling_lesson import setting_contrast
+    from rag_metrics.lab.ceiling_lesson import setting_contrast
     shown, text = setting_contrast(here, nb03, "this run")
     assert shown is ok and expected in text

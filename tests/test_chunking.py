@@ -4,7 +4,7 @@ import pytest
 
 from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 from rag_metrics.io.corpus import load_corpus
-from rag_metrics.text import token_spans, tokenize
+from rag_metrics.core.text import token_spans, tokenize
 
 
 def _check_offsets_and_pages(corpus, chunks):

@@ -8,7 +8,7 @@ import pytest
 from rag_metrics import InputError
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.text import normalize
+from rag_metrics.core.text import normalize
 
 
 def test_corpus_shape(corpus):

@@ -1,4 +1,4 @@
-"""The diagnosis of patterns (rag_metrics.analysis.diagnosis), finding by finding on small hand-made runs: each
+"""The diagnosis of patterns (rag_metrics.experiment.diagnosis), finding by finding on small hand-made runs: each
 pattern at its threshold and one step either side."""
 
 from types import SimpleNamespace
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from rag_metrics.analysis.diagnosis import (CONCENTRATED_SHARE, DOMINANT_SHARE, MIN_SAME, diagnose, language,
+from rag_metrics.experiment.diagnosis import (CONCENTRATED_SHARE, DOMINANT_SHARE, MIN_SAME, diagnose, language,
                                             ranked_lists, same_rankings)
 
 

@@ -153,7 +153,7 @@ def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
     and summaries as in one process -- every judge, document and chunk level, missing and unknown questions."""
     from dataclasses import replace
 
-    from rag_metrics.analysis.experiment import evaluate_log
+    from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.io.corpus import data_dir, load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log

@@ -1,8 +1,8 @@
-"""Notebook 01's step 3 (rag_metrics.report.duplicate_lesson): the context check and both branches of its sentence."""
+"""Notebook 01's step 3 (rag_metrics.lab.duplicate_lesson): the context check and both branches of its sentence."""
 
 import pytest
 
-from rag_metrics.report.duplicate_lesson import context_check, orders_claim
+from rag_metrics.lab.duplicate_lesson import context_check, orders_claim
 
 CHUNKS = ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"]
 DOC_OF = {c: c.split("#")[0] for c in CHUNKS}

@@ -109,7 +109,7 @@ def test_measure_names_round_trip():
 def test_package_attribute_is_the_function_after_submodule_imports():
     import rag_metrics
     import rag_metrics.measures.evaluation  # noqa: F401  (importing the module must not shadow the function)
-    from rag_metrics.analysis import grid  # noqa: F401
+    from rag_metrics.lab import grid# noqa: F401
 
     assert rag_metrics.evaluate is rag_metrics.measures.evaluation.evaluate and callable(rag_metrics.evaluate)
 

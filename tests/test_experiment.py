@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rag_metrics import InputError
-from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.golden import load_golden
@@ -21,7 +21,7 @@ from rag_metrics.measures.pages import evaluate_pages
 from rag_metrics.retrieval.chunking import chunk_fixed
 from rag_metrics.retrieval.retrievers import BM25Retriever
 from rag_metrics.retrieval.runner import builtin_search, run_retriever
-from rag_metrics.text import normalize
+from rag_metrics.core.text import normalize
 
 EXAMPLES = data_dir() / "examples"
 

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis import history as hist
-from rag_metrics.analysis.experiment import evaluate_log, latency_table
-from rag_metrics.analysis.experiment_report import experiment_report
-from rag_metrics.analysis.verdict import gate, moved_questions, verdict, verdict_table
+from rag_metrics.experiment import history as hist
+from rag_metrics.experiment.evaluate import evaluate_log, latency_table
+from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.verdict import gate, moved_questions, verdict, verdict_table
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir, load_answers
 from rag_metrics.io.logs import load_log
@@ -195,7 +195,7 @@ def test_order_given_makes_the_last_log_the_subject(golden, corpus, tmp_path):
 
 
 def test_history_records_the_configuration_and_each_interval_once(both, monkeypatch):
-    import rag_metrics.analysis.verdict as verdict_module
+    import rag_metrics.experiment.verdict as verdict_module
 
     records = both.records
     assert [r["name"] for r in records] == ["bm25_c300o50", "bm25_c400o100"]
@@ -281,7 +281,7 @@ def test_drilldown_shows_both_runs_without_br_and_escaped(both):
 
 
 def test_drilldowns_reuse_the_page_index(both, monkeypatch):
-    import rag_metrics.analysis.experiment as experiment_module
+    import rag_metrics.experiment.evaluate as experiment_module
 
     built = []
     original = experiment_module.PageIndex.__init__
@@ -332,7 +332,7 @@ def test_generation_statuses_at_the_generators_depth(both, golden):
     assert gen.source == "answers file" and gen.k == 3 and gen.context["differ"] == []
     assert gen.without_expected == []
     rows = answers[answers["generator"] == "gen_a"].set_index("question_id")
-    from rag_metrics.analysis.attribution import answer_match
+    from rag_metrics.experiment.attribution import answer_match
 
     gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set)
     run = both.subject.run
@@ -666,7 +666,7 @@ def test_log_profile_says_what_a_log_shows_without_its_settings():
     """Counted by hand: 2 questions, 3 items; texts of 4, 6 (and none); 2 documents; pages a1, a2, b5."""
     from types import SimpleNamespace
 
-    from rag_metrics.analysis.experiment_report import log_profile
+    from rag_metrics.experiment.content import log_profile
 
     run = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "pages": [(1, 2), (2,), (5,)],
                         "text": ["abcd", "abcdef", None], "score": [0.0, 0.5, float("nan")]})
@@ -714,7 +714,7 @@ def _diff(rows):
 
 
 def test_the_banner_names_the_named_settings_that_changed_before_the_option_list():
-    from rag_metrics.analysis.experiment_report import ExperimentReport as R
+    from rag_metrics.experiment.content import ExperimentReport as R
 
     diff = _diff([("options", "size=300", "size=400", True), ("chunking", "char 300/50", "char 400/100", True),
                   ("score range (seen in the log)", "1 to 2", "1 to 3", True), ("retriever", "bm25", "bm25", False)])
@@ -733,7 +733,7 @@ def test_the_banner_names_the_named_settings_that_changed_before_the_option_list
 @pytest.mark.parametrize("delta, warned", [(0.05, False), (0.0499, True), (-0.05, False), (-0.0499, True),
                                            (0.0, True)])
 def test_the_banner_warns_exactly_when_the_rulers_spread_exceeds_the_change(delta, warned):
-    from rag_metrics.analysis.experiment_report import ExperimentReport as R
+    from rag_metrics.experiment.content import ExperimentReport as R
 
     changes = pd.DataFrame({"hit@5": [0.0, 0.05, 0.02], "mrr": [0.0, 0.9, 0.0]},
                            index=["document", "marker", "overlap"])
@@ -760,7 +760,7 @@ def test_the_sample_banner_says_what_changed_and_that_the_rulers_disagree(both):
 def test_the_banner_escapes_settings_and_ruler_names_from_users_files():
     from types import SimpleNamespace
 
-    from rag_metrics.html import render
+    from rag_metrics.core.html import render
 
     evil = '<img src=x onerror="alert(1)">'
     v = SimpleNamespace(mean_before=0.5, mean_after=0.6, delta=0.1, confidence=0.95, ci_low=0.0, ci_high=0.2,
@@ -809,7 +809,7 @@ def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(
     judged = result.judged_at_k(k)
     assert not judged["positive_only"] and judged["mean"] > j["mean"]
     assert judged["warn"] is (judged["mean"] < judged["warning_below"])
-    import rag_metrics.analysis.experiment as experiment_module
+    import rag_metrics.experiment.evaluate as experiment_module
 
     monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
     assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from producers import corpus_pdfs, langchain_log
-from rag_metrics.analysis.experiment_report import experiment_report
-from rag_metrics.analysis.rulers import RAW_OVERLAP
+from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.rulers import RAW_OVERLAP
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
@@ -232,7 +232,7 @@ def test_raw_overlap_judges_again_only_what_the_ruled_judge_left_short(footer):
     all gold pages of their document judged again (without them). Same rows, same gold pages credited."""
     from dataclasses import replace
 
-    from rag_metrics.analysis.experiment import _judge_raw
+    from rag_metrics.experiment.evaluate import _judge_raw
     from rag_metrics.judging.judges import judge_run
 
     *_, report = footer

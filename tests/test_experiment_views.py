@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.io.corpus import corpus_from_pages
 from rag_metrics.io.golden import golden_from_records
 from rag_metrics.io.logs import load_log

@@ -5,7 +5,7 @@ import pytest
 
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.analysis.grid import chunking_grid, context_cost
+from rag_metrics.lab.grid import chunking_grid, context_cost
 from rag_metrics.retrieval.retrievers import make_retriever
 
 
@@ -31,7 +31,7 @@ def test_grid_shape_and_skips_bad_overlaps():
 
 
 def test_gold_misses_counts_cross_language_and_what_cannot_fit():
-    from rag_metrics.analysis.grid import gold_misses, question_language
+    from rag_metrics.lab.grid import gold_misses, question_language
     from rag_metrics.io.corpus import corpus_from_pages
     from rag_metrics.io.golden import golden_from_records
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from rag_metrics.analysis.history import HistoryWarning, experiment_history, merge_history
-from rag_metrics.files import HOST, FileLock, LockHeld, atomic_write_text, process_alive
+from rag_metrics.experiment.history import HistoryWarning, experiment_history, merge_history
+from rag_metrics.core.files import HOST, FileLock, LockHeld, atomic_write_text, process_alive
 from rag_metrics.report.runner import ReportError, build_report, clean_stale_staging
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def test_a_write_killed_midway_leaves_the_previous_file(tmp_path):
     target.write_text('{"previous": true}')
     writer = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
         import sys, time
-        from rag_metrics.files import atomic_open
+        from rag_metrics.core.files import atomic_open
         with atomic_open(sys.argv[1]) as f:
             f.write("{" + "x" * 100_000)
             f.flush()
@@ -52,7 +52,7 @@ def test_atomic_writes_follow_the_umask_and_keep_a_replaced_files_mode(tmp_path)
     result = python("""
         import os, stat, sys
         from pathlib import Path
-        from rag_metrics.files import atomic_write_text
+        from rag_metrics.core.files import atomic_write_text
         os.umask(0o027)
         folder = Path(sys.argv[1])
         new = atomic_write_text(folder / "new.txt", "x")
@@ -88,8 +88,8 @@ def test_process_alive():
 
 _SAVE = """
 import sys, warnings
-from rag_metrics.analysis.experiment import evaluate_log
-from rag_metrics.analysis.history import save_experiment
+from rag_metrics.experiment.evaluate import evaluate_log
+from rag_metrics.experiment.history import save_experiment
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
@@ -123,8 +123,8 @@ def test_the_check_and_the_save_wait_for_the_history_lock(tmp_path, golden):
     """While another process holds the history folder's lock, save_experiment neither checks nor saves."""
     import threading
 
-    from rag_metrics.analysis.experiment import evaluate_log
-    from rag_metrics.analysis.history import LOCK_NAME, save_experiment
+    from rag_metrics.experiment.evaluate import evaluate_log
+    from rag_metrics.experiment.history import LOCK_NAME, save_experiment
     from rag_metrics.io.corpus import data_dir
     from rag_metrics.io.logs import load_log
 

@@ -1,7 +1,7 @@
 """The fast canonical text of tables against its reference (``_canonical`` + one ``json.dumps``): byte for byte.
 
 Digests are stored in run histories and compared across runs, so the column-wise writer of
-:func:`rag_metrics.fingerprint.digest` must produce exactly the reference's text for every input.
+:func:`rag_metrics.core.fingerprint.digest` must produce exactly the reference's text for every input.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_metrics.fingerprint import _canonical, _pieces, _reference_text, digest, fingerprint
+from rag_metrics.core.fingerprint import _canonical, _pieces, _reference_text, digest, fingerprint
 from rag_metrics.io.logs import load_log
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError, evaluate, evaluate_trec, parse_measure
-from rag_metrics.analysis.compare import compare_runs
-from rag_metrics.analysis.stats import compare_to_baseline
+from rag_metrics.experiment.compare import compare_runs
+from rag_metrics.stats import compare_to_baseline
 from rag_metrics.cli import main
 from rag_metrics.measures.metrics import f1_at_k, hits_at_k, judged_at_k
 

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.stats import format_p
-from rag_metrics.analysis.verdict import Verdict, drop_exceeds, gate
+from rag_metrics.stats import format_p
+from rag_metrics.experiment.verdict import Verdict, drop_exceeds, gate
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
 
@@ -104,7 +104,7 @@ def test_the_verdict_line_and_the_gate_reason_show_p_below_alpha(p):
 def test_the_paired_sentence_shows_a_monte_carlo_p_below_alpha():
     from dataclasses import replace
 
-    from rag_metrics.analysis.paired import _sentence, paired_test
+    from rag_metrics.stats.paired import _sentence, paired_test
 
     t = paired_test([0.0, 0.5, 1.0] * 10, [0.5, 0.5, 0.25] * 10, measure="mrr")
     t = replace(t, p_value=500 / 10001, verdict="worse")

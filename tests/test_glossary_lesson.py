@@ -1,8 +1,8 @@
-"""Notebook 00's worked examples (rag_metrics.report.glossary_lesson)."""
+"""Notebook 00's worked examples (rag_metrics.lab.glossary_lesson)."""
 
 import pytest
 
-from rag_metrics.report.glossary_lesson import (DEDUP, FIRST, depth_claim, depth_example, judged_example, one_rule,
+from rag_metrics.lab.glossary_lesson import (DEDUP, FIRST, depth_claim, depth_example, judged_example, one_rule,
                                                order_claim, order_example)
 
 

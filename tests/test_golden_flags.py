@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from rag_metrics.errors import InputError
+from rag_metrics.core.errors import InputError
 from rag_metrics.golden.flags import _trigrams, near_duplicates
 from question_maker import realistic_questions
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rag_metrics.golden.labels import (SMALL_BIAS, accepted_hits_claim, either_page_claim, little_to_correct_claim,
+from rag_metrics.labels.audit import (SMALL_BIAS, accepted_hits_claim, either_page_claim, little_to_correct_claim,
                                        stand_in_errors_claim)
 from rag_metrics.golden.review import TEMPLATE_GAP, heading_templates_claim
 

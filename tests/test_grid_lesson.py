@@ -1,4 +1,4 @@
-"""Notebook 02's sentences chosen in the package (rag_metrics.report.grid_lesson): flatness read per cutoff, never
+"""Notebook 02's sentences chosen in the package (rag_metrics.lab.grid_lesson): flatness read per cutoff, never
 from one cutoff for all; each claim's shown text true of its figures, on each side of the two-question line."""
 
 from types import SimpleNamespace
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from rag_metrics.report.grid_lesson import cheapest_at_best, cutoff_spreads, grid_claims, grid_parameters
+from rag_metrics.lab.grid_lesson import cheapest_at_best, cutoff_spreads, grid_claims, grid_parameters
 
 N = 20  # questions: one question = 0.05 of recall
 

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rag_metrics import InputError, evaluate, hit_at_k, parse_measure, recall_at_k
-from rag_metrics.analysis.experiment import evaluate_log
-from rag_metrics.analysis.failures import GROUP_MISSING, failure_breakdown_judged
+from rag_metrics.experiment.evaluate import evaluate_log
+from rag_metrics.experiment.failures import GROUP_MISSING, failure_breakdown_judged
 from rag_metrics.io.corpus import corpus_from_pages
 from rag_metrics.io.golden import golden_from_records, load_golden
 from rag_metrics.io.logs import load_log
@@ -333,7 +333,7 @@ def _failure_breakdown_by_definition(golden, judged, k):
     questions that cannot fail)."""
     import pandas as pd
 
-    from rag_metrics.analysis.failures import _COLUMNS, _GROUP_COLUMNS
+    from rag_metrics.experiment.failures import _COLUMNS, _GROUP_COLUMNS
 
     top_k = judged[judged["rank"] <= k].sort_values(["question_id", "rank"], kind="stable")
     rows = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_metrics.errors import InputError
+from rag_metrics.core.errors import InputError
 from rag_metrics.golden.flags import HEADING_TEMPLATE, heading_template
 from rag_metrics.golden.generate import generate_questions
 from rag_metrics.golden.generators import ExtractiveGenerator

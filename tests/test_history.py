@@ -8,7 +8,7 @@ import pytest
 from rag_metrics import evaluate
 from rag_metrics.cli import main
 from rag_metrics import NotComparableError
-from rag_metrics.analysis.history import diff, list_runs, load_run, save_run
+from rag_metrics.experiment.history import diff, list_runs, load_run, save_run
 from rag_metrics.judging.judges import MarkerJudge, OverlapJudge
 
 GOLDEN = pd.DataFrame({"question_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"]})

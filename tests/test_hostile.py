@@ -135,7 +135,7 @@ def test_experiment_report_and_index_escape_every_payload(experiment_pages):
 
 
 def test_result_objects_render_escaped(inputs):
-    from rag_metrics.analysis.experiment import evaluate_log
+    from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log
@@ -229,7 +229,7 @@ def test_support_drilldown_escapes_every_payload(inputs):
     payloads."""
     import pandas as pd
 
-    from rag_metrics.analysis.support import diagnose_answers, support_drilldown
+    from rag_metrics.experiment.support import diagnose_answers, support_drilldown
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.jsonl import iter_jsonl

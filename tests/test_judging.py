@@ -5,7 +5,7 @@ import pytest
 
 from rag_metrics.retrieval.chunking import chunk_fixed
 from rag_metrics.io.golden import load_golden
-from rag_metrics.analysis.failures import failure_breakdown, upper_bounds
+from rag_metrics.experiment.failures import failure_breakdown, upper_bounds
 from rag_metrics.judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, judge_run
 from rag_metrics.measures.pages import evaluate_pages
 from rag_metrics.retrieval.retrievers import BM25Retriever

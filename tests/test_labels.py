@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_metrics import InputError, NotComparableError
-from rag_metrics.analysis.assessors import find_answer
-from rag_metrics.analysis.experiment import evaluate_log
-from rag_metrics.analysis.history import diff, experiment_history, history_table, save_experiment
+from rag_metrics.labels.assessors import find_answer
+from rag_metrics.experiment.evaluate import evaluate_log
+from rag_metrics.experiment.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
-from rag_metrics.golden.labels import (AUDIT_COLUMNS, accept_labels, audit_labels, gap_explained_claim, human_labels,
+from rag_metrics.labels.audit import (AUDIT_COLUMNS, accept_labels, audit_labels, gap_explained_claim, human_labels,
                                        labels_summary, load_judgments, read_audit_decisions)
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
@@ -166,7 +166,7 @@ def test_evidence_sharing_pages_without_the_answer_are_weaker_candidates():
     corpus = corpus_from_pages(pages)
     golden = golden_from_records([(1, {"question_id": "q", "question": "Deadline?", "answer": "45 days",
                                        "gold_pages": [["a", 1]]})], corpus=corpus)
-    from rag_metrics.analysis.experiment import ExperimentResult  # noqa: F401 - the audit takes logs or results
+    from rag_metrics.experiment.evaluate import ExperimentResult  # noqa: F401 - the audit takes logs or results
 
     log = pd.DataFrame({"question_id": ["q", "q"], "question": [None, None], "rank": [1, 2], "doc_id": ["b", "b"],
                         "chunk_id": [None, None], "pages": [(1,), (2,)], "text": [None, None], "score": [1.0, 0.5],
@@ -375,7 +375,7 @@ def test_labels_summary_for_the_experiment_report(golden, corpus):
 # ---- golden sets rewritten in memory, judging sheets --------------------------------------------------------------
 
 def test_rewritten_golden_sets(golden):
-    from rag_metrics.golden.labels import _records_of, first_gold_page_only, with_evidence_groups
+    from rag_metrics.labels.audit import _records_of, first_gold_page_only, with_evidence_groups
 
     assert golden_from_records(_records_of(golden)).fingerprint() == golden.fingerprint(), "a faithful round trip"
     grouped = with_evidence_groups(golden)
@@ -391,7 +391,7 @@ def test_rewritten_golden_sets(golden):
 
 
 def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
-    from rag_metrics.golden.labels import closed_world_judgments, judging_sample, read_judging_sheet
+    from rag_metrics.labels.audit import closed_world_judgments, judging_sample, read_judging_sheet
 
     result = evaluate_log(world["golden"], load_log(world["logs"]["text_only"]), world["corpus"], ks=(5,))
     cw = closed_world_judgments(result, ["q1"])
@@ -423,10 +423,10 @@ def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
 def _candidates_group_by_group(golden, corpus, runs, *, k=None, min_evidence_chars=48, judgments=None):
     """The candidate pages as the audit first computed them: one pandas group per retrieved (question, doc, page) of
     every answerable question, each searched for the answer and the evidence. The reference for the single pass."""
-    from rag_metrics.analysis.assessors import answer_sentences, retrieved_pages
-    from rag_metrics.golden.labels import _as_results, _segments
+    from rag_metrics.labels.assessors import answer_sentences, retrieved_pages
+    from rag_metrics.labels.audit import _as_results, _segments
     from rag_metrics.judging.judges import shared_spans
-    from rag_metrics.text import normalize
+    from rag_metrics.core.text import normalize
 
     pages, _ = retrieved_pages(_as_results(golden, corpus, runs), corpus, k=k)
     texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.csvfile import read_csv
-from rag_metrics.serialize import csv_text
+from rag_metrics.core.serialize import csv_text
 
 DATA = data_dir()
 CORPUS = str(DATA / "corpus")
@@ -99,7 +99,7 @@ def test_every_csv_cell_written_reads_back_unchanged(tmp_path_factory, cells):
 def test_a_hostile_id_survives_the_review_file(tmp_path, qid):
     import pandas as pd
 
-    from rag_metrics.golden.labels import read_audit_decisions
+    from rag_metrics.labels.audit import read_audit_decisions
     from rag_metrics.golden.review_file import write_review
 
     table = pd.DataFrame([{"candidate_id": f"{qid}|d|p1", "question_id": qid, "doc_id": "=d", "page": 1,
@@ -310,7 +310,7 @@ def test_accept_publishes_its_files_together(audited, tmp_path, capsys, monkeypa
 
 
 def test_the_audit_folder_appears_whole(tmp_path, capsys, monkeypatch):
-    from rag_metrics.golden import labels
+    from rag_metrics.labels import audit as labels
 
     real = labels.LabelAudit.to_html
 

@@ -1,4 +1,4 @@
-"""rag_metrics.html.md_escape: a parameter or a value from a user's file, shown in a notebook's Markdown, renders as
+"""rag_metrics.core.html.md_escape: a parameter or a value from a user's file, shown in a notebook's Markdown, renders as
 its own text -- no code span, link, image, emphasis or raw HTML of its own -- in the renderer of the HTML report
 (nbconvert's mistune)."""
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rag_metrics.html import md_escape
+from rag_metrics.core.html import md_escape
 
 markdown2html = pytest.importorskip("nbconvert.filters.markdown_mistune").markdown2html_mistune
 

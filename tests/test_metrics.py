@@ -175,7 +175,7 @@ def test_docstring_examples():
         assert failed == 0, info.name
         tried_in[info.name] = tried
     for name in ("rag_metrics.measures.metrics", "rag_metrics.measures.collapse", "rag_metrics.measures.registry",
-                 "rag_metrics.measures.pitfalls", "rag_metrics.serialize", "rag_metrics.text"):
+                 "rag_metrics.measures.pitfalls", "rag_metrics.core.serialize", "rag_metrics.core.text"):
         assert tried_in[name] > 0, name
 
 

@@ -1,12 +1,12 @@
-"""Notebook 07's coverage curve and sentences (rag_metrics.report.noise_lesson): the exact coverage agrees with a
+"""Notebook 07's coverage curve and sentences (rag_metrics.lab.noise_lesson): the exact coverage agrees with a
 simulation, Clopper--Pearson never falls short, and each claim is on the right side of its boundary."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from rag_metrics.analysis.intervals import bootstrap_means, clopper_pearson, percentile_rows
-from rag_metrics.report.noise_lesson import (PACKAGE, PERCENTILE, SHORT_BY, coverage_bands, coverage_claims,
+from rag_metrics.stats.intervals import bootstrap_means, clopper_pearson, percentile_rows
+from rag_metrics.lab.noise_lesson import (PACKAGE, PERCENTILE, SHORT_BY, coverage_bands, coverage_claims,
                                              coverage_curve, noise_band_claim)
 
 
@@ -76,7 +76,7 @@ def test_package_interval_covers_at_the_nominal_level_exactly():
 
 
 def test_own_values_short_only_beyond_the_simulations_noise():
-    from rag_metrics.report.noise_lesson import own_values_claim
+    from rag_metrics.lab.noise_lesson import own_values_claim
 
     noise = 2 * np.sqrt(0.95 * 0.05 / 2000)
     short = own_values_claim(0.95 - noise - 1e-6, 0.96, sets=2000, confidence=0.95, truth=0.9, method="x")
@@ -85,7 +85,7 @@ def test_own_values_short_only_beyond_the_simulations_noise():
 
 
 def test_the_shortfall_is_called_slight_below_three_points_and_plain_yes_beyond():
-    from rag_metrics.report.noise_lesson import SLIGHTLY, own_values_claim
+    from rag_metrics.lab.noise_lesson import SLIGHTLY, own_values_claim
 
     slight = own_values_claim(0.935, 0.964, sets=2000, confidence=0.95, truth=0.908, method="x")
     assert slight["condition"] and slight["text_if_true"].startswith("**Slightly: 93.5% instead of 95%.**")
@@ -98,7 +98,7 @@ def test_the_shortfall_is_called_slight_below_three_points_and_plain_yes_beyond(
 
 
 def test_the_golden_set_for_three_points_follows_the_spread():
-    from rag_metrics.report.noise_lesson import margin_claim, questions_for_margin
+    from rag_metrics.lab.noise_lesson import margin_claim, questions_for_margin
 
     hits = np.array([1.0] * 59 + [0.0] * 6)  # 0.908: sd sqrt(p(1 - p)) = 0.289
     assert questions_for_margin(hits, 0.03, confidence=0.95) == 358  # (1.96 * 0.289 / 0.03)^2 = 357.1, up

@@ -1,10 +1,10 @@
-"""Notebook 06's sentences (rag_metrics.report.normalization_lesson): each claim's condition on both sides of its
+"""Notebook 06's sentences (rag_metrics.lab.normalization_lesson): each claim's condition on both sides of its
 boundary, and every shown sentence true of the figures it carries."""
 
 import numpy as np
 import pytest
 
-from rag_metrics.report.normalization_lesson import (SOURCE, audit_claim, pass_count_claim, raw_queries_claim,
+from rag_metrics.lab.normalization_lesson import (SOURCE, audit_claim, pass_count_claim, raw_queries_claim,
                                                      real_vectors_claim, seed_step_claims, source_check)
 from rag_metrics.retrieval.vectors import threshold_audit
 
@@ -84,7 +84,7 @@ def test_pass_count_figure_draws_every_series_at_the_threshold_from_zero():
     import matplotlib.pyplot as plt
     import pandas as pd
 
-    from rag_metrics.report.normalization_lesson import pass_count_figure
+    from rag_metrics.lab.normalization_lesson import pass_count_figure
 
     curve = pd.DataFrame({"unit": [5.0, 3.0, 1.0], "x2": [5.0, 4.0, 3.0]}, index=[0.0, 0.3, 0.6])
     scores = {"unit": np.array([0.1, 0.2, 0.25]), "x2": np.array([0.2, 0.4, 0.5])}

@@ -15,7 +15,7 @@ from rag_metrics.judging import index as index_module
 from rag_metrics.judging import judges as judges_module
 from rag_metrics.judging.index import PageIndex, _minimizers, _plan
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.text import codes_of, decode, normalize, normalize_codes
+from rag_metrics.core.text import codes_of, decode, normalize, normalize_codes
 from test_experiment import naive_boilerplate, naive_overlap
 
 TEXT = st.text("ab 12\u3000５\n[p.]経", max_size=30)
@@ -36,7 +36,7 @@ def test_normalize_is_its_definition(text):
     NFKC, page markers removed, whitespace collapsed, stripped."""
     import unicodedata
 
-    from rag_metrics.text import PAGE_MARKER
+    from rag_metrics.core.text import PAGE_MARKER
 
     assert normalize(text) == " ".join(PAGE_MARKER.sub(" ", unicodedata.normalize("NFKC", text)).split())
 

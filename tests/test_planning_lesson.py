@@ -1,10 +1,10 @@
-"""Lesson 10's planning sentences (rag_metrics.analysis.planning_lesson): no sample size for a gain beyond the share
+"""Lesson 10's planning sentences (rag_metrics.lab.planning_lesson): no sample size for a gain beyond the share
 of questions that differ, and each branch on both sides of its boundary."""
 
 import pandas as pd
 
-from rag_metrics.analysis.planning import questions_needed_binary
-from rag_metrics.analysis.planning_lesson import FEWEST, TWICE, holm_example, plan_golden_set, plan_shown, plan_table
+from rag_metrics.stats.planning import questions_needed_binary
+from rag_metrics.lab.planning_lesson import FEWEST, TWICE, holm_example, plan_golden_set, plan_shown, plan_table
 
 
 def names(out):
@@ -99,7 +99,7 @@ def test_holm_changes_the_verdict_of_the_fewest_questions_that_can_reach_alpha()
 
 from types import SimpleNamespace  # noqa: E402
 
-from rag_metrics.analysis.planning_lesson import (plural, same_questions_claim, share_of, source_claims,  # noqa: E402
+from rag_metrics.lab.planning_lesson import (plural, same_questions_claim, share_of, source_claims,  # noqa: E402
                                                   t_test_trap, tango_example, why_sign_test_claim)
 
 

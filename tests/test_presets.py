@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.logs import detect_item_preset, load_log, native_items, parse_run_spec

@@ -1,9 +1,9 @@
-"""The report's one formatting layer for tables (rag_metrics.html.readable / readable_table), value by value."""
+"""The report's one formatting layer for tables (rag_metrics.core.html.readable / readable_table), value by value."""
 
 import pandas as pd
 import pytest
 
-from rag_metrics.html import page_range, readable, readable_table
+from rag_metrics.core.html import page_range, readable, readable_table
 
 
 @pytest.mark.parametrize("pages, shown", [((10,), "10"), ((3, 4), "3–4"), ((4, 3, 5), "3–5"), ((2, 5), "2, 5"),
@@ -37,7 +37,7 @@ def test_readable_table_aligns_text_left_and_numbers_right_and_escapes():
 
 
 def test_a_verdict_renders_as_the_reports_banner_in_jupyterlab():
-    from rag_metrics.analysis.verdict import verdict
+    from rag_metrics.experiment.verdict import verdict
 
     worse = verdict({f"q{i}": 1.0 for i in range(12)}, {f"q{i}": 0.0 for i in range(12)}, "hit@5",
                     before_name="<b>old", after_name="new")

@@ -1,11 +1,11 @@
-"""Notebook 03's F-dependent sentences (rag_metrics.report.ruler_lesson): an F longer than every chunk is named as a
+"""Notebook 03's F-dependent sentences (rag_metrics.lab.ruler_lesson): an F longer than every chunk is named as a
 case the parameters make impossible, never explained as chunks failing; each side of F = longest chunk."""
 
 import pytest
 
 import pandas as pd
 
-from rag_metrics.report.ruler_lesson import (f_curve_claims, f_fits, footer_claim, gap_claims, longest_fragment,
+from rag_metrics.lab.ruler_lesson import (f_curve_claims, f_fits, footer_claim, gap_claims, longest_fragment,
                                              ruler_claims)
 
 

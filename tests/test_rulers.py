@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from producers import bedrock_log, corpus_pdfs, langchain_log, llamaindex_log, write_pdf
 from rag_metrics import InputError
-from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import load_golden
@@ -297,8 +297,8 @@ def test_last_page_is_fine_and_one_more_is_refused():
 def test_running_text_is_what_a_pdf_reader_gives_back(tmp_path, header, footer):
     """with_running_text(corpus) holds, page by page, the characters the package's PDF reader reads from reportlab
     PDFs drawn with that header and footer (whitespace aside: the PDF wraps lines)."""
-    from rag_metrics.analysis.rulers import with_running_text
-    from rag_metrics.text import normalize
+    from rag_metrics.experiment.rulers import with_running_text
+    from rag_metrics.core.text import normalize
 
     corpus = load_corpus(sample=True)
     pdf = load_corpus(corpus_pdfs(tmp_path / "pdf", header=header, footer=footer))
@@ -312,7 +312,7 @@ def test_running_text_is_what_a_pdf_reader_gives_back(tmp_path, header, footer):
 
 
 def test_pages_as_chunks_is_one_chunk_per_page():
-    from rag_metrics.analysis.rulers import pages_as_chunks
+    from rag_metrics.experiment.rulers import pages_as_chunks
     from rag_metrics.retrieval.chunking import CHUNK_COLUMNS
 
     corpus = load_corpus(sample=True)

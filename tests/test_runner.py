@@ -14,7 +14,7 @@ import pytest
 
 from rag_metrics import InputError
 from rag_metrics.cli import main
-from rag_metrics.files import FileLock
+from rag_metrics.core.files import FileLock
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.logs import load_log
 from rag_metrics.retrieval.runner import find_resumable, load_retriever, run_retriever
@@ -113,7 +113,7 @@ def test_a_timeout_per_call(golden, tmp_path):
 
 _HOLDER = """
 import sys, time
-from rag_metrics.files import FileLock
+from rag_metrics.core.files import FileLock
 lock = FileLock(sys.argv[1]).acquire()
 print("held", flush=True)
 time.sleep(60)

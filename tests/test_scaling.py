@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from rag_metrics.analysis.experiment import evaluate_log
+from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log

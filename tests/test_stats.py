@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from rag_metrics.analysis import intervals, paired, planning
-from rag_metrics.analysis.stats import (
+from rag_metrics.stats import intervals, paired, planning
+from rag_metrics.stats import (
     bootstrap_means,
     clopper_pearson,
     compare_to_baseline,
@@ -40,8 +40,9 @@ from rag_metrics.analysis.stats import (
     wilson,
 )
 from scipy import stats
-from rag_metrics.analysis.agreement import agreement, cohen_kappa
-from rag_metrics.analysis.intervals import bca_rows, percentile_rows
+from rag_metrics.labels.agreement import agreement
+from rag_metrics.stats.agreement import cohen_kappa
+from rag_metrics.stats.intervals import bca_rows, percentile_rows
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "ranx_fisher.json").read_text())
 
@@ -552,7 +553,7 @@ def test_interval_width_shrinks_with_questions():
 def test_mean_table_is_mean_interval_per_row():
     """The one mean-with-interval table: each cell is mean_interval of that column; a missing measure stays empty;
     repeated labels keep their own rows (history saves runs under one name)."""
-    from rag_metrics.analysis.intervals import mean_interval, mean_table
+    from rag_metrics.stats.intervals import mean_interval, mean_table
 
     a = pd.DataFrame({"hit@5": [1, 0, 1, np.nan], "mrr": [1.0, 0.0, 0.5, 0.25]})
     b = pd.DataFrame({"hit@5": [0, 0, 1, 1]})
@@ -569,11 +570,11 @@ def test_mean_table_is_mean_interval_per_row():
 
 @pytest.mark.parametrize("alpha", [0, -0.05, 0.51, 1, 1.0, True, "0.05", float("nan")])
 def test_every_entry_point_refuses_the_same_bad_alpha_with_the_same_message(alpha):
-    """One check (rag_metrics.errors.check_alpha) for the paired test, the verdict, the planner and the report:
+    """One check (rag_metrics.core.errors.check_alpha) for the paired test, the verdict, the planner and the report:
     a level in (0, 0.5]; 0.5 itself is accepted, just above it is not."""
-    from rag_metrics.analysis.planning import questions_needed
-    from rag_metrics.analysis.verdict import verdict
-    from rag_metrics.errors import InputError, check_alpha
+    from rag_metrics.stats.planning import questions_needed
+    from rag_metrics.experiment.verdict import verdict
+    from rag_metrics.core.errors import InputError, check_alpha
 
     calls = [lambda: paired_test([0.0, 1.0], [1.0, 1.0], alpha=alpha),
              lambda: verdict({"q1": 0.0, "q2": 1.0}, {"q1": 1.0, "q2": 1.0}, "hit@3", alpha=alpha),

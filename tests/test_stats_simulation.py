@@ -19,8 +19,8 @@ as for that set alone); ``benchmarks/error_rates.py`` prints the same figures fo
 import numpy as np
 import pytest
 
-from rag_metrics.analysis.intervals import bootstrap_means, mean_interval_rows, percentile_rows
-from rag_metrics.analysis.paired import randomization_rows, sign_test
+from rag_metrics.stats.intervals import bootstrap_means, mean_interval_rows, percentile_rows
+from rag_metrics.stats.paired import randomization_rows, sign_test
 
 SIZES = (30, 65, 200)
 RATES = (0.5, 0.9, 0.97)

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.support import (
+from rag_metrics.experiment.support import (
     DIAGNOSES,
     diagnose_answers,
     diagnosis_change,
@@ -18,7 +18,7 @@ from rag_metrics.analysis.support import (
     read_support_set,
     stops_short,
 )
-from rag_metrics.errors import NotComparableError
+from rag_metrics.core.errors import NotComparableError
 from rag_metrics.io.corpus import load_answers
 from rag_metrics.judging.correctness import meaning_match
 from rag_metrics.judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
@@ -217,7 +217,7 @@ def test_read_support_set_duplicate_and_empty(tmp_path):
 
 
 def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers, corpus, diagnoses):
-    from rag_metrics.analysis.support import diagnose_log
+    from rag_metrics.experiment.support import diagnose_log
 
     d = diagnose_log(golden, answers, corpus, generator="gen_b")
     assert d.counts() == diagnoses["gen_b"].counts() and d.judges["context_k"] == 3

@@ -1,12 +1,12 @@
-"""Notebook 11's (and 05's second look's) sentences on the diagnosis (rag_metrics.report.support_lesson): a `misled`
+"""Notebook 11's (and 05's second look's) sentences on the diagnosis (rag_metrics.lab.support_lesson): a `misled`
 answer that stops short is called incomplete, a right answer refused only for a negation it does not hold is called a
 judge error, and kappa is "established" only when its interval clears the bar -- each side of each boundary."""
 
 import pandas as pd
 import pytest
 
-from rag_metrics.analysis.support import stops_short
-from rag_metrics.report.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim, second_look_claim
+from rag_metrics.experiment.support import stops_short
+from rag_metrics.lab.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim, second_look_claim
 
 
 def shown(c):

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from rag_metrics.errors import InputError
-from rag_metrics.golden.llm import BedrockGenerator, OpenAIGenerator
-from rag_metrics.golden.support_judge import JUDGE_PROMPT_VERSION, LLMJudge, parse_correct, parse_support
+from rag_metrics.core.errors import InputError
+from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator
+from rag_metrics.judging.support_llm import JUDGE_PROMPT_VERSION, LLMJudge, parse_correct, parse_support
 from rag_metrics.judging.support import support_of_answer
 
 PASSAGES = [{"rank": 1, "doc_id": "faq_ja", "page": 2,

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.analysis.support import Diagnosis, diagnose_answers, sheet_agreement
+from rag_metrics.experiment.support import Diagnosis, diagnose_answers, sheet_agreement
 from rag_metrics.cli import main
-from rag_metrics.golden.support_sheet import (SHEET_COLUMNS, claims_sample, judged_claims, read_support_sheet,
+from rag_metrics.labels.support_sheet import (SHEET_COLUMNS, claims_sample, judged_claims, read_support_sheet,
                                               write_support_sheet)
 from rag_metrics.io.corpus import load_answers, load_corpus
 from rag_metrics.io.csvfile import read_rows
@@ -140,7 +140,7 @@ def test_a_filled_sheet_reads_back_with_its_kinds(tmp_path):
 # --- agreement and the prediction-powered rate -------------------------------------------------------------------------
 
 def _ppi_by_hand(y: dict, f: dict, z: float):
-    """The prediction-powered mean written out from the formula in rag_metrics.analysis.agreement's docstring, one
+    """The prediction-powered mean written out from the formula in rag_metrics.stats.agreement's docstring, one
     claim at a time: estimate = mean_N f + mean_n (y - f); variance = Var(r f + y - f) / n + (N - n) pf (1 - pf) / N^2
     with the (y, f) table smoothed by 1 per cell and pf by 2 each side."""
     N, n = len(f), len(y)

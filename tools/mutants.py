@@ -61,7 +61,7 @@ TESTS_FOR = {
     "rag_metrics/judging/judges.py": ["tests/test_judging.py"],
     "rag_metrics/judging/index.py": ["tests/test_judging.py", "tests/test_page_index.py"],
     "rag_metrics/io/logs.py": ["tests/test_presets.py", "tests/test_inputs.py"],
-    "rag_metrics/analysis/experiment.py": ["tests/test_experiment_views.py", "tests/test_experiment.py"],
+    "rag_metrics/experiment/evaluate.py": ["tests/test_experiment_views.py", "tests/test_experiment.py"],
     "rag_metrics/golden/review.py": ["tests/test_golden.py"],
     "rag_metrics/templates/golden_review.html.j2": ["tests/test_golden.py", "tests/test_hostile.py"],
     "rag_metrics/measures/registry.py": ["tests/test_metrics.py"],
@@ -70,25 +70,25 @@ TESTS_FOR = {
     "rag_metrics/io/trec_fast.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/report/runner.py": ["tests/test_runner.py", "tests/test_files.py"],
     "rag_metrics/retrieval/runner.py": ["tests/test_runner.py"],
-    "rag_metrics/analysis/intervals.py": ["tests/test_stats.py"],
-    "rag_metrics/analysis/paired.py": ["tests/test_stats.py"],
-    "rag_metrics/analysis/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
+    "rag_metrics/stats/intervals.py": ["tests/test_stats.py"],
+    "rag_metrics/stats/paired.py": ["tests/test_stats.py"],
+    "rag_metrics/stats/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
     "rag_metrics/golden/flags.py": ["tests/test_golden.py", "tests/test_golden_flags.py"],
     "rag_metrics/judging/locate.py": ["tests/test_rulers.py"],
     "rag_metrics/judging/audit.py": ["tests/test_rulers.py"],
-    "rag_metrics/analysis/failures.py": ["tests/test_judging.py", "tests/test_experiment_views.py"],
+    "rag_metrics/experiment/failures.py": ["tests/test_judging.py", "tests/test_experiment_views.py"],
     "rag_metrics/io/golden.py": ["tests/test_experiment_views.py", "tests/test_groups.py"],
 }
 
 J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
-                 "rag_metrics/analysis/experiment.py")
+                 "rag_metrics/experiment/evaluate.py")
 RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden_review.html.j2",
                    "rag_metrics/measures/registry.py", "rag_metrics/measures/engine.py")
 TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
                   "rag_metrics/retrieval/runner.py")
-IV, PA, AG = "rag_metrics/analysis/intervals.py", "rag_metrics/analysis/paired.py", "rag_metrics/analysis/agreement.py"
+IV, PA, AG = "rag_metrics/stats/intervals.py", "rag_metrics/stats/paired.py", "rag_metrics/stats/agreement.py"
 FL = "rag_metrics/golden/flags.py"
-LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/audit.py", "rag_metrics/analysis/failures.py",
+LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/audit.py", "rag_metrics/experiment/failures.py",
                   "rag_metrics/io/golden.py")
 
 MUTANTS = [

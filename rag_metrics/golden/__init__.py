@@ -1,8 +1,7 @@
-"""Pages -> a reviewed golden set: sample pages, generate questions, flag the context-dependent ones, accept.
+"""Golden sets: pages -> a reviewed golden set.
 
-``sampler`` (seeded page sample), ``generators`` (the protocol, the offline extractive generator,
-the loader), ``prompts`` + ``llm`` (OpenAI-compatible and Bedrock generators: cache, retries, cost
-estimate), ``generate`` (the draft), ``review`` (flags, review file and page, accept); ``labels`` (audit a golden
-set's labels against retrieved pages, accept the pages it missed, judging sheets) and ``assessors`` (LLM graded
-relevance on the same clients).
+Takes the corpus's pages; hands on a seeded page sample (:mod:`.sampler`), generated draft questions
+(:mod:`.generators`, :mod:`.generate`: offline extractive or an LLM through :mod:`rag_metrics.llm`), flags for
+questions a user would not ask (:mod:`.flags`), and the review file, its page and the accepted golden set
+(:mod:`.review_file`, :mod:`.review`).
 """

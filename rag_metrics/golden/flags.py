@@ -48,8 +48,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from ..errors import InputError
-from ..text import CJK_CHAR, normalize
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.text import CJK_CHAR, normalize
 
 __all__ = ["Pattern", "PATTERNS", "HEADING_TEMPLATE", "flag_context_dependent", "heading_template", "near_duplicates"]
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError, check_int
-from ..io.jsonl import iter_jsonl, write_jsonl
-from ..progress import progress_bar
-from .generators import Page, check_questions, generator_info
-from .sampler import PageSample
+from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.io.jsonl import iter_jsonl, write_jsonl
+from rag_metrics.core.progress import progress_bar
+from rag_metrics.golden.generators import Page, check_questions, generator_info
+from rag_metrics.golden.sampler import PageSample
 
 __all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "reconcile_cost",
            "DRAFT_COLUMNS", "errors_path", "sampled_pages"]
@@ -48,7 +48,7 @@ class Draft:
         return len(self.questions)
 
     def _repr_html_(self) -> str:
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         return summary(f"{len(self.questions)} questions from {self.info.get('pages', '?')} pages "
                        f"({len(self.failures)} failed).",

@@ -11,8 +11,8 @@ every question as provenance; ``extractive`` means its answers are copied from t
 answer that is not on the page is flagged in review). Built in, by name (:func:`load_generator`):
 
 * ``extractive`` -- :class:`ExtractiveGenerator`, below: no service, no network, deterministic.
-* ``openai`` -- :class:`~rag_metrics.golden.llm.OpenAIGenerator`, any OpenAI-compatible chat endpoint.
-* ``bedrock`` -- :class:`~rag_metrics.golden.llm.BedrockGenerator`, Amazon Bedrock's Converse API.
+* ``openai`` -- :class:`~rag_metrics.llm.clients.OpenAIGenerator`, any OpenAI-compatible chat endpoint.
+* ``bedrock`` -- :class:`~rag_metrics.llm.clients.BedrockGenerator`, Amazon Bedrock's Converse API.
 * ``package.module:callable`` -- anything else (a class is instantiated with the options).
 
 What :class:`ExtractiveGenerator` extracts, in English and Japanese, from one page:
@@ -39,10 +39,10 @@ import re
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from ..errors import InputError, check_int
-from ..options import load_callable
-from ..text import CJK_CHAR, PAGE_MARKER
-from .page import Page
+from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.core.options import load_callable
+from rag_metrics.core.text import CJK_CHAR, PAGE_MARKER
+from rag_metrics.llm.page import Page
 
 __all__ = ["Page", "QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
            "GeneratorOutputError", "BUILTIN_GENERATORS", "generator_info"]
@@ -255,7 +255,7 @@ def load_generator(spec, **options) -> Callable:
     if spec == "extractive":
         return ExtractiveGenerator(**options)
     if spec in ("openai", "bedrock"):
-        from . import llm
+        from rag_metrics.llm import clients as llm
 
         return (llm.OpenAIGenerator if spec == "openai" else llm.BedrockGenerator)(**options)
     if ":" not in spec:

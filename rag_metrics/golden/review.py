@@ -18,14 +18,13 @@ import unicodedata
 
 import pandas as pd
 
-from ..errors import InputError
-from ..files import atomic_write_text
-from ..io.jsonl import write_jsonl
-from .flags import PATTERNS, Pattern, flag_context_dependent, near_duplicates
-from .generate import Draft
-from .review_file import (DECISIONS, REVIEW_COLUMNS, page_texts, neutralize_cell, read_decisions, restore_cell,
-                          review_draft, write_review)
-from .sampler import PageSample
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.files import atomic_write_text
+from rag_metrics.io.jsonl import write_jsonl
+from rag_metrics.golden.flags import PATTERNS, Pattern, flag_context_dependent, near_duplicates
+from rag_metrics.golden.generate import Draft
+from rag_metrics.golden.review_file import DECISIONS, REVIEW_COLUMNS, page_texts, neutralize_cell, read_decisions, restore_cell, review_draft, write_review
+from rag_metrics.golden.sampler import PageSample
 
 __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "review_draft", "write_review",
            "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
@@ -46,7 +45,7 @@ def accept(draft: Draft, decisions: pd.DataFrame, out, *, decisions_source=None,
     with :func:`~rag_metrics.io.golden.load_golden` (against ``corpus`` when given) before it is
     returned, so it is valid by construction; its fingerprint is ``GoldenSet.fingerprint()``.
     """
-    from ..io.golden import load_golden
+    from rag_metrics.io.golden import load_golden
 
     q = draft.questions.set_index("question_id", drop=False)
     d = decisions.set_index("question_id", drop=False)
@@ -117,7 +116,7 @@ def find_span(text: str, needle: str | None) -> tuple[int, int] | None:
 
 def review_html(review: pd.DataFrame, draft: Draft, sample: PageSample | None = None, *, title: str = "Golden set review") -> str:
     """One HTML page: every question (flagged first) beside its page text, the answer (or evidence) highlighted."""
-    from ..html import render
+    from rag_metrics.core.html import render
 
     pages = page_texts(sample)
     q = draft.questions.set_index("question_id")
@@ -163,7 +162,7 @@ def pages_without_questions(draft: Draft, sample: PageSample | None) -> dict:
 
 def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 3) -> dict:
     """For each question of a generated golden set, the pages of *other* documents that hold at least ``share`` of
-    its answer's search tokens (:func:`rag_metrics.text.tokenize`): ``{question_id: [(doc_id, page), ...]}``,
+    its answer's search tokens (:func:`rag_metrics.core.text.tokenize`): ``{question_id: [(doc_id, page), ...]}``,
     questions with no such page left out.
 
     A generated question's gold is the one page it was written from; a page of another document that holds the
@@ -180,7 +179,7 @@ def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 
     >>> answered_elsewhere(g, corpus)
     {'q': [('faq', 2)]}
     """
-    from ..text import tokenize
+    from rag_metrics.core.text import tokenize
 
     if not 0 < share <= 1:
         raise InputError(f"answered_elsewhere: share must be in (0, 1]. Got {share!r}.")

@@ -32,11 +32,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_int
-from ..fingerprint import digest
-from ..io.jsonl import iter_jsonl, write_jsonl
-from ..io.pages import check_page_row
-from ..text import cjk_count, normalize
+from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.core.fingerprint import digest
+from rag_metrics.io.jsonl import iter_jsonl, write_jsonl
+from rag_metrics.io.pages import check_page_row
+from rag_metrics.core.text import cjk_count, normalize
 
 __all__ = ["PageSample", "sample_pages", "page_size", "body_text", "read_sample", "write_sample", "CJK_WEIGHT",
            "MIN_CHARS"]
@@ -83,7 +83,7 @@ class PageSample:
                  "size": int(row["size"]), **extra} for row in self.pages.to_dict("records")]
 
     def _repr_html_(self) -> str:
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         return summary(f"{len(self.pages)} pages from {self.pages['doc_id'].nunique()} documents "
                        f"(seed {self.settings['seed']}).", (None, self.pages.drop(columns="text"), {"index": False}),
@@ -93,7 +93,7 @@ class PageSample:
 
 def _page_table(pages) -> pd.DataFrame:
     """Pages from a Corpus, a list of page dicts, a DataFrame, or a path (folder, pages.jsonl, document)."""
-    from ..io.corpus import Corpus, load_corpus
+    from rag_metrics.io.corpus import Corpus, load_corpus
 
     if isinstance(pages, (str, Path)):
         pages = load_corpus(pages)

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import InputError
-from .jsonl import iter_jsonl
-from .pages import read_document, read_documents, read_pages_jsonl
+from rag_metrics.core.errors import InputError
+from rag_metrics.io.jsonl import iter_jsonl
+from rag_metrics.io.pages import read_document, read_documents, read_pages_jsonl
 
 __all__ = ["Corpus", "load_corpus", "load_answers", "data_dir", "sample_path", "corpus_from_pages"]
 
@@ -94,7 +94,7 @@ class Corpus:
         return list(zip(empty["doc_id"], empty["page"]))
 
     def _repr_html_(self) -> str:
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         docs = self.documents.drop(columns="text")
         return summary(f"Corpus: {len(docs)} documents, {len(self.pages)} pages ({len(self.empty_pages)} without "

@@ -2,8 +2,8 @@
 takes or gives (golden sets, review files, label audits, judging sheets, evaluation tables).
 
 A cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) is
-written with a leading ``'`` (:func:`rag_metrics.serialize.csv_text`; spreadsheet programs show it as text) and every
-cell read is restored (:func:`rag_metrics.serialize.restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
+written with a leading ``'`` (:func:`rag_metrics.core.serialize.csv_text`; spreadsheet programs show it as text) and every
+cell read is restored (:func:`rag_metrics.core.serialize.restore_cell`), so what the package writes it reads back unchanged -- a question ID ``-q002``
 stays ``-q002`` through a review file.
 
 RFC 4180 as spreadsheet programs write it: a header row, ``,`` between cells, ``"`` around cells that
@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import csv
 import io
-from ..errors import InputError
-from ..serialize import restore_cell
-from .jsonl import read_lines
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.serialize import restore_cell
+from rag_metrics.io.jsonl import read_lines
 
 __all__ = ["read_csv", "read_rows", "MAX_CELL"]
 
@@ -97,7 +97,7 @@ def read_rows(path, *, jsonl: str, csv_what: str) -> tuple[set, list[tuple[int, 
     ``csv_what`` likewise). The columns are the header's, or every key any JSON line has."""
     from pathlib import Path
 
-    from .jsonl import iter_jsonl
+    from rag_metrics.io.jsonl import iter_jsonl
 
     if Path(path).suffix.lower() == ".jsonl":
         rows = list(iter_jsonl(path, jsonl))

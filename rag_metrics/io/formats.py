@@ -21,8 +21,8 @@ import numbers
 import math
 from typing import TYPE_CHECKING
 
-from ..errors import InputError, check_choice
-from . import trec
+from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.io import trec
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

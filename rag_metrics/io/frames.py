@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
+from rag_metrics.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -185,7 +185,7 @@ def ranks_from_scores(run: pd.DataFrame, item_col: str, name: str = "run") -> np
     question -- score descending, equal scores by ID descending."""
     import pandas as pd
 
-    from .trec import trec_order
+    from rag_metrics.io.trec import trec_order
 
     scores = pd.to_numeric(run["score"], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~np.isfinite(scores)

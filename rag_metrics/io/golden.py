@@ -53,15 +53,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
-from ..fingerprint import digest
-from .csvfile import read_csv
-from .jsonl import iter_jsonl
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.fingerprint import digest
+from rag_metrics.io.csvfile import read_csv
+from rag_metrics.io.jsonl import iter_jsonl
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from .corpus import Corpus
+    from rag_metrics.io.corpus import Corpus
 
 __all__ = ["GoldenSet", "load_golden", "golden_from_records"]
 
@@ -154,7 +154,7 @@ class GoldenSet:
         return known
 
     def _repr_html_(self) -> str:
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         counts = self.questions[self.questions["labelled"]]["type"].value_counts()
         return summary(f"Golden set: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
@@ -439,7 +439,7 @@ def load_golden(path=None, corpus: Corpus | None = None, *, sample: bool = False
     another ``corpus`` is given. With a ``corpus`` (:func:`rag_metrics.io.corpus.load_corpus`), gold documents and
     pages are checked against it.
     """
-    from .corpus import load_corpus, sample_path
+    from rag_metrics.io.corpus import load_corpus, sample_path
 
     if path is None and sample:
         corpus = corpus if corpus is not None else load_corpus(sample=True)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..errors import InputError
-from ..files import atomic_open
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.files import atomic_open
 
 __all__ = ["iter_jsonl", "iter_lines", "read_lines", "check_file", "write_jsonl", "jsonl_text", "loads_line", "check_value", "MAX_DEPTH"]
 
@@ -138,7 +138,7 @@ def jsonl_text(rows) -> str:
 
 def write_jsonl(rows, path) -> Path:
     """Write dicts as JSON lines (UTF-8, non-ASCII kept as is), atomically: the file appears complete or not at
-    all (:func:`rag_metrics.files.atomic_open`); returns the path."""
+    all (:func:`rag_metrics.core.files.atomic_open`); returns the path."""
     path = Path(path)
     with atomic_open(path, "w", encoding="utf-8", newline="\n") as f:
         for row in rows:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, check_choice
+from rag_metrics.core.errors import InputError, check_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -83,13 +83,13 @@ class Qrels:
     @classmethod
     def from_file(cls, path, format: str = "auto") -> Qrels:
         """Qrels from a TREC, BEIR or JSON file (plain or gzip); ``format="auto"`` recognizes it."""
-        from . import formats, trec
+        from rag_metrics.io import formats, trec
 
         check_choice(format, formats.QRELS_FORMATS, "format", func="Qrels.from_file", field="qrels_format")
         trec.check_readable(path, "TREC qrels")
         fmt = formats.detect_format(path, "qrels file") if format == "auto" else format
         if fmt == "trec":
-            from .trec_fast import FastPathUnavailable, read_qrels_fast
+            from rag_metrics.io.trec_fast import FastPathUnavailable, read_qrels_fast
 
             try:
                 data = read_qrels_fast(path)
@@ -124,7 +124,7 @@ class Qrels:
     @classmethod
     def _from_table(cls, table, fmt: str) -> Qrels:
         """From the readers' table (question_id, doc_id, relevance, line[, group]), already validated."""
-        from . import frames
+        from rag_metrics.io import frames
 
         qids, labels = table["question_id"].to_numpy(dtype=object), table["relevance"].to_numpy(dtype=np.float64)
         return cls(qids, table["doc_id"].to_numpy(dtype=object), labels, lines=table["line"].to_numpy(dtype=np.int64),
@@ -163,7 +163,7 @@ class Qrels:
         """A tidy golden set (module docstring). ``q_id_col`` / ``doc_id_col`` / ``score_col`` name other columns
         (ranx's keywords); by default ``question_id`` (or ``query_id``), ``doc_id`` at document level or
         ``chunk_id`` at chunk level, and ``relevance`` (1 for every row without it)."""
-        from . import frames
+        from rag_metrics.io import frames
 
         check_level(level, "Qrels.from_df")
         id_col = "doc_id" if level == "document" else "chunk_id"

@@ -99,10 +99,10 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_choice
-from ..fingerprint import digest
-from ..options import parse_key_values
-from .jsonl import iter_jsonl
+from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.core.fingerprint import digest
+from rag_metrics.core.options import parse_key_values
+from rag_metrics.io.jsonl import iter_jsonl
 
 __all__ = ["RunLog", "load_log", "PRESETS", "ITEM_FIELDS", "RECORD_FIELDS", "parse_field_mapping", "doc_key",
            "resolve_documents", "log_records", "log_key", "match_log", "parse_run_spec", "RunSpec", "native_items",
@@ -241,7 +241,7 @@ class RunLog:
         return digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
 
     def _repr_html_(self) -> str:
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         unmatched = (self.documents or {}).get("unmatched_items")
         return summary(f"Retrieval log {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"

@@ -40,9 +40,9 @@ import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import InputError, check_choice
-from ..text import KANA, KANJI, PAGE_MARKER
-from .jsonl import check_file, iter_jsonl, read_lines, write_jsonl
+from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.core.text import KANA, KANJI, PAGE_MARKER
+from rag_metrics.io.jsonl import check_file, iter_jsonl, read_lines, write_jsonl
 
 __all__ = ["script_language", "read_document", "read_documents", "read_pdf", "read_marked_text", "read_plain_text", "read_pages_jsonl",
            "write_pages", "check_page_row", "DOCUMENT_SUFFIXES", "PAGE_FIELDS"]

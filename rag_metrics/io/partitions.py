@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from rag_metrics.core.errors import InputError
 
 __all__ = ["trec_run_frame", "ordered_partition"]
 
@@ -22,7 +22,7 @@ _META = {"question_id": object, "doc_id": object, "file_rank": "int64", "score":
 
 
 def _read_one(path, index):
-    from .trec import read_run
+    from rag_metrics.io.trec import read_run
 
     frame = read_run(path, order_by="score")
     frame["file"] = np.int64(index)
@@ -55,7 +55,7 @@ def _check_duplicates(part: pd.DataFrame, files: list) -> None:
 
 def ordered_partition(part: pd.DataFrame, files: list) -> pd.DataFrame:
     """The rows of whole questions, checked across files and ordered like trec_eval (``rank`` renumbered)."""
-    from .trec import order_run
+    from rag_metrics.io.trec import order_run
 
     _check_duplicates(part, files)
     return order_run(part.sort_values(["file", "line"]), order_by="score")

@@ -43,13 +43,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, check_choice
-from .coded import CodedRun
+from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.io.coded import CodedRun
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from .judgments import Qrels
+    from rag_metrics.io.judgments import Qrels
 
 __all__ = ["Run", "CodedRun", "code_run", "read_doc_map_any"]
 
@@ -77,7 +77,7 @@ class Run:
     @classmethod
     def from_file(cls, path, format: str = "auto", *, order_by: str = "score") -> Run:
         """A run file (TREC text or a JSON dict; plain or gzip), read when evaluated (module docstring)."""
-        from . import formats, trec
+        from rag_metrics.io import formats, trec
 
         check_choice(format, formats.RUN_FORMATS, "format", func="Run.from_file", field="run_format")
         check_choice(order_by, trec.ORDER_BY, "order_by", func="Run.from_file")
@@ -105,7 +105,7 @@ class Run:
 
     def partitions(self):
         """A :meth:`from_files` run as a Dask DataFrame, one partition per file (:mod:`rag_metrics.io.partitions`)."""
-        from .partitions import trec_run_frame
+        from rag_metrics.io.partitions import trec_run_frame
 
         if not self.paths:
             raise InputError("only a run read with Run.from_files has partitions.")
@@ -115,7 +115,7 @@ class Run:
     def from_partition(cls, part: pd.DataFrame, files: list) -> Run:
         """The whole questions of one shuffled partition of :meth:`partitions`, checked across files and ordered
         like trec_eval."""
-        from .partitions import ordered_partition
+        from rag_metrics.io.partitions import ordered_partition
 
         return cls(ordered_partition(part, files), format="trec")
 
@@ -149,7 +149,7 @@ class Run:
         """A tidy run (module docstring); the keywords name other columns (ranx's ``q_id_col``, ``doc_id_col``,
         ``score_col``). Question IDs and ranks are checked here; the IDs when the run is coded (which ID
         column is read depends on the evaluation's level)."""
-        from . import frames
+        from rag_metrics.io import frames
 
         frames.require_columns(df, "run", [], func="Run.from_df")
         renames = {}
@@ -196,7 +196,7 @@ class Run:
         line), any other run as it is."""
         if self._frame is not None or not self.is_file:
             return self
-        from . import formats
+        from rag_metrics.io import formats
 
         table = formats.read_run_file(self.source, self.format, order_by=self.order_by)
         return Run(table, source=self.source, format=self.format, order_by=self.order_by)
@@ -208,7 +208,7 @@ class Run:
 
     @cached_property
     def _checked(self):
-        from . import frames
+        from rag_metrics.io import frames
 
         df = self.frame
         frames.require_columns(df, "run", ["question_id", "rank"])
@@ -222,7 +222,7 @@ class Run:
 
     def ids(self, column: str) -> np.ndarray:
         """The IDs of ``column`` as strings (validated), in row order."""
-        from . import frames
+        from rag_metrics.io import frames
 
         cache = self.__dict__.setdefault("_ids", {})
         if column not in cache:
@@ -244,14 +244,14 @@ class Run:
 
         ``"auto"``: a TREC file ordered by score by the columnar readers (:mod:`rag_metrics.io.trec_fast`) when
         they can take it, else (and any other run) as :func:`code_run` reads it; ``"fast"``: the columnar readers
-        or an :class:`~rag_metrics.errors.InputError` saying why not; ``"general"``: :func:`code_run`, a file read
+        or an :class:`~rag_metrics.core.errors.InputError` saying why not; ``"general"``: :func:`code_run`, a file read
         whole by the line-validating reader. ``CodedRun.reader`` names the reader that read it.
         """
         check_choice(reader, READERS, "reader", func="Run.code")
         if reader == "fast" and not self.is_file:
             raise InputError("engine='fast' reads TREC files; this run is already in memory (use engine='auto').")
         if reader != "general" and self.is_file:
-            from .trec_fast import FastPathUnavailable, code_run_fast
+            from rag_metrics.io.trec_fast import FastPathUnavailable, code_run_fast
 
             if self.format != "trec":
                 why = "the fast path reads TREC text"
@@ -297,7 +297,7 @@ def read_doc_map_any(doc_map) -> dict | None:
     if doc_map is None:
         return None
     if isinstance(doc_map, (str, os.PathLike)):
-        from .trec import read_doc_map
+        from rag_metrics.io.trec import read_doc_map
 
         return read_doc_map(doc_map)
     if hasattr(doc_map, "to_dict") and not isinstance(doc_map, Mapping):
@@ -316,7 +316,7 @@ def code_run(qrels: Qrels, run: Run, *, level: str = "document", doc_map: dict |
     """
     import pandas as pd
 
-    from . import frames
+    from rag_metrics.io import frames
 
     run = run.read()
     column = run.id_column(level, doc_map)

@@ -37,7 +37,7 @@ first. With ``order_by="rank"`` the rank column is the order (ascending; two res
 with the same rank for one question are an error). :func:`trec_order` is that order, shared
 by every reader.
 
-Every error is an :class:`~rag_metrics.errors.InputError` naming the file, the line and what
+Every error is an :class:`~rag_metrics.core.errors.InputError` naming the file, the line and what
 was expected: missing or empty file, a directory, text that is not UTF-8, a forbidden
 character, wrong number of fields, non-integer label or rank, a score that is not a finite
 number, a document listed twice for one question.
@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, check_choice
+from rag_metrics.core.errors import InputError, check_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .coded import CodedRun
-from .trec import FORBIDDEN, content_size, open_binary, trec_order
+from rag_metrics.io.coded import CodedRun
+from rag_metrics.io.trec import FORBIDDEN, content_size, open_binary, trec_order
 
 __all__ = ["FastPathUnavailable", "read_qrels_fast", "code_run_fast", "SMALL_FILE_BYTES", "BLOCK_BYTES"]
 

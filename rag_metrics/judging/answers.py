@@ -15,8 +15,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 
-from ..errors import check_choice
-from ..text import tokenize
+from rag_metrics.core.errors import check_choice
+from rag_metrics.core.text import tokenize
 
 __all__ = ["AnswerJudge", "normalize_answer", "token_f1", "answer_match", "is_refusal", "MATCHES",
            "DEFAULT_REFUSALS"]
@@ -44,7 +44,7 @@ def normalize_answer(text: str) -> str:
 
 
 def token_f1(predicted: str, expected: str) -> float:
-    """F1 between the token multisets of the two normalized answers (tokens as :func:`rag_metrics.text.tokenize`)."""
+    """F1 between the token multisets of the two normalized answers (tokens as :func:`rag_metrics.core.text.tokenize`)."""
     p, e = Counter(tokenize(normalize_answer(predicted))), Counter(tokenize(normalize_answer(expected)))
     common = sum((p & e).values())
     if not p or not e or common == 0:

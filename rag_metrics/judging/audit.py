@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from .index import PageIndex
-from .locate import locate_items
+from rag_metrics.core.errors import InputError
+from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.locate import locate_items
 
 __all__ = ["audit_pages", "PageAudit", "check_pages_in_documents", "check_log_pages", "VERDICTS", "OFFSET_SHARE"]
 
@@ -104,7 +104,7 @@ class PageAudit:
         return pd.DataFrame([row]).set_index("log")
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        from ..html import summary
+        from rag_metrics.core.html import summary
 
         return summary(self.warning or f"{self.name}: logged pages agree with the text "
                        f"({self.counts['equal']} of {self.located} located items).", (None, self.table()))
@@ -177,7 +177,7 @@ def check_log_pages(log, corpus=None) -> None:
     """What the experiment evaluation would refuse about a log's pages, checked before anything is written: a page
     beyond its document's last page (documents matched as the evaluation matches them), and text-only items
     without the documents to place them on."""
-    from ..io.logs import resolve_documents
+    from rag_metrics.io.logs import resolve_documents
 
     run = log.run
     text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))

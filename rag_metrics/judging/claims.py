@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..text import CJK
+from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "negated", "content_tokens", "quantities_agree", "STOPWORDS"]
 

@@ -15,16 +15,16 @@
 
 It is not a semantic judge: synonyms without shared words ("cost-centre owner" vs "budget holder") fail, and an
 answer that adds a wrong detail to the expected one passes. It is always reported beside the lexical match so that a
-change of judge is visible (:func:`rag_metrics.analysis.support.diagnose_answers`).
+change of judge is visible (:func:`rag_metrics.experiment.support.diagnose_answers`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
-from .answers import DEFAULT_REFUSALS, is_refusal, normalize_answer
-from .claims import content_tokens, negated, quantities
+from rag_metrics.core.errors import InputError
+from rag_metrics.judging.answers import DEFAULT_REFUSALS, is_refusal, normalize_answer
+from rag_metrics.judging.claims import content_tokens, negated, quantities
 
 __all__ = ["meaning_match", "MeaningJudge", "canonical_quantities"]
 

@@ -1,6 +1,6 @@
 """The pages a text judge reads: normalized once, hashed once per fragment length, their boilerplate found.
 
-:class:`PageIndex` holds a corpus's pages normalized (:func:`rag_metrics.text.normalize`) and answers, for many
+:class:`PageIndex` holds a corpus's pages normalized (:func:`rag_metrics.core.text.normalize`) and answers, for many
 ``(text, page)`` pairs at once, whether the two share a fragment of ``n`` characters that is not boilerplate
 (:meth:`PageIndex.shares`): the core of the overlap judge, of locating logged text on the pages and of the page
 audit. Built once per corpus, it serves every judge and every log of a report: the pages' minimizer table
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from ..text import Concat, _powers, codes_of, fold_digits, gram_hashes, normalize, text_blocks
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.text import Concat, _powers, codes_of, fold_digits, gram_hashes, normalize, text_blocks
 
 __all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "HITS"]
 
@@ -170,7 +170,7 @@ def _powers32(n: int):
 
 
 def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
-    """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.text.text_blocks`):
+    """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.core.text.text_blocks`):
     ``(lo, h, valid)`` with ``h[i]`` the 32-bit hash of the ``m``-fragment at global position ``lo + i`` (a
     polynomial modulo 2**32 from prefix sums, ``sum(c[k] * B**k)``; digits folded if ``folded``) and ``valid[i]``
     whether it lies inside one text. Small arrays, reused while they are in cache. 32 bits are enough where any
@@ -383,7 +383,7 @@ class PageIndex:
     def excerpts(self, texts, pair_text, pair_row, n: int):
         """Texts that are excerpts of one page, and the only minimizers through which they can share an ``n``-fragment
         with another page. ``texts`` are ``(codes, offsets)`` of normalized texts
-        (:func:`rag_metrics.text.normalize_codes`); the pairs ``(texts[pair_text[i]], page row pair_row[i])`` are
+        (:func:`rag_metrics.core.text.normalize_codes`); the pairs ``(texts[pair_text[i]], page row pair_row[i])`` are
         those to judge.
 
         Returns ``(source, given)``: ``source[i]`` is the page row the pair's text was found to be an excerpt of, in
@@ -553,7 +553,7 @@ class PageIndex:
                kept: bool = False, given=None):
         """For each pair ``(texts[pair_text[i]], page row pair_row[i])``: do they share an ``n``-character fragment
         that is not boilerplate of the page's document? ``texts`` are normalized already: a list of strings, or
-        ``(codes, offsets)`` as :func:`rag_metrics.text.normalize_codes` returns them. ``kept=True`` returns two
+        ``(codes, offsets)`` as :func:`rag_metrics.core.text.normalize_codes` returns them. ``kept=True`` returns two
         arrays: this answer, and the answer with boilerplate kept (``rule=None``) from the same pass -- a fragment
         shared in full is found before the furniture test, so both come from the same candidates.
 

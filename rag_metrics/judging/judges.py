@@ -27,7 +27,7 @@ Each judge has ``params()``, ``index(corpus)`` (what it precomputes from the pag
 the pages' texts whose hashes are computed on first use), ``satisfied(item, gold, index)`` for one
 item and ``satisfy(items, gold, index)`` for a whole run. :func:`judge_run` adds to every result
 row the set of gold pages it satisfies; :func:`rag_metrics.measures.pages.evaluate_pages` turns
-that into page-level measures, and :func:`rag_metrics.analysis.failures.failure_breakdown` sorts
+that into page-level measures, and :func:`rag_metrics.experiment.failures.failure_breakdown` sorts
 the misses.
 
 No judge is stronger than another by law, except that the document judge counts everything the
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_choice, check_int
-from ..text import PAGE_MARKER, gram_hashes, normalize_codes
-from .index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
+from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
+from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
 
 BATCH = 1 << 23
 """Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character; 8M was as
@@ -200,7 +200,7 @@ class OverlapJudge(_Judge):
 
     def satisfy(self, items, gold, index=None, *, kept: bool = False):
         """All items at once: one :meth:`PageIndex.shares` call over every distinct (text, page within the window of
-        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.text.normalize_codes`).
+        a gold page of the item's document) pair; texts normalized together (:func:`rag_metrics.core.text.normalize_codes`).
         Items are taken in runs of about :data:`BATCH` characters of text (an item's result depends on its own text
         and gold only), so memory stays bounded however long the log. Each text's opening characters are looked at
         first; a pair they do not settle is judged on the whole text -- through the few minimizers its source page

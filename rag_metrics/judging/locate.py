@@ -4,7 +4,7 @@
 
 * **text-only logs** -- items with text and no document or page (ragas rows keep ``retrieved_contexts`` as text
   only) get their document and pages from where the text is found (:func:`place_text_only`, called by
-  :func:`rag_metrics.analysis.experiment.evaluate_log`; it needs the documents, ``--pages``);
+  :func:`rag_metrics.experiment.evaluate.evaluate_log`; it needs the documents, ``--pages``);
 * **printed page labels** -- LlamaIndex's ``page_label`` is the label printed on the page (``i``, ``ii``, ``1``...),
   not the page's position in the file, so such items are placed by their text too;
 * **the page-metadata audit** (:mod:`rag_metrics.judging.audit`) compares each logged page with the located one.
@@ -42,9 +42,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from ..text import Concat, _powers, codes_of, normalize, text_blocks
-from .index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.text import Concat, _powers, codes_of, normalize, text_blocks
+from rag_metrics.judging.index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
 
 __all__ = ["locate_items", "place_text_only", "PLACED_BY"]
 

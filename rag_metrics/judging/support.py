@@ -27,7 +27,7 @@ words and numbers all occur in a span that says something else (word order, who 
 escalates after five days" when five days is the approval delay); negation carried by words outside its list
 ("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items. Its
 agreement with people is measured on ``data/support/claims.jsonl``
-(:func:`rag_metrics.analysis.support.measure_judges`), not assumed.
+(:func:`rag_metrics.experiment.support.measure_judges`), not assumed.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..errors import InputError
-from ..text import CJK
-from .claims import content_tokens, negated, quantities, quantities_agree, split_claims
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.text import CJK
+from rag_metrics.judging.claims import content_tokens, negated, quantities, quantities_agree, split_claims
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -73,8 +73,8 @@ def context_passages(items, corpus, *, index=None) -> list[dict]:
         doc, text, wanted = item.get("doc_id"), item.get("text"), item.get("pages")
         if isinstance(text, str) and text.strip():
             if doc is None:
-                from .locate import locate_items
-                from .index import PageIndex
+                from rag_metrics.judging.locate import locate_items
+                from rag_metrics.judging.index import PageIndex
 
                 where = locate_items([text], index if index is not None else PageIndex(corpus)).iloc[0]
                 doc, wanted = where["doc_id"], where["pages"]

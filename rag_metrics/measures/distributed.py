@@ -33,11 +33,11 @@ import logging
 
 import pandas as pd
 
-from ..errors import InputError
-from ..io.judgments import Qrels
-from ..io.rankings import Run
-from .prepared import Prepared
-from .result import Evaluation
+from rag_metrics.core.errors import InputError
+from rag_metrics.io.judgments import Qrels
+from rag_metrics.io.rankings import Run
+from rag_metrics.measures.prepared import Prepared
+from rag_metrics.measures.result import Evaluation
 
 __all__ = ["evaluate_dask", "evaluate_partitioned", "evaluate_files", "dask_client", "judge_and_evaluate_log"]
 
@@ -177,8 +177,8 @@ def _golden_subset(golden, questions: set):
 
 def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, chunk_level: bool) -> dict:
     """Judge one partition's rows with every judge and evaluate its questions (page, document, chunk level)."""
-    from ..judging.judges import judge_run
-    from .pages import evaluate_judged
+    from rag_metrics.judging.judges import judge_run
+    from rag_metrics.measures.pages import evaluate_judged
 
     sub = _golden_subset(golden, set(part["question_id"]))
     out: dict = {"judged": {}, "pages": {}}
@@ -228,15 +228,15 @@ def _combined(parts: list, whole: Evaluation, run_order: dict) -> Evaluation:
 
 def judge_and_evaluate_log(golden, run: pd.DataFrame, judges: dict, index, measures, *, chunk_level: bool = False,
                            scheduler: str | None = None, partitions: int | None = None) -> tuple:
-    """The judging and per-question evaluation of :func:`rag_metrics.analysis.experiment.evaluate_log`, on Dask.
+    """The judging and per-question evaluation of :func:`rag_metrics.experiment.evaluate.evaluate_log`, on Dask.
 
     ``run`` (the log's rows matched to the golden set) is split by question into ``partitions`` parts (default:
     two per worker), each judged by every judge and evaluated on a worker; the judged rows come back in the
     log's row order and the per-question values in the golden set's order -- the same tables and numbers as one
     process computes. Returns ``(judged, pages, document, chunk)`` as :func:`evaluate_log` uses them.
     """
-    from ..judging.judges import judge_run
-    from .pages import evaluate_judged
+    from rag_metrics.judging.judges import judge_run
+    from rag_metrics.measures.pages import evaluate_judged
 
     with dask_client(scheduler, reuse=True) as client:
         n_parts = partitions or max(1, 2 * len(client.scheduler_info().get("workers", {})))

@@ -55,12 +55,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from ..errors import check_choice, check_gain, check_min_rel, check_order
-from ..io.judgments import LEVELS, Qrels, check_level
-from ..io.rankings import Run
-from .evaluator import ENGINES, Evaluator
-from .registry import DEFAULT_MEASURES, parse_measures
-from .result import JUDGED_WARNING, Evaluation, summarize
+from rag_metrics.core.errors import check_choice, check_gain, check_min_rel, check_order
+from rag_metrics.io.judgments import LEVELS, Qrels, check_level
+from rag_metrics.io.rankings import Run
+from rag_metrics.measures.evaluator import ENGINES, Evaluator
+from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
+from rag_metrics.measures.result import JUDGED_WARNING, Evaluation, summarize
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

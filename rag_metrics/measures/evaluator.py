@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import os
 
-from ..errors import InputError, check_choice
-from ..io.judgments import Qrels
-from ..io.rankings import Run
-from .prepared import Prepared
-from .result import Evaluation
+from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.io.judgments import Qrels
+from rag_metrics.io.rankings import Run
+from rag_metrics.measures.prepared import Prepared
+from rag_metrics.measures.result import Evaluation
 
 __all__ = ["Evaluator", "evaluator", "ENGINES"]
 
@@ -86,7 +86,7 @@ class Evaluator(Prepared):
             ``settings["engine"]`` names the reader that read the run.
         """
         if _is_dask_frame(run):
-            from .distributed import evaluate_partitioned
+            from rag_metrics.measures.distributed import evaluate_partitioned
 
             return evaluate_partitioned(self, run, scheduler=self.scheduler)
         if self.engine == "dask":
@@ -100,7 +100,7 @@ class Evaluator(Prepared):
             if run_format not in ("auto", "trec") or order_by != "score" or self.doc_map is not None:
                 raise InputError("engine='dask' reads TREC run files and evaluates their IDs as they are, ordered by "
                                  "score (no doc_map, order_by='score').")
-            from .distributed import evaluate_files
+            from rag_metrics.measures.distributed import evaluate_files
 
             return evaluate_files(self, files, scheduler=self.scheduler)
         run = Run.coerce(run, format=run_format, order_by=order_by, func=self.func)
@@ -149,7 +149,7 @@ def evaluator(golden, measures=None, *, level: str = "document", doc_map=None, o
 
 
 def _looks_like_measures(value) -> bool:
-    from .registry import Measure
+    from rag_metrics.measures.registry import Measure
 
     if isinstance(value, Measure):
         return True

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence, Set
 
 import numpy as np
 
-from ..errors import InputError
+from rag_metrics.core.errors import InputError
 
 __all__ = ["as_ranking", "as_gold"]
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..io.judgments import Qrels
-from ..io.rankings import Run
-from ..judging.judges import judge_run
-from .prepared import Prepared
-from .registry import DEFAULT_MEASURES, parse_measures
-from .result import Evaluation
+from rag_metrics.io.judgments import Qrels
+from rag_metrics.io.rankings import Run
+from rag_metrics.judging.judges import judge_run
+from rag_metrics.measures.prepared import Prepared
+from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
+from rag_metrics.measures.result import Evaluation
 
 __all__ = ["evaluate_pages", "evaluate_judged"]
 

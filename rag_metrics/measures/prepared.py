@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import check_gain, check_min_rel, check_order
-from ..io.judgments import Qrels, check_level
-from ..io.rankings import CodedRun, Run, code_run, read_doc_map_any
-from . import engine
-from .registry import DEFAULT_MEASURES, parse_measures
-from .result import Evaluation
+from rag_metrics.core.errors import check_gain, check_min_rel, check_order
+from rag_metrics.io.judgments import Qrels, check_level
+from rag_metrics.io.rankings import CodedRun, Run, code_run, read_doc_map_any
+from rag_metrics.measures import engine
+from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
+from rag_metrics.measures.result import Evaluation
 
 __all__ = ["Prepared"]
 
@@ -34,7 +34,7 @@ class Prepared:
         self.gain = gain
         self.doc_map = read_doc_map_any(doc_map)
         if self.doc_map is not None and level != "document":
-            from ..errors import InputError
+            from rag_metrics.core.errors import InputError
 
             raise InputError(f"{func}: a doc map collapses chunks to documents; use it with level='document'.")
         self.qrels = qrels

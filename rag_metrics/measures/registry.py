@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
-from . import metrics
+from rag_metrics.core.errors import InputError
+from rag_metrics.measures import metrics
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Judged
+    from rag_metrics.measures.engine import Judged
 
 __all__ = ["Measure", "MeasureSpec", "REGISTRY", "parse_measure", "parse_measures", "DEFAULT_MEASURES",
            "measure_table"]

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError
-from ..serialize import jsonable
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.serialize import jsonable
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -81,7 +81,7 @@ class Evaluation:
         without one (``mrr``, ``ndcg``, ``map``) the search depth, the most results any question handed over
         (chunk positions at document level under cut_then_dedup). Print it next to the value: an MRR over
         the top 3 and one over the top 100 are different numbers."""
-        from .registry import parse_measure
+        from rag_metrics.measures.registry import parse_measure
 
         m = parse_measure(measure)
         if m.k is not None:
@@ -93,7 +93,7 @@ class Evaluation:
     def summary_dict(self) -> dict:
         """:func:`summary_rows` as plain data for JSON (no pandas): ``{measure: {"mean", "evaluated", "excluded", "excluded_ids"[, "warning"]}}``; mean is None when nothing
         is defined. A Judged@k mean below :data:`JUDGED_WARNING` carries a ``warning``."""
-        from .registry import parse_measure
+        from rag_metrics.measures.registry import parse_measure
 
         out = summary_rows(self.values, self.questions)
         for m, row in out.items():
@@ -106,7 +106,7 @@ class Evaluation:
 
     def trec_names(self) -> dict:
         """``{measure: name}``: trec_eval's name where trec_eval computes the same value, else the canonical one."""
-        from .registry import parse_measure
+        from rag_metrics.measures.registry import parse_measure
 
         names = {}
         for m in self.values:
@@ -119,7 +119,7 @@ class Evaluation:
     def to_trec(self, per_question: bool = True) -> str:
         """trec_eval's ``-q`` layout: ``measure<TAB>question<TAB>value`` per question (undefined values left out),
         then the ``all`` lines (the mean over defined values; the sum for counts, as trec_eval), then ``num_q``."""
-        from .registry import parse_measure
+        from rag_metrics.measures.registry import parse_measure
 
         names = self.trec_names()
         counts = {m: parse_measure(m).spec.count for m in self.values}
@@ -143,7 +143,7 @@ class Evaluation:
 
     def to_csv(self, per_question: bool = False) -> str:
         """CSV for spreadsheets: the summary (measure, mean, evaluated, excluded), or one row per question."""
-        from ..serialize import csv_text
+        from rag_metrics.core.serialize import csv_text
 
         if per_question:
             columns = [v.tolist() for v in self.values.values()]

@@ -23,8 +23,8 @@ import json
 import os
 from pathlib import Path
 
-from ..html import href, render
-from .kernel import EXPERIMENT_KEY
+from rag_metrics.core.html import href, render
+from rag_metrics.report.kernel import EXPERIMENT_KEY
 
 __all__ = ["write_index", "headline_delta", "runs"]
 
@@ -52,11 +52,11 @@ def headline_delta(previous: dict, latest: dict) -> dict:
     """Difference latest - previous of one headline figure.
 
     Paired when both recorded per-question values for the same questions: the exact paired test
-    (:func:`rag_metrics.analysis.stats.paired_test`: sign test for 0/1 values, randomization test otherwise) gives
+    (:func:`rag_metrics.stats.paired_test`: sign test for 0/1 values, randomization test otherwise) gives
     ``p_value``, the interval ``ci_low``/``ci_high`` and ``verdict``; ``within_noise`` is ``p >= 0.05``, the same
     event as the interval holding 0. Otherwise only the difference of the means, marked unpaired.
     """
-    from ..analysis.stats import paired_test
+    from rag_metrics.stats import paired_test
 
     pa, pb = previous.get("per_question"), latest.get("per_question")
     if pa and pb and set(pa) == set(pb):

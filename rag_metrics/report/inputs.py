@@ -23,7 +23,7 @@ import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InputError, check_choice
+from rag_metrics.core.errors import InputError, check_choice
 
 __all__ = ["ExperimentInputs", "read_inputs", "check_answers", "write_cache", "load_inputs", "hand_over"]
 
@@ -48,16 +48,16 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
 
     Each log is read with its shape (``runs`` may be per-run specs, ``langchain:LOG``:
     :func:`rag_metrics.io.logs.parse_run_spec`), matched to the golden set and the documents as it is read, its
-    text-only items refused without the documents (:func:`rag_metrics.analysis.experiment.prepare_log`), its pages
+    text-only items refused without the documents (:func:`rag_metrics.experiment.evaluate.prepare_log`), its pages
     checked against the documents (:func:`rag_metrics.judging.audit.check_log_pages`) and the headline ``judge``
-    refused when it does not apply (:func:`rag_metrics.analysis.experiment.check_judge`); the answers are joined as
+    refused when it does not apply (:func:`rag_metrics.experiment.evaluate.check_judge`); the answers are joined as
     the report joins them (:func:`check_answers`).
     """
-    from ..analysis.experiment import check_judge, prepare_log
-    from ..io.corpus import load_corpus
-    from ..io.golden import load_golden
-    from ..io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
-    from ..judging.audit import check_log_pages
+    from rag_metrics.experiment.evaluate import check_judge, prepare_log
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
+    from rag_metrics.judging.audit import check_log_pages
 
     if not golden:
         raise InputError("an experiment report needs the golden set: --golden FILE.")
@@ -89,8 +89,8 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
 def check_answers(answers, generator, golden_set):
     """The answers file read and checked as the report joins it: one generator's (``generator``; required when the
     file holds several), one per labelled question. Returns the whole table (the report picks ``generator``)."""
-    from ..analysis.attribution import join_answers
-    from ..io.corpus import load_answers
+    from rag_metrics.experiment.attribution import join_answers
+    from rag_metrics.io.corpus import load_answers
 
     table = load_answers(answers)
     if "question_id" not in table.columns or "generated_answer" not in table.columns:
@@ -114,7 +114,7 @@ def check_answers(answers, generator, golden_set):
 def _stat(path) -> list:
     """What identifies a file's current content cheaply: its resolved path, size and modification time (for a
     folder, those of every file in it)."""
-    from ..io.logs import parse_run_spec
+    from rag_metrics.io.logs import parse_run_spec
 
     p = Path(parse_run_spec(path).path)
     files = sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p, Path(f"{p}.settings.json")]
@@ -163,7 +163,7 @@ def load_inputs(cache=None, *, golden, runs, pages=None, answers=None, generator
 
 def _hand_over(reading: dict, order: str, cache, judge=None) -> dict:
     """Read and validate (:func:`read_inputs`), order the runs, write the cache; what the command prints."""
-    from ..analysis.history import order_logs
+    from rag_metrics.experiment.history import order_logs
 
     inputs = read_inputs(**reading, judge=judge)
     ordered = order_logs(inputs.logs, order)
@@ -190,7 +190,7 @@ def _child(conn, reading, order, cache, judge) -> None:  # pragma: no cover - ru
 
 def hand_over(reading: dict, order: str, cache, judge: str | None = None) -> dict:
     """Read and validate every input (``reading``: the keyword arguments of :func:`read_inputs`), order the runs
-    (:func:`rag_metrics.analysis.history.order_logs`) and write the cache for the notebook, in a forked child
+    (:func:`rag_metrics.experiment.history.order_logs`) and write the cache for the notebook, in a forked child
     process where the system can fork (else here). Returns, per log, its source, questions and questions not in the
     golden set, and the order of the runs; an :class:`~rag_metrics.InputError` is raised here as it was there."""
     import multiprocessing

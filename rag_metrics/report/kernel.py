@@ -12,9 +12,9 @@ the index) is :mod:`rag_metrics.report.runner`; this module needs only IPython (
 
 from __future__ import annotations
 
-from ..analysis.intervals import N_RESAMPLES
-from ..errors import InputError
-from ..serialize import jsonable
+from rag_metrics.stats.intervals import N_RESAMPLES
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.serialize import jsonable
 
 __all__ = ["record", "banner", "claim", "show", "record_experiment", "headlines", "claims", "experiment_record",
            "HEADLINE_MIME", "CLAIM_MIME", "EXPERIMENT_MIME", "EXPERIMENT_KEY", "RECORD_ONLY", "HEADLINE_NOT_SHOWN",
@@ -46,7 +46,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     """Record a headline figure from a notebook (collected into the run's ``summary.json``).
 
     Give per-question ``values`` (a Series indexed by question ID; NaN = undefined,
-    excluded) to get the mean with its 95% interval (:func:`rag_metrics.analysis.stats.mean_interval`:
+    excluded) to get the mean with its 95% interval (:func:`rag_metrics.stats.mean_interval`:
     Clopper--Pearson for 0/1 values, BCa bootstrap otherwise; ``method`` names it) and paired deltas between
     runs, or a plain ``mean`` (and optionally ``ci``). Displays one line of text (checked by nbval)
     and a machine-readable output that :func:`headlines` reads back; with ``echo=False`` only the machine-readable
@@ -54,7 +54,7 @@ def record(name: str, values=None, *, mean: float | None = None, ci: tuple | Non
     """
     import pandas as pd
 
-    from ..analysis.stats import mean_interval
+    from rag_metrics.stats import mean_interval
 
     data: dict = {"name": str(name)}
     if values is not None:
@@ -105,7 +105,7 @@ def claim(condition, text_if_true: str, text_if_false: str | None = None, *, hea
     run of every notebook: no shown text may belong to a condition that does not hold.
 
     Values interpolated into the texts that come from a user's file must go through
-    :func:`rag_metrics.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
+    :func:`rag_metrics.core.html.md_escape`. Returns nothing (a notebook's last line would echo a bool).
 
     ``name`` and ``figures`` (``{name: number or text}``, the values the condition and the texts are computed
     from) are recorded too: a test that knows what the sentence means can recompute the condition from the
@@ -142,16 +142,16 @@ PLAIN_ROWS = 200
 def show(frame, *, empty: str | None = None, float_format: str = ".3f", index: bool = True, human: bool = False,
          collapsed: str | None = None) -> None:
     """Display a table whole: every row and every character of every cell (pandas' display cuts text at 50
-    characters and elides rows), each value escaped (:func:`rag_metrics.html.table`). An empty table draws
+    characters and elides rows), each value escaped (:func:`rag_metrics.core.html.table`). An empty table draws
     nothing; ``empty``, when given, is printed instead. ``human``: through the report's formatting layer
-    (:func:`rag_metrics.html.readable_table`: human column names, yes/no, pages as ``3–4``, times to the second,
+    (:func:`rag_metrics.core.html.readable_table`: human column names, yes/no, pages as ``3–4``, times to the second,
     text left-aligned). ``collapsed``: the HTML table folded in a ``<details>`` element under this summary line
     (escaped)."""
     if frame is None or len(frame) == 0:
         if empty:
             _display({"text/plain": empty}, empty)
         return
-    from ..html import readable, readable_table, table
+    from rag_metrics.core.html import readable, readable_table, table
 
     fmt = (lambda v: format(v, float_format))  # noqa: E731 - pandas wants a callable
     if human:

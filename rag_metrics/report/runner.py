@@ -30,12 +30,12 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..analysis.history import merge_history
-from ..errors import InputError, check_alpha, check_choice, check_name
-from ..files import HOST, atomic_write_text, process_alive
-from ..options import parse_key_values
-from .index import write_index
-from .kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
+from rag_metrics.experiment.history import merge_history
+from rag_metrics.core.errors import InputError, check_alpha, check_choice, check_name
+from rag_metrics.core.files import HOST, atomic_write_text, process_alive
+from rag_metrics.core.options import parse_key_values
+from rag_metrics.report.index import write_index
+from rag_metrics.report.kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
            "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
@@ -68,7 +68,7 @@ class RunRecord:
 
 def parse_parameters(items) -> dict:
     """``["k=5", "name=bm25", "ks=[1,3]"]`` -> ``{"k": 5, "name": "bm25", "ks": [1, 3]}`` (values typed as
-    :func:`rag_metrics.options.parse_value` says: numbers, true/false, none, JSON lists and objects, else text)."""
+    :func:`rag_metrics.core.options.parse_value` says: numbers, true/false, none, JSON lists and objects, else text)."""
     return parse_key_values(items, what="parameter")
 
 
@@ -320,7 +320,7 @@ def build_report(
 
     ``history_dir``: a run history the notebooks add to (parameter ``history_dir``). They write to a copy
     inside the staging folder; the runs they saved join ``history_dir`` only once the report is published
-    and only when no notebook failed (:func:`rag_metrics.analysis.history.merge_history`), so a killed or
+    and only when no notebook failed (:func:`rag_metrics.experiment.history.merge_history`), so a killed or
     failed build leaves the history as it was.
     """
     import sys
@@ -448,10 +448,10 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     """
     import sys
 
-    from ..analysis.history import ORDERS, RULES
-    from ..errors import check_int
-    from ..io.logs import parse_run_spec
-    from .inputs import hand_over
+    from rag_metrics.experiment.history import ORDERS, RULES
+    from rag_metrics.core.errors import check_int
+    from rag_metrics.io.logs import parse_run_spec
+    from rag_metrics.report.inputs import hand_over
 
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
@@ -498,9 +498,9 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
 
 def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
     """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
-    from ..errors import check_int
-    from ..io.logs import PRESETS, parse_field_mapping
-    from ..judging.judges import JUDGES
+    from rag_metrics.core.errors import check_int
+    from rag_metrics.io.logs import PRESETS, parse_field_mapping
+    from rag_metrics.judging.judges import JUDGES
 
     check_name(experiment, what="experiment name")
     if not golden:
@@ -529,13 +529,13 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
 
     Reads the golden set (against the pages when given) and every log with its shape, matched to them as it is
     read (questions, documents by path suffix; :func:`rag_metrics.io.logs.load_log`); places text-only items or
-    refuses them without pages (:func:`rag_metrics.analysis.experiment.prepare_log`); refuses a headline judge
-    that does not apply to a log (:func:`rag_metrics.analysis.experiment.check_judge`); joins the answers as
-    the report does (:func:`rag_metrics.analysis.attribution.join_answers`) -- all in
+    refuses them without pages (:func:`rag_metrics.experiment.evaluate.prepare_log`); refuses a headline judge
+    that does not apply to a log (:func:`rag_metrics.experiment.evaluate.check_judge`); joins the answers as
+    the report does (:func:`rag_metrics.experiment.attribution.join_answers`) -- all in
     :func:`rag_metrics.report.inputs.read_inputs`, the reading the report itself uses.
     """
-    from ..io.logs import parse_run_spec
-    from .inputs import read_inputs
+    from rag_metrics.io.logs import parse_run_spec
+    from rag_metrics.report.inputs import read_inputs
 
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)

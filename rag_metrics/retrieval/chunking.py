@@ -22,9 +22,9 @@ import re
 
 import pandas as pd
 
-from ..errors import InputError, check_choice, check_int
-from ..io.corpus import Corpus
-from ..text import strip_page_markers, token_spans
+from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.io.corpus import Corpus
+from rag_metrics.core.text import strip_page_markers, token_spans
 
 __all__ = ["chunk_fixed", "chunk_by_heading", "indexed_text", "CHUNK_COLUMNS"]
 
@@ -32,7 +32,7 @@ CHUNK_COLUMNS = ["chunk_id", "doc_id", "start", "end", "start_page", "end_page",
 
 
 UNITS = ("char", "token")
-"""What :func:`chunk_fixed` counts: characters, or tokens as :func:`rag_metrics.text.token_spans` finds them."""
+"""What :func:`chunk_fixed` counts: characters, or tokens as :func:`rag_metrics.core.text.token_spans` finds them."""
 
 
 def _check_size(size, overlap):
@@ -67,7 +67,7 @@ def chunk_fixed(corpus: Corpus, size: int, overlap: int = 0, *, unit: str = "cha
 
     Windows start every ``size - overlap`` units; the last window of a document may be
     shorter. Token windows span from the first token's start to the last token's end
-    (tokens as in :func:`rag_metrics.text.token_spans`: a Latin word, or one kana/kanji).
+    (tokens as in :func:`rag_metrics.core.text.token_spans`: a Latin word, or one kana/kanji).
     """
     _check_size(size, overlap)
     check_choice(unit, UNITS, "unit", func="chunk_fixed")

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, check_k
-from ..text import tokenize
-from .chunking import chunk_by_heading, chunk_fixed, indexed_text
+from rag_metrics.core.errors import InputError, check_k
+from rag_metrics.core.text import tokenize
+from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed, indexed_text
 
 __all__ = [
     "BM25Retriever",
@@ -102,7 +102,7 @@ class _Base:
 
 
 class BM25Retriever(_Base):
-    """BM25 over :func:`rag_metrics.text.tokenize` tokens (Latin words + CJK bigrams), with ``bm25s``."""
+    """BM25 over :func:`rag_metrics.core.text.tokenize` tokens (Latin words + CJK bigrams), with ``bm25s``."""
 
     def __init__(self, chunks: pd.DataFrame, *, k1: float = 1.5, b: float = 0.75):
         import warnings
@@ -260,7 +260,7 @@ RETRIEVERS = ("bm25", "dense", "hybrid")
 
 def make_retriever(name: str, chunks: pd.DataFrame) -> BM25Retriever | DenseRetriever | HybridRetriever:
     """``"bm25"``, ``"dense"`` or ``"hybrid"`` (RRF of both) over ``chunks``."""
-    from ..errors import check_choice
+    from rag_metrics.core.errors import check_choice
 
     check_choice(name, RETRIEVERS, "retriever", func="make_retriever")
     if name == "bm25":

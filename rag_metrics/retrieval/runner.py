@@ -43,12 +43,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from ..errors import InputError, check_choice, check_int
-from ..files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
-from ..io.logs import log_records, native_items
-from ..options import load_callable
-from ..progress import progress_bar
-from .retrievers import RETRIEVERS
+from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.core.files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
+from rag_metrics.io.logs import log_records, native_items
+from rag_metrics.core.options import load_callable
+from rag_metrics.core.progress import progress_bar
+from rag_metrics.retrieval.retrievers import RETRIEVERS
 
 __all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary",
            "OutputError", "CallTimeout"]
@@ -62,7 +62,7 @@ def load_retriever(spec: str, **options) -> Callable:
 
     With ``options``, the named callable is a factory: ``make(**options)`` (a class: ``Class(**options)``)
     returns the search callable or an object with a ``search`` method. A module in the current folder is
-    found (:func:`rag_metrics.options.load_callable`).
+    found (:func:`rag_metrics.core.options.load_callable`).
     """
     import inspect
 
@@ -91,8 +91,8 @@ class _BuiltinSearch:
 
     def __init__(self, kind: str, corpus, *, size: int = 400, overlap: int = 100, unit: str = "char",
                  heading: bool = False):
-        from .chunking import chunk_by_heading, chunk_fixed
-        from .retrievers import make_retriever
+        from rag_metrics.retrieval.chunking import chunk_by_heading, chunk_fixed
+        from rag_metrics.retrieval.retrievers import make_retriever
 
         check_choice(kind, BUILTINS, "built-in retriever", what="unknown", field="retriever")
         self.chunks = chunk_by_heading(corpus) if heading else chunk_fixed(corpus, size, overlap, unit=unit)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
+from rag_metrics.core.errors import InputError
 
 __all__ = [
     "l2_normalize", "norm_audit", "NormAudit", "inner_product_search", "threshold_audit", "ThresholdAudit",

@@ -1,0 +1,45 @@
+"""Notebook 01's step 3 (duplicate chunks): which gold documents reach the LLM's top k chunks, and the sentence on
+the two collapsing orders chosen from those numbers (tests/test_duplicate_lesson.py, each branch)."""
+
+from __future__ import annotations
+
+from rag_metrics.measures.collapse import collapse_to_documents
+from rag_metrics.measures.metrics import recall_at_k
+
+__all__ = ["context_check", "orders_claim"]
+
+
+def _recall(ranked_chunks, doc_of, gold, k, order):
+    return recall_at_k(collapse_to_documents(ranked_chunks, doc_of, k, order=order), gold, k)
+
+
+def context_check(ranked_chunks: list, doc_of: dict, gold: set, k: int) -> dict:
+    """Each gold document's first-chunk rank, the ones outside the top ``k`` chunks, Recall@k under both orders, and
+    every cutoff of the ranking at which the two orders differ."""
+    first_rank = {d: next(i for i, c in enumerate(ranked_chunks, start=1) if doc_of[c] == d) for d in sorted(gold)}
+    differ = [c for c in range(1, len(ranked_chunks) + 1)
+              if _recall(ranked_chunks, doc_of, gold, c, "cut_then_dedup")
+              != _recall(ranked_chunks, doc_of, gold, c, "dedup_then_cut")]
+    missing = [d for d, rank in first_rank.items() if rank > k]
+    return {"k": k, "first_rank": first_rank, "missing": missing, "in_context": len(gold) - len(missing),
+            "n_gold": len(gold), "differ": differ, "cut": _recall(ranked_chunks, doc_of, gold, k, "cut_then_dedup"),
+            "dedup": _recall(ranked_chunks, doc_of, gold, k, "dedup_then_cut")}
+
+
+def orders_claim(c: dict) -> dict:
+    """cut_then_dedup is right and dedup_then_cut credits unseen documents, when the two differ at ``k``."""
+    names = ", ".join(repr(d) for d in c["missing"])
+    return {"condition": c["cut"] != c["dedup"], "name": "orders_differ", "headline": False,
+            "figures": {key: c[key] for key in ("cut", "dedup", "missing", "in_context", "n_gold", "k", "differ")},
+            "text_if_true": (
+                f"* **cut_then_dedup = {c['cut']:.2f}** is right: {c['in_context']} of the {c['n_gold']} gold "
+                f"documents reached the context; {names} did not.\n"
+                f"* **dedup_then_cut = {c['dedup']:.2f}** credits {names} although the LLM never saw it. It answers "
+                "another question -- \"are the gold documents among the first k *distinct* documents of the "
+                "ranking?\" -- which matters only when whole documents, not chunks, are handed on."),
+            "text_if_false": (
+                f"At k={c['k']} the two orders agree ({c['cut']:.2f}): "
+                + ("every gold document reaches the context" if not c["missing"]
+                   else "neither order reaches every gold document")
+                + f", so the pitfall does not show. On this seed they differ at k = "
+                f"{', '.join(map(str, c['differ']))}.")}

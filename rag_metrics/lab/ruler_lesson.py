@@ -1,0 +1,188 @@
+"""The claims of notebook 03 (marker vs overlap judging) that depend on the fragment length F: chosen here and tested.
+
+The overlap judge credits a chunk when a fragment of at least F characters of its normalized text occurs on a gold
+page. A chunk shorter than F can share no such fragment, whatever its content: at an F longer than every chunk, the
+judge credits nothing *by construction*. That is a case the parameters make impossible, not a finding about the chunks
+-- these functions say so instead of explaining a zero as "chunks that share only part of a page fail".
+
+Each claim is the keyword arguments of :func:`rag_metrics.report.kernel.claim`; both texts are true sentences of their
+case.
+"""
+
+from __future__ import annotations
+
+from rag_metrics.stats import ALPHA, format_p, paired_test
+from rag_metrics.core.text import normalize
+
+__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "f_curve_claims", "footer_claim"]
+
+SOURCE_GAP = 0.775 - 0.69
+"""The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
+
+
+def longest_fragment(texts) -> int:
+    """The longest fragment any of ``texts`` (chunk texts) can share with a page: its longest normalized text (the
+    overlap judge compares normalized text: NFKC, page markers removed, whitespace collapsed)."""
+    return max((len(normalize(t)) for t in texts if isinstance(t, str)), default=0)
+
+
+def f_fits(min_chars: int, longest: int) -> bool:
+    """Whether a chunk can share an F-character fragment with a page at all (F no longer than the longest chunk)."""
+    return min_chars <= longest
+
+
+def _beyond(min_chars: int, longest: int) -> str:
+    return (f"F = {min_chars} characters is longer than every chunk here (the longest holds {longest} after "
+            "normalization): no chunk can share that many characters with a page, so the overlap judge credits "
+            "nothing at this F -- by construction, not a finding about the chunks")
+
+
+def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits: bool, min_chars: int,
+               longest: int, mid_page: float, size: int) -> list:
+    """The source's comparison on this index (its direction), then its gap taken apart (page hit@3 of the marker/overlap judge at window 0/±1: ``m0, m1, o0, o1``): what
+    each change alone moves, that the two overlap, and how the whole gap compares with the source's."""
+    window_alone, judge_alone, total = m1 - m0, o0 - m0, o1 - m0
+    q = lambda x: round(x * n_eval)  # noqa: E731 -- a share of the questions, as a count
+    overlap = window_alone + judge_alone - total
+    figures = {"m0": m0, "m1": m1, "o0": o0, "o1": o1, "total": total, "window_alone": window_alone,
+               "judge_alone": judge_alone, "n_eval": n_eval, "fits": fits}
+    both = {
+        "condition": fits and q(window_alone) >= 1 and q(judge_alone) >= 1 and q(overlap) >= 1,
+        "name": "both_changes_overlap", "figures": figures,
+        "text_if_true": f"**Both changes move it, and they overlap.** Only widening the marker judge's window to ±1: "
+                        f"{m0:.3f} → {m1:.3f} ({window_alone:+.3f}, {q(window_alone)} questions); only changing the "
+                        f"judge at window 0: {m0:.3f} → {o0:.3f} ({judge_alone:+.3f}, {q(judge_alone)} questions). "
+                        f"Together they move it {total:+.3f}, less than the {window_alone + judge_alone:+.3f} of the "
+                        "two alone: the window already rescues, for the marker judge, chunks that start mid-page and "
+                        "carry the *next* page's marker. So compare judges at the same window: at window ±1 changing "
+                        f"the judge moves hit@3 by {o1 - m1:+.3f}, at window 0 by {o0 - m0:+.3f}.",
+        "text_if_false": (f"Alone, widening the marker judge's window to ±1 moves hit@3 by {window_alone:+.3f} and "
+                          f"changing the judge at window 0 by {judge_alone:+.3f}; together by {total:+.3f}. Compare "
+                          "judges at the same window." if fits else
+                          f"{_beyond(min_chars, longest)}: the window and the judge cannot be told apart here.")}
+    source = {
+        "condition": total > SOURCE_GAP, "name": "gap_vs_source", "figures": {"total": total, "mid_page": mid_page},
+        "text_if_true": f"The gap is larger here than in the source ({total:+.3f} vs +0.085): {mid_page:.0%} of these "
+                        f"{size}-character chunks start in the middle of a page, so most carry no marker of the page "
+                        "they start on; the source's chunks and documents are not these.",
+        "text_if_false": f"The gap is not larger here than in the source ({total:+.3f} vs +0.085), with "
+                         f"{mid_page:.0%} of these {size}-character chunks starting in the middle of a page; the "
+                         "source's chunks and documents are not these."}
+    direction = {
+        "condition": total > 0, "name": "source_direction",
+        "figures": {"m0": m0, "o1": o1, "total": total, "n_eval": n_eval, "min_chars": min_chars, "longest": longest},
+        "text_if_true": f"As in the source, content overlap with a ±1 window scores above markers matched on the page "
+                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f}, {q(total)} of {n_eval} questions), "
+                        "0.69 → 0.775 there.",
+        "text_if_false": f"Unlike the source, content overlap with a ±1 window does not score above markers matched on "
+                         f"the page itself here: {m0:.3f} → {o1:.3f} (the source: 0.69 → 0.775)"
+                         + ("." if fits else f" -- {_beyond(min_chars, longest)}: the comparison cannot be made at "
+                                             "this F.")}
+    return [direction, both, source]
+
+
+def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_eval: int, min_chars: int,
+                 window: int, longest: int, failed_by_overlap: int, failed_by_marker: int, chunking: str) -> list:
+    """Notebook 03's headline (changing only the judge moves page hit@k), the cases where the judges agree, and the
+    overlap judge's strictness at a large F, told apart from an F no chunk can reach. Each claim but the headline
+    shows nothing when false (``text_if_false`` None): a sentence that does not hold is not printed."""
+    fits = f_fits(min_chars, longest)
+    moved = round((overlap - marker) * n_eval)
+    figures = {"marker": marker, "overlap": overlap, "document": document, "moved": moved, "n_eval": n_eval,
+               "min_chars": min_chars, "longest": longest}
+    headline = {
+        "condition": overlap > marker, "headline": True, "name": "ruler_moves_figure", "figures": figures,
+        "text_if_true": f"**Same index, same run: changing only the judge moves page hit@{k} from {marker:.3f} "
+                        f"(marker) to {overlap:.3f} (overlap, F={min_chars}, window {window})**, {moved} of {n_eval} "
+                        f"questions; the document judge, which ignores pages, gives {document:.3f} -- the ceiling of "
+                        "both.",
+        "text_if_false": (f"Here the overlap judge is not more lenient than the marker judge: page hit@{k} is "
+                          f"{marker:.3f} by marker and {overlap:.3f} by overlap (F={min_chars}, window {window}); the "
+                          f"document judge gives {document:.3f}." if fits else
+                          f"{_beyond(min_chars, longest)}. The two judges cannot be compared at this F: page hit@{k} "
+                          f"is {marker:.3f} by marker and {overlap:.3f} by overlap.")}
+    strict = {
+        "condition": fits and overlap < marker and min_chars > 48, "name": "large_f_is_strict",
+        "figures": {"marker": marker, "overlap": overlap, "min_chars": min_chars, "longest": longest},
+        "text_if_true": f"A large F ({min_chars} characters) makes the overlap judge strict: a chunk that shares only "
+                        "a shorter piece with the gold page fails it, even when it carries the page's marker.",
+        "text_if_false": None}
+    only_marker = {
+        "condition": overlap < marker, "name": "marker_only",
+        "figures": {"marker": marker, "overlap": overlap, "failed_by_overlap": failed_by_overlap},
+        "text_if_true": f"{failed_by_overlap} top-{k} chunk(s) carry a gold page's marker (± window) but share no "
+                        f"{min_chars}-character fragment with that page or its window.",
+        "text_if_false": None}
+    ceiling = {
+        "condition": overlap == marker == document, "name": "both_at_ceiling", "text_if_false": None,
+        "figures": {"marker": marker, "overlap": overlap, "document": document},
+        "text_if_true": f"Both judges reach the document ceiling ({document:.3f}): every question whose document is in "
+                        f"the top {k} also has a chunk there that carries its gold page's marker and shares text with "
+                        f"it, so the judges cannot differ -- with {chunking} chunks markers are rarely lost."}
+    few = {
+        "condition": overlap <= marker and not overlap == marker == document and min_chars <= 48,
+        "name": "few_markers_lost", "text_if_false": None,
+        "figures": {"marker": marker, "overlap": overlap, "document": document, "min_chars": min_chars,
+                    "failed_by_marker": failed_by_marker},
+        "text_if_true": f"Only {failed_by_marker} top-{k} chunk(s) satisfy a gold page by content but not by marker "
+                        f"with these chunks ({chunking}): few lose their gold page's marker."}
+    return [headline, ceiling, few, strict, only_marker]
+
+
+def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, answers: dict | None = None,
+                   alpha: float = ALPHA) -> list:
+    """The claims of the F curve (``by_f``: ``{F: page hit@k}``; ``answers``: ``{F: per-question hit@k}``, for the
+    paired test): whether F between 16 and 48 matters beyond noise -- the exact paired test of the lowest against the
+    highest F there on the same questions -- and what the curve's two extremes mean (an F beyond every chunk is named
+    as such, not read as chunks failing)."""
+    fs = sorted(by_f)
+    near = [f for f in fs if 16 <= f <= 48]
+    f_low, f_high = min(near, key=lambda f: by_f[f]), max(near, key=lambda f: by_f[f])
+    low, high = by_f[f_low], by_f[f_high]
+    spread = round((high - low) * n_eval)
+    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and f_low != f_high else 1.0
+    tested = f"paired test of F={f_low} against F={f_high} on the same questions, {format_p(p, alpha)}"
+    flat = {
+        "condition": p >= alpha, "name": "flat_between_16_and_48",
+        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha},
+        "text_if_true": f"Between F=16 and F=48 page hit@{k} stays between {low:.3f} and {high:.3f} ({spread} "
+                        f"question(s); {tested}): within noise -- the result does not hinge on the exact F here.",
+        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions "
+                         f"({tested}): beyond noise -- with these chunks the result depends on F, so report F with "
+                         "every figure and check the chunks it fails."}
+    small_f, large_f = fs[0], fs[-1]
+    small, large = by_f[small_f], by_f[large_f]
+    beyond = [f for f in fs if not f_fits(f, longest)]
+    if not f_fits(large_f, longest):
+        false_text = (f"At F={small_f} page hit@{k} is {small:.3f}; F = {', '.join(map(str, beyond))} "
+                      f"{'is' if len(beyond) == 1 else 'are'} longer than every chunk here (the longest holds "
+                      f"{longest} characters after normalization): no chunk can share that many characters with a "
+                      f"page, so page hit@{k} is {large:.3f} there by construction -- not a finding about the chunks.")
+    elif small > large:
+        false_text = None
+    else:
+        false_text = (f"At the extremes, F={small_f} gives page hit@{k} {small:.3f} and F={large_f} gives {large:.3f}: "
+                      "the fragment length hardly matters here.")
+    extremes = {
+        "condition": small > large and f_fits(large_f, longest), "name": "extremes_of_f",
+        "figures": {"small": small, "large": large, "large_f": large_f, "longest": longest, "beyond": beyond},
+        "text_if_true": f"At the extremes, F={small_f} gives {small:.3f} and "
+                        f"F={large_f} gives {large:.3f} (chunks sharing only part of a page fail: the longest chunk "
+                        f"holds {longest} characters).",
+        "text_if_false": false_text}
+    return [flat, extremes]
+
+
+def footer_claim(*, kept: float, default: float, n_eval: int, min_chars: int, longest_footer: int) -> dict:
+    """The page-furniture sentence: how many more questions the overlap judge credits at hit@1 when it keeps the
+    running footer (``kept``) than when it leaves boilerplate out (``default``), or why none (F longer than every
+    footer line)."""
+    false_hits = round((kept - default) * n_eval)
+    why = (f" {min_chars} characters is longer than any footer line (the longest has {longest_footer}), so the footer "
+           "is never a shared fragment." if min_chars > longest_footer else "")
+    return {"condition": false_hits > 0, "name": "footer_false_hits",
+            "figures": {"kept": kept, "default": default, "false_hits": false_hits, "n_eval": n_eval,
+                        "min_chars": min_chars, "longest_footer": longest_footer},
+            "text_if_true": f"**Keeping the footer, the overlap judge credits {false_hits} more question(s) at hit@1** "
+                            f"({kept:.3f} instead of {default:.3f}): pages of the right document that only share the footer with the gold page.",
+            "text_if_false": f"Here keeping the footer credits nothing more at hit@1 ({kept:.3f} either way).{why}"}

@@ -1,0 +1,111 @@
+"""The claims of notebook 11 (is the answer supported?) that read the diagnosis: chosen here and tested.
+
+* :func:`misled_claim` -- a wrong answer whose every claim is supported is ``misled`` (it contradicts the expected
+  answer: a passage about something else supplied it) or ``incomplete`` (it stops short of a multi-part expected
+  answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.support.stops_short`).
+* :func:`judge_errors` -- a right answer judged unsupported only because the closest span holds a negation the claim
+  does not: the offline judge's known limit (a negation inside a noun phrase, docs/answer_support.md), not memory.
+* :func:`kappa_claim` -- the judge's agreement with people, read from the point estimate *and* its interval.
+
+Each claim is the keyword arguments of :func:`rag_metrics.report.kernel.claim`; both texts are true sentences of their
+case.
+"""
+
+from __future__ import annotations
+
+from rag_metrics.judging.claims import negated
+
+__all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim"]
+
+
+def misled_claim(records) -> dict:
+    """The claim on the wrong answers whose every claim is supported (``records``: a Diagnosis's records): the
+    ``misled`` ones and the ``incomplete`` ones, named."""
+    d = records["diagnosis"]
+    bad, short = sorted(d.index[d == "misled"]), sorted(d.index[d == "incomplete"])
+    figures = {"misled": bad, "incomplete": short}
+    if not bad and not short:
+        return dict(condition=False, text_if_true="", name="misled_split", figures=figures,
+                    text_if_false="No wrong answer here has every claim supported.")
+    text = (f"{len(bad) + len(short)} wrong answers have every claim supported by the context. "
+            + (f"{len(bad)} are `misled` ({', '.join(bad)}): they contradict the expected answer with a number or a "
+               "polarity taken from a passage about something else. " if bad else "None is `misled`. ")
+            + (f"**{len(short)} are `incomplete`** ({', '.join(short)}): everything they say is in the expected "
+               "answer and in the context, they stop short of its other parts -- a generation problem (answer every "
+               "part), not noise in the context." if short else "None is `incomplete`."))
+    return dict(condition=bool(short), name="misled_split", figures=figures, text_if_true=text, text_if_false=text)
+
+
+def judge_errors(records, claims) -> dict:
+    """``{question_id: span}`` of the right answers (``correct``) whose support is not full only because a claim
+    without negation was refused with ``"negation differs"`` -- every unsupported claim of the answer so."""
+    out = {}
+    for q in records.index[records["correct"] & (records["support"] != "full")]:
+        refused = claims[(claims["question_id"] == q) & ~claims["supported"].astype(bool)]
+        if len(refused) and all(r == "negation differs" and not negated(c)
+                                for r, c in zip(refused["reason"], refused["claim"])):
+            out[q] = str(refused["span"].iloc[0])
+    return out
+
+
+def judge_error_claim(errors: dict, diagnoses: dict) -> dict:
+    """The claim naming the judge's errors (:func:`judge_errors`), with the diagnosis they got (``diagnoses``)."""
+    figures = {"errors": sorted(errors), "diagnoses": {q: diagnoses[q] for q in errors}}
+    if not errors:
+        return dict(condition=False, text_if_true="", name="judge_error", figures=figures,
+                    text_if_false="No right answer here was refused only for a negation the claim does not hold.")
+    noun_phrase = all("でないこと" in span for span in errors.values())
+    cases = "; ".join(f"{q} (diagnosed `{diagnoses[q]}`), span 「{span}」" for q, span in sorted(errors.items()))
+    return dict(condition=True, name="judge_error", figures=figures, text_if_false="",
+                text_if_true=(f"**A judge error, not memory**: {cases}. The answer is right and the span states it; "
+                              "the judge read a negation elsewhere in the sentence"
+                              + (" -- here inside a noun phrase (「…でないこと」) --" if noun_phrase else "")
+                              + " as negating the claim. A known limit of the offline judge (docs/answer_support.md): "
+                              "read the spans before trusting an `answered_from_memory`."))
+
+
+def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
+    """The claim on the judge's agreement with people: the point estimate against ``min_kappa``, then its interval's
+    lower end -- "established" only when the whole interval clears the bar."""
+    figures = {"kappa": kappa, "low": low, "high": high, "min_kappa": min_kappa, "n": n,
+               "interval_clears": low is not None and low >= min_kappa}
+    if kappa is None:
+        return dict(condition=False, text_if_true="", name="judge_agreement", figures=figures,
+                    text_if_false="The offline judge's kappa is undefined on this set (one label only).")
+    head = f"The offline judge agrees with the people's labels at kappa **{kappa:.3f}** [{low:.3f}, {high:.3f}]"
+    if low >= min_kappa:
+        true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
+                f"established on these {n} claims.")
+    else:
+        true = (f"{head}: the point estimate clears the stated {min_kappa:g}, the interval's lower end "
+                f"({low:.3f}) does not -- on {n} claims agreement at that level is likely, **not established**. "
+                "The command line's gate reads the point estimate and accepts the judge; quote its figures with "
+                "this interval, and label more claims to narrow it.")
+    return dict(condition=kappa >= min_kappa, text_if_true=true, name="judge_agreement", figures=figures,
+                text_if_false=(f"{head}: below the stated {min_kappa:g} -- the command line refuses it for "
+                               "headline figures (unless `--force`)."))
+
+
+def second_look_claim(check: list, diagnoses: dict) -> dict:
+    """Notebook 05's claim on its "check the expected answer" group (``check``: exact match missed, the logged
+    faithfulness score high), read again by notebook 11's judges: ``diagnoses`` (question -> diagnosis)."""
+    groups = {"meaning matches": [q for q in check if diagnoses.get(q) in ("passed", "label_gap")],
+              "stops short": [q for q in check if diagnoses.get(q) == "incomplete"],
+              "contradicted by the context": [q for q in check if diagnoses.get(q) in ("hallucinated",
+                                                                                        "generation_failure")]}
+    rest = [q for q in check if not any(q in g for g in groups.values())]
+    figures = {"check": list(check), "diagnoses": {q: diagnoses.get(q) for q in check},
+               **{k.replace(" ", "_"): v for k, v in groups.items()}, "rest": rest}
+    parts = {"meaning matches": "the meaning matches (only the wording differs)",
+             "stops short": "the answer says only part of the expected one (incomplete)",
+             "contradicted by the context": "a claim the context contradicts, which the logged faithfulness score "
+                                            "missed (a hallucination, not a stale expected answer)"}
+    said = [f"{', '.join(groups[k])}: {v}" for k, v in parts.items() if groups[k]]
+    said += [f"{', '.join(rest)}: other diagnoses ({', '.join(sorted({diagnoses.get(q, '-') for q in rest}))})"] \
+        if rest else []
+    return dict(condition=bool(check), name="second_look", figures=figures, text_if_false="",
+                text_if_true=("Notebook 11 reads the same answers from the same logged context, and counts their "
+                              "retrieval as done too -- the rule plays no part here. What differs is the judging: a "
+                              "meaning match instead of exact match, and each claim's numbers checked against the "
+                              "page instead of the logged faithfulness score. So its names differ: "
+                              + "; ".join(said) + "."))

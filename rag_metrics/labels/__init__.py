@@ -1,0 +1,7 @@
+"""Labels: a golden set + retrieved pages -> audited labels and assessors measured against people.
+
+Takes a golden set, evaluated runs and people's judgments; hands on the audit of the golden set's labels and the
+pages it missed (:mod:`.audit`), offline and LLM assessors of unlabelled pages (:mod:`.assessors`,
+:mod:`.llm_assessors`), their agreement with people and the figures that account for assessed labels
+(:mod:`.agreement`), and the sheet people fill to check the answer-support judge (:mod:`.support_sheet`).
+"""

@@ -1,0 +1,886 @@
+"""Labels you can trust: audit a golden set against what retrievers found, and accept the pages it missed.
+
+A golden set built by sampling one page per question (by hand or with :mod:`rag_metrics.golden.generate`) labels
+that page; a page of another document that answers the question too is not labelled, and a retriever that returns
+it is counted wrong. :func:`audit_labels` looks at every page the runs retrieved for every answerable question and
+reports, from the pages' own text (``--pages``):
+
+* **candidate pages** -- retrieved pages that are not gold but contain the expected answer (found as answer matching
+  finds it: :func:`~rag_metrics.labels.assessors.find_answer`, normalized, at word boundaries) or share a fragment
+  of at least ``min_evidence_chars`` characters with the gold evidence (the sentences of the gold pages that hold the
+  answer); ranked -- answer found first, then the longer shared evidence, then the best rank and the number of runs
+  that retrieved it -- with the answer and the evidence highlighted on the page;
+* **near-duplicate questions** -- pairs whose character-trigram similarity reaches ``duplicate_threshold``
+  (:func:`~rag_metrics.golden.flags.near_duplicates`; 1.0 is a duplicate);
+* **answers on no gold page** -- answerable questions whose expected answer occurs on none of their gold pages (a
+  paraphrased answer, or a wrong page), and questions without an expected answer (which cannot be audited);
+* **gold pages without text** -- a scanned page: no text judge can ever find it.
+
+Where a retrieved item lies: its page metadata when the log has it, else the page(s) of its document sharing the
+most ``locate_chars``-character fragments with its text (a running footer is shared with every page, so the page
+sharing the most wins); an item with neither is not placed (counted in ``settings["unplaced_items"]``).
+
+The review file (:func:`write_review` of the golden builder: CSV with a byte-order mark, or JSON lines) has one row
+per candidate page (:data:`AUDIT_COLUMNS`), ``decision`` pre-filled ``pending``: a reviewer writes ``accept`` (the
+page answers the question: it becomes gold) or ``reject`` (it does not: a human label of non-relevance), and may
+fill ``why``, and ``group`` for a question written with evidence groups. :func:`accept_labels` writes a new golden
+set (JSON lines) with the accepted pages and their provenance (who, when, why, in each question's
+``label_provenance``), every human decision in ``<out>.judgments.jsonl`` (:func:`load_judgments`; carried over from
+the input set's own), and ``<out>.meta.json`` with the old and new fingerprints. The golden set's fingerprint changes
+with its gold, so the run history keeps runs judged against the old and the new set apart
+(:func:`rag_metrics.experiment.history.diff` refuses to compare them).
+
+:func:`labels_summary` gives the judged share (the share of retrieved top-k pages that carry a human label) and the
+audit's counts for one run, for the experiment report.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.core.files import check_output, publish_files
+from rag_metrics.io.csvfile import read_rows
+from rag_metrics.io.golden import _csv_rows, golden_from_records
+from rag_metrics.io.jsonl import iter_jsonl, jsonl_text
+from rag_metrics.judging.answers import normalize_answer
+from rag_metrics.judging.judges import shared_spans
+from rag_metrics.core.text import normalize
+from rag_metrics.labels.assessors import _folded, answer_sentences, find_answer, retrieved_pages
+from rag_metrics.golden.flags import near_duplicates
+from rag_metrics.golden.review_file import review_text
+
+__all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
+           "human_labels", "with_evidence_groups", "first_gold_page_only",
+           "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "little_to_correct_claim", "SMALL_BIAS",
+           "accepted_hits_claim", "stand_in_errors_claim", "either_page_claim"]
+
+SMALL_BIAS = 0.05  # a bias of a hit@k below this leaves little for a correction to remove
+
+AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
+                 "why", "answer_found", "shared_chars", "best_rank", "runs"]
+AUDIT_DECISIONS = ("pending", "accept", "reject")
+JUDGMENT_COLUMNS = ["question_id", "doc_id", "page", "relevant", "by", "at", "why", "source"]
+
+
+# --- where retrieved items lie ---------------------------------------------------------------------------------
+
+def _as_results(golden, corpus, runs) -> list:
+    """``[(name, ExperimentResult)]``: logs are evaluated; two runs of one name are told apart by ``#2``, ``#3``..."""
+    from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log
+    from rag_metrics.io.logs import RunLog
+
+    if isinstance(runs, (ExperimentResult, RunLog)):
+        runs = [runs]
+    out, seen = [], {}
+    for run in runs:
+        if isinstance(run, RunLog):
+            run = evaluate_log(golden, run, corpus)
+        elif not isinstance(run, ExperimentResult):
+            raise InputError(f"audit_labels: a run must be a retrieval log (load_log) or an experiment result "
+                             f"(evaluate_log), got {type(run).__name__}.")
+        check_matches(run)
+        seen[run.name] = seen.get(run.name, 0) + 1
+        out.append((run.name if seen[run.name] == 1 else f"{run.name}#{seen[run.name]}", run))
+    if not out:
+        raise InputError("audit_labels: give at least one run.")
+    return out
+
+
+def check_matches(result) -> None:
+    """Refuse a run none of whose logged questions is in the golden set (a log of another set, or IDs and texts
+    that changed): everything would be silently empty."""
+    logged = len(result.log.questions)
+    if logged and len(result.unknown_questions) >= logged:
+        raise InputError(f"none of the {logged} logged questions is in the golden set {result.golden.source} (their "
+                         "IDs, or their texts when the log has no IDs, match no golden question); is it a log of "
+                         "another golden set?", path=result.log.source)
+
+
+# --- the audit -------------------------------------------------------------------------------------------------
+
+def _segments(text: str, marks: list[tuple[int, int, str]]) -> list[tuple[str, str | None]]:
+    """``text`` cut into (piece, mark kind or None); overlapping marks: the answer wins over evidence."""
+    kind = [None] * len(text)
+    for a, b, k in sorted(marks, key=lambda m: m[2] == "answer"):
+        for i in range(a, min(b, len(text))):
+            kind[i] = k
+    out: list = []
+    for ch, k in zip(text, kind):
+        if out and out[-1][1] == k:
+            out[-1][0] += ch
+        else:
+            out.append([ch, k])
+    return [(t, k) for t, k in out]
+
+
+@dataclass(frozen=True)
+class LabelAudit:
+    """What :func:`audit_labels` found (module docstring).
+
+    ``candidates``: one row per candidate page (:data:`AUDIT_COLUMNS` plus ``gold_pages``, ``adjacent`` and the
+    highlighted ``segments``), ranked. ``duplicates``: question_id, duplicate_of, similarity, question, other.
+    ``answer_not_on_gold``: question_id, question, answer, gold_pages. ``no_expected_answer``: question IDs.
+    ``empty_gold_pages``: question_id, doc_id, page. ``pages``: the retrieved pages (:func:`retrieved_pages`) with
+    ``labelled`` (a gold page or a human judgment). ``settings``: parameters, runs, unplaced items.
+    """
+
+    candidates: pd.DataFrame
+    duplicates: pd.DataFrame
+    answer_not_on_gold: pd.DataFrame
+    no_expected_answer: tuple
+    empty_gold_pages: pd.DataFrame
+    pages: pd.DataFrame
+    settings: dict = field(default_factory=dict)
+
+    def judged_share(self, run: str | None = None) -> float | None:
+        """Mean over answerable questions of the share of their distinct retrieved pages (in the audited top k) that
+        carry a human label; one run (default: all runs' pages together). None when nothing was retrieved."""
+        pages = self.pages if run is None else self.pages[self.pages["run"] == run]
+        pages = pages.drop_duplicates(["question_id", "doc_id", "page"])
+        if not len(pages):
+            return None
+        return float(pages.groupby("question_id")["labelled"].mean().mean())
+
+    def counts(self) -> dict:
+        """The audit's counts, as the experiment report and the command line print them."""
+        c = self.candidates
+        return {"candidates": int(len(c)), "candidates_with_answer": int(c["answer_found"].sum()) if len(c) else 0,
+                "questions_with_candidates": int(c["question_id"].nunique()) if len(c) else 0,
+                "near_duplicates": int(len(self.duplicates)),
+                "duplicates": int((self.duplicates["similarity"] >= 1.0).sum()) if len(self.duplicates) else 0,
+                "answer_not_on_gold_page": int(len(self.answer_not_on_gold)),
+                "no_expected_answer": len(self.no_expected_answer),
+                "gold_pages_without_text": int(len(self.empty_gold_pages)),
+                "retrieved_pages": int(len(self.pages.drop_duplicates(["question_id", "doc_id", "page"]))),
+                "judged_share": self.judged_share()}
+
+    def review_table(self) -> pd.DataFrame:
+        """The review file's rows (:data:`AUDIT_COLUMNS`), decisions pre-filled ``pending``."""
+        return self.candidates[AUDIT_COLUMNS].copy()
+
+    def findings(self) -> pd.DataFrame:
+        """Every finding other than candidate pages, one row each: kind, question_id, detail."""
+        rows = [{"kind": "near_duplicate" if r.similarity < 1 else "duplicate", "question_id": r.question_id,
+                 "detail": f"{r.duplicate_of} (similarity {r.similarity:.2f}): {r.other}"}
+                for r in self.duplicates.itertuples()]
+        rows += [{"kind": "answer_not_on_gold_page", "question_id": r.question_id,
+                  "detail": f"{r.answer!r} is on none of {r.gold_pages}"} for r in self.answer_not_on_gold.itertuples()]
+        rows += [{"kind": "no_expected_answer", "question_id": q, "detail": "no expected answer: cannot be audited"}
+                 for q in self.no_expected_answer]
+        rows += [{"kind": "gold_page_without_text", "question_id": r.question_id,
+                  "detail": f"{r.doc_id} p.{r.page} has no text: no text judge can find it"}
+                 for r in self.empty_gold_pages.itertuples()]
+        return pd.DataFrame(rows, columns=["kind", "question_id", "detail"])
+
+    def to_html(self, title: str = "Label audit") -> str:
+        """One HTML page: counts, every candidate beside its page text (answer and evidence highlighted), the other
+        findings. Every value is escaped (autoescaped template)."""
+        from rag_metrics.core.html import render
+
+        items = []
+        for row in self.candidates.to_dict("records"):
+            items.append({**{k: ("" if v is None or (isinstance(v, float) and v != v) else v) for k, v in row.items()},
+                          "reasons_list": [r for r in str(row["reasons"]).split("; ") if r]})
+        return render("labels_audit.html.j2", title=title, items=items, counts=self.counts(),
+                      findings=self.findings().to_dict("records"), settings=self.settings)
+
+    def write(self, folder) -> dict:
+        """Write ``review.csv``, ``findings.csv``, ``audit.html`` and ``audit.json`` into ``folder``; their paths."""
+        folder = check_output(folder, folder=True)
+        paths = {"review": folder / "review.csv", "findings": folder / "findings.csv", "html": folder / "audit.html",
+                 "json": folder / "audit.json"}
+        publish_files({paths["review"]: review_text(self.review_table(), paths["review"]),
+                       paths["findings"]: review_text(self.findings(), paths["findings"]),
+                       paths["html"]: self.to_html(),
+                       paths["json"]: json.dumps({"counts": self.counts(), "settings": self.settings}, indent=2,
+                                                 ensure_ascii=False, default=str) + "\n"}, folder=folder)
+        return paths
+
+
+def little_to_correct_claim(truth: float, means: dict) -> dict:
+    """The one sentence on prediction-powered inference at these settings, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments. ``truth`` is hit@k with the full labels; ``means`` maps each
+    way of counting on the cut-down labels to its figure, "human labels only" (unlabelled pages counted as misses)
+    among them. "Nothing to correct" only when the bias ``truth - labels only`` and the spread of the ways are both
+    under :data:`SMALL_BIAS`; otherwise the sentence gives the bias and the spread."""
+    only = float(means["human labels only"])
+    bias, low, high = truth - only, min(means.values()), max(means.values())
+    return {
+        "condition": bias < SMALL_BIAS and high - low < SMALL_BIAS,
+        "text_if_true": (f"At these settings all {len(means)} ways count page hit@k at {low:.3f}–{high:.3f} against a "
+                         f"truth of {truth:.3f}: cutting the labels costs only {bias:.3f} (the retriever usually "
+                         "returns the first gold page anyway), so there is **nothing for PPI to correct** here."),
+        "text_if_false": (f"At these settings the {len(means)} ways count page hit@k from {low:.3f} to {high:.3f} "
+                          f"against a truth of {truth:.3f}; the cut-down labels alone are short by {bias:.3f}: "
+                          "`figures.table()` gives each way's interval."),
+        "name": "little_to_correct",
+        "figures": {"bias": bias, "only": only, "truth": truth, "means": dict(means)},
+    }
+
+
+def accepted_hits_claim(accepted: list, hit_before: dict, k: int) -> dict:
+    """Whether accepting the audit's pages can move hit@k, as :func:`rag_metrics.report.kernel.claim`'s arguments.
+    ``accepted``: (golden set, question_id, doc_id, page) per accepted page; ``hit_before``: (golden set, question_id)
+    -> hit@k before the audit. A question that was already a hit stays one: hit@k moves only through the others."""
+    questions = list(dict.fromkeys((s, q) for s, q, _, _ in accepted))
+    already = [key for key in questions if hit_before.get(key, 0) > 0]
+    pages = ", ".join(f"{q} ({d} p.{p})" for _, q, d, p in accepted[:6]) + (", …" if len(accepted) > 6 else "")
+    return {
+        "condition": bool(questions) and len(already) == len(questions),
+        "text_if_true": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s) "
+                         f"that were **already hits** (a gold page of theirs was in the top {k} too): hit@{k} is 1 for "
+                         f"each of them with or without the new label, so it does not move."),
+        "text_if_false": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s), "
+                          f"{len(questions) - len(already)} of them misses before the audit: those are the ones "
+                          f"hit@{k} can gain." if questions else "No page was accepted: hit@k cannot move."),
+        "name": "accepted_already_hits",
+        "figures": {"pages": len(accepted), "questions": len(questions), "already": len(already)},
+    }
+
+
+def stand_in_errors_claim(disputed: int, candidates: int) -> dict:
+    """How many of the pages the stand-in for people calls not relevant but the assessor grades relevant are the
+    audit's candidates (unlabelled pages holding the answer: the stand-in's error, not the assessor's), as
+    :func:`rag_metrics.report.kernel.claim`'s arguments."""
+    return {
+        "condition": disputed > 0 and candidates == disputed,
+        "text_if_true": (f"All {disputed} page(s) the stand-in calls not relevant but the assessor grades relevant are "
+                         "**the audit's candidates** (section 1): unlabelled pages that hold the expected answer. "
+                         "There the stand-in is wrong, not the assessor."),
+        "text_if_false": (f"{candidates} of the {disputed} page(s) the stand-in calls not relevant but the assessor "
+                          "grades relevant are the audit's candidates (the stand-in's error); the other "
+                          f"{disputed - candidates} are the assessor's disagreement." if disputed else
+                          "The assessor grades no page relevant that the stand-in calls not relevant."),
+        "name": "stand_in_errors",
+        "figures": {"disputed": disputed, "candidates": candidates},
+    }
+
+
+def either_page_claim(questions: list, k: int) -> dict:
+    """The "either page will do" case of evidence groups, as :func:`rag_metrics.report.kernel.claim`'s arguments:
+    ``questions`` are the IDs of questions with one group of several gold pages whose top ``k`` holds some but not
+    all of them (sufficiency@k = 1, recall@k < 1)."""
+    shown = ", ".join(questions[:5]) + (", …" if len(questions) > 5 else "")
+    return {
+        "condition": bool(questions),
+        "text_if_true": (f"**Either page will do** for {len(questions)} question(s) ({shown}): one group of several "
+                         f"gold pages, only some of them in the top {k}. sufficiency@{k} counts each as answered; "
+                         f"recall@{k} stays below 1 for them, as if part of the answer were missing."),
+        "text_if_false": (f"No question with one group of several gold pages has only some of them in the top {k}: "
+                          f"here sufficiency@{k} and recall@{k} agree on every such question."),
+        "name": "either_page",
+        "figures": {"questions": len(questions)},
+    }
+
+
+def gap_explained_claim(gap: float, gap_after: float, added: dict, retriever: str, k: int) -> dict:
+    """The sentence on how much of a hit@k gap between a generated and a hand-written set the audit's accepted pages
+    close, as :func:`rag_metrics.report.kernel.claim`'s arguments. ``gap`` and ``gap_after`` are hand-written minus
+    generated, before and after accepting the pages; ``added`` counts the pages accepted per set ("generated",
+    "hand-written"). The share explained is ``(gap - gap_after) / gap``: above 0 it closes part of the gap, below 0
+    the gap widened, at 0 none of it was missing labels; with no gap (``gap <= 0``) there is nothing to explain."""
+    explained = (gap - gap_after) / gap if gap > 0 else None
+    if explained is not None and explained > 0:
+        finding = (f"closes **{explained:.0%} of the gap** (from {gap:.3f} to {gap_after:.3f}): that part of the gap was "
+                   "missing labels; the rest is the questions and the retriever.")
+    elif explained is not None and explained < 0:
+        finding = (f"**widens the gap** (from {gap:.3f} to {gap_after:.3f}): the hand-written set was missing labels "
+                   "too, and none of the gap was missing labels of the generated set.")
+    else:
+        finding = (f"leaves the gap where it was ({gap:.3f}): **none of the gap was missing labels** ({retriever}, top "
+                   f"{k}); the generated set's misses are not label gaps -- the next table says which questions they are.")
+    return {
+        "condition": gap > 0,
+        "text_if_true": (f"Accepting the answer pages the audit found ({added['generated']} for the generated set, "
+                         f"{added['hand-written']} for the hand-written one) {finding}"),
+        "text_if_false": "With no gap between the two sets under these parameters, there is nothing for missing labels "
+                         "to explain.",
+        "headline": True, "name": "gap_explained",
+        "figures": {"gap": gap, "gap_after": gap_after, "explained": explained, "added": added},
+    }
+
+
+def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_chars: int = 48, locate_chars: int = 24,
+                 duplicate_threshold: float = 0.7, judgments: pd.DataFrame | None = None) -> LabelAudit:
+    """Audit ``golden`` against the pages ``runs`` retrieved (module docstring).
+
+    Parameters
+    ----------
+    golden : GoldenSet
+    corpus : Corpus, the pages (their text is what is searched for the answers)
+    runs : retrieval logs (:func:`~rag_metrics.io.logs.load_log`) or experiment results
+        (:func:`~rag_metrics.experiment.evaluate.evaluate_log`), one or several
+    k : audit the top ``k`` of each run (default: everything logged)
+    min_evidence_chars : shared fragment with the gold evidence that makes a page a candidate without the answer
+    locate_chars : fragment length used to place an item without page metadata on its page
+    duplicate_threshold : trigram similarity from which two questions are near-duplicates
+    judgments : human judgments (:func:`load_judgments`): a page judged already is not a candidate again, and
+        counts as labelled in the judged share
+    """
+    if k is not None:
+        k = check_int(k, "k", func="audit_labels")
+    check_int(min_evidence_chars, "min_evidence_chars", low=8, func="audit_labels")
+    results = _as_results(golden, corpus, runs)
+    pages, unplaced = retrieved_pages(results, corpus, k=k, locate_chars=locate_chars)
+    texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
+    q = golden.questions
+    answers, question_text = dict(zip(q.index, q["answer"])), dict(zip(q.index, q["question"]))
+    gold: dict = {}
+    for qid, d, p in zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]):
+        gold.setdefault(qid, []).append((d, int(p)))
+    answerable = [qid for qid in golden.answerable if qid in gold]
+    judged = set() if judgments is None or not len(judgments) else \
+        set(zip(judgments["question_id"], judgments["doc_id"], judgments["page"].astype(int)))
+
+    # answers on gold pages, evidence sentences, empty gold pages
+    evidence, not_on_gold, no_answer, empty = {}, [], [], []
+    for qid in answerable:
+        for d, p in gold[qid]:
+            if not normalize(texts.get((d, p), "")):
+                empty.append({"question_id": qid, "doc_id": d, "page": p})
+        answer = answers[qid]
+        if answer is None or not str(answer).strip():
+            no_answer.append(qid)
+            continue
+        found = []
+        for d, p in gold[qid]:
+            text = texts.get((d, p), "")
+            found += answer_sentences(text, answer)
+        if found:
+            evidence[qid] = found
+        else:
+            not_on_gold.append({"question_id": qid, "question": question_text[qid], "answer": answer,
+                                "gold_pages": ", ".join(f"{d} p.{p}" for d, p in gold[qid])})
+
+    # candidates: the unlabelled pages retrieved for a question with an expected answer (its evidence comes from it)
+    candidates = []
+    gold_sets = {qid: set(g) for qid, g in gold.items()}
+    pages["labelled"] = [(d, p) in gold_sets.get(qid, ()) or (qid, d, p) in judged
+                         for qid, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])]
+    pages = pages[pages["question_id"].isin(answerable)].reset_index(drop=True)
+    no_answer_set = set(no_answer)
+    hits: dict = {}  # (question, doc, page) -> [best rank, runs], in the order first retrieved
+    for qid, d, p, run, rank, labelled in zip(pages["question_id"], pages["doc_id"], pages["page"], pages["run"],
+                                              pages["rank"], pages["labelled"]):
+        if labelled or qid in no_answer_set:
+            continue
+        seen = hits.get((qid, d, p))
+        if seen is None:
+            hits[qid, d, p] = [rank, {run}]
+        else:
+            seen[0] = min(seen[0], rank)
+            seen[1].add(run)
+    norm_evidence = {qid: [normalize(e) for e in found] for qid, found in evidence.items()}
+    # exact shortcuts: a fragment of min_evidence_chars shared with the evidence holds one whole piece of it (pieces
+    # of half that length, cut at multiples of it), so a page holding no piece shares nothing; and find_answer finds
+    # nothing on a page whose folded text does not contain the folded answer
+    half = min_evidence_chars // 2
+    pieces = {qid: {e[i:i + half] for e in found for i in range(0, len(e) - half + 1, half)}
+              for qid, found in norm_evidence.items()}
+    targets: dict = {}  # question -> its answer as find_answer looks for it
+    current = None
+    for (qid, d, p), (best, runs_seen) in sorted(hits.items(), key=lambda hit: hit[0][1:]):  # each page folded once
+        if (d, p) != current:
+            current, text, folded, norm = (d, p), texts.get((d, p), ""), None, None
+        answer = answers[qid]
+        if qid not in targets:
+            targets[qid] = "" if answer is None else normalize_answer(answer)
+        answer_spans = []
+        if targets[qid] and isinstance(text, str):
+            folded = _folded(text)[0] if folded is None else folded
+            if targets[qid] in folded:
+                answer_spans = find_answer(text, answer)
+        ev_spans = []
+        if qid in pieces:
+            norm = normalize(text) if norm is None else norm
+            if any(piece in norm for piece in pieces[qid]):
+                ev_spans = shared_spans(norm, norm_evidence[qid], min_evidence_chars)
+        shared = max((b - a for a, b in ev_spans), default=0)
+        if not answer_spans and not ev_spans:
+            continue
+        norm = normalize(text) if norm is None else norm
+        reasons = []
+        if answer_spans:
+            reasons.append(f"contains the expected answer {str(answer)!r}" +
+                           (f" ({len(answer_spans)} times)" if len(answer_spans) > 1 else ""))
+        if ev_spans:
+            reasons.append(f"shares {shared} characters with the gold evidence")
+        runs_here = sorted(runs_seen)
+        best = int(best)
+        reasons.append(f"retrieved at rank {best} by {', '.join(runs_here)}")
+        adjacent = [f"{gd} p.{gp}" for gd, gp in gold[qid] if gd == d and abs(gp - p) == 1]
+        if adjacent:
+            reasons.append(f"next to gold page {', '.join(adjacent)} (a ±1 page window already credits it)")
+        marks = [(a, b, "answer") for a, b in find_answer(norm, answer)] + [(a, b, "evidence") for a, b in ev_spans]
+        candidates.append({
+            "candidate_id": f"{qid}|{d}|p{p}", "question_id": qid, "decision": "pending", "reasons": "; ".join(reasons),
+            "question": question_text[qid], "answer": answer, "doc_id": d, "page": int(p), "group": None,
+            "why": None, "answer_found": bool(answer_spans), "shared_chars": int(shared), "best_rank": best,
+            "runs": len(runs_here), "gold_pages": ", ".join(f"{gd} p.{gp}" for gd, gp in gold[qid]),
+            "adjacent": bool(adjacent), "segments": _segments(norm, marks)})
+    cand = pd.DataFrame(candidates, columns=[*AUDIT_COLUMNS, "gold_pages", "adjacent", "segments"])
+    if len(cand):
+        cand = cand.assign(_neg_runs=-cand["runs"]).sort_values(
+            ["answer_found", "shared_chars", "best_rank", "_neg_runs", "question_id", "doc_id", "page"],
+            ascending=[False, False, True, True, True, True, True], kind="stable").drop(columns="_neg_runs")
+        cand = cand.reset_index(drop=True)
+
+    labelled = q[q["labelled"]]
+    ids, texts_of = list(labelled.index), list(labelled["question"])
+    dups = [{"question_id": ids[j], "duplicate_of": ids[i], "similarity": sim, "question": texts_of[j],
+             "other": texts_of[i]} for i, j, sim in near_duplicates(texts_of, duplicate_threshold)]
+    settings = {"k": k, "min_evidence_chars": min_evidence_chars, "locate_chars": locate_chars,
+                "duplicate_threshold": duplicate_threshold, "runs": [name for name, _ in results],
+                "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
+                "corpus": getattr(corpus, "source", None), "unplaced_items": unplaced,
+                "answerable": len(answerable), "human_judgments": len(judged)}
+    return LabelAudit(cand, pd.DataFrame(dups, columns=["question_id", "duplicate_of", "similarity", "question", "other"]),
+                      pd.DataFrame(not_on_gold, columns=["question_id", "question", "answer", "gold_pages"]),
+                      tuple(no_answer), pd.DataFrame(empty, columns=["question_id", "doc_id", "page"]), pages, settings)
+
+
+def labels_summary(result, corpus=None, *, k: int | None = None, judgments: pd.DataFrame | None = None) -> dict:
+    """The judged share at ``k`` (default the result's largest k) and the audit's counts for one experiment result
+    (:func:`~rag_metrics.experiment.evaluate.evaluate_log`): what the experiment report shows.
+
+    ``judged_share``: mean over answerable questions of the share of distinct retrieved pages in the top ``k`` that
+    carry a human label (a gold page, or a judgment); ``unjudged_pages`` of ``retrieved_pages`` have none.
+    """
+    corpus = corpus if corpus is not None else result.corpus
+    if corpus is None:
+        raise InputError("labels_summary needs the pages (a corpus): the audit reads their text.")
+    k = max(result.ks) if k is None else k
+    audit = audit_labels(result.golden, corpus, [result], k=k, judgments=judgments)
+    pages = audit.pages.drop_duplicates(["question_id", "doc_id", "page"])
+    return {"k": k, **audit.counts(), "unjudged_pages": int((~pages["labelled"]).sum())}
+
+
+# --- decisions, accept, judgments ---------------------------------------------------------------------------
+
+def read_audit_decisions(path) -> pd.DataFrame:
+    """A reviewed audit file: candidate_id, question_id, doc_id, page, decision, why, group, line.
+
+    Errors name the line: a missing column, an unknown decision, a candidate listed twice, a page that is not an
+    integer >= 1, a group that is not an integer >= 1, one page of one question accepted on one row and rejected on
+    another (both lines named). The same page decided the same way on two rows is one decision (the first row).
+    """
+    path = Path(path)
+    columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)",
+                              csv_what="an audit review file (CSV with candidate_id and decision)")
+    missing = [c for c in ("candidate_id", "question_id", "doc_id", "page", "decision") if c not in columns]
+    if missing:
+        raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics labels audit` "
+                         f"(found {sorted(columns)}).", path=path, line=1)
+    out, seen, decided = [], {}, {}
+    for line, row in rows:
+        cid = row.get("candidate_id")
+        if not isinstance(cid, str) or not cid.strip():
+            raise InputError(f"candidate_id {cid!r} is empty.", path=path, line=line, field="candidate_id")
+        cid = cid.strip()
+        if cid in seen:
+            raise InputError(f"candidate {cid!r} is listed twice (also at line {seen[cid]}).", path=path, line=line,
+                             field="candidate_id")
+        seen[cid] = line
+        decision = row.get("decision")
+        decision = decision.strip().lower() if isinstance(decision, str) else decision
+        if decision in ("", None):
+            decision = "pending"
+        if decision not in AUDIT_DECISIONS:
+            check_choice(row.get("decision"), AUDIT_DECISIONS, "decision", what=f"candidate {cid!r}:", path=path,
+                         line=line, field="decision")
+        qid, doc = row.get("question_id"), row.get("doc_id")
+        for name, value in (("question_id", qid), ("doc_id", doc)):
+            if not isinstance(value, str) or not value.strip():
+                raise InputError(f"candidate {cid!r}: {name} {value!r} is empty.", path=path, line=line, field=name)
+        page = _positive(row.get("page"), path, line, "page", f"candidate {cid!r}")
+        group = row.get("group")
+        group = None if group is None or (isinstance(group, str) and not group.strip()) else \
+            _positive(group, path, line, "group", f"candidate {cid!r}")
+        why = row.get("why")
+        key = (qid.strip(), doc.strip(), page)
+        if decision != "pending" and key in decided:
+            first, said = decided[key]
+            if said != decision:
+                raise InputError(f"candidate {cid!r}: {doc.strip()!r} p.{page} for question {qid.strip()!r} is "
+                                 f"given decision {decision} here and {said} at line {first}; one page, one decision.",
+                                 path=path, line=line, field="decision")
+            continue  # the same page decided the same way twice: one judgment
+        if decision != "pending":
+            decided[key] = (line, decision)
+        out.append({"candidate_id": cid, "question_id": qid.strip(), "doc_id": doc.strip(), "page": page,
+                    "decision": decision, "why": why.strip() if isinstance(why, str) and why.strip() else None,
+                    "reasons": row.get("reasons") or None, "group": group, "line": line})
+    if not out:
+        raise InputError("no candidate found.", path=path)
+    return pd.DataFrame(out, dtype=object)  # a missing why or group stays None (pandas 3 would make it NaN)
+
+
+def _positive(value, path, line, name, who) -> int:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{who}: {name} {value!r} is not an integer >= 1.", path=path, line=line, field=name)
+    return value
+
+
+def _judgments_path(golden_path) -> Path:
+    return Path(str(golden_path) + ".judgments.jsonl")
+
+
+def load_judgments(path) -> pd.DataFrame:
+    """Human page judgments (:data:`JUDGMENT_COLUMNS`), as :func:`accept_labels` writes them; errors name the line.
+
+    A golden set's own judgments are ``<golden>.judgments.jsonl``; a missing file is an empty table only through
+    :func:`human_labels` (here it is an error).
+    """
+    rows, seen = [], {}
+    for line, row in iter_jsonl(path, "human judgments (JSON lines: question_id, doc_id, page, relevant)"):
+        for name in ("question_id", "doc_id"):
+            if not isinstance(row.get(name), str) or not row[name].strip():
+                raise InputError(f"{name} {row.get(name)!r} is not a non-empty string.", path=path, line=line,
+                                 field=name)
+        page = row.get("page")
+        if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+            raise InputError(f"page {page!r} is not an integer >= 1.", path=path, line=line, field="page")
+        if not isinstance(row.get("relevant"), bool):
+            raise InputError(f"relevant {row.get('relevant')!r} must be true or false.", path=path, line=line,
+                             field="relevant")
+        key = (row["question_id"], row["doc_id"], page)
+        if key in seen:
+            raise InputError(f"{row['question_id']!r}, {row['doc_id']!r} p.{page} is judged twice (also at line "
+                             f"{seen[key]}).", path=path, line=line, field="page")
+        seen[key] = line
+        rows.append({c: row.get(c) for c in JUDGMENT_COLUMNS})
+    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
+
+
+def human_labels(golden, judgments: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Every human page label: question_id, doc_id, page, relevant, source -- the gold pages (relevant, source
+    ``gold``) and the judgments (source ``judgment``). Assessed labels are never in this table."""
+    gold = golden.gold_pages.assign(relevant=True, source="gold")[["question_id", "doc_id", "page", "relevant", "source"]]
+    if judgments is None or not len(judgments):
+        return gold.reset_index(drop=True)
+    extra = judgments.assign(source="judgment")[["question_id", "doc_id", "page", "relevant", "source"]]
+    keys = set(zip(gold["question_id"], gold["doc_id"], gold["page"].astype(int)))
+    extra = extra[[k not in keys for k in zip(extra["question_id"], extra["doc_id"], extra["page"].astype(int))]]
+    return pd.concat([gold, extra], ignore_index=True)
+
+
+def _raw_records(path) -> list[tuple[int, dict]]:
+    """The golden set's records as written (unknown fields kept); a CSV set in the JSON-lines schema, pages as ints."""
+    if Path(path).suffix.lower() != ".csv":
+        return list(iter_jsonl(path, "a golden set (JSON lines)"))
+    records = _csv_rows(path)
+
+    def page(v):
+        return int(v) if isinstance(v, str) and v.strip().isascii() and v.strip().isdigit() else v
+
+    for _, rec in records:
+        if isinstance(rec.get("gold_pages"), list):
+            rec["gold_pages"] = [[p[0], page(p[1])] if isinstance(p, list) and len(p) == 2 else p
+                                 for p in rec["gold_pages"]]
+        if isinstance(rec.get("gold_groups"), list):
+            rec["gold_groups"] = [[[m[0], page(m[1])] if isinstance(m, list) and len(m) == 2 else m for m in g]
+                                  if isinstance(g, list) else g for g in rec["gold_groups"]]
+    return records
+
+
+def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=None, decisions_source=None,
+                  now=None):
+    """Write the golden set with the accepted pages as gold; return ``(GoldenSet, path, judgments path)``.
+
+    Every accepted page is added to its question's ``gold_pages`` (its document to ``gold_docs``; to the group
+    ``group`` for a question written with evidence groups, which then must be given) and recorded in the question's
+    ``label_provenance`` with who (``by``), when (``now``, UTC) and why (the reviewer's ``why``, else the audit's
+    reasons). Rejected pages are human labels of non-relevance: with the accepted ones they go to
+    ``<out>.judgments.jsonl`` (after the input set's own judgments). Pending rows are left for later.
+
+    Refused before anything is written: ``out`` equal to the input (keep the old set: runs judged against it stay
+    comparable with it), a decision for a question the set does not have or that has no gold pages, a group out of
+    range or missing, a page the corpus does not hold, a page judged both ways, a gold page rejected (the golden set
+    says it is relevant: edit the set by hand), nothing decided, an ``out`` that is a folder. A decision the input
+    set holds already (an accepted page that is gold, a page judged the same way before) changes nothing and is
+    counted ``unchanged``: accepting into a set's own output is idempotent. The three files are published together
+    (:func:`~rag_metrics.core.files.publish_files`: judgments and meta first, the set last). The new set is read back
+    with :func:`~rag_metrics.io.golden.load_golden`; its fingerprint is in ``<out>.meta.json`` next to the old one.
+    """
+    from rag_metrics.io.golden import load_golden
+
+    if not isinstance(by, str) or not by.strip():
+        raise InputError("say who reviewed the labels (by=NAME, --by NAME): it is recorded with every accepted page.")
+    golden_path, out = Path(golden_path), check_output(out)
+    if out.resolve() == golden_path.resolve():
+        raise InputError("the output would overwrite the golden set it changes; write a new file (the old set stays "
+                         "for runs judged against it).", path=out)
+    old = load_golden(golden_path, corpus=corpus)
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    where = {"path": decisions_source}
+    decided = decisions[decisions["decision"] != "pending"]
+    if not len(decided):
+        raise InputError("no candidate is accepted or rejected; nothing to write (decisions are 'pending').", **where)
+    records = _raw_records(golden_path)
+    by_id = {str(r.get("question_id")).strip(): r for _, r in records}
+    prior_path = _judgments_path(golden_path)
+    prior = load_judgments(prior_path) if prior_path.is_file() else pd.DataFrame(columns=JUDGMENT_COLUMNS)
+    prior_keys = {(q, d, int(p)): bool(r) for q, d, p, r in zip(prior["question_id"], prior["doc_id"], prior["page"],
+                                                                 prior["relevant"])}
+    gold_of = {qid: {(d, int(p)) for d, p in zip(g["doc_id"], g["page"])}
+               for qid, g in old.gold_pages.groupby("question_id")}
+    new_judgments, accepted, unchanged = [], 0, 0
+    for row in decided.to_dict("records"):
+        qid, doc, page, line = row["question_id"], row["doc_id"], int(row["page"]), row.get("line")
+        loc = {"line": line, "question": qid, **where}
+        if qid not in by_id:
+            raise InputError(f"candidate {row['candidate_id']!r}: question {qid!r} is not in the golden set.", **loc)
+        if corpus is not None and not ((corpus.pages["doc_id"] == doc) & (corpus.pages["page"] == page)).any():
+            raise InputError(f"candidate {row['candidate_id']!r}: page {page} of {doc!r} is not in the corpus.", **loc)
+        relevant = row["decision"] == "accept"
+        is_gold = (doc, page) in gold_of.get(qid, ())
+        if is_gold and not relevant:
+            raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} is a gold page of {qid!r}, so decision "
+                             f"reject contradicts the golden set; remove the page from {golden_path} by hand if it "
+                             "is wrong.", field="decision", **loc)
+        if prior_keys.get((qid, doc, page), relevant) != relevant:
+            raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} was judged "
+                             f"{'relevant' if prior_keys[qid, doc, page] else 'not relevant'} before; change the "
+                             f"judgments file ({prior_path}) first.", **loc)
+        if is_gold or (qid, doc, page) in prior_keys:
+            unchanged += 1  # decided so already (the set is its own output, or the decision is repeated)
+            continue
+        # the first text given: a missing cell is None, or NaN once a frame held it (pandas 3's string dtype)
+        why = next((v for v in (row.get("why"), row.get("reasons")) if isinstance(v, str) and v.strip()), None)
+        new_judgments.append({"question_id": qid, "doc_id": doc, "page": page, "relevant": relevant, "by": by.strip(),
+                              "at": stamp, "why": why, "source": "label audit"})
+        if relevant:
+            _add_page(by_id[qid], doc, page, row.get("group"), loc)
+            by_id[qid].setdefault("label_provenance", []).append(
+                {"doc_id": doc, "page": page, "added_by": by.strip(), "added_at": stamp, "why": why,
+                 "source": "label audit", "decisions": None if decisions_source is None else str(decisions_source)})
+            accepted += 1
+    new_set = golden_from_records(records, path=out, corpus=corpus)  # validated before anything is written
+    judgments = prior.to_dict("records") + new_judgments
+    jpath, meta_path = _judgments_path(out), Path(str(out) + ".meta.json")
+    meta = {"fingerprint": new_set.fingerprint(), "previous_fingerprint": old.fingerprint(),
+            "previous": str(golden_path), "accepted": accepted, "rejected": len(new_judgments) - accepted,
+            "unchanged": unchanged, "pending": int(len(decisions) - len(decided)), "by": by.strip(), "at": stamp,
+            "decisions": None if decisions_source is None else str(decisions_source), "judgments": str(jpath)}
+    # one publication: the judgments and the meta file first, the golden set (what readers look for) last
+    publish_files({jpath: jsonl_text(judgments),
+                   meta_path: json.dumps(meta, indent=2, ensure_ascii=False) + "\n",
+                   out: jsonl_text([r for _, r in records])})
+    golden = load_golden(out, corpus=corpus)
+    if golden.fingerprint() != new_set.fingerprint():  # pragma: no cover - the set read back is the set written
+        raise AssertionError(f"{out} does not read back as written")
+    return golden, out, jpath
+
+
+def _add_page(record: dict, doc: str, page: int, group, loc) -> None:
+    qid = record.get("question_id")
+    pages = record.get("gold_pages")
+    groups = record.get("gold_groups")
+    if not pages and not groups:
+        raise InputError(f"question {qid!r} has no gold pages (document-level gold): add the page by hand.", **loc)
+    pair = [doc, page]
+    if groups:
+        if group is None:
+            raise InputError(f"question {qid!r} is written with {len(groups)} evidence groups: give the group "
+                             f"(1..{len(groups)}) the page satisfies in the 'group' column.", field="group", **loc)
+        if not 1 <= group <= len(groups):
+            raise InputError(f"question {qid!r}: group {group} is out of range 1..{len(groups)}.", field="group",
+                             **loc)
+        if pair not in [list(m) for m in groups[group - 1]]:
+            groups[group - 1].append(pair)
+    elif group is not None and group != 1:
+        raise InputError(f"question {qid!r} has no evidence groups; leave 'group' empty.", field="group", **loc)
+    if pages is not None and pair not in [list(p) for p in pages]:
+        pages.append(pair)
+    docs = record.get("gold_docs")
+    if docs and doc not in docs:
+        docs.append(doc)
+
+
+# --- golden sets rewritten in memory (notebooks, experiments) ---------------------------------------------------
+
+def _records_of(golden) -> list[tuple[int, dict]]:
+    """The golden set's questions in the JSON-lines schema (what :func:`golden_from_records` reads back)."""
+    pages = {q: [[d, int(p)] for d, p in zip(g["doc_id"], g["page"])] for q, g in golden.gold_pages.groupby("question_id")}
+    docs = {q: list(dict.fromkeys(g["doc_id"])) for q, g in golden.gold.dropna(subset=["doc_id"]).groupby("question_id")}
+    rel = {q: {d: float(r) for d, r in zip(g["doc_id"], g["relevance"]) if r != 1}
+           for q, g in golden.gold.dropna(subset=["doc_id"]).groupby("question_id")}
+    chunks = {} if golden.gold_chunks is None else {q: list(g["chunk_id"]) for q, g in
+                                                    golden.gold_chunks.groupby("question_id")}
+    groups = {}
+    if golden.has_groups:
+        for q, g in golden.gold_groups.groupby("question_id", sort=False):
+            groups[q] = [[[d, int(p)] for d, p in zip(m["doc_id"], m["page"])] for _, m in g.groupby("group")]
+    out = []
+    for i, (qid, row) in enumerate(golden.questions.iterrows(), start=1):
+        rec = {"question_id": qid, "question": row["question"], "type": row["type"], "answer": row["answer"],
+               "labelled": bool(row["labelled"])}
+        for key, table in (("gold_docs", docs), ("gold_pages", pages), ("gold_chunks", chunks), ("relevance", rel),
+                           ("gold_groups", groups)):
+            if table.get(qid):
+                rec[key] = table[qid]
+        out.append((i, rec))
+    return out
+
+
+def with_evidence_groups(golden, *, types=("multi_hop",)):
+    """The golden set with every question of ``types`` written as evidence groups of one page each -- all its gold
+    pages needed together (a multi-hop question) -- and the other questions as they are (any gold page)."""
+    records = []
+    for line, rec in _records_of(golden):
+        if rec["type"] in types and rec.get("gold_pages") and not rec.get("gold_groups"):
+            rec = {**rec, "gold_groups": [[p] for p in rec["gold_pages"]]}
+        records.append((line, rec))
+    return golden_from_records(records, path=golden.source)
+
+
+def first_gold_page_only(golden):
+    """The golden set with only the first gold page of each question (and its document) kept: the labels a set
+    built from one sampled page per question would have. For measuring what missing labels do to a figure."""
+    records = []
+    for line, rec in _records_of(golden):
+        if rec.get("gold_pages") and not rec.get("gold_groups"):
+            doc, page = rec["gold_pages"][0]
+            rec = {**rec, "gold_pages": [[doc, page]], "gold_docs": [doc],
+                   "relevance": {d: v for d, v in rec.get("relevance", {}).items() if d == doc}}
+            rec.pop("gold_chunks", None)
+        records.append((line, rec))
+    return golden_from_records(records, path=golden.source)
+
+
+def closed_world_judgments(result, questions, *, k: int | None = None, by: str = "closed world") -> pd.DataFrame:
+    """Judgments (:data:`JUDGMENT_COLUMNS`) that read a golden set as complete for ``questions``: every retrieved
+    top-``k`` page of theirs that is not a gold page is judged not relevant -- what pooled evaluations such as TREC
+    assume of unjudged documents. A stand-in for people who judged those pages; the label audit shows where it is
+    wrong (a page that holds the answer but was never labelled)."""
+    k = max(result.ks) if k is None else check_int(k, "k", func="closed_world_judgments")
+    pages, _ = retrieved_pages([(result.name, result)], result.corpus, k=k)
+    wanted = set(questions)
+    gold = set(zip(result.golden.gold_pages["question_id"], result.golden.gold_pages["doc_id"],
+                   result.golden.gold_pages["page"].astype(int)))
+    rows = [{"question_id": q, "doc_id": d, "page": int(p), "relevant": False, "by": by, "at": None,
+             "why": "not a gold page of a golden set read as complete", "source": "closed world"}
+            for q, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])
+            if q in wanted and (q, d, int(p)) not in gold]
+    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS).drop_duplicates(["question_id", "doc_id", "page"])
+
+
+# --- a random sample of questions for people to judge completely (the prediction-powered figure needs it) --------
+
+SHEET_COLUMNS = ["question_id", "question", "answer", "doc_id", "page", "gold", "relevant", "why", "text"]
+_YES, _NO = {"yes", "y", "true", "1", "relevant", "gold"}, {"no", "n", "false", "0", "not relevant"}
+
+
+def yes_no(value, yes=_YES, no=_NO) -> bool | None:
+    """A sheet's yes/no cell read as a person writes it (``yes``/``no``, ``y``/``n``, ``true``/``false``, ``1``/``0``
+    and the words in ``yes``/``no``; any case, surrounding spaces ignored): True, False, or None when it is neither
+    (the caller names the line)."""
+    word = str(value).strip().lower() if value is not None and not isinstance(value, bool) else value
+    if word is True or word in yes:
+        return True
+    if word is False or word in no:
+        return False
+    return None
+
+
+def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd.DataFrame:
+    """A judging sheet (:data:`SHEET_COLUMNS`): ``n`` answerable questions drawn at random (seeded) and every page
+    the run retrieved for them in the top ``k``, for people to mark ``relevant`` yes or no. Gold pages come
+    pre-marked ``yes``; a question with nothing retrieved has one row without a page. Judged completely, the sample
+    is what the prediction-powered figure (:func:`rag_metrics.labels.agreement.assessed_figures`) corrects with."""
+    import numpy as np
+
+    n = check_int(n, "n", low=2, func="judging_sample")
+    k = max(result.ks) if k is None else check_int(k, "k", func="judging_sample")
+    check_matches(result)
+    golden = result.golden
+    answerable = [q for q in golden.answerable if q in set(golden.gold_pages["question_id"])]
+    if n > len(answerable):
+        raise InputError(f"judging_sample: {n} questions asked, the golden set has {len(answerable)} answerable ones.")
+    chosen = set(np.random.default_rng(seed).choice(len(answerable), size=n, replace=False).tolist())
+    sample = [q for i, q in enumerate(answerable) if i in chosen]
+    pages, _ = retrieved_pages([(result.name, result)], result.corpus, k=k)
+    texts = {(d, int(p)): t for d, p, t in zip(result.corpus.pages["doc_id"], result.corpus.pages["page"],
+                                                result.corpus.pages["text"])}
+    gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
+    rows = []
+    for q in sample:
+        mine = pages[pages["question_id"] == q].drop_duplicates(["doc_id", "page"])
+        base = {"question_id": q, "question": golden.questions.at[q, "question"], "answer": golden.questions.at[q, "answer"]}
+        if not len(mine):
+            rows.append({**base, "doc_id": None, "page": None, "gold": False, "relevant": None, "why": None, "text": None})
+        for d, p in zip(mine["doc_id"], mine["page"]):
+            is_gold = (q, d, int(p)) in gold
+            rows.append({**base, "doc_id": d, "page": int(p), "gold": is_gold, "relevant": "yes" if is_gold else None,
+                         "why": None, "text": normalize(texts.get((d, int(p)), ""))})
+    sheet = pd.DataFrame(rows, columns=SHEET_COLUMNS)
+    sheet["page"] = pd.Series([r["page"] for r in rows], dtype=object, index=sheet.index)  # ints, None: no "2.0"
+    return sheet
+
+
+def read_judging_sheet(path, *, by: str | None = None, golden=None) -> tuple[pd.DataFrame, list]:
+    """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
+    needs ``relevant`` yes or no; errors name the line. With ``golden`` (the set the sheet was drawn from) a question
+    it does not hold, a question without an answer (no_answer) and a gold page marked no are refused too."""
+    path = Path(path)
+    gold = set() if golden is None else \
+        set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
+    answerable = None if golden is None else set(golden.answerable)
+    columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)",
+                              csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
+    missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
+    if missing:
+        raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics labels sample` (found "
+                         f"{sorted(columns)}).", path=path, line=1)
+    judgments, sample, seen = [], [], {}
+    for line, row in rows:
+        qid = row.get("question_id")
+        if not isinstance(qid, str) or not qid.strip():
+            raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
+        qid = qid.strip()
+        if golden is not None and qid not in golden.questions.index:
+            raise InputError(f"question_id {qid!r} is not in the golden set {golden.source}; a sheet is drawn from "
+                             "the set it is judged with.", path=path, line=line, field="question_id")
+        if answerable is not None and qid not in answerable:
+            raise InputError(f"question_id {qid!r} has no answer in the golden set ({golden.questions.at[qid, 'type']}): "
+                             "there is no relevant page to judge.", path=path, line=line, field="question_id")
+        if qid not in sample:
+            sample.append(qid)
+        doc = row.get("doc_id")
+        if doc is None or (isinstance(doc, str) and not doc.strip()):
+            continue  # nothing retrieved for the question
+        page = _positive(row.get("page"), path, line, "page", f"question {qid!r}")
+        value = row.get("relevant")
+        relevant = yes_no(value)
+        if relevant is None:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page}: relevant {value!r}; write yes or no.", path=path,
+                             line=line, field="relevant")
+        key = (qid, doc.strip(), page)
+        if key in seen:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page} is listed twice (also at line {seen[key]}).",
+                             path=path, line=line, field="page")
+        if not relevant and key in gold:
+            raise InputError(f"question {qid!r}, {doc!r} p.{page} is a gold page, marked relevant "
+                             f"{value!r}: the golden set says it is relevant; mark it yes, or remove the page from the golden set by hand if it is "
+                             "wrong.", path=path, line=line, field="relevant")
+        seen[key] = line
+        why = row.get("why")
+        judgments.append({"question_id": qid, "doc_id": doc.strip(), "page": page, "relevant": relevant,
+                          "by": by or row.get("by") or None, "at": row.get("at") or None,
+                          "why": why.strip() if isinstance(why, str) and why.strip() else None,
+                          "source": "judging sample"})
+    if not sample:
+        raise InputError("no question found.", path=path)
+    return pd.DataFrame(judgments, columns=JUDGMENT_COLUMNS), sample

@@ -1,0 +1,7 @@
+"""LLM clients: a prompt -> a cached, retried, costed reply.
+
+Takes prompts (question generation, graded relevance, answer support) and a service's settings; hands on replies
+through one client shape with a disk cache, retries and a cost estimate (:mod:`.clients`: OpenAI-compatible
+servers and Amazon Bedrock), the prompts and the parsing of their replies (:mod:`.prompts`) and the page handed to a
+question generator (:mod:`.page`).
+"""
