@@ -2,10 +2,11 @@
 
 The package follows the data flow: inputs are read (:mod:`rag_metrics.io`) -> retrieved items
 are judged (:mod:`rag_metrics.judging`) -> measures are computed (:mod:`rag_metrics.measures`) ->
-results are analysed (:mod:`rag_metrics.analysis`) -> reports are written
-(:mod:`rag_metrics.report`). :mod:`rag_metrics.retrieval` holds the built-in chunkers and
-retrievers for experiments; :mod:`rag_metrics.core.errors`, :mod:`rag_metrics.core.text`,
-:mod:`rag_metrics.core.fingerprint` and :mod:`rag_metrics.core.serialize` sit below everything.
+statistics (:mod:`rag_metrics.stats`) -> experiments judged against their baseline
+(:mod:`rag_metrics.experiment`) and labels audited (:mod:`rag_metrics.labels`) -> reports are written
+(:mod:`rag_metrics.report`). :mod:`rag_metrics.retrieval` holds the built-in chunkers and retrievers for experiments,
+:mod:`rag_metrics.golden` builds golden sets, :mod:`rag_metrics.llm` holds the LLM clients,
+:mod:`rag_metrics.lab` the notebooks' lessons; :mod:`rag_metrics.core` sits below everything.
 
 Top-level names: the per-question measures, chunk -> document collapsing, measure names,
 whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`), the

@@ -104,7 +104,7 @@ def test_the_scan_sees_what_it_must():
         "rag_metrics.measures.fast", "rag_metrics.io.trec_fast"}
     assert not resolves("rag_metrics.measures.fast") and not resolves("rag_metrics.io.golden.NoSuchName")
     assert resolves("rag_metrics.io.golden.GoldenSet") and resolves("rag_metrics.io.trec_fast")
-    texts = _python_texts(ROOT / "rag_metrics" / "analysis" / "gate.py")
+    texts = _python_texts(ROOT / "rag_metrics" / "experiment" / "gate.py")
     assert not any("rag_metrics.gate" in t for t in texts)  # the JUnit class name is a literal, not a citation
     assert not (ROOT / "benchmarks" / "statistics.md").exists()
 
