@@ -40,7 +40,7 @@ def test_seed_case_same_averages_different_failures():
     a = attribute(SEED, k=2)
     assert a.mean_recall == pytest.approx(2 / 3) and a.answer_accuracy == pytest.approx(2 / 3)
     status = a.records["status"].to_dict()
-    assert status == {"q1": "passed", "q2": "correct_without_evidence", "q3": "generation_failure"}
+    assert status == {"q1": "passed", "q2": "gold_missed_answer_right", "q3": "gold_found_answer_wrong"}
     # the question retrieval failed on is not the question the answer failed on
     failed_retrieval = set(a.records.index[~a.records["retrieval_ok"]])
     failed_answer = set(a.records.index[~a.records["answer_ok"]])
@@ -53,7 +53,7 @@ def test_all_four_statuses_and_raw_judgments_kept():
         "retrieved_ids": [["d"], ["z"], ["d"], ["z"]], "generated_answer": ["x", "y", "y", "x"],
     })
     rec = attribute(table, k=1).records
-    assert rec["status"].tolist() == ["passed", "retrieval_failure", "generation_failure", "correct_without_evidence"]
+    assert rec["status"].tolist() == ["passed", "gold_missed_answer_wrong", "gold_found_answer_wrong", "gold_missed_answer_right"]
     assert rec["retrieval_ok"].tolist() == [True, False, True, False]
     assert rec["answer_ok"].tolist() == [True, False, False, True]
 
@@ -62,7 +62,7 @@ def test_strict_vs_any_rule():
     table = pd.DataFrame({"question_id": ["q"], "expected_answer": ["x"], "gold_ids": [["a", "b"]],
                           "retrieved_ids": [["a", "z"]], "generated_answer": ["x"]})
     strict, loose = attribute(table, k=2), attribute(table, k=2, rule="any")
-    assert strict.records.loc["q", "status"] == "correct_without_evidence" and strict.rule == "all"
+    assert strict.records.loc["q", "status"] == "gold_missed_answer_right" and strict.rule == "all"
     assert loose.records.loc["q", "status"] == "passed" and loose.to_dict()["rule"] == "any"
     assert strict.records.loc["q", "recall@2"] == 0.5 and strict.records.loc["q", "hit@2"] == 1.0
 
@@ -115,7 +115,7 @@ def test_json_report_round_trip(tmp_path):
     assert set(data) >= {"k", "rule", "match", "n_questions", "mean_recall", "answer_accuracy",
                          "status_counts", "no_answer", "excluded", "backlog", "fingerprint", "questions"}
     assert data["questions"][1] == {"question_id": "q2", "type": "", "n_gold": 1, "recall@2": 0.0, "hit@2": 0.0,
-                                    "retrieval_ok": False, "answer_ok": True, "status": "correct_without_evidence"}
+                                    "retrieval_ok": False, "answer_ok": True, "status": "gold_missed_answer_right"}
 
 
 def test_fingerprint_refuses_unfair_comparisons():
@@ -167,9 +167,9 @@ def test_diagnosis_follows_the_status_whatever_the_rule():
         for q, row in d.iterrows():
             if row["status"] == "passed":
                 assert row["look_at"] == "ok", (rule, q)
-            if row["status"] in ("retrieval_failure", "correct_without_evidence"):
+            if row["status"] in ("gold_missed_answer_wrong", "gold_missed_answer_right"):
                 assert row["look_at"].startswith("retrieval"), (rule, q)
-            if row["status"] == "generation_failure":
+            if row["status"] == "gold_found_answer_wrong":
                 assert not row["look_at"].startswith("retrieval"), (rule, q)
 
 
@@ -220,20 +220,20 @@ def test_answers_are_judged_against_the_context_they_were_made_from():
     for k in (1, 2, 4):
         with pytest.raises(InputError, match="top 3"):
             attribute(table, k=k, context_k=3)
-    assert attribute(table, k=2).records.loc["q2", "status"] == "correct_without_evidence"  # no context given: as asked
+    assert attribute(table, k=2).records.loc["q2", "status"] == "gold_missed_answer_right"  # no context given: as asked
     with pytest.raises(InputError, match="retrieved_ids"):
         logged_context_k(pd.DataFrame({"retrieved_ids": [[], []]}))
 
 
-def test_three_status_taxonomy_counts_a_right_answer_without_evidence_as_a_retrieval_failure():
+def test_three_status_taxonomy_counts_a_right_answer_with_gold_missed_as_gold_missed():
     table = pd.DataFrame({
         "question_id": ["p", "r", "g", "c", "c2"], "expected_answer": ["x"] * 5, "gold_ids": [["d"]] * 5,
         "retrieved_ids": [["d"], ["z"], ["d"], ["z"], ["z"]], "generated_answer": ["x", "y", "y", "x", "x"],
     })
     a = attribute(table, k=1)
-    assert a.status_counts == {"passed": 1, "retrieval_failure": 1, "generation_failure": 1,
-                               "correct_without_evidence": 2}
-    assert a.three_status_counts() == {"passed": 1, "retrieval_failure": 3, "generation_failure": 1}
+    assert a.status_counts == {"passed": 1, "gold_missed_answer_wrong": 1, "gold_found_answer_wrong": 1,
+                               "gold_missed_answer_right": 2}
+    assert a.three_status_counts() == {"passed": 1, "gold_missed": 3, "gold_found_answer_wrong": 1}
     assert sum(a.three_status_counts().values()) == len(a.records)
 
 
@@ -245,7 +245,7 @@ def test_top_gold_retrieved_names_the_answer_bearing_document():
         "generated_answer": ["x"] * 4,
     })
     rec = attribute(table, k=2).records
-    assert rec["status"].tolist() == ["passed"] + ["correct_without_evidence"] * 3
+    assert rec["status"].tolist() == ["passed"] + ["gold_missed_answer_right"] * 3
     assert rec["top_gold_retrieved"].tolist() == [True, True, False, False]  # the policy at rank 3 is not in the top 2
     from rag_metrics.io.corpus import load_answers
 
@@ -261,12 +261,12 @@ def test_top_gold_retrieved_names_the_answer_bearing_document():
 TWO_GOLD = SEED.assign(gold_ids=[["expense", "faq"], ["faq"], ["travel"]], faithfulness=[0.9, 0.9, 0.9])
 
 
-def test_a_missing_second_gold_document_is_a_retrieval_failure_only_under_all():
+def test_a_missing_second_gold_document_is_gold_missed_only_under_all():
     strict, loose = attribute(TWO_GOLD, k=2), attribute(TWO_GOLD, k=2, rule="any")
-    assert strict.records["status"].to_dict() == {"q1": "correct_without_evidence", "q2": "correct_without_evidence",
-                                                  "q3": "generation_failure"}
-    assert loose.records["status"].to_dict() == {"q1": "passed", "q2": "correct_without_evidence",
-                                                 "q3": "generation_failure"}
+    assert strict.records["status"].to_dict() == {"q1": "gold_missed_answer_right", "q2": "gold_missed_answer_right",
+                                                  "q3": "gold_found_answer_wrong"}
+    assert loose.records["status"].to_dict() == {"q1": "passed", "q2": "gold_missed_answer_right",
+                                                 "q3": "gold_found_answer_wrong"}
     # each status named for what it measures: a gold document missing (all) vs no gold document (any)
     assert partial_retrieval(strict) == {"failed": 2, "partial": 1, "none": 1, "right": 2, "right_partial": 1,
                                          "right_none": 1}
@@ -292,15 +292,15 @@ def test_status_meanings_name_what_each_rule_measures():
     assert retrieval_rule_text("all", 3) == "every gold document in the top 3 (Recall@3 = 1)"
     assert retrieval_rule_text("any", 3) == "a gold document in the top 3 (hit@3 = 1)"
     every, one = status_meanings("all", 2), status_meanings("any", 2)
-    assert every["correct_without_evidence"] == "a gold document missing from the top 2, answer right"
-    assert one["correct_without_evidence"] == "no gold document in the top 2, answer right"
+    assert every["gold_missed_answer_right"] == "a gold document missing from the top 2, answer right"
+    assert one["gold_missed_answer_right"] == "no gold document in the top 2, answer right"
     assert every["passed"] == "every gold document in the top 2, answer right"
-    assert one["generation_failure"] == "a gold document in the top 2, answer wrong"
+    assert one["gold_found_answer_wrong"] == "a gold document in the top 2, answer wrong"
     with pytest.raises(InputError, match="rule"):
         status_meanings("most")
     table = status_table(attribute(TWO_GOLD, k=2))
     assert list(table.columns) == ["what it measures", "questions"] and table["questions"].sum() == 3
-    assert table.at["correct_without_evidence", "questions"] == 2
+    assert table.at["gold_missed_answer_right", "questions"] == 2
 
 
 def test_status_summary_says_what_failed_retrieval_means_and_splits_right_answers():

@@ -336,19 +336,19 @@ def test_generation_statuses_at_the_generators_depth(both, golden):
 
     gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set)
     run = both.subject.run
-    counts = dict.fromkeys(("passed", "retrieval_failure", "generation_failure", "correct_without_evidence"), 0)
+    counts = dict.fromkeys(("passed", "gold_missed_answer_wrong", "gold_found_answer_wrong", "gold_missed_answer_right"), 0)
     for q in golden.answerable:  # independent count: every gold document among the top 3, exact answer match
         top = set(run.loc[(run["question_id"] == q) & (run["rank"] <= 3), "doc_id"])
         ok_r = gold[q] <= top
         ok_a = answer_match(rows.at[q, "generated_answer"], golden.questions.at[q, "answer"])
-        counts[("passed" if ok_a else "generation_failure") if ok_r else
-               ("correct_without_evidence" if ok_a else "retrieval_failure")] += 1
+        counts[("passed" if ok_a else "gold_found_answer_wrong") if ok_r else
+               ("gold_missed_answer_right" if ok_a else "gold_missed_answer_wrong")] += 1
     assert gen.attribution.status_counts == counts
     assert gen.status_table()["questions"].to_dict() == counts
     # the section's words name what the status measures: under rule "all" a failed retrieval is a gold document missing
-    assert gen.status_table().at["correct_without_evidence", "what it measures"] == (
+    assert gen.status_table().at["gold_missed_answer_right", "what it measures"] == (
         "a gold document missing from the top 3, answer right")
-    assert (f"{counts['correct_without_evidence']} with a right one" in gen.summary()
+    assert (f"{counts['gold_missed_answer_right']} with a right one" in gen.summary()
             and "Recall@3 < 1, rule 'all'" in gen.summary() and "without the gold" not in gen.summary())
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics.experiment.support import stops_short
-from rag_metrics.lab.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim, second_look_claim
+from rag_metrics.lab.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim
 
 
 def shown(c):
@@ -102,12 +102,3 @@ def test_kappa_claim_undefined():
     c = kappa_claim(None, None, None, 0.6, 3)
     assert not c["condition"] and "undefined" in shown(c)
 
-
-def test_second_look_names_each_question_once():
-    c = second_look_claim(["q005", "q030", "q063", "q9"], {"q005": "passed", "q030": "hallucinated",
-                                                           "q063": "incomplete", "q9": "misled"})
-    f = c["figures"]
-    assert f["meaning_matches"] == ["q005"] and f["stops_short"] == ["q063"]
-    assert f["contradicted_by_the_context"] == ["q030"] and f["rest"] == ["q9"]
-    assert c["condition"] and "q9: other diagnoses (misled)" in shown(c)
-    assert not second_look_claim([], {})["condition"]

@@ -19,26 +19,29 @@ Per answerable question: Recall@k and hit@k of the gold documents (definitions o
 the top k, i.e. Recall@k = 1, the default; ``rule="any"``: at least one, i.e. hit@k = 1), ``answer_ok`` and the
 status (what each one measures under each rule: :func:`status_meanings`):
 
-==========================  ===============  ==========
-status                      retrieval_ok     answer_ok
-==========================  ===============  ==========
-passed                      yes              yes
-retrieval_failure           no               no
-generation_failure          yes              no
-correct_without_evidence    no               yes
-==========================  ===============  ==========
+=========================  ===============  ==========
+status                     retrieval_ok     answer_ok
+=========================  ===============  ==========
+passed                     yes              yes
+gold_missed_answer_wrong   no               no
+gold_found_answer_wrong    yes              no
+gold_missed_answer_right   no               yes
+=========================  ===============  ==========
 
-A common three-status taxonomy has no ``correct_without_evidence``: a question whose retrieval failed is a
-``retrieval_failure`` whatever the answer. :meth:`Attribution.three_status_counts` gives those counts; the fourth
-status is kept apart here because a right answer with evidence missing is a different risk.
+Each name says what it measures: whether the gold documents were found in the top k *by the rule*, and whether the
+answer is right. They are deliberately not called "retrieval failure" / "generation failure": that is a reading of
+them, and :mod:`rag_metrics.experiment.support` uses those words for another rule (no gold item read, answer judged
+against the page).
 
-What "retrieval failed" means depends on the rule, and so does the fourth status. The default, ``rule="all"``, is the
-common taxonomy's: a question whose Recall@k is below 1.0 is a retrieval failure. So with two gold documents, one of
-them in the context is a retrieval failure -- and a right answer there is ``correct_without_evidence`` although the
-answer may well have come from the gold document that *was* retrieved: under ``"all"`` the status means "a gold
-document is missing", not "the answer had no evidence". Only under ``rule="any"`` (hit@k = 0) does it mean that no
-gold document was in the context (the model answered from memory, or from text found elsewhere).
-:func:`partial_retrieval` counts, under ``"all"``, the retrieval failures that still had a gold document in the context.
+A common three-status taxonomy (:meth:`Attribution.three_status_counts`) counts a question whose gold documents were
+missed as a retrieval failure whatever the answer; here a right answer is kept apart (``gold_missed_answer_right``).
+
+What "missed" means depends on the rule. Under the default, ``rule="all"`` (the common taxonomy's: Recall@k below 1.0
+is a retrieval failure), a question with two gold documents and one of them in the context is ``gold_missed_*`` --
+although its answer may well have come from the one that *was* retrieved. Only under ``rule="any"`` (hit@k = 0) does
+``gold_missed_answer_right`` mean no gold document was in the context (the model answered from memory, or from text
+found elsewhere). :func:`partial_retrieval` counts, under ``"all"``, the missed questions that still had a gold
+document in the context.
 
 The answers were generated from a context: the top ``context_k`` items their log records. Attributed at another
 ``k`` they would be judged against a retrieval they were not made from (a smaller ``k``), or the recall of items the
@@ -75,7 +78,7 @@ __all__ = [
     "status_summary",
 ]
 
-STATUSES = ("passed", "retrieval_failure", "generation_failure", "correct_without_evidence")
+STATUSES = ("passed", "gold_missed_answer_right", "gold_missed_answer_wrong", "gold_found_answer_wrong")
 RULES = ("all", "any")
 
 _RETRIEVED = {"all": ("every gold document in the top {k}", "a gold document missing from the top {k}"),
@@ -89,12 +92,12 @@ def retrieval_rule_text(rule: str, k: int | str = "k") -> str:
 
 
 def status_meanings(rule: str, k: int | str = "k") -> dict:
-    """What each status measures under ``rule`` (``{status: words}``): under ``"all"`` a retrieval failure is a gold
-    document *missing* (others may be in the context); under ``"any"`` it is *no* gold document in the context."""
+    """What each status measures under ``rule`` (``{status: words}``): under ``"all"`` gold missed is a gold document
+    *missing* (others may be in the context); under ``"any"`` it is *no* gold document in the context."""
     check_choice(rule, RULES, "rule")
     ok, failed = (t.format(k=k) for t in _RETRIEVED[rule])
-    return {"passed": f"{ok}, answer right", "retrieval_failure": f"{failed}, answer wrong",
-            "generation_failure": f"{ok}, answer wrong", "correct_without_evidence": f"{failed}, answer right"}
+    return {"passed": f"{ok}, answer right", "gold_missed_answer_wrong": f"{failed}, answer wrong",
+            "gold_found_answer_wrong": f"{ok}, answer wrong", "gold_missed_answer_right": f"{failed}, answer right"}
 
 
 def _as_list(value, qid, column):
@@ -136,13 +139,12 @@ class Attribution:
         return {s: int(counts.get(s, 0)) for s in STATUSES}
 
     def three_status_counts(self) -> dict:
-        """Counts in the three-status taxonomy (module docstring): a question whose retrieval failed (under the
-        attribution's rule) is a ``retrieval_failure`` whatever its answer, so ``correct_without_evidence`` joins
-        ``retrieval_failure``."""
+        """Counts in the three-status taxonomy (module docstring): a question whose gold documents were missed (under
+        the attribution's rule) counts as ``gold_missed`` whatever its answer."""
         counts = self.status_counts
         return {"passed": counts["passed"],
-                "retrieval_failure": counts["retrieval_failure"] + counts["correct_without_evidence"],
-                "generation_failure": counts["generation_failure"]}
+                "gold_missed": counts["gold_missed_answer_wrong"] + counts["gold_missed_answer_right"],
+                "gold_found_answer_wrong": counts["gold_found_answer_wrong"]}
 
     def by(self, column: str = "type") -> pd.DataFrame:
         """Status counts per value of ``column`` (e.g. question type)."""
@@ -197,7 +199,8 @@ def _retrieved_from_run(run, qids):
 def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "exact", f1_threshold: float = 0.5,
               run: pd.DataFrame | None = None, threshold: float | None = None, refusal_patterns=DEFAULT_REFUSALS,
               corpus_version=None, chunking=None, context_k: int | None = None) -> Attribution:
-    """Label each question ``passed``, ``retrieval_failure``, ``generation_failure`` or ``correct_without_evidence``.
+    """Label each question ``passed``, ``gold_missed_answer_right``, ``gold_missed_answer_wrong`` or
+    ``gold_found_answer_wrong`` (gold documents found in the top k by ``rule``; answer right).
 
     ``no_answer`` questions (type no_answer, or labelled with no gold) are excluded from
     recall and accuracy (counted) and evaluated apart: share of refusals in the generated
@@ -266,8 +269,8 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
         recall, hit = recall_at_k(ranked, set(gold), k), hit_at_k(ranked, set(gold), k)
         retrieval_ok = recall == 1.0 if rule == "all" else hit == 1.0
         answer_ok = answer_match(answer, expected, method=match, f1_threshold=f1_threshold)
-        status = ("passed" if answer_ok else "generation_failure") if retrieval_ok else (
-            "correct_without_evidence" if answer_ok else "retrieval_failure")
+        status = ("passed" if answer_ok else "gold_found_answer_wrong") if retrieval_ok else (
+            "gold_missed_answer_right" if answer_ok else "gold_missed_answer_wrong")
         rec = {"question_id": qid, "type": typ, "n_gold": len(set(gold)), f"recall@{k}": recall, f"hit@{k}": hit,
                "retrieval_ok": retrieval_ok, "answer_ok": answer_ok, "status": status}
         labels = row.get("gold_relevance")
@@ -302,11 +305,11 @@ def status_table(attribution: Attribution) -> pd.DataFrame:
 
 
 def partial_retrieval(attribution: Attribution) -> dict:
-    """Of the questions whose retrieval failed (``retrieval_failure`` and ``correct_without_evidence``), how many
+    """Of the questions whose gold documents were missed (``gold_missed_answer_*``), how many
     still had a gold document in the top k (hit@k = 1: only possible under ``rule="all"``), split by answer.
 
     Returns ``{"failed": n, "partial": n, "none": n, "right": n, "right_partial": n, "right_none": n}`` (``right``:
-    the ``correct_without_evidence`` questions; ``partial``: a gold document in the context; ``none``: no gold
+    the ``gold_missed_answer_right`` questions; ``partial``: a gold document in the context; ``none``: no gold
     document in it)."""
     rec = attribution.records
     failed = rec[~rec["retrieval_ok"].astype(bool)] if len(rec) else rec
@@ -326,8 +329,8 @@ def status_summary(attribution: Attribution) -> str:
             f"{len(a.records)} answerable questions. Retrieval counts as failed when "
             + ("a gold document is missing from the top {k} (Recall@{k} < 1, rule 'all')" if a.rule == "all"
                else "no gold document is in the top {k} (hit@{k} = 0, rule 'any')").format(k=k)
-            + f": {c['retrieval_failure']} such question(s) with a wrong answer, {c['correct_without_evidence']} with a "
-            f"right one; {c['generation_failure']} wrong answer(s) with retrieval complete.")
+            + f": {c['gold_missed_answer_wrong']} such question(s) with a wrong answer, {c['gold_missed_answer_right']} with a "
+            f"right one; {c['gold_found_answer_wrong']} wrong answer(s) with retrieval complete.")
     if a.rule == "all" and p["right"]:
         text += (f" Of the {p['right']} right answer(s) counted as retrieval failures, {p['right_partial']} had "
                  f"another gold document in the top {k} and {p['right_none']} had none.")
@@ -386,12 +389,12 @@ def diagnose(attribution: Attribution, *, faithfulness_threshold: float = 0.7) -
     top k; ``"any"``: one), so the diagnosis never contradicts the status:
 
     * ``passed`` -> ok;
-    * ``retrieval_failure`` -> retrieval (chunking, embeddings, hybrid search);
-    * ``correct_without_evidence`` -> retrieval too, in two kinds: with another gold document in the context (hit@k
+    * ``gold_missed_answer_wrong`` -> retrieval (chunking, embeddings, hybrid search);
+    * ``gold_missed_answer_right`` -> retrieval too, in two kinds: with another gold document in the context (hit@k
       = 1, possible under ``rule="all"`` only: retrieval was incomplete, the answer may have come from what was
       there), or with no gold document in it (the model knew the answer, or found the text elsewhere);
-    * ``generation_failure`` with faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, noise);
-    * ``generation_failure`` with a faithful answer -> check the expected answer and document freshness.
+    * ``gold_found_answer_wrong`` with faithfulness < ``faithfulness_threshold`` -> generation (prompt, model, noise);
+    * ``gold_found_answer_wrong`` with a faithful answer -> check the expected answer and document freshness.
 
     To look only at questions that lost every gold document, attribute with ``rule="any"``.
     """
@@ -406,8 +409,8 @@ def diagnose(attribution: Attribution, *, faithfulness_threshold: float = 0.7) -
     status = rec["status"]
     some_gold = rec[f"hit@{attribution.k}"] == 1.0
     look = np.select(
-        [status == "passed", status == "retrieval_failure", (status == "correct_without_evidence") & some_gold,
-         status == "correct_without_evidence", rec["faithfulness"] < faithfulness_threshold],
+        [status == "passed", status == "gold_missed_answer_wrong", (status == "gold_missed_answer_right") & some_gold,
+         status == "gold_missed_answer_right", rec["faithfulness"] < faithfulness_threshold],
         [LOOK_AT["ok"], LOOK_AT["retrieval"], LOOK_AT["partial"], LOOK_AT["evidence"], LOOK_AT["generation"]],
         default=LOOK_AT["answer"],
     )

@@ -10,8 +10,9 @@
 * *support* -- each claim of the answer judged against the context (:mod:`rag_metrics.judging.support`): ``full``,
   ``partial``, ``none`` or ``no claims``;
 
-the diagnosis (:func:`diagnosis_of`; *retrieval* here is a hit when **any** gold item is in the context -- notebook
-05's statuses can ask for every one -- so ``retrieval_failure`` below means *no* gold item was read):
+the diagnosis (:func:`diagnosis_of`; *retrieval* here is a hit when **any** gold item is in the context, so
+``retrieval_failure`` below means *no* gold item was read -- notebook 05's statuses, ``gold_missed_*``, can ask for
+every one):
 
 ======================  =========  =======  ===============  ===============================================
 diagnosis               retrieval  correct  support          what to do

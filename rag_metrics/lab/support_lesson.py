@@ -85,27 +85,3 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
                 text_if_false=(f"{head}: below the stated {min_kappa:g} -- the command line refuses it for "
                                "headline figures (unless `--force`)."))
 
-
-def second_look_claim(check: list, diagnoses: dict) -> dict:
-    """Notebook 05's claim on its "check the expected answer" group (``check``: exact match missed, the logged
-    faithfulness score high), read again by notebook 11's judges: ``diagnoses`` (question -> diagnosis)."""
-    groups = {"meaning matches": [q for q in check if diagnoses.get(q) in ("passed", "label_gap")],
-              "stops short": [q for q in check if diagnoses.get(q) == "incomplete"],
-              "contradicted by the context": [q for q in check if diagnoses.get(q) in ("hallucinated",
-                                                                                        "generation_failure")]}
-    rest = [q for q in check if not any(q in g for g in groups.values())]
-    figures = {"check": list(check), "diagnoses": {q: diagnoses.get(q) for q in check},
-               **{k.replace(" ", "_"): v for k, v in groups.items()}, "rest": rest}
-    parts = {"meaning matches": "the meaning matches (only the wording differs)",
-             "stops short": "the answer says only part of the expected one (incomplete)",
-             "contradicted by the context": "a claim the context contradicts, which the logged faithfulness score "
-                                            "missed (a hallucination, not a stale expected answer)"}
-    said = [f"{', '.join(groups[k])}: {v}" for k, v in parts.items() if groups[k]]
-    said += [f"{', '.join(rest)}: other diagnoses ({', '.join(sorted({diagnoses.get(q, '-') for q in rest}))})"] \
-        if rest else []
-    return dict(condition=bool(check), name="second_look", figures=figures, text_if_false="",
-                text_if_true=("Notebook 11 reads the same answers from the same logged context, and counts their "
-                              "retrieval as done too -- the rule plays no part here. What differs is the judging: a "
-                              "meaning match instead of exact match, and each claim's numbers checked against the "
-                              "page instead of the logged faithfulness score. So its names differ: "
-                              + "; ".join(said) + "."))
