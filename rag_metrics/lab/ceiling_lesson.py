@@ -1,10 +1,11 @@
 """Notebook 04's sentences (upper bounds before building): each chosen from the numbers, each true of them.
 
 * :func:`check_f` -- a one-line guard: F longer than every chunk makes every page-level figure 0 by construction.
-* :func:`source_shape` -- the source's three findings (ceilings barely move, the gold document adds nothing to the
-  gold genre, the misses at k = 5 mostly on the wrong page) set against this run, in one sentence.
+* :func:`misses_removed` -- per cutoff, the misses without a filter and how many the gold-document filter removes.
+* :func:`source_shape` -- the source's three findings (perfect routing removes fewer than half of the misses, the
+  gold document adds nothing to the gold genre, the misses at k = 5 mostly on the wrong page) set against this run.
 * :func:`failure_sentence` -- the misses at k counted by kind, and where to look when one kind holds a majority.
-* :func:`setting_contrast` -- the gold-document filter's gain here beside its gain under notebook 03's defaults.
+* :func:`setting_contrast` -- what the gold-document filter removes under notebook 03's retriever and window.
 * :func:`heading_comparison` -- fixed vs heading chunks, decided by the exact paired test (one noise rule).
 """
 
@@ -16,12 +17,10 @@ from rag_metrics.lab.ruler_lesson import f_fits, longest_fragment
 
 SOURCE_QUESTIONS = 40
 SOURCE_MISSES = {"wrong_page": 4, "other": 2}
-CEILING_QUESTIONS = 2
-"""A ceiling gain of at most this many questions "barely moves" (the source: one of 40)."""
 
 LESSONS = {
-    "wrong_page": "the right document, the wrong part of it. Routing is not the lever (genre folders or document "
-                  "routing cannot fix that): look inside the document -- chunking, ranking within it (next section).",
+    "wrong_page": "the right document, the wrong part of it -- look inside the document first: chunking, ranking "
+                  "within it (next section).",
     "not_retrieved": "the retriever does not reach the right document, so routing or a better first-stage retriever "
                      "is where to look before chunking.",
     "other_document_first": "another document outranks the right one, so ranking (a reranker, hybrid search) is "
@@ -47,14 +46,58 @@ def check_f(chunks, min_chars: int, size: int) -> bool:
     return fits
 
 
-def source_shape(most_questions: int, document_adds: int, wrong5: int, other5: int, n_eval: int) -> tuple[bool, str]:
-    """(all three of the source's findings hold here, the sentence setting each beside the source)."""
+def misses_removed(table, n: int, cutoffs=("hit@1", "hit@5")) -> dict:
+    """{cutoff: (questions missed with no filter, misses the gold-document filter removes)} from an
+    :func:`~rag_metrics.experiment.failures.upper_bounds` table (rows: no filter, gold genre, gold document) of ``n``
+    questions."""
+    none, document = table.iloc[0], table.iloc[2]
+    return {c: (round((1 - none[c]) * n), round((document[c] - none[c]) * n)) for c in cutoffs}
+
+
+def miss_bars(table, n: int, cutoffs=("hit@1", "hit@3", "hit@5")):
+    """The misses without a filter at each cutoff, split by what removes them (the bars of notebook 04's figure):
+    the gold-genre filter, the gold-document filter beyond it, neither. Counts of ``n`` questions."""
+    import pandas as pd
+
+    hits = (table[list(cutoffs)] * n).round().astype(int)
+    none, genre, document = hits.iloc[0], hits.iloc[1], hits.iloc[2]
+    bars = pd.DataFrame({"removed by the gold genre": genre - none,
+                         "removed by the gold document (beyond the genre)": document - genre,
+                         "still missed with the gold document only": n - document})
+    if (bars < 0).any().any():
+        raise ValueError(f"a narrower filter lost a hit: expected no filter <= genre <= document, got\n{hits}")
+    return bars
+
+
+def removed(missed: int, fixed: int) -> str:
+    """"2 of 8 (25%)": the misses a filter removes, as a count and a share of the misses."""
+    return f"{fixed} of {missed} ({fixed / missed:.0%})" if missed else "no miss"
+
+
+def minority(removals: dict) -> bool:
+    """Some question is missed, and at every cutoff with a miss the filter removes fewer than half of them."""
+    return any(m for m, _ in removals.values()) and all(2 * f < m for m, f in removals.values() if m)
+
+
+def _listed(removals: dict) -> str:
+    """"2 of 8 at hit@1 and 1 of 3 at hit@5"."""
+    return " and ".join(f"{f} of {m} at {c}" if m else f"no miss at {c}" for c, (m, f) in removals.items())
+
+
+def source_shape(here: dict, source: dict, document_adds: int, wrong5: int, other5: int) -> tuple[bool, str]:
+    """(all three of the source's findings hold here, the sentence setting each beside the source). ``here`` and
+    ``source``: :func:`misses_removed` of this run and of the source."""
+    small = minority(here)
+    missed = any(m for m, _ in here.values())
     found = [
-        (most_questions <= CEILING_QUESTIONS,
-         f"no oracle filter lifts page-level hit@1, hit@3 or hit@5 by more than {questions(most_questions)} of "
-         f"{n_eval} (the source: one of {SOURCE_QUESTIONS})" if most_questions <= CEILING_QUESTIONS else
-         f"an oracle filter lifts page-level hit@k by up to {most_questions} of {n_eval} questions (the source: one "
-         f"of {SOURCE_QUESTIONS}), so some misses are *between* documents and routing is worth a look"),
+        (small,
+         f"perfect routing to the gold document removes fewer than half of the misses at {' and at '.join(here)} "
+         "(the table)" if small else
+         f"perfect routing to the gold document removes half or more of the misses at some cutoff ({_listed(here)}; "
+         f"the source {_listed(source)}), so those misses are *between* documents and routing is worth a look"
+         if missed else
+         f"no question is missed at {' or '.join(here)}, so there is nothing for routing to remove (the source "
+         f"missed {' and '.join(f'{m} at {c}' for c, (m, _) in source.items())})"),
         (document_adds == 0,
          "routing to the gold *document* adds nothing to routing to the gold *genre* (page level)" if document_adds == 0 else
          f"routing to the gold *document* adds up to {questions(document_adds)} to routing to the gold *genre* "
@@ -91,23 +134,25 @@ def failure_sentence(counts: dict, k: int) -> tuple[bool, str, str]:
     return False, f"{split}: no kind holds a majority.", main
 
 
-def setting_contrast(here: dict, nb03: dict, here_name: str) -> tuple[bool, str]:
-    """The gold-document filter's gain in questions at hit@1 and hit@5, this run (``here``) beside notebook 03's
-    defaults (``nb03``); each dict maps "hit@1"/"hit@5" to a gain. (the gains agree at hit@5 and both stay within
-    :data:`CEILING_QUESTIONS`, the sentence)."""
-    text = (f"The gold-document filter gains {questions(here['hit@1'])} at hit@1 and {questions(here['hit@5'])} at "
-            f"hit@5 under {here_name}; with notebook 03's retriever and page window (BM25, ±1) it gains "
-            f"{questions(nb03['hit@1'])} at hit@1 and {questions(nb03['hit@5'])} at hit@5.")
-    most = max(here["hit@5"], nb03["hit@5"])
-    small = most <= CEILING_QUESTIONS
-    if small and here["hit@1"] != nb03["hit@1"]:
-        return True, text + (" What the setting changes is the **first rank** (hit@1): a team that shows only the top "
-                             "result should measure routing in its own setting; at hit@5 the filter gains "
-                             f"{'no question' if most == 0 else f'at most {questions(most)}'} either way.")
-    if small:
-        return True, text + (f" Either way the filter gains {'no question' if most == 0 else f'at most {questions(most)}'}"
-                             " at hit@5.")
-    return False, text + " Under one of them routing gains more at hit@5: measure it in your own setting."
+def setting_contrast(here: dict, nb03: dict) -> tuple[bool, str]:
+    """What the gold-document filter removes under notebook 03's retriever and window, beside this run; ``here`` and
+    ``nb03``: :func:`misses_removed`. (it removes fewer than half of the misses at every cutoff in both settings,
+    the sentence)."""
+    nb03_name = "notebook 03's BM25 and page window ±1"
+    if minority(here) and minority(nb03):
+        first = next(iter(here))
+        (m, f), (m3, f3) = here[first], nb03[first]
+        if (m, f) != (m3, f3):
+            return True, (f"With {nb03_name} the gold-document filter also removes fewer than half of the misses, but "
+                          f"how many at {first} depends on the setting ({f} of {m} here, {f3} of {m3} there): measure "
+                          "it in your own setting before ruling routing out.")
+        return True, f"With {nb03_name} the gold-document filter also removes fewer than half of the misses."
+    big = [f"at {c} {where} ({f} of {m})" for where, r in (("in this notebook's setting", here), (f"with {nb03_name}", nb03))
+           for c, (m, f) in r.items() if m and 2 * f >= m]
+    if big:
+        return False, (f"The gold-document filter removes half or more of the misses {' and '.join(big)}: there "
+                       "routing is a lever worth measuring -- the setting decides, so measure it in your own setting.")
+    return False, f"One of the two settings (this notebook's, {nb03_name}) misses no question at {' or '.join(here)}."
 
 
 def heading_comparison(fixed, heading, wrong_fixed: int, wrong_heading: int, k: int) -> tuple[bool, str, dict]:
