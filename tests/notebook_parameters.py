@@ -70,10 +70,9 @@ NOTEBOOK_RUNS = {
     ],
     "notebooks/08_building_a_golden_set.ipynb": [
         {"per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3, "duplicate_threshold": 0.5,
-         "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0, "retrievers": ["bm25"], "size": 300,
-         "overlap": 50, "k": 5, "elsewhere_share": 0.5},
-        {"per_document": 1, "retrievers": ["bm25", "hybrid"], "elsewhere_share": 1.0, "k": 1},
-        {"elsewhere_share": 0.3, "k": 10, "duplicate_threshold": 0.3},
+         "retrievers": ["bm25"], "size": 300, "overlap": 50, "k": 5},
+        {"per_document": 1, "retrievers": ["bm25", "hybrid"], "k": 1},
+        {"k": 10, "duplicate_threshold": 0.3},
     ],
     "notebooks/09_labels_you_can_trust.ipynb": [
         {"retriever": "dense", "k": 5, "per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3,
@@ -187,10 +186,8 @@ SPACES = {
     "notebooks/08_building_a_golden_set.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
         "questions_per_page": Ints(1, 3), "duplicate_threshold": Floats(0.3, 0.95),
-        "llm_model": Choice(("gpt-4o-mini", "gpt-4o", "llama3.1:8b")), "price_in": Floats(0.0, 5.0),
-        "price_out": Floats(0.0, 15.0), "retrievers": Subset(("bm25", "dense", "hybrid"), 1, 3),
-        "size": Choice((300, 400, 800)), "overlap": Choice((0, 50, 100)), "k": Ints(1, 10),
-        "elsewhere_share": Floats(0.3, 1.0)},
+        "retrievers": Subset(("bm25", "dense", "hybrid"), 1, 3), "size": Choice((300, 400, 800)),
+        "overlap": Choice((0, 50, 100)), "k": Ints(1, 10)},
     "notebooks/09_labels_you_can_trust.ipynb": {
         "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
         "questions_per_page": Ints(1, 3), "retriever": RETRIEVER, "size": Choice((300, 400, 800)),

@@ -81,3 +81,131 @@ def test_review_drops_few_at_two_or_a_tenth_and_many_above():
         c = review_drops_claim(dropped, generated, 35, 1.88)
         assert not c["condition"] and f"Review drops {dropped} of {generated} questions here, far more" in c["text_if_false"]
         assert c["figures"] == {"dropped": dropped, "generated": generated, "templated": 35}
+
+
+# notebook 08: the heading copies among the kept questions, and the sentences moved out of its cells
+
+def test_heading_copy_is_a_whole_heading_numbering_case_and_closing_mark_ignored():
+    import pytest
+
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.golden.flags import heading_copy
+    faq = "# 第1章 オフィス\n## Q1 来客用のWi-Fiはありますか\nはい。\n## Q2 会議室の予約方法は\n予約します。"
+    assert heading_copy("来客用のWi-Fiはありますか？", faq)  # the FAQ's question number "Q1" is not part of it
+    assert heading_copy("会議室の予約方法は", faq) and heading_copy("ｏｆｆｉｃｅ?", "## 3 Office\n")  # width, case
+    assert heading_copy("What to attach?", "## 2.2 What to attach\nOne receipt per line.")
+    assert not heading_copy("来客用のWi-Fi", faq)  # a part of a heading is not the heading
+    assert not heading_copy("What does \"Green\" mean?", "## 1.2 What is in the box\n\"Green\" means ready.")
+    assert not heading_copy("Q1 来客用のWi-Fiはありますか", "はい。")  # no heading line at all
+    assert not heading_copy("anything", None) and not heading_copy("", "## \n")
+    with pytest.raises(InputError):
+        heading_copy(None, faq)
+
+
+def _review_and_sample():
+    import pandas as pd
+
+    from rag_metrics.golden.sampler import PageSample
+    pages = pd.DataFrame({"doc_id": ["faq", "faq"], "page": [1, 2],
+                          "text": ["## Q1 駐車場は使えますか\n使えます。", "## Overview\n\"Green\" means ready."]})
+    review = pd.DataFrame({"question_id": ["a", "b", "c", "d"], "decision": ["keep", "keep", "drop", "keep"],
+                           "question": ["駐車場は使えますか？", "What does \"Green\" mean?", "Overview?", "Overview"],
+                           "doc_id": ["faq"] * 4, "page": [1, 2, 2, 2]})
+    return review, PageSample(pages, pd.DataFrame(columns=["doc_id", "eligible"]))
+
+
+def test_kept_heading_copies_only_the_kept_and_only_their_own_page():
+    import pytest
+
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.golden.review import kept_heading_copies
+    review, sample = _review_and_sample()
+    assert kept_heading_copies(review, sample) == {"a": "駐車場は使えますか？", "d": "Overview"}  # c is dropped
+    review.loc[0, "page"] = 2  # the same question on a page without that heading: not a copy
+    assert kept_heading_copies(review, sample) == {"d": "Overview"}
+    review.loc[0, "page"] = 9
+    with pytest.raises(InputError, match="outside the sample"):
+        kept_heading_copies(review, sample)
+
+
+def test_heading_copies_claim_each_branch():
+    from rag_metrics.golden.review import heading_copies_claim
+    c = heading_copies_claim(["What to attach?"] + ["x"] * 7, 9, 1.0, 0.5)
+    assert c["condition"] and c["name"] == "kept_heading_copies"
+    assert c["text_if_true"].startswith("The kept questions' 1.000 is flattering: **8 of the 9** are")
+    assert "*What to attach?*" in c["text_if_true"] and "1 question(s) remain, scoring 0.500." in c["text_if_true"]
+    assert c["figures"] == {"copies": 8, "kept": 9, "kept_mean": 1.0, "rest_mean": 0.5}
+    c = heading_copies_claim(["*a*"] * 3, 3, 1.0, float("nan"))  # all copies: nothing left, no rest figure
+    assert c["condition"] and "no kept question remains" in c["text_if_true"] and c["figures"]["rest_mean"] is None
+    assert r"*\*a\**" in c["text_if_true"]  # the question is escaped
+    c = heading_copies_claim([], 9, 0.9, 0.9)
+    assert not c["condition"] and c["text_if_false"].startswith("None of the 9 kept questions")
+    assert heading_copies_claim([], 0, float("nan"), float("nan"))["text_if_false"] == (
+        "No question is kept: there is no kept figure.")
+
+
+def test_sample_claim_complete_or_naming_each_shortfall():
+    from rag_metrics.golden.review import sample_claim
+    c = sample_claim(24, 8, 3, 75, 83, 200, [])
+    assert c["condition"] and c["text_if_true"].startswith("24 pages from 8 documents, 3 each; 75 of the corpus's 83")
+    c = sample_claim(5, 2, 3, 5, 9, 300, [("faq_*ja*", 2)])
+    assert not c["condition"] and c["figures"]["shortfalls"] == 1
+    assert r"1 document(s) have fewer than 3 and gave what they have: faq\_\*ja\* (2)." in c["text_if_false"]
+
+
+def test_flagged_claim_none_or_some():
+    from rag_metrics.golden.review import flagged_claim
+    c = flagged_claim(36, 45, 35, 0)
+    assert c["condition"] and c["text_if_true"].startswith("**36 of 45** generated questions (80%) are flagged")
+    assert "(35 of them as heading templates, 0 as near-duplicates); 9 are kept." in c["text_if_true"]
+    assert flagged_claim(1, 1, 0, 1)["condition"]
+    c = flagged_claim(0, 0, 0, 0)
+    assert not c["condition"] and c["text_if_false"].startswith("No generated question is flagged")
+
+
+def test_enough_questions_from_ten_kept():
+    from rag_metrics.golden.review import ENOUGH_KEPT, enough_questions_claim
+    assert ENOUGH_KEPT == 10
+    assert enough_questions_claim(10)["condition"] and enough_questions_claim(40)["condition"]
+    c = enough_questions_claim(9)
+    assert not c["condition"] and c["text_if_false"].startswith("Only 9 generated questions survive review")
+    assert not enough_questions_claim(0)["condition"]
+
+
+def test_absolute_gap_from_five_hundredths_either_way():
+    import pytest
+
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.golden.review import absolute_gap_claim
+    c = absolute_gap_claim([0.804, 0.8], [0.985, 0.935], 3)
+    assert c["condition"] and c["text_if_true"].startswith("All generated questions together score 0.158 lower")
+    assert "at page hit@3" in c["text_if_true"] and abs(c["figures"]["gap"] - (-0.158)) < 1e-12
+    assert absolute_gap_claim([1.0], [0.95], 1)["text_if_true"].startswith("All generated questions together "
+                                                                            "score 0.050 higher")
+    assert absolute_gap_claim([0.0], [0.05], 1)["condition"]  # exactly the threshold (0.05 - 0.0 is exact), below
+    assert absolute_gap_claim([0.05, 0.3], [0.0, 0.3], 1)["condition"] is False  # half of it, averaged
+    assert absolute_gap_claim([0.05], [0.0], 1)["condition"]
+    c = absolute_gap_claim([0.9501], [1.0], 1)
+    assert not c["condition"] and c["text_if_false"].startswith("All generated questions together score within 0.050")
+    with pytest.raises(InputError):
+        absolute_gap_claim([0.9], [1.0, 0.9], 1)
+    with pytest.raises(InputError):
+        absolute_gap_claim([], [], 1)
+
+
+def test_hit_by_group_means_and_whiskers_in_the_plot_shape():
+    import pandas as pd
+    import pytest
+
+    from rag_metrics.stats.intervals import mean_interval
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.golden.review import hit_by_group
+    a, b = pd.Series([1.0, 0.0, 1.0, 1.0]), pd.Series([1.0] * 9)
+    means, yerr = hit_by_group({"templates": {"bm25": a, "dense": b}, "kept": {"bm25": b, "dense": a}})
+    assert list(means.columns) == ["templates", "kept"] and list(means.index) == ["bm25", "dense"]
+    assert means.loc["bm25", "templates"] == 0.75 and means.loc["bm25", "kept"] == 1.0
+    iv = mean_interval(a)
+    assert yerr[0] == [[0.75 - iv.low, 1.0 - mean_interval(b).low], [iv.high - 0.75, 0.0]]  # group 0: below, above
+    assert yerr[1][0][1] == 0.75 - iv.low  # group 1, dense (= a), below
+    with pytest.raises(InputError, match="same retrievers"):
+        hit_by_group({"templates": {"bm25": a}, "kept": {"dense": a}})

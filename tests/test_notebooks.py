@@ -194,17 +194,17 @@ def test_regenerating_gives_byte_identical_notebooks(tmp_path, name):
 HOSTILE_MODEL = "gpt`<img src=x onerror=alert(1)>`"
 
 
-def test_a_model_name_in_notebook_08_stays_text_in_the_report(tmp_path):
-    """Notebook 08 shows its ``llm_model`` parameter in Markdown: in the report's HTML it is text, never markup (a
-    backtick in it once closed the code span around it and let an <img> through)."""
+def test_a_model_name_in_notebook_09_stays_text_in_the_report(tmp_path):
+    """Notebook 09 shows its ``llm_model`` parameter in Markdown: in the report's HTML it is text, never markup (a
+    backtick in it once closed the code span around it and let an <img> through, in notebook 08's cost appendix)."""
     import re
 
     from rag_metrics.report.runner import execute_notebook, export_html
 
-    out = tmp_path / "08.ipynb"
-    execute_notebook(ROOT / "notebooks/08_building_a_golden_set.ipynb", out, {"llm_model": HOSTILE_MODEL})
-    export_html(out, tmp_path / "08.html")
-    page = (tmp_path / "08.html").read_text(encoding="utf-8")
+    out = tmp_path / "09.ipynb"
+    execute_notebook(ROOT / "notebooks/09_labels_you_can_trust.ipynb", out, {"llm_model": HOSTILE_MODEL})
+    export_html(out, tmp_path / "09.html")
+    page = (tmp_path / "09.html").read_text(encoding="utf-8")
     assert not re.search(r"<img[^>]*onerror", page), "the model name became live markup"
     assert page.count("gpt`&lt;img src=x onerror=alert(1)&gt;`") >= 1  # the name is shown, as text
 

@@ -38,6 +38,10 @@ writes when a section has no better question. The wrapped words must be a whole 
 (a Markdown ``#`` line, its numbering such as ``2.1`` removed; NFKC, case folded), not a part of one: such a
 question asks for a section by its title ("What are the rules on deadline?" -- whose deadline?) and no user
 would type it.
+
+:func:`heading_copy` tells whether a question IS a heading of its own page (an FAQ's "Q3 駐車場は使えますか",
+asked as 駐車場は使えますか？), compared the same way with the closing ?/？/。 ignored: not a reason to drop it, but a
+retriever finds such a page by its heading, so these questions score higher than a user's own wording would.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ from dataclasses import dataclass
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK_CHAR, normalize
 
-__all__ = ["Pattern", "PATTERNS", "HEADING_TEMPLATE", "flag_context_dependent", "heading_template", "near_duplicates"]
+__all__ = ["Pattern", "PATTERNS", "HEADING_TEMPLATE", "flag_context_dependent", "heading_template", "heading_copy",
+           "near_duplicates"]
 
 
 @dataclass(frozen=True)
@@ -212,6 +217,22 @@ def heading_template(question: str, page_text: str | None) -> str | None:
             if variants & headings:
                 return f"{HEADING_TEMPLATE}: '{m.group('topic').strip()}'"
     return None
+
+
+_CLOSING = re.compile(r"[\s?？。.!！]+$")
+_NUMBER_ANY_CASE = re.compile(_HEADING_NUMBER.pattern, re.I)  # the text is case-folded: "Q3" is "q3" by then
+
+
+def heading_copy(question: str, page_text: str | None) -> bool:
+    """True when ``question`` is a whole heading line of ``page_text`` (module docstring): numbering, case, width
+    and the closing ?/？/。 ignored. Without the page text, False."""
+    if not isinstance(question, str):
+        raise InputError(f"question must be a string, got {type(question).__name__}.")
+    if not page_text:
+        return False
+    headings = {_CLOSING.sub("", _NUMBER_ANY_CASE.sub("", _fold(m.group(1))).strip())
+                for m in _HEADING.finditer(page_text)}
+    return _CLOSING.sub("", _fold(question).strip()) in headings - {""}
 
 
 _STRIP = re.compile(r"[\s\W_]+", re.U)

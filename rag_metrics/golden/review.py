@@ -20,17 +20,22 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.files import atomic_write_text
+from rag_metrics.core.html import md_escape
 from rag_metrics.io.jsonl import write_jsonl
-from rag_metrics.golden.flags import PATTERNS, Pattern, flag_context_dependent, near_duplicates
+from rag_metrics.golden.flags import PATTERNS, Pattern, flag_context_dependent, heading_copy, near_duplicates
 from rag_metrics.golden.generate import Draft
 from rag_metrics.golden.review_file import DECISIONS, REVIEW_COLUMNS, page_texts, neutralize_cell, read_decisions, restore_cell, review_draft, write_review
 from rag_metrics.golden.sampler import PageSample
 
 __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "review_draft", "write_review",
            "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
-           "restore_cell", "answered_elsewhere", "heading_templates_claim", "TEMPLATE_GAP"]
+           "restore_cell", "answered_elsewhere", "heading_templates_claim", "TEMPLATE_GAP", "sample_claim",
+           "flagged_claim", "enough_questions_claim", "ENOUGH_KEPT", "kept_heading_copies", "heading_copies_claim", "absolute_gap_claim",
+           "ABSOLUTE_GAP", "hit_by_group"]
 
 TEMPLATE_GAP = 0.05  # how much lower heading-template questions must score to be called lower
+ENOUGH_KEPT = 10  # kept questions needed to set a generated set beside a hand-written one
+ABSOLUTE_GAP = 0.05  # mean hit@k difference from which a generated set "scores differently" from a hand-written one
 
 
 def accept(draft: Draft, decisions: pd.DataFrame, out, *, decisions_source=None, corpus=None):
@@ -199,7 +204,8 @@ def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 
 
 def heading_templates_claim(templates: float, other: float, n_templates: int, n_other: int) -> dict:
     """The sentence on how heading-template questions score against the questions review kept (the generated
-    questions that are not heading templates), as :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``other`` are the two groups' mean hit@k
+    questions that are not heading templates), as :func:`rag_metrics.report.kernel.claim`'s arguments.
+    ``templates`` and ``other`` are the two groups' mean hit@k
     (averaged over the retrievers), ``n_templates`` and ``n_other`` their sizes. Lower means at least
     :data:`TEMPLATE_GAP` lower; with one group empty there is nothing to set side by side."""
     both = n_templates > 0 and n_other > 0
@@ -213,9 +219,7 @@ def heading_templates_claim(templates: float, other: float, n_templates: int, n_
         "condition": both and other - templates >= TEMPLATE_GAP,
         "text_if_true": (f"The {n_templates} heading-template questions score **{other - templates:.3f} lower** than the "
                          f"{n_other} questions review kept ({templates:.3f} against {other:.3f}, mean over the "
-                         f"retrievers; {n_other} questions is few -- the whiskers are 95% intervals): the gap "
-                         "a generated set shows comes from how its questions were written, not from the retrievers -- "
-                         "which is why review flags them."),
+                         "retrievers): the same retrievers, so the gap comes from how the questions were written."),
         "text_if_false": other_text,
         "headline": True, "name": "templates_score_lower",
         "figures": {"templates": templates, "other": other, "n_templates": n_templates, "n_other": n_other},
@@ -240,3 +244,123 @@ def review_drops_claim(dropped: int, generated: int, templated: int, per_page: f
         "name": "review_drops_few",
         "figures": {"dropped": dropped, "generated": generated, "templated": templated},
     }
+
+
+def sample_claim(pages: int, documents: int, per_document: int, eligible: int, corpus_pages: int, min_chars: int,
+                 shortfalls: list[tuple[str, int]]) -> dict:
+    """The sentence on the page sample, as :func:`rag_metrics.report.kernel.claim`'s arguments: complete when no
+    document had fewer than ``per_document`` eligible pages; ``shortfalls`` lists (document, eligible pages) of
+    those that had fewer (their names Markdown-escaped here)."""
+    common = (f"{eligible} of the corpus's {corpus_pages} pages are eligible (at least {min_chars} weighted characters "
+              "of body text)")
+    short = ", ".join(f"{md_escape(doc)} ({n})" for doc, n in shortfalls)
+    return {
+        "condition": not shortfalls,
+        "text_if_true": f"{pages} pages from {documents} documents, {per_document} each; {common}.",
+        "text_if_false": (f"{pages} pages from {documents} documents; {common}, and {len(shortfalls)} document(s) have "
+                          f"fewer than {per_document} and gave what they have: {short}."),
+        "name": "sample_complete",
+        "figures": {"pages": pages, "documents": documents, "per_document": per_document,
+                    "shortfalls": len(shortfalls)},
+    }
+
+
+def flagged_claim(flagged: int, total: int, templated: int, duplicates: int) -> dict:
+    """The sentence on how many generated questions review flags, as :func:`rag_metrics.report.kernel.claim`'s
+    arguments; ``templated`` and ``duplicates`` count the flagged heading templates and near-duplicates."""
+    share = flagged / total if total else 0.0
+    return {
+        "condition": flagged > 0,
+        "text_if_true": (f"**{flagged} of {total}** generated questions ({share:.0%}) are flagged and would be dropped "
+                         f"({templated} of them as heading templates, {duplicates} as near-duplicates); "
+                         f"{total - flagged} are kept."),
+        "text_if_false": "No generated question is flagged with these parameters: the examples below show what "
+                         "review catches.",
+        "name": "flagged",
+        "figures": {"flagged": flagged, "total": total, "duplicates": duplicates, "templated": templated},
+    }
+
+
+def enough_questions_claim(kept: int) -> dict:
+    """Whether the questions review kept are enough (:data:`ENOUGH_KEPT`) to set beside a hand-written set, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments."""
+    return {
+        "condition": kept >= ENOUGH_KEPT,
+        "text_if_true": (f"{kept} generated questions survive review: enough to set beside the hand-written set, if not "
+                         "to rank close retrievers (notebook 10 says how many that takes)."),
+        "text_if_false": (f"Only {kept} generated questions survive review: too few to rank retrievers on (sample more "
+                          "pages, or use a generator that asks the way users do). Below they serve only to show what "
+                          "the heading templates do."),
+        "name": "enough_questions",
+        "figures": {"kept": kept},
+    }
+
+
+def kept_heading_copies(review: pd.DataFrame, sample: PageSample) -> dict[str, str]:
+    """``{question_id: question}`` of the questions ``review`` keeps that are a whole heading of their own page
+    (:func:`rag_metrics.golden.flags.heading_copy`), in review order."""
+    texts = sample.pages.set_index(["doc_id", "page"])["text"]
+    keep = review[review["decision"] == "keep"]
+    missing = [(d, p) for d, p in zip(keep["doc_id"], keep["page"]) if (d, p) not in texts.index]
+    if missing:
+        raise InputError(f"kept_heading_copies: kept questions on pages outside the sample: {missing[:3]}.")
+    return {q: t for q, t, d, p in zip(keep["question_id"], keep["question"], keep["doc_id"], keep["page"])
+            if heading_copy(t, texts[d, p])}
+
+
+def heading_copies_claim(copies: list[str], kept: int, kept_mean: float, rest_mean: float) -> dict:
+    """The caveat on the kept questions' score, as :func:`rag_metrics.report.kernel.claim`'s arguments: ``copies``
+    (their text) of the ``kept`` questions are their page's own heading word for word
+    (:func:`kept_heading_copies`), which a retriever finds by the heading. ``kept_mean`` is the kept questions' mean
+    hit@k, ``rest_mean`` that of the kept questions that are not copies (unused when there are none); the first
+    copy is quoted (Markdown-escaped here)."""
+    example = copies[0] if copies else ""
+    rest = kept - len(copies)
+    copies = len(copies)
+    without = (f"without them, {rest} question(s) remain, scoring {rest_mean:.3f}." if rest else
+               "without them, no kept question remains to score.")
+    return {
+        "condition": copies > 0,
+        "text_if_true": (f"The kept questions' {kept_mean:.3f} is flattering: **{copies} of the {kept}** are their "
+                         f"page's own heading word for word (e.g. *{md_escape(example)}*), so the retriever "
+                         f"finds the page by its heading; {without}"),
+        "text_if_false": (f"None of the {kept} kept questions is its page's own heading word for word." if kept else
+                          "No question is kept: there is no kept figure."),
+        "name": "kept_heading_copies",
+        "figures": {"copies": copies, "kept": kept, "kept_mean": kept_mean, "rest_mean": rest_mean if rest else None},
+    }
+
+
+def absolute_gap_claim(generated: list[float], hand: list[float], k: int) -> dict:
+    """Whether all generated questions together score at least :data:`ABSOLUTE_GAP` away from the hand-written
+    set (``generated`` and ``hand``: the two sets' mean page hit@``k``, one value per retriever, in the same order),
+    as :func:`rag_metrics.report.kernel.claim`'s arguments."""
+    if len(generated) != len(hand) or not hand:
+        raise InputError(f"absolute_gap_claim: one value per retriever in each set. Got {generated!r}, {hand!r}.")
+    gap = sum(g - h for g, h in zip(generated, hand)) / len(hand)
+    return {
+        "condition": abs(gap) >= ABSOLUTE_GAP,
+        "text_if_true": (f"All generated questions together score {abs(gap):.3f} {'lower' if gap < 0 else 'higher'} "
+                         f"than the hand-written set at page hit@{k}: use a generated set to compare two configurations "
+                         "on the same questions, not to report an absolute figure beside a hand-written set's."),
+        "text_if_false": (f"All generated questions together score within {abs(gap):.3f} of the hand-written set at "
+                          f"page hit@{k}, on average over the retrievers."),
+        "name": "absolute_differs",
+        "figures": {"gap": gap, "generated": list(generated), "hand": list(hand)},
+    }
+
+
+def hit_by_group(groups: dict[str, dict[str, pd.Series]]) -> tuple[pd.DataFrame, list]:
+    """Notebook 08's figure data: ``groups[group][retriever]`` holds per-question values (hit@k); returns ``(means,
+    yerr)`` -- ``means`` one column per group, one row per retriever; ``yerr`` the 95% interval of each mean
+    (:func:`rag_metrics.stats.intervals.mean_interval`) as the distances below and above it, in the shape
+    ``DataFrame.plot.bar(yerr=...)`` takes (per group: the row below, the row above)."""
+    from rag_metrics.stats.intervals import mean_interval
+
+    if len({tuple(by) for by in groups.values()}) > 1:
+        raise InputError(f"hit_by_group: every group needs the same retrievers. Got {[list(b) for b in groups.values()]}.")
+    intervals = {g: {n: mean_interval(values) for n, values in by.items()} for g, by in groups.items()}
+    means = pd.DataFrame({g: {n: iv.mean for n, iv in ivs.items()} for g, ivs in intervals.items()})
+    yerr = [[[iv.mean - iv.low for iv in ivs.values()], [iv.high - iv.mean for iv in ivs.values()]]
+            for ivs in intervals.values()]
+    return means.rename_axis("retriever"), yerr
