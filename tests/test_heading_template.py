@@ -87,3 +87,11 @@ def test_review_flags_the_extractive_generators_section_questions_and_can_leave_
     assert not unflagged["reasons"].str.contains(HEADING_TEMPLATE).any()
     differs = review.index[review["decision"] != unflagged["decision"]]
     assert len(differs) == 34 and review.loc[differs, "reasons"].str.startswith(HEADING_TEMPLATE).all()
+
+
+@pytest.mark.parametrize("number", ["Q1 ", "Q 12 ", "q3 ", "Ｑ２ "])
+def test_an_faq_number_is_not_part_of_the_heading(number):
+    """FAQ headings carry their number ("## Q1 Parking"); the headings are case-folded before the number is stripped,
+    so an upper-case pattern alone never matched and FAQ pages were never flagged."""
+    page = f"## {number}Parking\nUse the east gate.\n"
+    assert heading_template("Tell me about parking", page).startswith(HEADING_TEMPLATE)

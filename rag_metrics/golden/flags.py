@@ -191,7 +191,8 @@ _TEMPLATES = (
     re.compile(r"^(?P<topic>.+?)はどうすればよいですか[。.?]?$"),
 )
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*$", re.M)
-_HEADING_NUMBER = re.compile(r"^(?:Q\s*\d+|第\s*[0-9一二三四五六七八九十]+\s*[章節条]|[0-9]+(?:\.[0-9]+)*\.?)\s*")
+# applied to case-folded text, so "Q3" arrives as "q3": case-insensitive
+_HEADING_NUMBER = re.compile(r"^(?:Q\s*\d+|第\s*[0-9一二三四五六七八九十]+\s*[章節条]|[0-9]+(?:\.[0-9]+)*\.?)\s*", re.I)
 
 
 def _page_headings(page_text: str) -> set[str]:
@@ -220,7 +221,6 @@ def heading_template(question: str, page_text: str | None) -> str | None:
 
 
 _CLOSING = re.compile(r"[\s?？。.!！]+$")
-_NUMBER_ANY_CASE = re.compile(_HEADING_NUMBER.pattern, re.I)  # the text is case-folded: "Q3" is "q3" by then
 
 
 def heading_copy(question: str, page_text: str | None) -> bool:
@@ -230,7 +230,7 @@ def heading_copy(question: str, page_text: str | None) -> bool:
         raise InputError(f"question must be a string, got {type(question).__name__}.")
     if not page_text:
         return False
-    headings = {_CLOSING.sub("", _NUMBER_ANY_CASE.sub("", _fold(m.group(1))).strip())
+    headings = {_CLOSING.sub("", _HEADING_NUMBER.sub("", _fold(m.group(1))).strip())
                 for m in _HEADING.finditer(page_text)}
     return _CLOSING.sub("", _fold(question).strip()) in headings - {""}
 
