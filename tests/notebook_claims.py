@@ -279,34 +279,28 @@ TWO_SYSTEMS = {
                                    and len(f["gains"]) > 0 and all(g > f["ceiling"] for g in f["gains"])),
 }
 
+def _hit(h, labels):
+    """Notebook 09's recorded page hit@k judged against ``labels``."""
+    return next(v["mean"] for name, v in h.items() if name.endswith(f"({labels})"))
+
+
 LABELS = {
-    "generated_scores_lower": lambda f, h: that(close(f["gap"], f["hand"] - f["generated"])) and f["gap"] > 0,
-    "source_range": lambda f, h: (f["source_setting"] and 0.81 <= f["generated"] <= 0.88
-                                  and abs(f["hand"] - 0.985) < 0.01),
-    "gap_explained": lambda f, h: (f["gap"] > 0 and that(close(f["explained"], (f["gap"] - f["gap_after"]) / f["gap"]),
-                                                         "the share of the gap closed is not (gap - gap after) / gap")),
-    "vague_templates": lambda f, h: (that(f["vague"] <= f["misses"]) and f["misses"] > 0
-                                     and f["vague"] >= f["misses"] / 2),
-    "group_missing": lambda f, h: (that(f["sufficiency"] <= f["hit"], "sufficiency above hit")
-                                   and f["sufficiency"] < f["hit"]
-                                   and that(f["group_missing"] >= 1, "no question counted with a group missing")),
-    "assessor_usable": lambda f, h: (f["n"] >= f["min_items"] and f["kappa"] is not None
-                                     and f["kappa"] >= f["min_kappa"]),
-    "kappa_interval_wide": lambda f, h: that(f["low"] <= f["high"]) and f["high"] - f["low"] > 0.2,
-    "labels_vs_source": lambda f, h: f["n"] >= 50,
-    "assessor_misses_gold": lambda f, h: f["missed"] > 0,
-    "llm_estimate": lambda f, h: f["calls"] == f["items"],
-    # a bias under 0.05 and the ways of counting within 0.05 of each other
-    "little_to_correct": lambda f, h: (that(close(f["bias"], f["truth"] - f["only"]), "bias is not truth - labels only")
-                                       and that(close(f["only"], f["means"]["human labels only"]))
-                                       and f["bias"] < 0.05 and max(f["means"].values()) - min(f["means"].values()) < 0.05),
-    # every question an accepted page belongs to was a hit before the audit
-    "accepted_already_hits": lambda f, h: (that(f["already"] <= f["questions"] <= f["pages"])
-                                           and f["questions"] > 0 and f["already"] == f["questions"]),
-    # every page the stand-in calls not relevant and the assessor relevant is an audit candidate
-    "stand_in_errors": lambda f, h: that(f["candidates"] <= f["disputed"]) and f["disputed"] > 0
-                                    and f["candidates"] == f["disputed"],
-    "either_page": lambda f, h: f["questions"] > 0,
+    # the audit recovers (after - before) / (truth - before) of what the dropped labels cost, capped at all of it
+    "audit_moved": lambda f, h: (that(f["before"] <= f["after"] and f["before"] <= f["truth"],
+                                      "accepting or completing labels lost a hit")
+                                 and that(close(f["before"], _hit(h, "one page per question"))
+                                          and close(f["after"], _hit(h, "after the audit"))
+                                          and close(f["truth"], _hit(h, "complete labels")), "not the recorded hit@k")
+                                 and f["truth"] > f["before"] and f["after"] > f["before"]
+                                 and that(close(f["closed"], min((f["after"] - f["before"]) / (f["truth"] - f["before"]),
+                                                                 1.0)), "the share recovered is wrong")
+                                 and f["accepted"] > 0),
+    "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
+                                        and f["kappa"] >= f["min_kappa"]),
+    # the named kind agrees with people less often than every other kind
+    "weakest_kind": lambda f, h: (that(f["agree"] == f["table"][f["worst"]])
+                                  and all(v > f["agree"] for kind, v in f["table"].items() if kind != f["worst"])
+                                  and len(f["table"]) > 1),
 }
 
 SUPPORT = {

@@ -75,10 +75,9 @@ NOTEBOOK_RUNS = {
         {"k": 10, "duplicate_threshold": 0.3},
     ],
     "notebooks/09_labels_you_can_trust.ipynb": [
-        {"retriever": "dense", "k": 5, "per_document": 2, "min_chars": 300, "seed": 5, "questions_per_page": 3,
-         "size": 300, "overlap": 50, "min_evidence_chars": 32, "sample_size": 20, "sample_seed": 3,
-         "llm_model": "llama3.1:8b", "price_in": 0.0, "price_out": 0.0},
-        {"k": 1, "retriever": "hybrid", "sample_size": 65},
+        {"retriever": "dense", "k": 5, "size": 300, "overlap": 50, "min_evidence_chars": 32, "min_kappa": 0.4},
+        {"k": 1, "retriever": "hybrid", "min_kappa": 0.8},
+        {"k": 10, "size": 800, "overlap": 0, "min_evidence_chars": 96},
     ],
     "notebooks/11_is_the_answer_supported.ipynb": [
         {"generator": "gen_b", "context_k": 1, "min_overlap": 0.8, "min_kappa": 0.8},
@@ -189,11 +188,8 @@ SPACES = {
         "retrievers": Subset(("bm25", "dense", "hybrid"), 1, 3), "size": Choice((300, 400, 800)),
         "overlap": Choice((0, 50, 100)), "k": Ints(1, 10)},
     "notebooks/09_labels_you_can_trust.ipynb": {
-        "per_document": Ints(1, 4), "min_chars": Choice((100, 200, 300)), "seed": Ints(0, 50),
-        "questions_per_page": Ints(1, 3), "retriever": RETRIEVER, "size": Choice((300, 400, 800)),
-        "overlap": Choice((0, 50, 100)), "k": Ints(1, 10), "min_evidence_chars": Choice((16, 32, 48, 96)),
-        "sample_size": Ints(2, 65), "sample_seed": Ints(0, 50), "llm_model": Choice(("gpt-4o-mini", "llama3.1:8b")),
-        "price_in": Floats(0.0, 5.0), "price_out": Floats(0.0, 15.0)},
+        "retriever": RETRIEVER, "size": Choice((300, 400, 800)), "overlap": Choice((0, 50, 100)), "k": Ints(1, 10),
+        "min_evidence_chars": Choice((16, 32, 48, 96)), "min_kappa": Floats(0.3, 0.9)},
     "notebooks/11_is_the_answer_supported.ipynb": {
         "generator": Choice(("gen_a", "gen_b")), "context_k": Ints(1, 3), "min_overlap": Floats(0.3, 1.0),
         "min_kappa": Floats(0.4, 0.9)},

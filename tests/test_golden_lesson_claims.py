@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from rag_metrics.labels.audit import (SMALL_BIAS, accepted_hits_claim, either_page_claim, little_to_correct_claim,
-                                       stand_in_errors_claim)
+import pandas as pd
+import pytest
+
+from rag_metrics.labels.agreement import agreement
+from rag_metrics.labels.audit import (agreement_by_kind, assessor_against_people_claim, audit_moved_claim,
+                                       weakest_kind_claim)
 from rag_metrics.golden.review import TEMPLATE_GAP, heading_templates_claim
 
 
@@ -28,48 +32,64 @@ def test_one_kind_of_question_only_sets_nothing_side_by_side():
         assert not c["condition"] and c["text_if_false"].startswith(f"Only one kind of question is here ({n_t} ")
 
 
-FOUR = ("human labels only", "human-judged sample only", "assessed labels added", "prediction-powered (PPI)")
+def test_the_audit_moved_sentence_says_the_share_of_the_shortfall_recovered():
+    c = audit_moved_claim(0.692, 0.969, 0.985, 31, 3)
+    assert c["condition"] and c["headline"] and c["name"] == "audit_moved"
+    assert "raises page hit@3 from 0.692 to **0.969**; the complete labels give 0.985" in c["text_if_true"]
+    assert "recovers **95% of what the missing labels cost**" in c["text_if_true"]
+    assert c["figures"]["closed"] == pytest.approx((0.969 - 0.692) / (0.985 - 0.692))
+    c = audit_moved_claim(0.5, 0.75, 0.75, 3, 1)  # all of it
+    assert c["condition"] and "recovers **100% of" in c["text_if_true"] and c["figures"]["closed"] == 1.0
+    c = audit_moved_claim(0.5, 0.8, 0.75, 3, 1)  # accepted pages the complete labels lack: capped at all of it
+    assert c["condition"] and c["figures"]["closed"] == 1.0
 
 
-def test_little_to_correct_below_the_small_bias_and_spread():
-    c = little_to_correct_claim(0.985, dict(zip(FOUR, (0.969, 0.967, 0.969, 0.969))))
-    assert c["condition"] and "0.967–0.969" in c["text_if_true"] and "costs only 0.016" in c["text_if_true"]
-    assert c["figures"]["bias"] == 0.985 - 0.969
-    assert little_to_correct_claim(1.0, dict.fromkeys(FOUR, 1.0))["condition"]  # no bias at all
+def test_an_audit_that_moves_nothing_or_has_nothing_to_recover_says_so():
+    c = audit_moved_claim(0.6, 0.6, 0.8, 0, 3)  # a shortfall, nothing recovered
+    assert not c["condition"] and c["text_if_true"] == "" and c["figures"]["closed"] == 0.0
+    assert c["text_if_false"].startswith("Accepting the audit's 0 page(s) leaves page hit@3 at 0.600, short of the 0.800")
+    for after in (0.9, 0.95):  # no shortfall (the kept page is always found): nothing to recover, whatever was added
+        c = audit_moved_claim(0.9, after, 0.9, 2, 5)
+        assert not c["condition"] and c["figures"]["closed"] is None
+        assert c["text_if_false"].startswith("Here the missing labels cost nothing: page hit@5 is 0.900")
 
 
-def test_little_to_correct_not_at_the_small_bias_nor_with_ways_apart():
-    assert not little_to_correct_claim(SMALL_BIAS, dict.fromkeys(FOUR, 0.0))["condition"]  # exactly the threshold
-    apart = dict(zip(FOUR, (0.969, 0.969 - SMALL_BIAS, 0.969, 0.969)))  # spread exactly the threshold
-    c = little_to_correct_claim(0.985, apart)
-    assert not c["condition"] and "short by 0.016" in c["text_if_false"]
-    assert not little_to_correct_claim(0.9, dict.fromkeys(FOUR, 0.5))["condition"]
+def _agreed(pairs, min_kappa=0.6):
+    """An Agreement of an assessor with people over (people, assessor) relevant flags, one item per pair."""
+    rows = [{"question_id": f"c{i}", "doc_id": "d", "page": 1} for i in range(len(pairs))]
+    grades = pd.DataFrame([{**r, "grade": 3 if a else 0} for r, (_, a) in zip(rows, pairs)])
+    people = pd.DataFrame([{**r, "relevant": h} for r, (h, _) in zip(rows, pairs)])
+    return agreement(grades, people, assessor="offline", min_kappa=min_kappa)
 
 
-def test_accepted_pages_of_questions_already_hit_cannot_move_hit():
-    pages = [("hand-written", "q1", "faq", 2), ("hand-written", "q1", "faq", 3), ("hand-written", "q2", "hr", 5)]
-    c = accepted_hits_claim(pages, {("hand-written", "q1"): 1.0, ("hand-written", "q2"): 1.0}, 3)
-    assert c["condition"] and "The 3 accepted page(s) -- q1 (faq p.2)" in c["text_if_true"]
-    assert c["figures"] == {"pages": 3, "questions": 2, "already": 2}
-    c = accepted_hits_claim(pages, {("hand-written", "q1"): 1.0, ("hand-written", "q2"): 0.0}, 3)
-    assert not c["condition"] and "1 of them misses before the audit" in c["text_if_false"]
-    c = accepted_hits_claim(pages, {("generated", "q2"): 1.0, ("hand-written", "q1"): 1.0}, 3)  # the set counts
-    assert not c["condition"]
-    assert accepted_hits_claim([], {}, 3)["text_if_false"] == "No page was accepted: hit@k cannot move."
+def test_the_assessor_is_refused_below_the_bar_and_usable_at_or_above_it():
+    pairs = [(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61  # notebook 09's table: kappa 0.43
+    refused = assessor_against_people_claim(_agreed(pairs), 110)
+    assert not refused["condition"] and refused["name"] == "assessor_vs_people"
+    assert refused["text_if_false"].startswith("Against 110 human labels, the offline assessor is **refused** "
+                                               "(kappa 0.43, 95% interval [")
+    unsure = assessor_against_people_claim(_agreed(pairs, min_kappa=0.4), 110)  # above the bar, interval not
+    assert unsure["condition"] and "the interval's low end is below the bar" in unsure["text_if_true"]
+    k = _agreed(pairs).kappa.kappa
+    assert assessor_against_people_claim(_agreed(pairs, min_kappa=k), 110)["condition"]  # exactly at the bar
+    clear = assessor_against_people_claim(_agreed([(True, True)] * 40 + [(False, False)] * 40 + [(True, False)]), 81)
+    assert clear["condition"] and clear["text_if_true"].endswith("its labels may fill gaps, kept apart from people's.")
 
 
-def test_stand_in_errors_only_when_every_disputed_page_is_a_candidate():
-    assert stand_in_errors_claim(4, 4)["condition"]
-    c = stand_in_errors_claim(4, 3)
-    assert not c["condition"] and "the other 1 are the assessor's" in c["text_if_false"]
-    c = stand_in_errors_claim(0, 0)
-    assert not c["condition"] and c["text_if_false"].startswith("The assessor grades no page relevant")
-
-
-def test_either_page_needs_a_question():
-    c = either_page_claim(["q1", "q2", "q3", "q4", "q5", "q6"], 3)
-    assert c["condition"] and "for 6 question(s) (q1, q2, q3, q4, q5, …)" in c["text_if_true"]
-    assert not either_page_claim([], 3)["condition"]
+def test_the_weakest_kind_is_named_only_when_it_stands_alone():
+    pairs = [(True, False)] * 3 + [(True, True)] * 4 + [(False, False)] * 3 + [(True, True), (True, False)]
+    claims = pd.DataFrame({"claim_id": [f"c{i}" for i in range(12)],
+                           "kind": ["paraphrase"] * 3 + ["verbatim"] * 4 + ["not_in_context"] * 3 + ["number"] * 2})
+    kinds = agreement_by_kind(_agreed(pairs), claims)
+    assert list(kinds.index) == ["paraphrase", "number", "verbatim", "not_in_context"]  # worst first, ties: larger
+    assert kinds.loc["paraphrase"].tolist() == [3, 3, 0.0] and kinds.loc["number", "agree"] == 0.5
+    c = weakest_kind_claim(kinds)
+    assert c["condition"] and c["text_if_true"].startswith("It is weakest on **paraphrase** claims: it agrees with "
+                                                           "people on 0% of the 3 (3 of them supported)")
+    tied = weakest_kind_claim(kinds.assign(agree=[0.5, 0.5, 1.0, 1.0]))
+    assert not tied["condition"] and tied["text_if_false"].startswith("No kind of claim stands out")
+    alone = weakest_kind_claim(kinds.iloc[:1])
+    assert not alone["condition"] and alone["text_if_false"] == "One kind of claim only (paraphrase): agreement 0%."
 
 
 def test_review_drops_few_at_two_or_a_tenth_and_many_above():

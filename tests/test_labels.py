@@ -14,7 +14,7 @@ from rag_metrics.labels.assessors import find_answer
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.experiment.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
-from rag_metrics.labels.audit import (AUDIT_COLUMNS, accept_labels, audit_labels, gap_explained_claim, human_labels,
+from rag_metrics.labels.audit import (AUDIT_COLUMNS, accept_labels, audit_labels, human_labels,
                                        labels_summary, load_judgments, read_audit_decisions)
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
@@ -375,7 +375,7 @@ def test_labels_summary_for_the_experiment_report(golden, corpus):
 # ---- golden sets rewritten in memory, judging sheets --------------------------------------------------------------
 
 def test_rewritten_golden_sets(golden):
-    from rag_metrics.labels.audit import _records_of, first_gold_page_only, with_evidence_groups
+    from rag_metrics.labels.audit import _records_of, one_gold_page_only, with_evidence_groups
 
     assert golden_from_records(_records_of(golden)).fingerprint() == golden.fingerprint(), "a faithful round trip"
     grouped = with_evidence_groups(golden)
@@ -383,11 +383,45 @@ def test_rewritten_golden_sets(golden):
     assert set(grouped.gold_groups["question_id"]) == set(multi)
     assert grouped.groups()["q061"] == [frozenset({("expense_policy", 9)}), frozenset({("travel_policy", 7)})]
     assert grouped.groups()["q001"] == golden.groups()["q001"] and grouped.fingerprint() != golden.fingerprint()
-    thin = first_gold_page_only(golden)
+    thin = one_gold_page_only(golden)
     assert (thin.gold_pages.groupby("question_id").size() == 1).all()
     assert thin.gold_pages.set_index("question_id").loc["q001"].tolist() == ["expense_policy", 3]
     assert thin.gold.set_index("question_id").loc["q001", "relevance"] == 2.0
     assert list(thin.questions.index) == list(golden.questions.index) and thin.backlog == golden.backlog
+    last = one_gold_page_only(golden, keep="last")
+    pages = golden.gold_pages.groupby("question_id").tail(1).set_index("question_id")
+    assert last.gold_pages.set_index("question_id")[["doc_id", "page"]].equals(pages[["doc_id", "page"]])
+    assert last.gold_pages.set_index("question_id").loc["q001"].tolist() != ["expense_policy", 3]  # q001 has several
+    with pytest.raises(InputError, match="keep"):
+        one_gold_page_only(golden, keep="middle")
+
+
+def test_one_gold_page_only_writes_what_it_returns(golden, corpus, tmp_path):
+    from rag_metrics.labels.audit import one_gold_page_only
+
+    written = one_gold_page_only(golden, keep="last", out=tmp_path / "one.jsonl", corpus=corpus)
+    assert written.source == tmp_path / "one.jsonl" or str(written.source) == str(tmp_path / "one.jsonl")
+    assert written.fingerprint() == load_golden(tmp_path / "one.jsonl", corpus=corpus).fingerprint()
+    assert written.fingerprint() == one_gold_page_only(golden, keep="last").fingerprint()
+
+
+def test_a_support_set_read_as_page_labels(corpus):
+    from rag_metrics.experiment.support import read_support_set
+    from rag_metrics.labels.audit import support_set_items
+    from rag_metrics.io.corpus import data_dir
+
+    claims = read_support_set(data_dir() / "support" / "claims.jsonl")
+    items, people = support_set_items(claims, corpus)
+    assert len(items) == len(people) == len(claims) and list(items["question_id"]) == list(claims["claim_id"])
+    assert (items["answer"] == claims["claim"]).all() and (people["relevant"] == claims["supported"]).all()
+    two = claims.index[claims["context"].map(len) == 2][0]  # a claim with two context pages: both texts, first key
+    (d1, p1), (d2, p2) = claims.at[two, "context"]
+    texts = corpus.pages.set_index(["doc_id", "page"])["text"]
+    assert items.at[two, "text"] == texts[d1, p1] + "\n\n" + texts[d2, p2]
+    assert (items.at[two, "doc_id"], items.at[two, "page"]) == (d1, p1)
+    bad = claims.head(1).assign(context=[[("expense_policy", 999)]])
+    with pytest.raises(InputError, match="expense_policy p.999"):
+        support_set_items(bad, corpus)
 
 
 def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
@@ -550,26 +584,3 @@ def test_a_human_judgment_raises_the_judged_share_above_the_gold_share(world):
     one = pd.DataFrame({"question_id": ["q1"], "doc_id": ["faq"], "page": [3], "relevant": [False]})
     mixed = _audit(world, judgments=one)
     assert mixed.settings["human_judgments"] == 1 and mixed.judged_share() > gold_only.judged_share()
-
-
-@pytest.mark.parametrize("gap, gap_after, said, explained", [
-    (0.2, 0.05, "closes **75% of the gap** (from 0.200 to 0.050)", 0.75),
-    (0.2, 0.2, "leaves the gap where it was (0.200): **none of the gap was missing labels** (bm25, top 3); the "
-               "generated set's misses are not label gaps", 0.0),
-    (0.2, 0.25, "**widens the gap** (from 0.200 to 0.250)", -0.25),
-    (0.2, 0.0, "closes **100% of the gap** (from 0.200 to 0.000)", 1.0),
-])
-def test_the_gap_sentence_says_how_much_the_accepted_pages_closed(gap, gap_after, said, explained):
-    c = gap_explained_claim(gap, gap_after, {"generated": 4, "hand-written": 1}, "bm25", 3)
-    assert c["condition"] and c["headline"] and c["name"] == "gap_explained"
-    assert c["text_if_true"].startswith("Accepting the answer pages the audit found (4 for the generated set, 1 for the "
-                                        "hand-written one) ")
-    assert said in c["text_if_true"]
-    assert c["figures"]["explained"] == pytest.approx(explained)
-
-
-@pytest.mark.parametrize("gap", [0.0, -0.1])
-def test_with_no_gap_the_gap_sentence_has_nothing_to_explain(gap):
-    c = gap_explained_claim(gap, gap, {"generated": 0, "hand-written": 0}, "dense", 5)
-    assert not c["condition"] and c["figures"]["explained"] is None
-    assert c["text_if_false"].startswith("With no gap between the two sets")

@@ -56,12 +56,10 @@ from rag_metrics.golden.flags import near_duplicates
 from rag_metrics.golden.review_file import review_text
 
 __all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
-           "human_labels", "with_evidence_groups", "first_gold_page_only",
+           "human_labels", "with_evidence_groups", "one_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
-           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "little_to_correct_claim", "SMALL_BIAS",
-           "accepted_hits_claim", "stand_in_errors_claim", "either_page_claim"]
-
-SMALL_BIAS = 0.05  # a bias of a hit@k below this leaves little for a correction to remove
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "audit_moved_claim",
+           "assessor_against_people_claim", "agreement_by_kind", "weakest_kind_claim", "support_set_items"]
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
                  "why", "answer_found", "shared_chars", "best_rank", "runs"]
@@ -204,107 +202,111 @@ class LabelAudit:
         return paths
 
 
-def little_to_correct_claim(truth: float, means: dict) -> dict:
-    """The one sentence on prediction-powered inference at these settings, as
-    :func:`rag_metrics.report.kernel.claim`'s arguments. ``truth`` is hit@k with the full labels; ``means`` maps each
-    way of counting on the cut-down labels to its figure, "human labels only" (unlabelled pages counted as misses)
-    among them. "Nothing to correct" only when the bias ``truth - labels only`` and the spread of the ways are both
-    under :data:`SMALL_BIAS`; otherwise the sentence gives the bias and the spread."""
-    only = float(means["human labels only"])
-    bias, low, high = truth - only, min(means.values()), max(means.values())
-    return {
-        "condition": bias < SMALL_BIAS and high - low < SMALL_BIAS,
-        "text_if_true": (f"At these settings all {len(means)} ways count page hit@k at {low:.3f}–{high:.3f} against a "
-                         f"truth of {truth:.3f}: cutting the labels costs only {bias:.3f} (the retriever usually "
-                         "returns the first gold page anyway), so there is **nothing for PPI to correct** here."),
-        "text_if_false": (f"At these settings the {len(means)} ways count page hit@k from {low:.3f} to {high:.3f} "
-                          f"against a truth of {truth:.3f}; the cut-down labels alone are short by {bias:.3f}: "
-                          "`figures.table()` gives each way's interval."),
-        "name": "little_to_correct",
-        "figures": {"bias": bias, "only": only, "truth": truth, "means": dict(means)},
-    }
-
-
-def accepted_hits_claim(accepted: list, hit_before: dict, k: int) -> dict:
-    """Whether accepting the audit's pages can move hit@k, as :func:`rag_metrics.report.kernel.claim`'s arguments.
-    ``accepted``: (golden set, question_id, doc_id, page) per accepted page; ``hit_before``: (golden set, question_id)
-    -> hit@k before the audit. A question that was already a hit stays one: hit@k moves only through the others."""
-    questions = list(dict.fromkeys((s, q) for s, q, _, _ in accepted))
-    already = [key for key in questions if hit_before.get(key, 0) > 0]
-    pages = ", ".join(f"{q} ({d} p.{p})" for _, q, d, p in accepted[:6]) + (", …" if len(accepted) > 6 else "")
-    return {
-        "condition": bool(questions) and len(already) == len(questions),
-        "text_if_true": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s) "
-                         f"that were **already hits** (a gold page of theirs was in the top {k} too): hit@{k} is 1 for "
-                         f"each of them with or without the new label, so it does not move."),
-        "text_if_false": (f"The {len(accepted)} accepted page(s) -- {pages} -- belong to {len(questions)} question(s), "
-                          f"{len(questions) - len(already)} of them misses before the audit: those are the ones "
-                          f"hit@{k} can gain." if questions else "No page was accepted: hit@k cannot move."),
-        "name": "accepted_already_hits",
-        "figures": {"pages": len(accepted), "questions": len(questions), "already": len(already)},
-    }
-
-
-def stand_in_errors_claim(disputed: int, candidates: int) -> dict:
-    """How many of the pages the stand-in for people calls not relevant but the assessor grades relevant are the
-    audit's candidates (unlabelled pages holding the answer: the stand-in's error, not the assessor's), as
-    :func:`rag_metrics.report.kernel.claim`'s arguments."""
-    return {
-        "condition": disputed > 0 and candidates == disputed,
-        "text_if_true": (f"All {disputed} page(s) the stand-in calls not relevant but the assessor grades relevant are "
-                         "**the audit's candidates** (section 1): unlabelled pages that hold the expected answer. "
-                         "There the stand-in is wrong, not the assessor."),
-        "text_if_false": (f"{candidates} of the {disputed} page(s) the stand-in calls not relevant but the assessor "
-                          "grades relevant are the audit's candidates (the stand-in's error); the other "
-                          f"{disputed - candidates} are the assessor's disagreement." if disputed else
-                          "The assessor grades no page relevant that the stand-in calls not relevant."),
-        "name": "stand_in_errors",
-        "figures": {"disputed": disputed, "candidates": candidates},
-    }
-
-
-def either_page_claim(questions: list, k: int) -> dict:
-    """The "either page will do" case of evidence groups, as :func:`rag_metrics.report.kernel.claim`'s arguments:
-    ``questions`` are the IDs of questions with one group of several gold pages whose top ``k`` holds some but not
-    all of them (sufficiency@k = 1, recall@k < 1)."""
-    shown = ", ".join(questions[:5]) + (", …" if len(questions) > 5 else "")
-    return {
-        "condition": bool(questions),
-        "text_if_true": (f"**Either page will do** for {len(questions)} question(s) ({shown}): one group of several "
-                         f"gold pages, only some of them in the top {k}. sufficiency@{k} counts each as answered; "
-                         f"recall@{k} stays below 1 for them, as if part of the answer were missing."),
-        "text_if_false": (f"No question with one group of several gold pages has only some of them in the top {k}: "
-                          f"here sufficiency@{k} and recall@{k} agree on every such question."),
-        "name": "either_page",
-        "figures": {"questions": len(questions)},
-    }
-
-
-def gap_explained_claim(gap: float, gap_after: float, added: dict, retriever: str, k: int) -> dict:
-    """The sentence on how much of a hit@k gap between a generated and a hand-written set the audit's accepted pages
-    close, as :func:`rag_metrics.report.kernel.claim`'s arguments. ``gap`` and ``gap_after`` are hand-written minus
-    generated, before and after accepting the pages; ``added`` counts the pages accepted per set ("generated",
-    "hand-written"). The share explained is ``(gap - gap_after) / gap``: above 0 it closes part of the gap, below 0
-    the gap widened, at 0 none of it was missing labels; with no gap (``gap <= 0``) there is nothing to explain."""
-    explained = (gap - gap_after) / gap if gap > 0 else None
-    if explained is not None and explained > 0:
-        finding = (f"closes **{explained:.0%} of the gap** (from {gap:.3f} to {gap_after:.3f}): that part of the gap was "
-                   "missing labels; the rest is the questions and the retriever.")
-    elif explained is not None and explained < 0:
-        finding = (f"**widens the gap** (from {gap:.3f} to {gap_after:.3f}): the hand-written set was missing labels "
-                   "too, and none of the gap was missing labels of the generated set.")
+def audit_moved_claim(before: float, after: float, truth: float, accepted: int, k: int) -> dict:
+    """What accepting the audit's pages did to page hit@k on a golden set with missing labels, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments. ``before``: hit@k on the incomplete labels; ``after``: with
+    the ``accepted`` pages added; ``truth``: with the complete labels. The share of the shortfall closed is
+    ``(after - before) / (truth - before)``, capped at 100% (accepted pages the complete labels lack can carry
+    ``after`` past ``truth``); with no shortfall (``truth <= before``) the missing labels cost nothing to recover."""
+    short = truth - before
+    closed = None if short <= 0 else min((after - before) / short, 1.0)
+    if closed is None:
+        false_text = (f"Here the missing labels cost nothing: page hit@{k} is {before:.3f} with them and {truth:.3f} "
+                      f"with the complete labels (the retriever returns the kept page anyway); the audit has "
+                      f"nothing to recover.")
     else:
-        finding = (f"leaves the gap where it was ({gap:.3f}): **none of the gap was missing labels** ({retriever}, top "
-                   f"{k}); the generated set's misses are not label gaps -- the next table says which questions they are.")
+        false_text = (f"Accepting the audit's {accepted} page(s) leaves page hit@{k} at {after:.3f}, short of the "
+                      f"{truth:.3f} the complete labels give: the pages whose labels were dropped were not retrieved "
+                      f"in the top {k}, or do not hold the expected answer as written.")
     return {
-        "condition": gap > 0,
-        "text_if_true": (f"Accepting the answer pages the audit found ({added['generated']} for the generated set, "
-                         f"{added['hand-written']} for the hand-written one) {finding}"),
-        "text_if_false": "With no gap between the two sets under these parameters, there is nothing for missing labels "
-                         "to explain.",
-        "headline": True, "name": "gap_explained",
-        "figures": {"gap": gap, "gap_after": gap_after, "explained": explained, "added": added},
+        "condition": closed is not None and closed > 0,
+        "text_if_true": (f"Accepting the audit's {accepted} page(s) raises page hit@{k} from {before:.3f} to "
+                         f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers **{closed:.0%} of what "
+                         f"the missing labels cost**, without seeing the complete labels: that part of the low figure "
+                         f"was never the retriever's fault."
+                         if closed is not None and closed > 0 else ""),
+        "text_if_false": false_text,
+        "headline": True, "name": "audit_moved",
+        "figures": {"before": before, "after": after, "truth": truth, "accepted": accepted, "closed": closed},
     }
+
+
+def assessor_against_people_claim(agreed, n_claims: int) -> dict:
+    """Whether an assessor measured against people's labels may fill gaps, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments: ``agreed`` is its
+    :class:`~rag_metrics.labels.agreement.Agreement` with the labels, ``n_claims`` the labelled items. Usable only
+    when the agreement says so (kappa at or above its bar, enough items of both kinds); the sentence names the
+    interval either way, and says when its low end is under the bar."""
+    k = agreed.kappa
+    interval = (f"kappa {k.kappa:.2f}, 95% interval [{k.low:.2f}, {k.high:.2f}]" if k.kappa is not None
+                else "kappa undefined")
+    unsure = k.kappa is not None and k.low < agreed.min_kappa
+    return {
+        "condition": agreed.usable,
+        "text_if_true": (f"Against {n_claims} human labels, the offline assessor clears the bar of "
+                         f"{agreed.min_kappa} ({interval})" + (
+                             "; the interval's low end is below the bar, so measure it on more labels before its "
+                             "labels move a headline figure." if unsure else
+                             ": its labels may fill gaps, kept apart from people's.")),
+        "text_if_false": (f"Against {n_claims} human labels, the offline assessor is **refused** "
+                          f"({interval}; the bar is {agreed.min_kappa}): its labels must not fill gaps in a figure."),
+        "name": "assessor_vs_people",
+        "figures": {"kappa": k.kappa, "low": k.low, "high": k.high, "usable": agreed.usable,
+                    "min_kappa": agreed.min_kappa, "n": agreed.n, "min_items": agreed.min_items},
+    }
+
+
+def agreement_by_kind(agreed, claims: pd.DataFrame) -> pd.DataFrame:
+    """Per kind of labelled claim (``claims``: claim_id, kind): how many, how many people call supported, and the
+    share on which the assessor agrees with people -- worst first. ``agreed.items`` keys each item by its claim ID
+    (:func:`support_set_items`)."""
+    both = agreed.items.merge(claims[["claim_id", "kind"]], left_on="question_id", right_on="claim_id")
+    both = both.assign(agree=both["relevant"].astype(bool) == both["assessed_relevant"].astype(bool))
+    table = both.groupby("kind").agg(claims=("agree", "size"), supported=("relevant", "sum"),
+                                     agree=("agree", "mean"))
+    table = table.astype({"claims": int, "supported": int, "agree": float})
+    return table.sort_values(["agree", "claims"], ascending=[True, False], kind="stable")
+
+
+def weakest_kind_claim(table: pd.DataFrame) -> dict:
+    """The kind of claim the assessor gets wrong most often (``table``: :func:`agreement_by_kind`), as
+    :func:`rag_metrics.report.kernel.claim`'s arguments: named only when it agrees with people less often there
+    than on every other kind."""
+    worst, agree = table.index[0], float(table["agree"].iloc[0])
+    rest = float(table["agree"].iloc[1:].min()) if len(table) > 1 else None
+    n, supported = int(table["claims"].iloc[0]), int(table["supported"].iloc[0])
+    return {
+        "condition": rest is not None and agree < rest,
+        "text_if_true": (f"It is weakest on **{worst.replace('_', ' ')}** claims: it agrees with people on "
+                         f"{agree:.0%} of the {n} "
+                         f"({supported} of them supported) -- it matches words, so where the page says the same "
+                         "thing in other words it calls the page not relevant."),
+        "text_if_false": (f"No kind of claim stands out: the lowest agreement, {agree:.0%} on {worst}, is shared."
+                          if rest is not None else f"One kind of claim only ({worst}): agreement {agree:.0%}."),
+        "name": "weakest_kind",
+        "figures": {"worst": str(worst), "agree": agree, "rest": rest, "table": table["agree"].to_dict()},
+    }
+
+
+def support_set_items(claims: pd.DataFrame, corpus) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A labelled support set (:func:`rag_metrics.experiment.support.read_support_set`) read as page labels: each claim
+    is one item whose expected answer is the claim and whose page is its context (pages joined), keyed by
+    (claim_id, first context page). Returns the items for
+    :func:`~rag_metrics.labels.assessors.assess_items` and the people's labels (relevant = supported) for
+    :func:`~rag_metrics.labels.agreement.agreement`."""
+    texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
+    rows, people = [], []
+    for cid, claim_, ctx, supported in zip(claims["claim_id"], claims["claim"], claims["context"],
+                                           claims["supported"]):
+        missing = [f"{d} p.{p}" for d, p in ctx if (d, int(p)) not in texts]
+        if missing:
+            raise InputError(f"support_set_items: claim {cid} names context page(s) not in the corpus: {missing}.")
+        doc, page = ctx[0]
+        rows.append({"question_id": cid, "doc_id": doc, "page": int(page), "question": claim_, "answer": claim_,
+                     "text": "\n\n".join(texts[d, int(p)] for d, p in ctx)})
+        people.append({"question_id": cid, "doc_id": doc, "page": int(page), "relevant": bool(supported),
+                       "source": "people"})
+    return pd.DataFrame(rows), pd.DataFrame(people)
 
 
 def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_chars: int = 48, locate_chars: int = 24,
@@ -746,18 +748,26 @@ def with_evidence_groups(golden, *, types=("multi_hop",)):
     return golden_from_records(records, path=golden.source)
 
 
-def first_gold_page_only(golden):
-    """The golden set with only the first gold page of each question (and its document) kept: the labels a set
-    built from one sampled page per question would have. For measuring what missing labels do to a figure."""
+def one_gold_page_only(golden, *, keep: str = "first", out=None, corpus=None):
+    """The golden set with one gold page of each question (and its document) kept -- the ``first`` or the ``last``
+    listed: the labels a set built from one sampled page per question would have. For measuring what missing labels
+    do to a figure, the complete set being the truth. With ``out``, also written there as JSON lines (what
+    :func:`accept_labels` reads) and returned as read back from it."""
+    check_choice(keep, ("first", "last"), "keep", func="one_gold_page_only")
     records = []
     for line, rec in _records_of(golden):
         if rec.get("gold_pages") and not rec.get("gold_groups"):
-            doc, page = rec["gold_pages"][0]
+            doc, page = rec["gold_pages"][0 if keep == "first" else -1]
             rec = {**rec, "gold_pages": [[doc, page]], "gold_docs": [doc],
                    "relevance": {d: v for d, v in rec.get("relevance", {}).items() if d == doc}}
             rec.pop("gold_chunks", None)
         records.append((line, rec))
-    return golden_from_records(records, path=golden.source)
+    if out is None:
+        return golden_from_records(records, path=golden.source)
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.io.jsonl import write_jsonl
+
+    return load_golden(write_jsonl([rec for _, rec in records], check_output(out)), corpus=corpus)
 
 
 def closed_world_judgments(result, questions, *, k: int | None = None, by: str = "closed world") -> pd.DataFrame:
