@@ -68,32 +68,22 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
 }
 
 def _grid_flat(f):
-    """Within noise at every cutoff: the paired test of best against worst configuration at each k (not one k alone)."""
+    """Within noise at every cutoff: every pair of configurations tested at each k, Holm-adjusted (not one k alone)."""
     that(set(f["spread"]) == set(f["lowest"]) == set(f["highest"]) == set(f["p"]) and all(
-        close(f["spread"][k], f["highest"][k] - f["lowest"][k]) and 0 <= f["p"][k] <= 1 for k in f["spread"]),
-        "a spread is not max - min, or a p is not a probability")
+        close(f["spread"][k], f["highest"][k] - f["lowest"][k]) and 0 <= f["p"][k] <= 1 for k in f["spread"])
+        and close(f["widest"], max(f["spread"].values()) * f["n_eval"]),
+        "a spread is not max - min, the widest gap is not the largest spread, or a p is not a probability")
     return all(p >= f["alpha"] for p in f["p"].values())
 
 
 CHUNKING_GRID = {
-    "grid_moves_in_questions": lambda f, h: all(abs(x - round(x)) < 1e-9 for x in f["hits"]),
     "grid_flat": lambda f, h: _grid_flat(f),
-    "misses_by_language": lambda f, h: (that(f["table_rows"] == f["missed"] and f["table_cross"] == f["cross_language"]
-                                             and f["cross_language"] <= f["missed"] <= f["gold"])
-                                        and f["missed"] > 0),
-    "cannot_fit": lambda f, h: that(f["cannot_fit"] <= f["gold"]) and f["cannot_fit"] > 0,
-    "lever_is_multilingual": lambda f, h: (that(f["avoidable"] == f["missed"] - f["cannot_fit"]
-                                                and 0 <= f["avoidable_cross_language"] <= f["avoidable"]
-                                                and f["flat"] == (f["p"] >= f["alpha"]),
-                                                "the counts or the flatness at the claim's own k disagree")
-                                           and f["flat"] and f["avoidable"] >= 3
-                                           and 2 * f["avoidable_cross_language"] > f["avoidable"]),
-    "retrievers_within_one_question": lambda f, h: (that(close(f["gap"], max(f["recalls"]) - min(f["recalls"])))
-                                                    and f["gap"] * f["n_eval"] < 1),
-    "cheapest_at_best": lambda f, h: (that(f["tied"] == sum(abs(r - max(f["recalls"])) < 1e-12 for r in f["recalls"])
-                                           and f["cheap_chars"] <= f["dear_chars"],
-                                           "the tie count or the cheapest/dearest order disagrees with the table")
-                                      and f["tied"] > 1),
+    "cheaper_is_as_good": lambda f, h: (that(close(f["best_recall"], max(f["recalls"]))
+                                             and close(f["cheap_chars"], min(f["chars"]))
+                                             and close(f["ratio"], f["best_chars"] / f["cheap_chars"])
+                                             and 0 <= f["p"] <= 1 and (f["p"] == 1 or f["best"] != f["cheap"]),
+                                             "the best, the cheapest or their ratio disagree with the table")
+                                        and f["p"] >= f["alpha"]),
 }
 
 def _sample_failures(f):

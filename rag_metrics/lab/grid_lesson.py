@@ -1,10 +1,9 @@
 """The claims of notebook 02 (the chunking grid): which sentence its numbers support, chosen here and tested, so
 the notebook keeps only the computation it teaches.
 
-Each function returns claims as keyword arguments of :func:`rag_metrics.report.kernel.claim` (``condition``,
-``text_if_true``, ``text_if_false``, ``name``, ``figures``, ``headline``); the notebook records them with
-``for c in ...: claim(**c)``. Both texts of a claim are true sentences of their case: nothing prints a sentence to deny
-it.
+Each claim function returns keyword arguments of :func:`rag_metrics.report.kernel.claim` (``condition``,
+``text_if_true``, ``text_if_false``, ``name``, ``figures``, ``headline``). Both texts of a claim are true sentences of
+their case: nothing prints a sentence to deny it.
 """
 
 from __future__ import annotations
@@ -17,7 +16,8 @@ import pandas as pd
 from rag_metrics.stats import ALPHA, format_p, holm, paired_test
 from rag_metrics.retrieval.retrievers import RETRIEVERS
 
-__all__ = ["grid_parameters", "cutoff_spreads", "grid_claims", "cheapest_at_best", "spreads_table"]
+__all__ = ["config_name", "grid_parameters", "holm_pairs", "cutoff_spreads", "spreads_table", "grid_headline",
+           "context_cost"]
 
 
 def config_name(size, overlap) -> str:
@@ -39,72 +39,78 @@ def _int_list(value, name):
     return sorted(set(value))
 
 
-def grid_parameters(sizes, overlaps, ks, retriever, compare_size, compare_overlap, compare_k):
+def grid_parameters(sizes, overlaps, ks, retriever, compare_k):
     """Notebook 02's parameters checked (each error says what was expected and what was got): ``(sizes, overlaps,
     ks)`` as sorted lists of ints."""
     sizes, overlaps, ks = _int_list(sizes, "sizes"), _int_list(overlaps, "overlaps"), _int_list(ks, "ks")
     if retriever not in RETRIEVERS:
         raise ValueError(f"The parameter retriever must be one of {RETRIEVERS}. Got {retriever!r}.")
-    if compare_size not in sizes or compare_overlap not in overlaps or compare_k not in ks:
-        raise ValueError(f"The comparison configuration must be in the grid: compare_size {compare_size!r} in sizes "
-                         f"{sizes}, compare_overlap {compare_overlap!r} in overlaps {overlaps}, compare_k "
-                         f"{compare_k!r} in ks {ks}.")
-    if compare_overlap >= compare_size:
-        raise ValueError(f"compare_overlap ({compare_overlap}) must be smaller than compare_size ({compare_size}).")
+    if compare_k not in ks:
+        raise ValueError(f"The parameter compare_k must be one of the cutoffs ks {ks}. Got {compare_k!r}.")
+    if not any(o < s for s in sizes for o in overlaps):
+        raise ValueError(f"Some overlap must be smaller than some chunk size. Got sizes {sizes}, overlaps {overlaps}.")
     return sizes, overlaps, ks
 
 
-def _names(configs) -> str:
-    return ", ".join(configs)
+def _configs(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(config=[config_name(s, o) for s, o in zip(frame["size"], frame["overlap"])])
+
+
+def holm_pairs(per_question: pd.DataFrame, k, *, alpha: float = ALPHA) -> pd.DataFrame:
+    """Every pair of configurations at cutoff ``k`` (``per_question``: one row per question, configuration and k,
+    with ``recall``), tested on the same questions (:func:`rag_metrics.stats.paired_test`) and
+    Holm-adjusted over all the pairs of that k: columns ``a``, ``b``, ``p`` (uncorrected), ``p_holm``."""
+    at_k = _configs(per_question[per_question["k"] == k])
+    values = {c: part.set_index("question_id")["recall"] for c, part in at_k.groupby("config", sort=False)}
+    pairs = list(combinations(values, 2))
+    raw = [paired_test(values[a], values[b], measure=f"Recall@{k}", alpha=alpha).p_value for a, b in pairs]
+    return pd.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs], "p": raw,
+                         "p_holm": list(holm(raw)) if pairs else []}, columns=["a", "b", "p", "p_holm"])
+
+
+def _pair_p(pairs: pd.DataFrame, a: str, b: str) -> float:
+    """The Holm-adjusted p of the pair ``a``, ``b`` (1 for a configuration against itself)."""
+    if a == b:
+        return 1.0
+    row = pairs[((pairs["a"] == a) & (pairs["b"] == b)) | ((pairs["a"] == b) & (pairs["b"] == a))]
+    return float(row["p_holm"].iloc[0])
+
+
+def _tied(values: pd.Series, target: float) -> pd.Series:
+    return (values - target).abs() < 1e-12
 
 
 def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA
                    ) -> pd.DataFrame:
-    """Per cutoff ``k`` of a grid (``summary``: one row per configuration and k, with ``recall`` and
-    ``context_chars``; ``per_question``: one row per question, configuration and k): every configuration tied at the
-    highest Recall@k (``best``, comma-separated) and at the lowest (``worst``), their difference (``spread``, and
-    ``questions`` = spread × ``n_eval``, in questions' worth), and the test corrected for picking the extremes after
-    looking: every pair of configurations is tested on the same questions
-    (:func:`rag_metrics.stats.paired_test`), Holm-adjusted over the pairs of that k (``pairs``), and ``p``
-    is the smallest adjusted p (``flat`` = within noise at ``alpha``: no pair differs); ``p_raw`` is the uncorrected p
-    of the best against the worst (the cheapest of the tied best against the dearest of the tied worst -- the pair
-    ``context_ratio`` divides: its mean context characters, best over worst)."""
-    summary = summary.assign(config=[config_name(s, o) for s, o in zip(summary["size"], summary["overlap"])])
-    answers = per_question.assign(config=[config_name(s, o) for s, o in
-                                          zip(per_question["size"], per_question["overlap"])])
+    """Per cutoff ``k`` of a grid (``summary``: one row per configuration and k, with ``recall``): every configuration
+    tied at the highest Recall@k (``best``, comma-separated) and at the lowest (``worst``), their difference
+    (``spread``, and ``questions`` = spread × ``n_eval``, in questions' worth), and ``p``, the smallest Holm-adjusted p
+    over every pair of configurations at that k (:func:`holm_pairs`; ``pairs`` tested); ``flat`` = no pair differs
+    beyond noise at ``alpha``."""
+    summary = _configs(summary)
     rows = {}
     for k, part in summary.groupby("k"):
         part = part.sort_values(["context_chars", "config"])
-        top = part[(part["recall"] - part["recall"].max()).abs() < 1e-12]
-        bottom = part[(part["recall"] - part["recall"].min()).abs() < 1e-12]
-        best, worst = top.iloc[0], bottom.iloc[-1]
-        at_k = answers[answers["k"] == k]
-        values = {c: at_k[at_k["config"] == c].set_index("question_id")["recall"] for c in part["config"]}
-        pairs = list(combinations(part["config"], 2))
-        raw = [paired_test(values[a], values[b], measure=f"Recall@{k}", alpha=alpha).p_value for a, b in pairs]
-        adjusted = holm(raw) if pairs else [1.0]
-        p_raw = (paired_test(values[worst.config], values[best.config], alpha=alpha).p_value
-                 if best.config != worst.config else 1.0)
-        spread = float(best["recall"] - worst["recall"])
-        rows[k] = {"lowest": float(worst["recall"]), "highest": float(best["recall"]), "spread": spread,
-                   "questions": spread * n_eval, "configurations": len(part), "pairs": len(pairs),
-                   "best": _names(top["config"]), "worst": _names(bottom["config"]),
-                   "cheapest_best": best.config, "dearest_worst": worst.config,
-                   "p": float(min(adjusted)), "p_raw": float(p_raw), "flat": bool(min(adjusted) >= alpha),
-                   "context_ratio": float(best["context_chars"] / worst["context_chars"])}
+        pairs = holm_pairs(per_question, k, alpha=alpha)
+        p = float(pairs["p_holm"].min()) if len(pairs) else 1.0
+        spread = float(part["recall"].max() - part["recall"].min())
+        rows[k] = {"best": ", ".join(part.loc[_tied(part["recall"], part["recall"].max()), "config"]),
+                   "highest": float(part["recall"].max()),
+                   "worst": ", ".join(part.loc[_tied(part["recall"], part["recall"].min()), "config"]),
+                   "lowest": float(part["recall"].min()), "spread": spread, "questions": spread * n_eval,
+                   "configurations": len(part), "pairs": len(pairs), "p": p, "flat": bool(p >= alpha)}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
     return table.astype({"flat": bool, "configurations": int, "pairs": int})
 
 
-def spreads_table(spreads: pd.DataFrame) -> pd.DataFrame:
-    """:func:`cutoff_spreads` as the notebook shows it: human column names, p's formatted, ties listed."""
-    return (spreads.assign(gap=spreads["questions"].map("{:.1f}".format), p=spreads["p"].map(format_p),
-                           p_raw=spreads["p_raw"].map(format_p), ratio=spreads["context_ratio"].map("{:.1f}×".format))
-            [["best", "highest", "worst", "lowest", "gap", "p_raw", "p", "ratio"]]
-            .rename(columns={"best": "best (all tied)", "highest": "best Recall@k", "worst": "worst (all tied)",
-                             "lowest": "worst Recall@k", "gap": "gap (questions' worth)",
-                             "p_raw": "best vs worst, uncorrected", "p": "all pairs, Holm",
-                             "ratio": "cheapest best ÷ dearest worst, context"}))
+def spreads_table(spreads: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA) -> pd.DataFrame:
+    """:func:`cutoff_spreads` as the notebook shows it: human column names, the gap in questions, p's formatted."""
+    return (spreads.assign(gap=spreads["questions"].map("{:.1f}".format),
+                           p=[format_p(p, alpha) for p in spreads["p"]])
+            [["best", "highest", "worst", "lowest", "gap", "p"]]
+            .rename(columns={"best": "best (ties listed)", "highest": "best Recall@k",
+                             "worst": "worst (ties listed)", "lowest": "worst Recall@k", "gap": f"gap, in questions of {n_eval}",
+                             "p": "smallest Holm p, all pairs"}))
 
 
 def _ks(ks) -> str:
@@ -112,111 +118,51 @@ def _ks(ks) -> str:
     return ks[0] if len(ks) == 1 else ", ".join(ks[:-1]) + " and " + ks[-1]
 
 
-def _per_k(spreads: pd.DataFrame, rows, alpha: float) -> str:
-    return "; ".join(f"k={k}: {spreads.at[k, 'best']} vs {spreads.at[k, 'worst']}, {spreads.at[k, 'questions']:.1f} "
-                     f"questions' worth, uncorrected {format_p(spreads.at[k, 'p_raw'], alpha)}, "
-                     f"{format_p(spreads.at[k, 'p'], alpha, name='smallest Holm-adjusted p')}" for k in rows)
-
-
-def _context(spreads: pd.DataFrame, k) -> str:
-    return (f"at k={k} the cheapest of the best ({spreads.at[k, 'cheapest_best']}) hands the LLM "
-            f"{spreads.at[k, 'context_ratio']:.1f}× the context characters of the dearest of the worst "
-            f"({spreads.at[k, 'dearest_worst']}): at a fixed k the chunk size also sets how much text the LLM reads, "
-            "so compare at equal context before crediting the chunker")
-
-
-def _flat_claim(spreads: pd.DataFrame, n_eval: int, retriever: str, alpha: float) -> dict:
-    flat = spreads.index[spreads["flat"]].tolist()
+def grid_headline(spreads: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA) -> dict:
+    """The lesson's headline: whether any pair of configurations differs beyond noise at any cutoff (every pair
+    tested, Holm-adjusted per k), in one sentence; the numbers stay in the table."""
     steep = spreads.index[~spreads["flat"]].tolist()
-    widest = spreads["questions"].idxmax()
-    test = (f"every pair of the {int(spreads['configurations'].max())} configurations tested on the same {n_eval} "
-            f"questions, Holm-adjusted over the {int(spreads['pairs'].max())} pairs of each k, {retriever}")
-    why = ("Picking the best and the worst after looking and testing only them makes a gap look more significant "
-           "than it is, so the test here compares every pair and corrects for their number. ")
-    if not steep:
-        true = (why + f"**No cutoff picks a chunking**: at every k no pair of configurations differs beyond noise "
-                f"({_per_k(spreads, spreads.index, alpha)}; {test}). The widest gap is a context gap "
-                f"too: {_context(spreads, widest)}.")
-        false = None
+    flat = spreads.index[spreads["flat"]].tolist()
+    widest = float(spreads["questions"].max())
+    true = (f"**No chunking in this grid beats another beyond noise, at any k.** The largest gap is {widest:.1f} "
+            f"questions' worth (of {n_eval}), and with every pair tested on the same questions, Holm-corrected, no gap "
+            "can be told from chance: read as a ranking, the heat map would crown noise.")
+    false = (f"**At k = {_ks(steep)} some pair of configurations differs beyond noise** (every pair tested, "
+             "Holm-corrected)" + (f"; at k = {_ks(flat)} none does, so a winner holds only at its own k" if flat
+                                  else "") + ". Before crediting the chunker, check the cost table below: a larger "
+             "chunk is also a longer prompt.") if steep else None
+    return {"condition": not steep, "text_if_true": true, "text_if_false": false, "name": "grid_flat",
+            "headline": True,
+            "figures": {"n_eval": n_eval, "alpha": alpha, "widest": widest,
+                        **{name: {str(k): float(v) for k, v in spreads[name].items()}
+                           for name in ("spread", "lowest", "highest", "p")}}}
+
+
+def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: int, *, alpha: float = ALPHA) -> dict:
+    """The cost claim at cutoff ``k``: the best configuration (the cheapest of those tied at the highest Recall@k)
+    against the cheapest configuration (fewest mean context characters), their pair tested as one of all the pairs of
+    that k (Holm-adjusted, :func:`holm_pairs`). Within noise, the cheaper context wins; beyond noise, the gain has to be
+    weighed against the longer prompt."""
+    rows = _configs(summary[summary["k"] == k]).sort_values(["context_chars", "config"])
+    cheap = rows.iloc[0]
+    best = rows[_tied(rows["recall"], rows["recall"].max())].iloc[0]
+    p = _pair_p(holm_pairs(per_question, k, alpha=alpha), best["config"], cheap["config"])
+    ratio = float(best["context_chars"] / cheap["context_chars"])
+    gap = float(best["recall"] - cheap["recall"])
+    if best["config"] == cheap["config"]:
+        true = (f"At k={k} the cheapest configuration, {cheap['config']} ({cheap['context_chars']:.0f} context "
+                f"characters), is also the best (Recall@{k} {cheap['recall']:.3f}): nothing to trade.")
     else:
-        true = None
-        false = (why + f"**At k = {_ks(steep)} some pair of configurations differs beyond noise even so** "
-                 f"({_per_k(spreads, steep, alpha)}; {test}) -- but {_context(spreads, steep[0])}."
-                 + (f" At k = {_ks(flat)} no pair differs beyond noise ({_per_k(spreads, flat, alpha)})." if flat
-                    else ""))
-    return {"condition": not steep, "text_if_true": true or "", "text_if_false": false, "name": "grid_flat",
-            "figures": {"n_eval": n_eval, "alpha": alpha,
-                        **{name: {str(k): (v if name in ("best", "worst") else float(v))
-                                  for k, v in spreads[name].items()}
-                           for name in ("spread", "lowest", "highest", "p", "p_raw", "context_ratio", "best",
-                                        "worst")}}}
-
-
-def cheapest_at_best(at_k: pd.DataFrame, k: int) -> dict:
-    """The cost claim at one cutoff (``at_k``: one row per configuration with ``size``, ``overlap``, ``recall``,
-    ``context_chars``): among every configuration tied at the highest Recall@k, the cheapest against the dearest --
-    at equal quality the cheaper context wins; with no tie there is nothing to save at equal quality."""
-    rows = at_k.assign(config=[config_name(s, o) for s, o in zip(at_k["size"], at_k["overlap"])])
-    top = rows[(rows["recall"] - rows["recall"].max()).abs() < 1e-12].sort_values(["context_chars", "config"])
-    cheap, dear = top.iloc[0], top.iloc[-1]
-    return {"condition": len(top) > 1, "name": "cheapest_at_best",
-            "text_if_true": f"{len(top)} configurations tie at the highest Recall@{k}, {cheap['recall']:.3f} "
-                            f"({_names(top['config'])}); the cheapest, {cheap['config']}, hands the LLM "
-                            f"{cheap['context_chars']:.0f} context characters, the dearest, {dear['config']}, "
-                            f"{dear['context_chars']:.0f}: at equal quality, the cheaper context wins.",
-            "text_if_false": f"Only {cheap['config']} reaches the highest Recall@{k}, {cheap['recall']:.3f}, with "
-                             f"{cheap['context_chars']:.0f} context characters: quality and cost have to be weighed.",
-            "figures": {"recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
-                        "tied": len(top), "cheap_chars": float(cheap["context_chars"]),
-                        "dear_chars": float(dear["context_chars"])}}
-
-
-def grid_claims(summary: pd.DataFrame, per_question: pd.DataFrame, misses, *, n_eval: int,
-                compare: tuple[int, int, int], retriever: str, alpha: float = ALPHA) -> list:
-    """The finding of notebook 02: whether the grid is flat (per cutoff, then over all of them), where the misses at
-    the compared configuration ``compare = (size, overlap, k)`` are, and -- the headline -- whether the lever is a
-    multilingual retriever rather than the chunker (a claim about the compared cutoff, so flatness there)."""
-    size, overlap, k = compare
-    spreads = cutoff_spreads(summary, per_question, n_eval, alpha=alpha)
-    flat_here = bool(spreads.at[k, "flat"])
-    table = misses.table
-    low = int((table["relevance"] == 1).sum()) if "relevance" in table else 0
-    claims = [_flat_claim(spreads, n_eval, retriever, alpha), {
-        "condition": misses.missed > 0,
-        "text_if_true": f"Of the {misses.gold} gold documents, {misses.missed} are missed at k={k} in the "
-                        f"{size}/{overlap} configuration; {misses.cross_language} of those are in the other language "
-                        "than their question"
-                        + (f"; {low} of them are lower-graded gold (label 1), and Recall@k charges for missing a "
-                           "label-1 document exactly as for a label-2 one (nDCG@k weighs it less)." if low else "."),
-        "text_if_false": f"No gold document is missed at k={k} in the {size}/{overlap} configuration.",
-        "name": "misses_by_language",
-        "figures": {"gold": misses.gold, "missed": misses.missed, "cross_language": misses.cross_language,
-                    "table_rows": len(table), "table_cross": int(table["cross_language"].sum()),
-                    "label_1": low}}]
-    claims.append({
-        "condition": misses.cannot_fit > 0, "name": "cannot_fit",
-        "text_if_true": f"{misses.cannot_fit} of the {misses.gold} gold documents **cannot be in the top {k}** at "
-                        f"all: their questions have more gold documents than k = {k}, and the top k chunks hold at "
-                        "most k documents. No retriever or chunker reaches them; a larger k does.",
-        "text_if_false": None, "figures": {"cannot_fit": misses.cannot_fit, "gold": misses.gold, "k": k}})
-    avoidable, cross = misses.avoidable, misses.avoidable_cross_language
-    reasons = [reason for reason, applies in (
-        (f"at k={k} some pair of configurations differs beyond noise (every pair tested, Holm-adjusted: "
-         f"{format_p(spreads.at[k, 'p'], alpha, name='smallest adjusted p')})", not flat_here),
-        ("no miss is avoidable at this k -- every one is a gold document that cannot fit", avoidable == 0),
-        (f"only {avoidable} misses could be avoided by a better ranking: too few to say what most of them are",
-         0 < avoidable < 3),
-        (f"of the {avoidable} misses a better ranking could avoid, {cross} are sure to be cross-language -- not most",
-         avoidable >= 3 and cross * 2 <= avoidable)) if applies]
-    claims.append({
-        "condition": not reasons, "headline": True, "name": "lever_is_multilingual",
-        "text_if_true": f"**At k={k} no chunking wins beyond noise, and the misses a better ranking could avoid are "
-                        f"{'all' if cross == avoidable else 'mostly'} cross-language gold** ({cross} of {avoidable}): "
-                        "gold in the other language than the question, which no chunk size reaches: the lever "
-                        "is a multilingual embedding (plug one in with `DenseRetriever(embed=...)`), not the chunker.",
-        "text_if_false": "Here that lesson does not show: " + "; ".join(reasons) + ".",
-        "figures": {"flat": flat_here, "k": k, "spread": float(spreads.at[k, "spread"]), "n_eval": n_eval,
-                    "p": float(spreads.at[k, "p"]), "alpha": alpha,
-                    "avoidable": avoidable, "avoidable_cross_language": cross,
-                    "missed": misses.missed, "cannot_fit": misses.cannot_fit}})
-    return claims
+        true = (f"At k={k} the best, {best['config']} (Recall@{k} {best['recall']:.3f}), hands the LLM {ratio:.1f}× "
+                f"the context characters of the cheapest, {cheap['config']} ({cheap['recall']:.3f}), for "
+                f"{gap * n_eval:.1f} questions' worth more, within noise ({format_p(p, alpha, name='Holm p')}): "
+                "the cheaper context is as good.")
+    return {"condition": p >= alpha, "name": "cheaper_is_as_good", "text_if_true": true,
+            "text_if_false": (f"At k={k} the best, {best['config']}, beats the cheapest, {cheap['config']}, beyond "
+                              f"noise ({format_p(p, alpha, name='Holm p')}) by {gap * n_eval:.1f} questions' worth, "
+                              f"for {ratio:.1f}× the context characters: weigh that gain against the longer prompt."),
+            "figures": {"k": k, "alpha": alpha, "p": p, "ratio": ratio, "gap": gap, "n_eval": n_eval,
+                        "best": best["config"], "cheap": cheap["config"],
+                        "recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
+                        "best_recall": float(best["recall"]), "cheap_chars": float(cheap["context_chars"]),
+                        "best_chars": float(best["context_chars"])}}
