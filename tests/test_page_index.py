@@ -15,7 +15,7 @@ from rag_metrics.judging import index as index_module
 from rag_metrics.judging import judges as judges_module
 from rag_metrics.judging.index import PageIndex, _minimizers, _plan
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.core.text import codes_of, decode, normalize, normalize_codes
+from rag_metrics.core.text import codes_of, decode, hash_powers, normalize, normalize_codes
 from test_experiment import naive_boilerplate, naive_overlap
 
 TEXT = st.text("ab 12\u3000５\n[p.]経", max_size=30)
@@ -315,7 +315,7 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
 def test_hashes_of_many_texts_equal_the_single_text_hash():
     codes, offsets = codes_of(["abcabcab", "xyz", "", "bcab", "経費0精算12"])
     text = decode(codes, np.array([0, offsets[-1]]))[0]
-    base = index_module._BASE32
+    base = int(hash_powers(2, bits=32)[0][1])  # B itself; the sums below are written out independently
     for folded in (False, True):
         seen = []
         for lo, h, valid in index_module._block_hashes(codes, offsets, 3, folded=folded,
@@ -403,3 +403,21 @@ def test_shared_spans_tell_the_footer_from_the_body():
         # "s vary. " holds a footer character on page 2 and none on page 3: with both pages it is plain text
         assert [(text[a:b], k) for a, b, k in index.shared_spans(text, [1, 2], 8)] == [
             ("plum harvests vary. ", False), (" vary. Acme Policy page ", True)]
+
+
+def test_the_hash_powers_are_inverse_pairs_for_both_widths_and_grow_on_demand():
+    """One table per width: B**m * B**-m == 1 modulo 2**bits at every m, a longer request extends the cached table
+    without changing its start, and a width other than 32 or 64 is refused."""
+    import numpy as np
+    import pytest
+
+
+    for bits, dtype in ((64, np.uint64), (32, np.uint32)):
+        up, down = hash_powers(5, bits=bits)
+        assert up.dtype == dtype and len(up) == 5 and int(up[0]) == 1
+        assert all(int(u) * int(d) % 2**bits == 1 for u, d in zip(up, down))
+        longer, _ = hash_powers(3000, bits=bits)
+        assert len(longer) == 3000 and (longer[:5] == up).all()
+        assert int(longer[2999]) == pow(int(longer[1]), 2999, 2**bits)
+    with pytest.raises(ValueError, match="64 or 32"):
+        hash_powers(3, bits=16)

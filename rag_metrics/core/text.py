@@ -16,13 +16,14 @@ Tokenizer, in two views of the same rule:
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 
 import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
            "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
-           "CJK_CHAR", "cjk_count"]
+           "CJK_CHAR", "cjk_count", "hash_powers"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 """An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
@@ -114,23 +115,30 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
-_BASE = 0x100000001B3  # odd, so invertible modulo 2**64
-_BASE_INV = pow(_BASE, -1, 2**64)
-_POWERS = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+_BASES = {64: 0x100000001B3, 32: 0x9E3779B1}  # odd, so invertible modulo 2**bits
+_DTYPES = {64: np.uint64, 32: np.uint32}
+_POWERS = {bits: (np.ones(1, dtype=_DTYPES[bits]), np.ones(1, dtype=_DTYPES[bits])) for bits in _BASES}
+_POWERS_LOCK = threading.Lock()
 
 
-def _powers(n: int):
-    """``(B**m, B**-m)`` modulo 2**64 for m < n (cached, grown on demand)."""
-    global _POWERS
-    if _POWERS[0].shape[0] < n:
-        size = max(n, 2 * _POWERS[0].shape[0])
-        up = np.empty(size, dtype=np.uint64)
-        down = np.empty(size, dtype=np.uint64)
-        up[0] = down[0] = 1
-        np.cumprod(np.full(size - 1, _BASE, dtype=np.uint64), out=up[1:])
-        np.cumprod(np.full(size - 1, _BASE_INV, dtype=np.uint64), out=down[1:])
-        _POWERS = (up, down)
-    return _POWERS[0][:n], _POWERS[1][:n]
+def hash_powers(n: int, *, bits: int = 64):
+    """``(B**m, B**-m)`` modulo ``2**bits`` for m < n, the rolling hashes' powers (64-bit: :func:`gram_hashes`,
+    :class:`Concat`, locating fragments; 32-bit: the page index's fragment hashes). Cached and grown on demand under
+    a lock, so threads only ever read a complete table."""
+    if bits not in _BASES:
+        raise ValueError(f"bits must be 64 or 32, got {bits!r}.")
+    up, down = _POWERS[bits]
+    if up.shape[0] < n:
+        with _POWERS_LOCK:
+            up, down = _POWERS[bits]
+            if up.shape[0] < n:
+                size, dtype, base = max(n, 2 * up.shape[0]), _DTYPES[bits], _BASES[bits]
+                up, down = np.empty(size, dtype=dtype), np.empty(size, dtype=dtype)
+                up[0] = down[0] = 1
+                np.cumprod(np.full(size - 1, base, dtype=dtype), out=up[1:])
+                np.cumprod(np.full(size - 1, pow(base, -1, 2**bits), dtype=dtype), out=down[1:])
+                _POWERS[bits] = (up, down)
+    return up[:n], down[:n]
 
 
 def gram_hashes(text: str, n: int) -> np.ndarray:
@@ -148,7 +156,7 @@ def gram_hashes(text: str, n: int) -> np.ndarray:
     length = codes.shape[0]
     if length < n:
         return np.zeros(0, dtype=np.uint64)
-    up, down = _powers(length + 1)
+    up, down = hash_powers(length + 1)
     prefix = np.zeros(length + 1, dtype=np.uint64)
     np.cumsum(codes * up[:length], out=prefix[1:])
     return (prefix[n:] - prefix[:-n]) * down[: length - n + 1]
@@ -217,7 +225,7 @@ class Concat:
         self.blocks = text_blocks(offsets, block)
         bounds = np.r_[self.blocks, total]
         longest = int(np.diff(bounds).max(initial=0))
-        up, self._down = _powers(longest + 1)
+        up, self._down = hash_powers(longest + 1)
         self.prefix = np.zeros(total + 1, dtype=np.uint64)
         for lo, hi in zip(bounds[:-1], bounds[1:]):
             part = (fold_digits(codes[lo:hi]) if folded else codes[lo:hi]).astype(np.uint64)

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.core.text import Concat, _powers, codes_of, fold_digits, gram_hashes, normalize, text_blocks
+from rag_metrics.core.text import Concat, codes_of, fold_digits, gram_hashes, hash_powers, normalize, text_blocks
 
 __all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "HITS"]
 
@@ -151,24 +151,6 @@ def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
     return _ranges(np.maximum(ends - m + 1, starts), ends)
 
 
-_BASE32 = 0x9E3779B1  # odd, so invertible modulo 2**32
-_POWERS32 = (np.ones(1, dtype=np.uint32), np.ones(1, dtype=np.uint32))
-
-
-def _powers32(n: int):
-    """``(B**k, B**-k)`` modulo 2**32 for k < n (cached, grown on demand)."""
-    global _POWERS32
-    if _POWERS32[0].shape[0] < n:
-        size = max(n, 2 * _POWERS32[0].shape[0])
-        up = np.empty(size, dtype=np.uint32)
-        down = np.empty(size, dtype=np.uint32)
-        up[0] = down[0] = 1
-        np.cumprod(np.full(size - 1, _BASE32, dtype=np.uint32), out=up[1:])
-        np.cumprod(np.full(size - 1, pow(_BASE32, -1, 2**32), dtype=np.uint32), out=down[1:])
-        _POWERS32 = (up, down)
-    return _POWERS32[0][:n], _POWERS32[1][:n]
-
-
 def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
     """Block by block (runs of whole texts: ``bounds``, by default :func:`rag_metrics.core.text.text_blocks`):
     ``(lo, h, valid)`` with ``h[i]`` the 32-bit hash of the ``m``-fragment at global position ``lo + i`` (a
@@ -179,7 +161,7 @@ def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: boo
     total = int(offsets[-1])
     if bounds is None:
         bounds = np.r_[text_blocks(offsets, BLOCK), total]
-    up, down = _powers32(int(np.diff(bounds).max(initial=0)) + 1)
+    up, down = hash_powers(int(np.diff(bounds).max(initial=0)) + 1, bits=32)
     for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         size = hi - lo
         if size < m:
@@ -225,7 +207,7 @@ def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: 
                    step: int = 1 << 16) -> np.ndarray:
     """The hash of the ``n``-fragment at each position, summed directly (for a few positions): the fragments taken
     as rows of a ``(positions, n)`` array, ``step`` positions at a time."""
-    up, _ = _powers(n + 1)
+    up, _ = hash_powers(n + 1)
     out = np.zeros(positions.shape[0], dtype=np.uint64)
     windows = np.lib.stride_tricks.sliding_window_view(codes, n) if codes.shape[0] >= n else None
     for lo in range(0, positions.shape[0], step):

@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.core.text import Concat, _powers, codes_of, normalize, text_blocks
+from rag_metrics.core.text import Concat, codes_of, hash_powers, normalize, text_blocks
 from rag_metrics.judging.index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
 
 __all__ = ["locate_items", "place_text_only", "PLACED_BY"]
@@ -105,7 +105,7 @@ def _layout_table(index: PageIndex, n: int):
         bits = max(int(off[-1]).bit_length(), 1)
         parts = []
         bounds = np.r_[text_blocks(off, BLOCK), off[-1]]
-        up, down = _powers(int(np.diff(bounds).max(initial=0)) + 1)
+        up, down = hash_powers(int(np.diff(bounds).max(initial=0)) + 1)
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):  # whole documents, a block at a time
             size = hi - lo
             if size < n:
