@@ -34,7 +34,7 @@ def normalize(nb):
 
 def run(path: Path) -> None:
     nb = nbformat.read(str(path), as_version=4)
-    client = NotebookClient(nb, kernel_name="python3", record_timing=False, timeout=600,
+    client = NotebookClient(nb, kernel_name="python3", record_timing=False, timeout=600, startup_timeout=300,
                             resources={"metadata": {"path": str(path.parent.resolve())}},
                             extra_arguments=["--IPKernelApp.log_level=ERROR"])
     client.execute()
