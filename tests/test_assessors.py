@@ -417,3 +417,12 @@ def test_assessed_figures_are_computed_only_for_a_usable_or_forced_assessor(gold
     assert len(done.measured) == sum(plan.labelled) and len(done.labels) == len(plan.items) - sum(plan.labelled)
     forced = assess_plan(plan, OfflineAssessor(), name="offline", force=True)
     assert forced.shown and "assessed labels added" in forced.figures.table().index
+
+
+def test_an_llm_assessor_caches_in_the_default_folder_unless_an_option_names_one(tmp_path):
+    client = _openai_client(lambda request: (200, openai_reply('{"grade": 0}'), None))
+    assert load_assessor("openai", default_cache=tmp_path / "d", model="m", client=client).cache_dir == tmp_path / "d"
+    named = load_assessor("openai", default_cache=tmp_path / "d", model="m", client=client, cache_dir=tmp_path / "o")
+    assert named.cache_dir == tmp_path / "o", "an option naming the cache wins"
+    assert load_assessor("openai", model="m", client=client).cache_dir is None
+    assert isinstance(load_assessor("offline", default_cache=tmp_path / "d"), OfflineAssessor), "no cache offline"

@@ -104,10 +104,7 @@ def _generate(args) -> int:
     from rag_metrics.golden.sampler import read_sample
 
     sample = read_sample(args.sample)
-    settings = options.parse_options(args.option)
-    if args.generator in ("openai", "bedrock"):
-        settings.setdefault("cache_dir", args.cache)
-    generator = load_generator(args.generator, **settings)
+    generator = load_generator(args.generator, default_cache=args.cache, **options.parse_options(args.option))
     estimate = estimate_cost(sample, generator, price_in=args.price_in, price_out=args.price_out)
     if estimate.get("offline"):
         print(f"{len(sample)} pages: the {estimate['generator']} generator makes no call and costs nothing")

@@ -127,10 +127,7 @@ def _assess(args) -> int:
     from rag_metrics.labels.llm_assessors import load_assessor
 
     out = check_output(args.output, folder=True)
-    settings = options.parse_options(args.option)
-    if args.assessor in ("openai", "bedrock"):
-        settings.setdefault("cache_dir", args.cache)
-    assessor = load_assessor(args.assessor, **settings)
+    assessor = load_assessor(args.assessor, default_cache=args.cache, **options.parse_options(args.option))
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
     judgments, sample = people_judgments(args.golden, judgments=args.judgments, sheet=args.sample, golden=golden)
