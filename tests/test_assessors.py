@@ -350,3 +350,79 @@ def test_the_command_line_estimates_an_llm_run_before_any_call(tmp_path, capsys)
     assert "call(s) to make, 0 cached" in out and "cost $" in out and not (tmp_path / "a").exists()
     assert main(args[:-5] + ["--assessor", "nope"]) == 2
     assert "unknown assessor 'nope'" in capsys.readouterr().err
+
+
+# ---- labels assess as plain steps (rag_metrics.labels.assess) ---------------------------------------------------
+
+def _judgments_file(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_people_judgments_take_the_golden_sets_own_file_only_when_it_exists(tmp_path):
+    from rag_metrics.labels.assess import people_judgments
+
+    golden_path = tmp_path / "g.jsonl"
+    assert people_judgments(golden_path) == (None, None), "no judgments file, no sheet: nobody judged"
+    _judgments_file(tmp_path / "g.jsonl.judgments.jsonl",
+                    [{"question_id": "q1", "doc_id": "d", "page": 2, "relevant": False}])
+    found, sample = people_judgments(golden_path)
+    assert sample is None and list(zip(found["doc_id"], found["page"], found["relevant"])) == [("d", 2, False)]
+    other = _judgments_file(tmp_path / "other.jsonl", [{"question_id": "q1", "doc_id": "e", "page": 1,
+                                                        "relevant": True}])
+    found, _ = people_judgments(golden_path, judgments=other)
+    assert list(found["doc_id"]) == ["e"], "a named file replaces the default one"
+    with pytest.raises(InputError, match="missing.jsonl"):  # a named file must exist
+        people_judgments(golden_path, judgments=tmp_path / "missing.jsonl")
+
+
+def test_a_judging_sheet_wins_over_the_judgments_file_on_the_same_page(tmp_path, golden):
+    from rag_metrics.labels.assess import people_judgments
+
+    q = golden.answerable[0]
+    _judgments_file(tmp_path / "g.jsonl.judgments.jsonl",
+                    [{"question_id": q, "doc_id": "zz", "page": 7, "relevant": True},
+                     {"question_id": q, "doc_id": "yy", "page": 1, "relevant": True}])
+    sheet = tmp_path / "sheet.csv"
+    pd.DataFrame({"question_id": [q], "doc_id": ["zz"], "page": [7], "relevant": ["no"]}).to_csv(sheet, index=False)
+    found, sample = people_judgments(tmp_path / "g.jsonl", sheet=sheet, golden=golden)
+    assert sample == [q]
+    merged = {(d, p): r for d, p, r in zip(found["doc_id"], found["page"], found["relevant"])}
+    assert merged == {("zz", 7): False, ("yy", 1): True}, "one row per page, the sheet's label kept"
+
+
+def test_the_plan_marks_exactly_the_retrieved_pages_people_labelled(golden, corpus):
+    from rag_metrics.labels.assess import plan_assessment
+
+    log = load_log(data_dir() / "examples" / "bm25_c300o50.jsonl")
+    plan = plan_assessment(golden, corpus, log, k=3)
+    gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]))
+    keys = list(zip(plan.items["question_id"], plan.items["doc_id"], plan.items["page"]))
+    assert len(plan.labelled) == len(keys) and plan.labelled == [t in gold for t in keys]
+    assert 0 < sum(plan.labelled) < len(keys)
+    first_other = next(t for t, known in zip(keys, plan.labelled) if not known)
+    judged = pd.DataFrame([dict(zip(["question_id", "doc_id", "page"], first_other), relevant=False)])
+    again = plan_assessment(golden, corpus, log, k=3, judgments=judged)
+    assert sum(again.labelled) == sum(plan.labelled) + keys.count(first_other), "a judgment labels its page too"
+    assert plan_assessment(golden, corpus, log, k=1).items["question_id"].value_counts().max() <= \
+        plan.items["question_id"].value_counts().max()
+
+
+def test_assessed_figures_are_computed_only_for_a_usable_or_forced_assessor(golden, corpus):
+    from rag_metrics.labels.assess import assess_plan, plan_assessment
+
+    plan = plan_assessment(golden, corpus, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), k=3)
+    done = assess_plan(plan, OfflineAssessor(), name="offline")
+    assert not done.agreement.usable and not done.shown and done.figures is None  # only gold pages labelled: refused
+    assert len(done.measured) == sum(plan.labelled) and len(done.labels) == len(plan.items) - sum(plan.labelled)
+    forced = assess_plan(plan, OfflineAssessor(), name="offline", force=True)
+    assert forced.shown and "assessed labels added" in forced.figures.table().index
+
+
+def test_an_llm_assessor_caches_in_the_default_folder_unless_an_option_names_one(tmp_path):
+    client = _openai_client(lambda request: (200, openai_reply('{"grade": 0}'), None))
+    assert load_assessor("openai", default_cache=tmp_path / "d", model="m", client=client).cache_dir == tmp_path / "d"
+    named = load_assessor("openai", default_cache=tmp_path / "d", model="m", client=client, cache_dir=tmp_path / "o")
+    assert named.cache_dir == tmp_path / "o", "an option naming the cache wins"
+    assert load_assessor("openai", model="m", client=client).cache_dir is None
+    assert isinstance(load_assessor("offline", default_cache=tmp_path / "d"), OfflineAssessor), "no cache offline"

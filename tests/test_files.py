@@ -243,3 +243,12 @@ def test_published_report_folders_follow_the_umask(tmp_path):
     lines = result.stdout.split("\n")
     assert lines[0] == "0o755", result.stderr  # not 0700 from mkdtemp: teammates and web servers can read it
     assert lines[1] == "0o644"
+
+
+def test_write_json_writes_what_it_reads_back(tmp_path):
+    from rag_metrics.core.files import write_json
+
+    data = {"name": "日本語 \u2028 \"q\"", "values": [1, 0.5, None], "nested": {"a": [True]}}
+    path = write_json(tmp_path / "sub" / "out.json", data)
+    assert path == tmp_path / "sub" / "out.json" and json.loads(path.read_text(encoding="utf-8")) == data
+    assert "日本語" in path.read_text(encoding="utf-8") and path.read_text(encoding="utf-8").endswith("}\n")

@@ -241,3 +241,38 @@ def test_markdown_into_a_missing_folder_is_written(tmp_path, capsys):
     md = tmp_path / "new" / "dir" / "x.md"
     code, out, err = run(capsys, "--golden", GOLDEN, "--baseline", LOG_A, "--run", LOG_B, "--markdown", md)
     assert code == 0 and md.is_file()
+
+
+# ---- what the gate is given, checked before any file is read (rag_metrics.experiment.gate.gate_settings) -------
+
+def test_gate_settings_sort_the_cutoffs_once_each_with_1_3_5_by_default():
+    from rag_metrics.experiment.gate import gate_settings
+
+    assert gate_settings() == (1, 3, 5) and gate_settings([]) == (1, 3, 5)
+    assert gate_settings([5, 1, 5, 3, 10]) == (1, 3, 5, 10)
+    assert gate_settings([1]) == (1,)
+    with pytest.raises(InputError, match="k"):
+        gate_settings([3, 0])
+
+
+@pytest.mark.parametrize("alpha, ok", [(0.5, True), (0.5000001, False), (1e-9, True), (0.0, False), (0.05, True)])
+def test_gate_settings_take_alpha_in_0_to_one_half(alpha, ok):
+    from rag_metrics.experiment.gate import gate_settings
+
+    if ok:
+        assert gate_settings([1], alpha=alpha) == (1,)
+    else:
+        with pytest.raises(InputError, match="'--alpha' parameter must be a significance level in"):
+            gate_settings([1], alpha=alpha)
+
+
+@pytest.mark.parametrize("max_drop, ok", [(0.0, True), (1.0, True), (-1e-9, False), (1.0000001, False), (None, True)])
+def test_gate_settings_take_max_drop_from_0_to_1_inclusive(max_drop, ok):
+    from rag_metrics.experiment.gate import gate_settings
+
+    if ok:
+        assert gate_settings([1], max_drop=max_drop) == (1,)
+    else:
+        with pytest.raises(InputError, match=r"--max-drop .*: expected a number from 0 to 1") as e:
+            gate_settings([1], max_drop=max_drop)
+        assert e.value.field == "max_drop"

@@ -797,3 +797,17 @@ def test_the_review_page_escapes_the_page_text_and_the_question():
     # g1: in its question and in its page text; g2: in its answer line and highlighted in its page text
     assert html.count(escaped) == 4
     assert "<mark>level two</mark>" in html and f"<mark>{escaped}</mark>" in html
+
+
+def test_an_llm_generator_caches_in_the_default_folder_unless_an_option_names_one(tmp_path):
+    pytest.importorskip("openai")
+    import openai
+
+    client = openai.OpenAI(api_key="test-key", base_url="http://llm.test/v1")
+    made = load_generator("openai", default_cache=tmp_path / "d", model="m", client=client)
+    assert made.cache_dir == tmp_path / "d"
+    named = load_generator("openai", default_cache=tmp_path / "d", model="m", client=client, cache_dir=tmp_path / "o")
+    assert named.cache_dir == tmp_path / "o", "an option naming the cache wins"
+    assert load_generator("openai", model="m", client=client).cache_dir is None
+    assert isinstance(load_generator("extractive", default_cache=tmp_path / "d", n=1), ExtractiveGenerator), \
+        "an offline generator has no cache: the default is not passed on"

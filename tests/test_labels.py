@@ -584,3 +584,27 @@ def test_a_human_judgment_raises_the_judged_share_above_the_gold_share(world):
     one = pd.DataFrame({"question_id": ["q1"], "doc_id": ["faq"], "page": [3], "relevant": [False]})
     mixed = _audit(world, judgments=one)
     assert mixed.settings["human_judgments"] == 1 and mixed.judged_share() > gold_only.judged_share()
+
+
+# ---- what `labels accept` says it did (rag_metrics.labels.audit.accept_summary) ---------------------------------
+
+def _meta(accepted=0, rejected=0, pending=0, unchanged=0, before="aaa", after="aaa"):
+    return {"accepted": accepted, "rejected": rejected, "pending": pending, "unchanged": unchanged,
+            "previous_fingerprint": before, "fingerprint": after}
+
+
+def test_accept_summary_says_nothing_changed_only_when_nothing_was_decided_anew():
+    from rag_metrics.labels.audit import accept_summary
+
+    first, second = accept_summary(_meta(pending=2, unchanged=1), "g.jsonl", "new.jsonl", "new.jsonl.judgments.jsonl")
+    assert first == ("wrote new.jsonl: 0 page(s) accepted as gold, 0 rejected, 2 pending, 1 decided so already; "
+                     "human judgments in new.jsonl.judgments.jsonl")
+    assert second == "nothing changed: every decision is in g.jsonl already (fingerprint aaa)"
+    assert "decided so already" not in accept_summary(_meta(), "g", "n", "j")[0]
+    _, one_rejection = accept_summary(_meta(rejected=1), "g", "n", "j")
+    assert one_rejection.startswith("fingerprint aaa unchanged: no page became gold (only rejections)")
+    _, accepted = accept_summary(_meta(accepted=1, before="aaa", after="bbb"), "g", "n", "j")
+    assert accepted == ("fingerprint aaa -> bbb: runs judged against the old set are not compared with runs judged "
+                        "against the new one")
+    _, changed_without_decision = accept_summary(_meta(before="aaa", after="bbb"), "g", "n", "j")
+    assert changed_without_decision.startswith("fingerprint aaa -> bbb"), "a changed fingerprint is always said"

@@ -58,3 +58,19 @@ def test_a_report_killed_between_publishing_and_merging_is_listed_clean_and_reco
     runner.clean_stale_staging(tmp_path / "reports" / "x")
     assert [p.name for p in history.glob("*.json")] == ["9_run.json"]
     assert not list((tmp_path / "reports" / "x").glob(".*.history"))
+
+
+def test_a_notebook_report_refuses_the_first_experiment_option_given_and_only_those():
+    import pytest
+
+    from rag_metrics import InputError
+    from rag_metrics.report.runner import EXPERIMENT_ONLY, check_notebook_options
+
+    nothing = {name: None for name in EXPERIMENT_ONLY}
+    check_notebook_options({**nothing, "experiment": "x", "parameter": ["k=5"], "jobs": 2})  # notebook options pass
+    check_notebook_options({})
+    for name in ("golden", "pages", "answers", "generator", "page_base", "judge", "measure"):  # the last included
+        with pytest.raises(InputError, match=rf"^--{name.replace('_', '-')} belongs to an experiment report"):
+            check_notebook_options({**nothing, name: 0})  # a falsy value is given too (page base 0)
+    with pytest.raises(InputError, match="^--golden belongs"):
+        check_notebook_options({**nothing, "measure": "mrr", "golden": "g.jsonl"})

@@ -431,3 +431,75 @@ def test_a_build_that_breaks_before_publishing_leaves_no_staging_folder(tmp_path
     with pytest.raises(OSError, match="disk full"):
         report_runner.build_report("x", {}, [nb], reports_dir=reports, progress_bar=False)
     assert [p.name for p in reports.rglob("*") if p.name.endswith(".partial")] == []
+
+
+# ---- what `run` decides before any call (rag_metrics.retrieval.runner.make_search, log_path, first_error) --------
+
+def test_make_search_takes_only_the_built_in_options_and_needs_pages(tmp_path):
+    from rag_metrics.retrieval.runner import BUILTIN_OPTIONS, make_search
+
+    pages = str(data_dir() / "corpus")
+    with pytest.raises(InputError, match=r"unknown option\(s\) \['model'\] for the built-in retriever; expected "
+                                         "size, overlap, unit, heading"):
+        make_search("bm25", {"size": 300, "model": "x"}, pages)
+    with pytest.raises(InputError, match="give --pages PATH"):
+        make_search("bm25", {"size": 300})
+    search, settings = make_search("bm25", {"size": 300, "overlap": 50}, pages)
+    assert set(BUILTIN_OPTIONS) == {"size", "overlap", "unit", "heading"}
+    assert settings["retriever"] == "bm25" and settings["corpus"] == pages
+    assert settings["options"]["size"] == 300 and settings["options"]["chunking"] == "char 300/50"
+    assert search("expense claim deadline", 2) and len(search("expense claim deadline", 2)) == 2
+
+
+def test_make_search_of_your_own_retriever_refuses_pages_and_records_its_options(tmp_path, monkeypatch):
+    from rag_metrics.retrieval.runner import make_search
+
+    module(tmp_path, "factory_mod", """
+        def make(depth=1):
+            return lambda question, k: [{"doc_id": "d", "page": depth}]
+    """)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="--pages is the corpus of the built-in retrievers"):
+        make_search("factory_mod:make", {}, "pages.jsonl")
+    search, settings = make_search("factory_mod:make", {"depth": 3})
+    assert settings == {"retriever": "factory_mod:make", "options": {"depth": 3}} and search("q", 1)[0]["page"] == 3
+
+
+def test_log_path_resumes_a_partial_log_or_names_a_new_one_by_utc_time(tmp_path):
+    import datetime as dt
+
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.retrieval.runner import log_path
+
+    golden = load_golden(GOLDEN)
+    now = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+    fresh = log_path(tmp_path, "exp", {"retriever": "x"}, golden, 5, now=now)
+    assert fresh == tmp_path / "exp" / "20260102T030405Z.jsonl"
+    with pytest.raises(InputError, match="experiment name"):
+        log_path(tmp_path, "../up", {"retriever": "x"}, golden, 5, now=now)
+    settings = {"retriever": "one:search", "options": {}}
+    assert log_path(tmp_path, "exp", settings, golden, 5, now=now) == fresh, "nothing to resume"
+    partial = tmp_path / "exp" / "20250101T000000Z.jsonl.partial"  # an earlier run stopped with these settings
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_text("", encoding="utf-8")
+    side = Path(str(partial) + ".settings.json")
+    side.write_text(json.dumps(retrieval_runner._run_settings(settings, 5, golden, retrieval_runner._todo(golden))),
+                    encoding="utf-8")
+    assert log_path(tmp_path, "exp", settings, golden, 5, now=now) == tmp_path / "exp" / "20250101T000000Z.jsonl"
+    assert log_path(tmp_path, "exp", settings, golden, 5, resume=False, now=now) == fresh
+    assert log_path(tmp_path, "exp", settings, golden, 4, now=now) == fresh, "another k: not the same run"
+
+
+def test_first_error_is_the_first_logged_one_cut_to_300_characters(tmp_path):
+    from rag_metrics.retrieval.runner import first_error
+
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in [{"question_id": "q1", "items": []},
+                                                         {"question_id": "q2", "error": "E" * 400},
+                                                         {"question_id": "q3", "error": "second"}]))
+    assert first_error(log) == "E" * 300
+    log.write_text(json.dumps({"question_id": "q1"}) + "\n")
+    assert first_error(log) is None
+    assert first_error(tmp_path / "missing.jsonl") is None
+    log.write_text("not json\n")
+    assert first_error(log) is None

@@ -230,3 +230,46 @@ def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers
     missed = {q: q != "q001" for q in d.records.index}
     ruled = diagnose_log(golden, answers, corpus, generator="gen_b", retrieval=missed).records
     assert ruled.at["q001", "retrieval_level"] == "given" and ruled.at["q001", "diagnosis"] == "label_gap"
+
+
+# ---- whose answers are judged (rag_metrics.experiment.support.answer_runs) -------------------------------------
+
+def _answers(*generators):
+    import pandas as pd
+
+    return pd.DataFrame({"question_id": [f"q{i}" for i in range(len(generators))],
+                         "generated_answer": ["a"] * len(generators), "generator": list(generators)})
+
+
+def test_answer_runs_choose_the_one_generator_there_is_or_those_named():
+    import pandas as pd
+
+    from rag_metrics.experiment.support import answer_runs
+
+    one = answer_runs(_answers("g", "g"))
+    assert [name for name, _ in one] == ["g"] and len(one[0][1]) == 2
+    two = _answers("b", "a", "b")
+    assert [(n, len(f)) for n, f in answer_runs(two, ["b", "a"])] == [("b", 2), ("a", 1)], "in the order named"
+    assert [n for n, _ in answer_runs(two, ["a"])] == ["a"]
+    plain = pd.DataFrame({"question_id": ["q1"], "generated_answer": ["x"]})
+    assert [n for n, _ in answer_runs(plain)] == ["answers"] and [n for n, _ in answer_runs(plain, ["z"])] == ["answers"]
+
+
+def test_answer_runs_refuse_several_generators_none_named_an_unknown_one_or_three():
+    import pandas as pd
+
+    from rag_metrics import InputError
+    from rag_metrics.experiment.support import answer_runs
+
+    two = _answers("b", "a")
+    with pytest.raises(InputError, match=r"^ans\.jsonl: answers of 2 generators \(a, b\); choose one with "
+                                         r"--generator\.$"):
+        answer_runs(two, source="ans.jsonl")
+    with pytest.raises(InputError, match=r"--generator \(twice to compare two\)\.$"):
+        answer_runs(two, source="ans.jsonl", pair=True)
+    with pytest.raises(InputError, match=r"expected one or two of \['a', 'b'\], got \['c'\]"):
+        answer_runs(two, ["c"])
+    with pytest.raises(InputError, match="expected one or two"):
+        answer_runs(_answers("a", "b", "c"), ["a", "b", "c"])
+    with pytest.raises(InputError, match="expected one or two"):  # three names without a generator column too
+        answer_runs(pd.DataFrame({"question_id": ["q1"]}), ["a", "b", "c"])

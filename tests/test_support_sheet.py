@@ -290,3 +290,55 @@ def test_the_shipped_sheet_gives_the_documented_figures(tmp_path, capsys):
     assert (round(report["ppi"]["estimate"], 3), round(report["ppi"]["low"], 3), round(report["ppi"]["high"], 3)) == \
         (0.925, 0.757, 1.0)
     assert report["claims_judged"] == 67 and round(report["judge_rate"]["mean"], 3) == 0.925
+
+
+# ---- the claims a sheet is about, judged for support only (claim_tasks, judge_claims, support_set_tasks) --------
+
+class _CountingJudge:
+    """The offline support judge, counting what it is asked; an LLM judge's `correct` that a sheet must never call."""
+
+    def __init__(self):
+        from rag_metrics.judging.support_llm import load_judge
+
+        self.inner, self.asked = load_judge("offline"), []
+
+    def judge(self, claim, passages):
+        self.asked.append(("support", claim))
+        return self.inner.judge(claim, passages)
+
+    def correct(self, *args, **kwargs):
+        self.asked.append(("correct", args))
+        raise AssertionError("a sheet never asks for correctness")
+
+
+def test_judge_claims_asks_support_only_for_every_claim_claim_tasks_counts(sample_diagnosis):
+    from rag_metrics.labels.support_sheet import claim_tasks, judge_claims
+
+    corpus = load_corpus(DATA / "corpus")
+    golden = sample_diagnosis[0]
+    answers = load_answers(DATA / "answers.jsonl")
+    frame = answers[answers["generator"] == "gen_a"]
+    tasks = claim_tasks(golden, frame, corpus, context_k=3)
+    assert tasks and {t[0] for t in tasks} == {"support"}
+    judge = _CountingJudge()
+    diagnosis, judged = judge_claims(golden, frame, corpus, judge, context_k=3)
+    assert {kind for kind, _ in judge.asked} == {"support"}, "correctness is never asked"
+    assert len(judge.asked) == len(tasks), "the estimate counts exactly the calls made"
+    assert len(judged) == int(diagnosis.claims["supported"].notna().sum())
+    assert judged.equals(judged_claims(diagnosis)) and judged["context"].notna().all(), "the sheet's claims, context"
+    fewer = claim_tasks(golden, frame, corpus, context_k=1)
+    assert len(fewer) == len(tasks) and [t[2] for t in fewer] != [t[2] for t in tasks], "context_k reaches it"
+
+
+def test_support_set_tasks_are_what_measure_judges_asks():
+    from rag_metrics.experiment.support import measure_judges, read_support_set, support_set_tasks
+
+    corpus = load_corpus(DATA / "corpus")
+    claims = read_support_set(DATA / "support" / "claims.jsonl")
+    tasks = support_set_tasks(claims, corpus)
+    assert len(tasks) == len(claims) and [t[1] for t in tasks] == list(claims["claim"])
+    assert [len(t[2]) for t in tasks] == [len(c) for c in claims["context"]], "one passage per context page"
+    assert max(len(c) for c in claims["context"]) > 1
+    judge = _CountingJudge()
+    measure_judges(claims, corpus, {"counting": judge})
+    assert [c for _, c in judge.asked] == [t[1] for t in tasks]

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = ["atomic_write_text", "atomic_open", "FileLock", "LockHeld", "process_alive",
-           "check_output", "publish_files", "HOST"]
+           "check_output", "publish_files", "write_json", "HOST"]
 
 HOST = socket.gethostname()
 """This machine's name (PIDs are only meaningful on the machine that wrote them)."""
@@ -81,6 +81,20 @@ def atomic_write_text(path, text: str, *, encoding: str = "utf-8") -> Path:
     """Write ``text`` to ``path`` atomically (module docstring); returns the path."""
     with atomic_open(path, "w", encoding=encoding, newline="") as f:
         f.write(text)
+    return Path(path)
+
+
+def write_json(path, data) -> Path:
+    """Write ``data`` as indented JSON (non-ASCII kept) atomically and read it back: an
+    :class:`~rag_metrics.InputError` when the file does not hold exactly what was meant."""
+    import json
+
+    from rag_metrics.core.errors import InputError
+
+    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    atomic_write_text(path, text)
+    if json.loads(Path(path).read_text(encoding="utf-8")) != json.loads(text):
+        raise InputError(f"{path}: the file written does not read back unchanged.")
     return Path(path)
 
 

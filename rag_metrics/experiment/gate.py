@@ -29,15 +29,27 @@ from pathlib import Path
 
 import pandas as pd
 
-from rag_metrics.core.errors import InputError
+from rag_metrics.core.errors import InputError, check_alpha, check_int
 from rag_metrics.stats.intervals import N_RESAMPLES
 from rag_metrics.core.fingerprint import digest
 from rag_metrics.judging.judges import PRIMARY_ORDER
 from rag_metrics.experiment.verdict import ALPHA, GateDecision, Verdict, gate, moved_questions, verdict
 
-__all__ = ["compare_for_gate", "GateResult", "read_side", "Side", "KINDS"]
+__all__ = ["compare_for_gate", "GateResult", "read_side", "Side", "KINDS", "gate_settings"]
 
 KINDS = ("log", "trec", "history")
+
+
+def gate_settings(ks=None, *, alpha=ALPHA, max_drop=None) -> tuple:
+    """The gate's cutoffs (default 1, 3, 5), sorted and once each, after checking what `rag-metrics gate` is given
+    before any file is read: a cutoff below 1, an ``--alpha`` outside (0, 0.5] or a ``--max-drop`` outside [0, 1]
+    is an :class:`~rag_metrics.InputError` naming the option."""
+    ks = tuple(sorted({check_int(k, "k") for k in (ks or [1, 3, 5])}))
+    check_alpha(alpha, "--alpha")
+    if max_drop is not None and not 0 <= max_drop <= 1:
+        raise InputError(f"--max-drop {max_drop!r}: expected a number from 0 to 1, such as 0.02 (a measure's "
+                         "mean lies in [0, 1]).", field="max_drop")
+    return ks
 
 
 @dataclass

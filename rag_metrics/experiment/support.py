@@ -74,7 +74,7 @@ from rag_metrics.stats.paired import sign_test
 __all__ = ["DIAGNOSES", "diagnosis_of", "stops_short", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
            "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log",
            "SheetAgreement", "sheet_agreement", "support_drilldown", "SupportDrilldown", "change_claim",
-           "change_table"]
+           "change_table", "answer_runs", "support_set_tasks"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "incomplete", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -241,6 +241,21 @@ def _answerable(golden, answers: pd.DataFrame, context_k: int, excluded: dict):
         items = _items(row, context_k)
         yield qid, question, expected, answer, items, _retrieval_hit(items, set(pages_by_q.get(qid, ())),
                                                                     docs_by_q.get(qid, set()))
+
+
+def answer_runs(answers: pd.DataFrame, generators=(), *, source="answers", pair: bool = False) -> list:
+    """``[(generator, its answers)]`` to judge: those of each name in ``generators`` (at most two), or -- none named
+    -- of the one generator the answers hold; answers without a ``generator`` column are one run, ``"answers"``
+    (``generators`` then unused). Several generators and none named is an error naming ``source`` (``pair``: the
+    caller may name two, to compare them)."""
+    names = sorted(set(answers["generator"])) if "generator" in answers.columns else []
+    chosen = list(generators) or (names if len(names) <= 1 else [])
+    if not chosen and names:
+        raise InputError(f"{source}: answers of {len(names)} generators ({', '.join(map(str, names))}); "
+                         "choose one with --generator" + (" (twice to compare two)." if pair else "."))
+    if len(chosen) > 2 or (names and any(g not in names for g in chosen)):
+        raise InputError(f"--generator: expected one or two of {names}, got {chosen}.")
+    return [(g, answers[answers["generator"] == g]) for g in chosen] if names else [("answers", answers)]
 
 
 def judge_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) -> list:
@@ -421,18 +436,23 @@ class SupportAgreement:
                              f", below {self.min_kappa}: refused for headline figures (force to use it anyway).")
 
 
+def support_set_tasks(claims: pd.DataFrame, corpus) -> list:
+    """``("support", claim, passages)`` for every claim of a labelled support set (:func:`read_support_set`), with
+    the claim's own context pages: what :func:`measure_judges` asks each judge (an LLM judge's cost estimate)."""
+    return [("support", claim, context_passages([{"doc_id": d, "pages": [p]} for d, p in ctx], corpus))
+            for claim, ctx in zip(claims["claim"], claims["context"])]
+
+
 def measure_judges(claims: pd.DataFrame, corpus, judges: dict, *, min_kappa: float = MIN_KAPPA,
                    seed: int = 0) -> SupportAgreement:
     """Run each judge (name -> judge with ``judge(claim, passages)``) on every labelled claim, with the claim's own
-    context pages, and measure it against the human labels."""
+    context pages (:func:`support_set_tasks`), and measure it against the human labels."""
     verdicts = claims[["claim_id", "language", "kind"]].copy()
     verdicts["human"] = claims["supported"].astype(bool).to_numpy()
+    tasks = support_set_tasks(claims, corpus)
     kappas = {}
     for name, judge in judges.items():
-        said = []
-        for claim, ctx in zip(claims["claim"], claims["context"]):
-            passages = context_passages([{"doc_id": d, "pages": [p]} for d, p in ctx], corpus)
-            said.append(bool(judge.judge(claim, passages)["supported"]))
+        said = [bool(judge.judge(claim, passages)["supported"]) for _, claim, passages in tasks]
         verdicts[name] = said
         kappas[name] = cohen_kappa(verdicts["human"].to_numpy(), np.array(said), seed=seed)
     return SupportAgreement(verdicts, kappas, min_kappa)

@@ -241,10 +241,11 @@ class ExtractiveGenerator:
 
 # --- loading -------------------------------------------------------------------------------------------
 
-def load_generator(spec, **options) -> Callable:
+def load_generator(spec, *, default_cache=None, **options) -> Callable:
     """A generator from a name (``extractive``, ``openai``, ``bedrock``), ``module:callable``, or a callable.
 
-    ``options`` go to the built-in generator's constructor, or to a ``module:Class``'s.
+    ``options`` go to the built-in generator's constructor, or to a ``module:Class``'s; ``default_cache``: the
+    response cache folder of an LLM generator (``openai``, ``bedrock``) unless ``options`` name a ``cache_dir``.
     """
     if callable(spec) and not isinstance(spec, str):
         if options:
@@ -257,6 +258,8 @@ def load_generator(spec, **options) -> Callable:
     if spec in ("openai", "bedrock"):
         from rag_metrics.llm import clients as llm
 
+        if default_cache is not None:
+            options.setdefault("cache_dir", default_cache)
         return (llm.OpenAIGenerator if spec == "openai" else llm.BedrockGenerator)(**options)
     if ":" not in spec:
         raise InputError(f"unknown generator {spec!r}; expected one of {list(BUILTIN_GENERATORS)} or "

@@ -59,7 +59,8 @@ __all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read
            "human_labels", "with_evidence_groups", "one_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
            "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "audit_moved_claim",
-           "assessor_against_people_claim", "agreement_by_kind", "weakest_kind_claim", "support_set_items"]
+           "assessor_against_people_claim", "agreement_by_kind", "weakest_kind_claim", "support_set_items",
+           "accept_summary"]
 
 AUDIT_COLUMNS = ["candidate_id", "question_id", "decision", "reasons", "question", "answer", "doc_id", "page", "group",
                  "why", "answer_found", "shared_chars", "best_rank", "runs"]
@@ -594,6 +595,24 @@ def _raw_records(path) -> list[tuple[int, dict]]:
             rec["gold_groups"] = [[[m[0], page(m[1])] if isinstance(m, list) and len(m) == 2 else m for m in g]
                                   if isinstance(g, list) else g for g in rec["gold_groups"]]
     return records
+
+
+def accept_summary(meta: dict, golden_path, path, judgments_path) -> list[str]:
+    """What `labels accept` did, from the new set's ``meta`` (its ``.meta.json``): the counts, then whether the
+    fingerprint changed -- nothing decided anew, only rejections (unchanged: runs stay comparable), or a page became
+    gold (runs judged against the old set are not compared with the new)."""
+    unchanged = f", {meta['unchanged']} decided so already" if meta["unchanged"] else ""
+    lines = [f"wrote {path}: {meta['accepted']} page(s) accepted as gold, {meta['rejected']} rejected, "
+             f"{meta['pending']} pending{unchanged}; human judgments in {judgments_path}"]
+    if meta["previous_fingerprint"] == meta["fingerprint"] and not meta["accepted"] and not meta["rejected"]:
+        lines.append(f"nothing changed: every decision is in {golden_path} already (fingerprint {meta['fingerprint']})")
+    elif meta["previous_fingerprint"] == meta["fingerprint"]:
+        lines.append(f"fingerprint {meta['fingerprint']} unchanged: no page became gold (only rejections), so runs "
+                     "judged against the old set stay comparable")
+    else:
+        lines.append(f"fingerprint {meta['previous_fingerprint']} -> {meta['fingerprint']}: runs judged against the "
+                     "old set are not compared with runs judged against the new one")
+    return lines
 
 
 def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=None, decisions_source=None,

@@ -221,9 +221,10 @@ class PromptAssessor(ChatAssessor, ChatGenerator):
         return None, None
 
 
-def load_assessor(spec, **options):
+def load_assessor(spec, *, default_cache=None, **options):
     """An assessor by name: ``offline`` (:class:`~rag_metrics.labels.assessors.OfflineAssessor`), ``openai``,
-    ``bedrock``, or an object with ``assess`` (returned as it is)."""
+    ``bedrock``, or an object with ``assess`` (returned as it is); ``default_cache``: the response cache folder of an
+    LLM assessor unless ``options`` name a ``cache_dir``."""
     if not isinstance(spec, str):
         if options or not callable(getattr(spec, "assess", None)):
             raise InputError(f"assessor {spec!r}: expected one of {list(BUILTIN_ASSESSORS)} or an object with "
@@ -233,6 +234,8 @@ def load_assessor(spec, **options):
         from rag_metrics.labels.assessors import OfflineAssessor
 
         return OfflineAssessor(**options)
+    if spec in ("openai", "bedrock") and default_cache is not None:
+        options.setdefault("cache_dir", default_cache)
     if spec == "openai":
         return OpenAIAssessor(**options)
     if spec == "bedrock":

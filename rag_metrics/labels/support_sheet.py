@@ -29,17 +29,33 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rag_metrics.experiment.support import SUPPORT_KINDS
+from rag_metrics.experiment.support import SUPPORT_KINDS, diagnose_answers, judge_tasks
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.io.csvfile import read_rows
 from rag_metrics.labels.audit import yes_no
 from rag_metrics.golden.review_file import write_review
 
-__all__ = ["SHEET_COLUMNS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet"]
+__all__ = ["SHEET_COLUMNS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet", "judge_claims",
+           "claim_tasks"]
 
 SHEET_COLUMNS = ["claim_id", "question_id", "question", "claim", "supported", "kind", "why", "context", "doc_id",
                  "page", "span"]
 _YES, _NO = {"yes", "y", "true", "1", "supported"}, {"no", "n", "false", "0", "not supported", "unsupported"}
+
+
+def claim_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) -> list:
+    """What :func:`judge_claims` asks an LLM judge -- the support of each claim, never the answer's correctness --,
+    for its cost estimate before any call."""
+    return [t for t in judge_tasks(golden, answers, corpus, context_k=context_k) if t[0] == "support"]
+
+
+def judge_claims(golden, answers: pd.DataFrame, corpus, judge, *, context_k: int = 3):
+    """``(diagnosis, judged claims)`` of one generator's ``answers``: every claim judged for support in the top
+    ``context_k`` items by ``judge``. Correctness is not on a sheet, so it is not asked of an LLM judge (a constant
+    stands in for it; the diagnosis' correctness columns mean nothing here)."""
+    diagnosis = diagnose_answers(golden, answers, corpus, judge=judge, correctness=lambda answer, expected: False,
+                                 context_k=context_k)
+    return diagnosis, judged_claims(diagnosis)
 
 
 def judged_claims(diagnosis) -> pd.DataFrame:

@@ -38,7 +38,19 @@ from rag_metrics.report.index import write_index
 from rag_metrics.report.kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
 
 __all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
-           "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging"]
+           "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging", "EXPERIMENT_ONLY",
+           "check_notebook_options"]
+
+EXPERIMENT_ONLY = ("golden", "pages", "answers", "generator", "page_base", "judge", "measure")
+"""Options of `rag-metrics report` that mean an experiment report (with ``--run``), never the notebooks."""
+
+
+def check_notebook_options(given: dict) -> None:
+    """Refuse, naming the first, an option of :data:`EXPERIMENT_ONLY` given (not None) to a notebook report."""
+    for name in EXPERIMENT_ONLY:
+        if given.get(name) is not None:
+            raise InputError(f"--{name.replace('_', '-')} belongs to an experiment report: give the logs with --run "
+                             "LOG.")
 
 
 class ReportError(RuntimeError):

@@ -51,7 +51,7 @@ from rag_metrics.core.progress import progress_bar
 from rag_metrics.retrieval.retrievers import RETRIEVERS
 
 __all__ = ["run_retriever", "load_retriever", "builtin_search", "find_resumable", "BUILTINS", "RunSummary",
-           "OutputError", "CallTimeout"]
+           "OutputError", "CallTimeout", "BUILTIN_OPTIONS", "make_search", "log_path", "first_error"]
 
 BUILTINS = RETRIEVERS
 """The built-in retrievers :func:`builtin_search` offers (:data:`rag_metrics.retrieval.retrievers.RETRIEVERS`)."""
@@ -110,10 +110,63 @@ class _BuiltinSearch:
                 for row in hits.itertuples(index=False)]
 
 
+BUILTIN_OPTIONS = ("size", "overlap", "unit", "heading")
+"""The options a built-in retriever takes (:func:`builtin_search`)."""
+
+
 def builtin_search(kind: str, corpus, **options) -> Callable:
     """A built-in retriever (``bm25``, ``dense``, ``hybrid``) over ``corpus`` as a ``search(question, k)``
     callable; ``options``: ``size``, ``overlap``, ``unit`` (``char``/``token``), ``heading`` (chunk by heading)."""
     return _BuiltinSearch(kind, corpus, **options)
+
+
+def make_search(retriever: str, options: dict, pages=None) -> tuple[Callable, dict]:
+    """``(search, settings)`` for `rag-metrics run --retriever`: a built-in retriever over ``pages`` (a pages.jsonl
+    or a folder, required) taking only :data:`BUILTIN_OPTIONS`, or ``MODULE:FUNCTION`` (``options`` make it a
+    factory; ``pages`` refused: it reads its own documents). ``settings``: what the log's settings record."""
+    from rag_metrics.io.corpus import load_corpus
+
+    if retriever in BUILTINS:
+        unknown = sorted(set(options) - set(BUILTIN_OPTIONS))
+        if unknown:
+            raise InputError(f"unknown option(s) {unknown} for the built-in retriever; expected "
+                             f"{', '.join(BUILTIN_OPTIONS)}.")
+        if not pages:
+            raise InputError(f"the built-in retriever {retriever} searches your documents: give --pages PATH "
+                             "(pages.jsonl or a folder; data/corpus is the project's sample).", field="pages")
+        search = builtin_search(retriever, load_corpus(pages), **options)
+        return search, {"retriever": retriever, "options": {**options, **search.settings}, "corpus": str(pages)}
+    if pages:
+        raise InputError("--pages is the corpus of the built-in retrievers (bm25, dense, hybrid); your retriever "
+                         "reads its own.")
+    return load_retriever(retriever, **options), {"retriever": retriever, "options": options}
+
+
+def log_path(runs_dir, experiment: str, settings: dict, golden, k: int, *, resume: bool = True,
+             now: _dt.datetime | None = None) -> Path:
+    """Where a run with no ``--out`` logs: the partial log of an earlier run with the same settings in
+    ``RUNS_DIR/EXPERIMENT/`` when ``resume`` (:func:`find_resumable`), else ``RUNS_DIR/EXPERIMENT/<UTC
+    timestamp>.jsonl`` (``now``, default the current time). The experiment name must be a plain name."""
+    from rag_metrics.core.errors import check_name
+
+    check_name(experiment, what="experiment name")
+    folder = Path(runs_dir, experiment)
+    resumable = find_resumable(folder, settings, golden, k) if resume else None
+    stamp = (now or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    return resumable or folder / f"{stamp}.jsonl"
+
+
+def first_error(path) -> str | None:
+    """The first error a log records (its first 300 characters), or None when none or the log is unreadable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                error = json.loads(line).get("error")
+                if error:
+                    return str(error)[:300]
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 class RunSummary(dict):
