@@ -212,7 +212,7 @@ def _count(n: int, word: str) -> str:
 def labelled_beside(candidates: pd.DataFrame, golden) -> pd.DataFrame:
     """The audit's candidate pages (:attr:`LabelAudit.candidates`) beside the page(s) ``golden`` labels for their
     question, each page named "doc p.N" (several joined with ", "), with human column names: question, expected
-    answer, labelled page(s), retrieved page holding the answer, its rank."""
+    answer, labelled page, retrieved page holding the answer, its rank."""
     def name(frame):
         return frame["doc_id"].astype(str) + " p." + frame["page"].astype(int).astype(str)
 
