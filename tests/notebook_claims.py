@@ -274,6 +274,11 @@ def _hit(h, labels):
     return next(v["mean"] for name, v in h.items() if name.endswith(f"({labels})"))
 
 
+def _per_q(h, labels):
+    """Notebook 09's recorded per-question page hit@k judged against ``labels``."""
+    return next(v["per_question"] for name, v in h.items() if name.endswith(f"({labels})"))
+
+
 LABELS = {
     # the audit recovers (after - before) / (truth - before) of what the dropped labels cost, capped at all of it
     "audit_moved": lambda f, h: (that(f["before"] <= f["after"] and f["before"] <= f["truth"],
@@ -287,6 +292,15 @@ LABELS = {
                                  and f["accepted"] > 0),
     "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
                                         and f["kappa"] >= f["min_kappa"]),
+    # the questions named are exactly those the complete labels count as a hit and the audited labels do not
+    "unrecovered": lambda f, h: (that(sorted(f["questions"]) == sorted(q for q, v in _per_q(h, "complete labels").items()
+                                                               if v > _per_q(h, "after the audit")[q]),
+                                      "not the questions the audit lost")
+                                 and len(f["questions"]) > 0),
+    # every disagreement a miss: no page people reject is accepted
+    "disagreements": lambda f, h: (that(f["both_relevant"] + f["missed"] + f["false_accepts"] + f["both_not"] == f["n"])
+                                   and f["false_accepts"] == 0 and f["missed"] > 0),
+    "answer_length": lambda f, h: f["claim_words"] >= 2 * f["answer_words"] > 0,
     # the named kind agrees with people less often than every other kind
     "weakest_kind": lambda f, h: (that(f["agree"] == f["table"][f["worst"]])
                                   and all(v > f["agree"] for kind, v in f["table"].items() if kind != f["worst"])

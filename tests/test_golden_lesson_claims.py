@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 
 from rag_metrics.labels.agreement import agreement
-from rag_metrics.labels.audit import (agreement_by_kind, assessor_against_people_claim, audit_moved_claim,
-                                       weakest_kind_claim)
+from rag_metrics.labels.audit import (agreement_by_kind, answer_length_claim, assessor_against_people_claim,
+                                       audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside,
+                                       unrecovered_claim, weakest_kind_claim)
 from rag_metrics.golden.review import TEMPLATE_GAP, heading_templates_claim
 
 
@@ -47,7 +48,9 @@ def test_the_audit_moved_sentence_says_the_share_of_the_shortfall_recovered():
 def test_an_audit_that_moves_nothing_or_has_nothing_to_recover_says_so():
     c = audit_moved_claim(0.6, 0.6, 0.8, 0, 3)  # a shortfall, nothing recovered
     assert not c["condition"] and c["text_if_true"] == "" and c["figures"]["closed"] == 0.0
-    assert c["text_if_false"].startswith("Accepting the audit's 0 page(s) leaves page hit@3 at 0.600, short of the 0.800")
+    assert c["text_if_false"].startswith("Accepting the audit's 0 pages leaves page hit@3 at 0.600, short of the 0.800")
+    assert audit_moved_claim(0.6, 0.6, 0.8, 1, 3)["text_if_false"].startswith("Accepting the audit's 1 page leaves")
+    assert "Accepting the audit's 2 pages raises" in audit_moved_claim(0.6, 0.7, 0.8, 2, 3)["text_if_true"]
     for after in (0.9, 0.95):  # no shortfall (the kept page is always found): nothing to recover, whatever was added
         c = audit_moved_claim(0.9, after, 0.9, 2, 5)
         assert not c["condition"] and c["figures"]["closed"] is None
@@ -90,6 +93,77 @@ def test_the_weakest_kind_is_named_only_when_it_stands_alone():
     assert not tied["condition"] and tied["text_if_false"].startswith("No kind of claim stands out")
     alone = weakest_kind_claim(kinds.iloc[:1])
     assert not alone["condition"] and alone["text_if_false"] == "One kind of claim only (paraphrase): agreement 0%."
+
+
+def test_unrecovered_questions_are_those_the_complete_labels_hit_and_the_audit_does_not():
+    per_question = pd.DataFrame({"after the audit": [1.0, 0.0, 0.0, 1.0], "complete labels": [1.0, 1.0, 0.0, 1.0]},
+                                index=["q1", "q2", "q3", "q4"])  # q3: missed either way, not lost by the audit
+    questions = pd.DataFrame({"question": ["a", "Does *x* cover it?", "c", "d"], "type": ["fact", "multi_hop"] * 2,
+                              "answer": ["1", "No: neither", "3", "4"]}, index=["q1", "q2", "q3", "q4"])
+    c = unrecovered_claim(per_question, questions, 3)
+    assert c["condition"] and c["figures"]["questions"] == ["q2"]
+    assert c["text_if_true"].startswith('The audit cannot recover 1 question (multi-hop): "Does \\*x\\* cover it?" '
+                                        '(expected answer: "No: neither"). A page that answers it is in the top 3')
+    two = unrecovered_claim(per_question.assign(**{"after the audit": 0.0}), questions, 5)
+    assert two["figures"]["questions"] == ["q1", "q2", "q4"] and "3 questions (fact, multi-hop)" in two["text_if_true"]
+    assert "answers each is in the top 5" in two["text_if_true"]
+    none = unrecovered_claim(per_question.assign(**{"after the audit": per_question["complete labels"]}), questions, 3)
+    assert not none["condition"] and none["text_if_true"] == "" and none["figures"]["questions"] == []
+
+
+def test_disagreements_all_misses_mean_under_filling_and_other_patterns_say_so():
+    misses = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61))
+    assert misses["condition"] and misses["figures"] == {"both_relevant": 20, "missed": 29, "false_accepts": 0,
+                                                         "both_not": 61, "n": 110}
+    assert misses["text_if_true"].startswith("Every disagreement is a miss (29 items people call relevant and the "
+                                             "assessor does not); it accepts none of the 61 items people reject, so "
+                                             "all 20 items it accepts are right.")
+    assert "hit@k biased down, never up" in misses["text_if_true"] and "precision of its accepts" in misses["text_if_true"]
+    one = disagreements_claim(_agreed([(True, True), (True, False), (False, False), (False, False)]))
+    assert one["condition"] and "(1 item people" in one["text_if_true"] and "the one item it accepts is right" in one["text_if_true"]
+    nothing = disagreements_claim(_agreed([(True, False)] * 2 + [(False, False)] * 2))
+    assert nothing["condition"] and "it accepts nothing." in nothing["text_if_true"]
+    a_false_accept = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, True)]
+                                                 + [(False, False)] * 60))
+    assert not a_false_accept["condition"] and a_false_accept["text_if_true"] == ""
+    assert a_false_accept["text_if_false"].startswith("Its disagreements go both ways: 29 misses (people: relevant, "
+                                                      "assessor: not) and 1 false accept (the reverse), so 20 of its 21")
+    over = disagreements_claim(_agreed([(True, True)] * 3 + [(False, True)] * 2 + [(False, False)] * 3))
+    assert not over["condition"] and "biased up" in over["text_if_false"] and "(3 of 5 right)" in over["text_if_false"]
+    perfect = disagreements_claim(_agreed([(True, True)] * 3 + [(False, False)] * 3))
+    assert not perfect["condition"] and perfect["text_if_false"] == "It agrees with people on all 6 items: no miss, no false accept."
+
+
+def test_answer_length_caveat_from_twice_the_median_words():
+    claims = pd.Series(["the cap is two hundred euros", "a b c d"])  # median 5 words
+    c = answer_length_claim(claims, pd.Series(["30 days", "form EX-7 now", None]))  # median 2.5: exactly twice
+    assert c["condition"] and c["figures"] == {"claim_words": 5.0, "answer_words": 2.5}
+    assert "a median of 5 words, against 2.5 for part 1's answers" in c["text_if_true"]
+    c = answer_length_claim(claims, pd.Series(["30 days", "form EX-7 now", "one two three"]))  # median 3: under twice
+    assert not c["condition"] and c["text_if_true"] == ""
+    assert c["text_if_false"].startswith("The claims are about as short as part 1's answers (a median of 5 words")
+
+
+def test_candidates_beside_their_labelled_page_and_the_sentence_counting_them():
+    class Golden:
+        gold_pages = pd.DataFrame({"question_id": ["q1", "q2", "q2"], "doc_id": ["faq", "faq", "policy"],
+                                   "page": [3, 4, 1]})
+    found = pd.DataFrame({"question_id": ["q2", "q1"], "question": ["Q2?", "Q1?"], "answer": ["b", "a"],
+                          "doc_id": ["travel", "expense"], "page": [4, 3], "best_rank": [1, 2],
+                          "answer_found": [True, False]})
+    table = labelled_beside(found, Golden())
+    assert table.to_dict("list") == {"question": ["Q2?", "Q1?"], "expected answer": ["b", "a"],
+                                     "labelled page": ["faq p.4, policy p.1", "faq p.3"],
+                                     "retrieved page holding the answer": ["travel p.4", "expense p.3"],
+                                     "its rank": [1, 2]}
+    assert candidates_sentence(found, 5, 48) == ("2 candidate pages: 1 holds the expected answer, 1 only shares at "
+                                                 "least 48 characters with the gold evidence (rejected below); all of "
+                                                 "them above.")
+    assert candidates_sentence(found.assign(answer_found=True), 1, 48) == (
+        "2 candidate pages, each holding the expected answer; the first 1 above.")
+    assert candidates_sentence(found.assign(answer_found=True), 2, 48).endswith("; all of them above.")
+    assert candidates_sentence(found.head(1), 1, 48) == "1 candidate page, holding the expected answer; it is above."
+    assert candidates_sentence(found.head(0), 5, 48).startswith("The audit lists no candidate page")
 
 
 def test_review_drops_few_at_two_or_a_tenth_and_many_above():

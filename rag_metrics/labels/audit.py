@@ -50,6 +50,7 @@ from rag_metrics.io.golden import _csv_rows, golden_from_records
 from rag_metrics.io.jsonl import iter_jsonl, jsonl_text
 from rag_metrics.judging.answers import normalize_answer
 from rag_metrics.judging.judges import shared_spans
+from rag_metrics.core.html import md_escape
 from rag_metrics.core.text import normalize
 from rag_metrics.labels.assessors import _folded, answer_sentences, find_answer, retrieved_pages
 from rag_metrics.golden.flags import near_duplicates
@@ -58,7 +59,8 @@ from rag_metrics.golden.review_file import review_text
 __all__ = ["audit_labels", "check_matches", "LabelAudit", "accept_labels", "read_audit_decisions", "load_judgments", "labels_summary",
            "human_labels", "with_evidence_groups", "one_gold_page_only",
            "closed_world_judgments", "judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS",
-           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "audit_moved_claim",
+           "AUDIT_COLUMNS", "AUDIT_DECISIONS", "JUDGMENT_COLUMNS", "audit_moved_claim", "unrecovered_claim",
+           "labelled_beside", "candidates_sentence", "disagreements_claim", "answer_length_claim",
            "assessor_against_people_claim", "agreement_by_kind", "weakest_kind_claim", "support_set_items",
            "accept_summary"]
 
@@ -203,6 +205,67 @@ class LabelAudit:
         return paths
 
 
+def _count(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1: "1 page", "31 pages"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def labelled_beside(candidates: pd.DataFrame, golden) -> pd.DataFrame:
+    """The audit's candidate pages (:attr:`LabelAudit.candidates`) beside the page(s) ``golden`` labels for their
+    question, each page named "doc p.N" (several joined with ", "), with human column names: question, expected
+    answer, labelled page, retrieved page holding the answer, its rank."""
+    def name(frame):
+        return frame["doc_id"].astype(str) + " p." + frame["page"].astype(int).astype(str)
+
+    gold = golden.gold_pages
+    labelled = name(gold).groupby(gold["question_id"]).agg(", ".join)
+    return pd.DataFrame({"question": candidates["question"], "expected answer": candidates["answer"],
+                         "labelled page": candidates["question_id"].map(labelled),
+                         "retrieved page holding the answer": name(candidates),
+                         "its rank": candidates["best_rank"]}).reset_index(drop=True)
+
+
+def candidates_sentence(candidates: pd.DataFrame, shown: int, min_evidence_chars: int) -> str:
+    """How many candidate pages the audit listed (:attr:`LabelAudit.candidates`), how many hold the expected answer
+    and how many only share ``min_evidence_chars`` characters with the gold evidence, and that the first ``shown``
+    are in the table above."""
+    n, holding = len(candidates), int(candidates["answer_found"].sum())
+    first = f"the first {shown} above" if n > shown else ("it is above" if n == 1 else "all of them above")
+    if n == 0:
+        return "The audit lists no candidate page: every page it read is labelled or lacks the expected answer."
+    if holding == n:
+        return (f"{_count(n, 'candidate page')}, {'holding' if n == 1 else 'each holding'} the expected answer; "
+                f"{first}.")
+    return (f"{_count(n, 'candidate page')}: {holding} {'holds' if holding == 1 else 'hold'} the expected answer, "
+            f"{n - holding} only {'shares' if n - holding == 1 else 'share'} at least {min_evidence_chars} characters "
+            f"with the gold evidence (rejected below); {first}.")
+
+
+def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: int) -> dict:
+    """The questions the audit cannot recover, as :func:`rag_metrics.report.kernel.claim`'s arguments:
+    ``per_question`` holds hit@k per question (index: question ID) under the columns "after the audit" and
+    "complete labels"; ``questions`` (index: question ID) gives each one's question, type and expected answer. A
+    question is unrecovered when the complete labels count a hit the audited labels do not: a page that answers it
+    is in the top ``k``, but the audit did not propose it, because the expected answer does not occur on it as
+    written. Up to three are named (question text escaped)."""
+    lost = per_question.index[per_question["after the audit"] < per_question["complete labels"]].tolist()
+    rows = questions.loc[lost]
+    kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
+    named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
+                      for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
+    return {
+        "condition": len(lost) > 0,
+        "text_if_true": (f"The audit cannot recover {_count(len(lost), 'question')} ({kinds}): {named}"
+                         f"{'' if len(lost) <= 3 else ' and more'}. A page that answers "
+                         f"{'it' if len(lost) == 1 else 'each'} is in the top {k}, but the expected answer is not "
+                         "written word for word on it, so only a person reading the page can accept it."
+                         if lost else ""),
+        "text_if_false": "The audit recovers every question the complete labels count as a hit.",
+        "name": "unrecovered",
+        "figures": {"questions": [str(q) for q in lost], "k": k},
+    }
+
+
 def audit_moved_claim(before: float, after: float, truth: float, accepted: int, k: int) -> dict:
     """What accepting the audit's pages did to page hit@k on a golden set with missing labels, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. ``before``: hit@k on the incomplete labels; ``after``: with
@@ -216,12 +279,12 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
                       f"with the complete labels (the retriever returns the kept page anyway); the audit has "
                       f"nothing to recover.")
     else:
-        false_text = (f"Accepting the audit's {accepted} page(s) leaves page hit@{k} at {after:.3f}, short of the "
+        false_text = (f"Accepting the audit's {_count(accepted, 'page')} leaves page hit@{k} at {after:.3f}, short of the "
                       f"{truth:.3f} the complete labels give: the pages whose labels were dropped were not retrieved "
                       f"in the top {k}, or do not hold the expected answer as written.")
     return {
         "condition": closed is not None and closed > 0,
-        "text_if_true": (f"Accepting the audit's {accepted} page(s) raises page hit@{k} from {before:.3f} to "
+        "text_if_true": (f"Accepting the audit's {_count(accepted, 'page')} raises page hit@{k} from {before:.3f} to "
                          f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers **{closed:.0%} of what "
                          f"the missing labels cost**, without seeing the complete labels: that part of the low figure "
                          f"was never the retriever's fault."
@@ -286,6 +349,64 @@ def weakest_kind_claim(table: pd.DataFrame) -> dict:
                           if rest is not None else f"One kind of claim only ({worst}): agreement {agree:.0%}."),
         "name": "weakest_kind",
         "figures": {"worst": str(worst), "agree": agree, "rest": rest, "table": table["agree"].to_dict()},
+    }
+
+
+def disagreements_claim(agreed) -> dict:
+    """Which way an assessor's disagreements with people go, and what that means for filling gaps with its labels,
+    as :func:`rag_metrics.report.kernel.claim`'s arguments (``agreed``: its
+    :class:`~rag_metrics.labels.agreement.Agreement`). The condition: every disagreement is a miss (people:
+    relevant, assessor: not) -- it never accepts a page people reject."""
+    people = agreed.items["relevant"].astype(bool)
+    said = agreed.items["assessed_relevant"].astype(bool)
+    tp, fn = int((people & said).sum()), int((people & ~said).sum())
+    fp, tn = int((~people & said).sum()), int((~people & ~said).sum())
+    misses = f"{fn} {'miss' if fn == 1 else 'misses'}"
+    if fn == 0 and fp == 0:
+        false_text = f"It agrees with people on all {agreed.n} items: no miss, no false accept."
+    elif fn == 0:
+        false_text = (f"Every disagreement is a false accept ({fp}; people: not relevant, assessor: relevant); it "
+                      f"never misses a page people accept. Gaps filled with it would be over-filled -- hit@k biased "
+                      f"up -- so check the precision of its accepts ({tp} of {tp + fp} right) beside kappa.")
+    else:
+        false_text = (f"Its disagreements go both ways: {misses} (people: relevant, assessor: not) and "
+                      f"{_count(fp, 'false accept')} (the reverse), so {tp} of its {tp + fp} accepts are right. Gaps "
+                      "filled with it can bias hit@k either way: kappa, which counts both errors, is the gate.")
+    return {
+        "condition": fp == 0 and fn > 0,
+        "text_if_true": (f"Every disagreement is a miss ({_count(fn, 'item')} people call relevant and the assessor "
+                         f"does not); it accepts none of the {tn} items people reject, so "
+                         + (f"{'the one item' if tp == 1 else f'all {tp} items'} it accepts {'is' if tp == 1 else 'are'}"
+                            " right. " if tp else "it accepts nothing. ")
+                         + "Gaps filled with it would be under-filled -- hit@k biased down, never up. Kappa is still "
+                           "the gate, since a figure biased down is still wrong; beside it, check the precision of "
+                           "its accepts, the rate that says whether its labels can inflate a figure."
+                         if fp == 0 and fn > 0 else ""),
+        "text_if_false": false_text,
+        "name": "disagreements",
+        "figures": {"both_relevant": tp, "missed": fn, "false_accepts": fp, "both_not": tn, "n": agreed.n},
+    }
+
+
+def answer_length_claim(claims: pd.Series, answers: pd.Series) -> dict:
+    """Whether the claims handed to a word matcher as expected answers are much longer than a golden set's answers
+    (median words, at least twice), as :func:`rag_metrics.report.kernel.claim`'s arguments: a whole sentence occurs
+    word for word on a page far less often than a short answer, so the matcher's misses then partly reflect the
+    set-up."""
+    claim_words = float(claims.astype(str).str.split().str.len().median())
+    answer_words = float(answers.astype(str).str.split().str.len().median())
+    longer = claim_words >= 2 * answer_words
+    return {
+        "condition": longer,
+        "text_if_true": (f"Mind the set-up: each claim goes to the matcher whole, as its expected answer -- a median of "
+                         f"{claim_words:g} words, against {answer_words:g} for part 1's answers -- and a whole "
+                         "sentence occurs word for word far less often than a short answer, so part of the "
+                         "misses above reflects this set-up, not only the matcher."
+                         if longer else ""),
+        "text_if_false": (f"The claims are about as short as part 1's answers (a median of {claim_words:g} words "
+                          f"against {answer_words:g}): the matcher is tested on inputs like the golden set's."),
+        "name": "answer_length",
+        "figures": {"claim_words": claim_words, "answer_words": answer_words},
     }
 
 
