@@ -121,6 +121,11 @@ RETRIEVAL_VS_GENERATION = {
     # q2: right, with no gold document in its context (hit@2 = 0)
     "q2_no_gold": lambda f, h: f["answer_ok"] and f["hit"] == 0 and f["status"] == "gold_missed_answer_right",
     "sample_failures_differ": lambda f, h: _sample_failures(f),
+    # the other rule's panel: same answer list (the rule judges retrieval only), another retrieval list
+    "other_rule_figure": lambda f, h: (that(f["this"]["answer wrong"] == f["other"]["answer wrong"]
+                                            and {f["rule"], f["other_rule"]} == {"all", "any"},
+                                            "the answer list moved with the rule")
+                                       and f["this"]["retrieval failed"] != f["other"]["retrieval failed"]),
     "partial_retrieval": lambda f, h: _partial(f),
 }
 
