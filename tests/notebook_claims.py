@@ -78,7 +78,12 @@ def _grid_flat(f):
 
 CHUNKING_GRID = {
     "grid_flat": lambda f, h: _grid_flat(f),
-    "cheaper_is_as_good": lambda f, h: (that(close(f["best_recall"], max(f["recalls"]))
+    # a pair needs 2^(1-m) x pairs < alpha: the fewest questions that differ for which Holm can reach alpha
+    "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["pairs"], 1) < f["alpha"]
+                                         <= 2.0 ** (2 - f["needed"]) * max(f["pairs"], 1)
+                                         and f["n_eval"] > 0 and f["n_documents"] > 0, "the floor is not the fewest")
+                                    and f["widest"] < f["needed"]),
+    "prefer_the_cheaper": lambda f, h: (that(close(f["best_recall"], max(f["recalls"]))
                                              and close(f["cheap_chars"], min(f["chars"]))
                                              and close(f["ratio"], f["best_chars"] / f["cheap_chars"])
                                              and 0 <= f["p"] <= 1 and (f["p"] == 1 or f["best"] != f["cheap"]),
@@ -116,6 +121,11 @@ RETRIEVAL_VS_GENERATION = {
     # q2: right, with no gold document in its context (hit@2 = 0)
     "q2_no_gold": lambda f, h: f["answer_ok"] and f["hit"] == 0 and f["status"] == "gold_missed_answer_right",
     "sample_failures_differ": lambda f, h: _sample_failures(f),
+    # the other rule's panel: same answer list (the rule judges retrieval only), another retrieval list
+    "other_rule_figure": lambda f, h: (that(f["this"]["answer wrong"] == f["other"]["answer wrong"]
+                                            and {f["rule"], f["other_rule"]} == {"all", "any"},
+                                            "the answer list moved with the rule")
+                                       and f["this"]["retrieval failed"] != f["other"]["retrieval failed"]),
     "partial_retrieval": lambda f, h: _partial(f),
 }
 

@@ -5,8 +5,8 @@ compares the best configuration with the cheapest; each claim's shown text true 
 import pandas as pd
 import pytest
 
-from rag_metrics.lab.grid_lesson import (context_cost, cutoff_spreads, grid_headline, grid_parameters, holm_pairs,
-                                            spreads_table)
+from rag_metrics.lab.grid_lesson import (context_cost, cutoff_spreads, detectable_gap, grid_headline, grid_parameters,
+                                         holm_pairs, spreads_table)
 
 N = 20  # questions: one question = 0.05 of recall
 
@@ -44,7 +44,7 @@ def test_spreads_list_ties_and_take_the_smallest_holm_p_per_cutoff():
     assert s["flat"].to_dict() == {1: True, 3: True, 5: True, 10: True}
     assert s["pairs"].tolist() == [3, 3, 3, 3]
     assert s.loc[3, ["best", "worst"]].tolist() == ["800/0", "200/0, 400/0"]
-    assert s.loc[5, ["best", "worst"]].tolist() == ["200/0, 400/0, 800/0", "200/0, 400/0, 800/0"]
+    assert s.loc[5, ["best", "worst"]].tolist() == ["all 3", "all 3"]  # every configuration tied: no winner listed
     at_02 = cutoff_spreads(*grid({3: {200: 10, 400: 10, 800: 15}}), N, alpha=0.2)  # the level is the caller's
     assert not at_02.at[3, "flat"] and at_02.at[3, "p"] == pytest.approx(0.1875)
     single = cutoff_spreads(*grid({3: {400: 10}}), N)  # one configuration: no pair, nothing beyond noise
@@ -54,7 +54,7 @@ def test_spreads_list_ties_and_take_the_smallest_holm_p_per_cutoff():
 def test_spreads_table_names_the_gap_in_questions_and_prints_p_on_its_side_of_alpha():
     s = cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 16}}), N)
     t = spreads_table(s, N)
-    assert list(t.columns) == ["best (ties listed)", "best Recall@k", "worst (ties listed)", "worst Recall@k",
+    assert list(t.columns) == ["best (ties)", "best Recall@k", "worst (ties)", "worst Recall@k",
                                "gap, in questions of 20", "smallest Holm p, all pairs"]
     assert t.loc[10].tolist()[4:] == ["6.0", "p = 0.094"]
     near = spreads_table(s.assign(p=[0.04996]), N)
@@ -82,12 +82,40 @@ def test_headline_beyond_noise_at_every_cutoff_names_no_flat_one():
     assert shown(c).startswith("**At k = 3 and 5 some pair") and "none does" not in shown(c)
 
 
-def test_cost_within_noise_the_cheaper_context_is_as_good():
+def test_ties_are_listed_when_few_and_named_by_their_exceptions_when_most_tie():
+    """7 configurations at k=3: 5 tied at the top read "5 of 7: all but" the 2 others (in context order); 4 tied at the
+    bottom beside 3 others are listed (the exceptions not shorter by two); 2 configurations both tied read "all 2"."""
+    s = cutoff_spreads(*grid({3: {50: 9, 100: 9, 200: 10, 300: 10, 400: 10, 600: 10, 800: 10}}), N)
+    assert s.at[3, "best"] == "5 of 7: all but 50/0, 100/0" and s.at[3, "worst"] == "50/0, 100/0"
+    four = cutoff_spreads(*grid({3: {50: 9, 100: 9, 200: 9, 300: 9, 400: 10, 600: 10, 800: 10}}), N)
+    assert four.at[3, "worst"] == "50/0, 100/0, 200/0, 300/0" and four.at[3, "best"] == "400/0, 600/0, 800/0"
+    pair = cutoff_spreads(*grid({3: {200: 9, 400: 9}}), N)
+    assert pair.at[3, "best"] == pair.at[3, "worst"] == "all 2"
+    assert cutoff_spreads(*grid({3: {400: 9}}), N).at[3, "best"] == "400/0"  # one configuration: its name
+
+
+def test_detectable_gap_is_the_fewest_differing_questions_holm_can_flag():
+    """3 pairs: 2^(1-m) × 3 < 0.05 first at m = 7 (m = 6 gives 0.094); 21 pairs (7 configurations): m = 10."""
+    spreads = cutoff_spreads(*grid({3: {200: 10, 400: 11, 800: 10}, 10: {200: 10, 400: 13, 800: 16}}), N)
+    c = detectable_gap(spreads, N, 8)
+    assert c["figures"]["pairs"] == 3 and c["figures"]["needed"] == 7
+    assert c["condition"] and c["text_if_true"] == (
+        "How big a gap must be to count: with 3 pairs at each k, a pair needs at least 7 questions that differ, all 7 "
+        "the same way, before its Holm p can fall below 0.05; the widest gap here is 6.0 questions' worth. This corpus "
+        "is small (8 documents, 20 questions): a real difference smaller than that cannot show here.")
+    seven = cutoff_spreads(*grid({3: {s: 10 for s in (50, 100, 200, 300, 400, 600, 800)}}), N)
+    assert detectable_gap(seven, N, 8)["figures"]["needed"] == 10
+    wide = detectable_gap(cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 17}}), N), N, 8)  # 7 questions' worth
+    assert not wide["condition"] and "the widest gap here, 7.0 questions' worth, spans enough questions for the " \
+        "test to flag it" in wide["text_if_false"]
+
+
+def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
     c = context_cost(*grid({10: {200: 10, 400: 13, 800: 16}}), 10, N)
     assert c["condition"] and c["figures"]["best"] == "800/0" and c["figures"]["cheap"] == "200/0"
     assert shown(c) == ("At k=10 the best, 800/0 (Recall@10 0.800), hands the LLM 4.0× the context characters of the "
-                        "cheapest, 200/0 (0.500), for 6.0 questions' worth more, within noise (Holm p = 0.094): the "
-                        "cheaper context is as good.")
+                        "cheapest, 200/0 (0.500), for 6.0 questions' worth more, within noise (Holm p = 0.094): no "
+                        "evidence that 800/0 is better, so prefer the cheaper one.")
 
 
 def test_cost_beyond_noise_asks_to_weigh_the_gain():
@@ -129,5 +157,5 @@ def test_the_committed_notebook_shows_the_lesson_at_its_defaults():
     path = Path(__file__).resolve().parent.parent / "notebooks" / "02_chunking_grid.ipynb"
     found = {c["name"]: c for c in claims(path)}
     assert found["grid_flat"]["holds"] and found["grid_flat"]["figures"]["widest"] >= 2
-    cost = found["cheaper_is_as_good"]
+    cost = found["prefer_the_cheaper"]
     assert cost["holds"] and cost["figures"]["ratio"] >= 2 and cost["figures"]["best"] != cost["figures"]["cheap"]

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rag_metrics.experiment.attribution import STATUSES, Attribution, partial_retrieval
+from rag_metrics.experiment.attribution import (STATUSES, Attribution, attribute, join_answers, logged_context_k,
+                                                partial_retrieval, run_from_logs)
+from rag_metrics.report.kernel import record
 
-__all__ = ["SOURCE_FIGURES", "SOURCE_STATUSES", "SOURCE_WORDS", "THREE", "seed_cases", "seed_claims", "rule_claims",
-           "sample_claims", "rule_status_table", "failure_overlap"]
+__all__ = ["SOURCE_FIGURES", "SOURCE_STATUSES", "SOURCE_WORDS", "THREE", "SAMPLE_SETTINGS", "seed_cases",
+           "seed_claims", "rule_claims", "sample_attributions", "sample_claims", "other_rule_claim",
+           "rule_status_table", "failure_overlap", "failure_overlap_figure"]
 
 SOURCE_FIGURES = {"mean Recall@2": 0.667, "answer accuracy": 0.667}
 """The source's two averages, three decimals as it reports them."""
@@ -30,6 +33,8 @@ SOURCE_WORDS = {"passed": "passed", "gold_missed": "retrieval failure", "gold_fo
 THREE = {"passed": "passed", "gold_missed_answer_right": "gold_missed", "gold_missed_answer_wrong": "gold_missed",
          "gold_found_answer_wrong": "gold_found_answer_wrong"}
 """Each status's three-status name (a right answer with gold missed joins ``gold_missed``)."""
+SAMPLE_SETTINGS = {"corpus_version": "sample-2026-04", "chunking": "fixed 400/100 chars, bm25"}
+"""What the sample answers' log was made with, recorded in each attribution."""
 
 
 def seed_cases(*, second_gold: bool = False) -> pd.DataFrame:
@@ -72,8 +77,9 @@ def seed_claims(seed: Attribution) -> list[dict]:
                name="source_reproduced", figures={"recall": recall, "accuracy": accuracy, "statuses3": statuses3,
                                                   "source": list(SOURCE_FIGURES.values())}),
         _claim(apart, f"Both averages are {recall:.3f}, yet they fail on different questions: retrieval on "
-               f"{_ids(missed)}, the answer on {_ids(wrong)}. A better retriever would not fix "
-               f"{', '.join(wrong)}; a better prompt would not fix {', '.join(missed)}.",
+               f"{_ids(missed)}, the answer on {_ids(wrong)}. {' and '.join(wrong)} "
+               f"need{'s' if len(wrong) == 1 else ''} the generator fixed; {' and '.join(missed)}'s retrieval miss "
+               f"did not even hurt {'its answer' if len(missed) == 1 else 'their answers'}.",
                f"Mean Recall@{seed.k} is {recall:.3f} and answer accuracy {accuracy:.3f}; retrieval fails on "
                f"{_ids(missed)} and the answer on {_ids(wrong)}.",
                headline=True, name="same_averages_different_failures",
@@ -112,6 +118,35 @@ def rule_claims(strict: Attribution, loose: Attribution, question: str = "q1") -
         "on questions with one gold document and part only on questions with several.",
         f"With {_n(n_gold, 'gold document')}, {question} is `{s}` under `rule='all'` and `{l}` under `rule='any'`.",
         name="rules_part_on_two_gold", figures={"all": s, "any": l, "hit": hit, "n_gold": n_gold})]
+
+
+def sample_attributions(golden, log: pd.DataFrame, *, generator: str, rule: str, match: str):
+    """The sample golden set's answers of one ``generator`` (``log``: its rows of the answer log) attributed at the
+    logged context (``k`` = the items each answer was made from), under ``rule`` and under both rules; the two headline
+    figures (answer accuracy, Recall@k) recorded for the run's summary. Returns ``(attr, strict, loose)``: the
+    attribution at ``rule``, at ``"all"`` and at ``"any"``."""
+    table, run, context_k = join_answers(golden, log), run_from_logs(log), logged_context_k(log)
+    settings = dict(k=context_k, run=run, context_k=context_k, match=match, **SAMPLE_SETTINGS)
+    by_rule = {r: attribute(table, rule=r, **settings) for r in ("all", "any")}
+    attr = by_rule[rule]
+    record(f"answer accuracy ({generator}, {match})", attr.records["answer_ok"].astype(float), echo=False)
+    record(f"Recall@{context_k} of gold documents", attr.records[f"recall@{context_k}"], echo=False)
+    return attr, by_rule["all"], by_rule["any"]
+
+
+def other_rule_claim(attr: Attribution, other: Attribution) -> dict:
+    """What the failure figure becomes under the other rule: the answer list is the same (the rule judges retrieval
+    only); the retrieval list changes unless every question's gold documents are all found or all missed."""
+    this, that = failure_overlap(attr), failure_overlap(other)
+    a, b = this["retrieval failed"], that["retrieval failed"]
+    tail = (f"the answer list stays {this['answer wrong']}, and {that['both']} "
+            f"{'is' if that['both'] == 1 else 'are'} on both lists.")
+    return _claim(a != b,
+                  f"The figure depends on the rule: under `rule='{other.rule}'` the retrieval list "
+                  f"{'shrinks' if b < a else 'grows'} from {a} to {_n(b, 'question')}, {tail}",
+                  f"Under `rule='{other.rule}'` the figure is the same: retrieval failed on {_n(b, 'question')}, {tail}",
+                  name="other_rule_figure", figures={"rule": attr.rule, "other_rule": other.rule, "this": this,
+                                                     "other": that})
 
 
 def sample_claims(attr: Attribution, strict: Attribution) -> list[dict]:
@@ -178,3 +213,29 @@ def failure_overlap(attr: Attribution) -> dict:
     missed, wrong = set(rec.index[~rec["retrieval_ok"]]), set(rec.index[~rec["answer_ok"]])
     return {"retrieval failed only": len(missed - wrong), "both": len(missed & wrong),
             "answer wrong only": len(wrong - missed), "retrieval failed": len(missed), "answer wrong": len(wrong)}
+
+
+def failure_overlap_figure(by_rule: dict, *, title: str):
+    """Notebook 05's figure: per rule (``by_rule``: rule -> :class:`Attribution`), one panel with two bars -- the
+    questions whose retrieval failed and those whose answer is wrong -- aligned so the questions on both lists share a
+    grey band. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(by_rule), 1, figsize=(8, 1.9 * len(by_rule) + 0.4), sharex=True, squeeze=False,
+                             layout="constrained")
+    overlaps = {rule: failure_overlap(a) for rule, a in by_rule.items()}
+    width = max(1, max(o["retrieval failed only"] + o["both"] + o["answer wrong only"] for o in overlaps.values()))
+    for ax, (rule, o) in zip(axes[:, 0], overlaps.items()):
+        only_r, both, only_w = o["retrieval failed only"], o["both"], o["answer wrong only"]
+        ax.barh(1, only_r + both, color="#d1495b")
+        ax.barh(0, both + only_w, left=only_r, color="#5b7db1")
+        ax.axvspan(only_r, only_r + both, color="grey", alpha=0.25, label=f"on both lists ({both})")
+        for y, left, n in ((1, 0, only_r), (1, only_r, both), (0, only_r, both), (0, only_r + both, only_w)):
+            if n:
+                ax.text(left + n / 2, y, str(n), ha="center", va="center", color="white", fontsize=10)
+        ax.set_yticks([0, 1], [f"answer wrong ({o['answer wrong']})", f"retrieval failed ({o['retrieval failed']})"])
+        ax.set_title(f"rule={rule!r}: {both} on both lists", fontsize=10)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    axes[-1, 0].set(xlabel="questions (each failing question once)", xlim=(0, width))
+    fig.suptitle(title)
+    return fig

@@ -14,10 +14,11 @@ from itertools import combinations
 import pandas as pd
 
 from rag_metrics.stats import ALPHA, format_p, holm, paired_test
+from rag_metrics.stats.paired import min_discordant
 from rag_metrics.retrieval.retrievers import RETRIEVERS
 
 __all__ = ["config_name", "grid_parameters", "holm_pairs", "cutoff_spreads", "spreads_table", "grid_headline",
-           "context_cost"]
+           "detectable_gap", "context_cost"]
 
 
 def config_name(size, overlap) -> str:
@@ -80,10 +81,21 @@ def _tied(values: pd.Series, target: float) -> pd.Series:
     return (values - target).abs() < 1e-12
 
 
+def _ties(tied: list, names: list) -> str:
+    """The configurations tied at one end of a cutoff: listed, or ``all 7`` / ``6 of 7: all but X`` when the
+    exceptions are the shorter list by two or more (so a row of near-equal cells does not read as a list of winners)."""
+    if len(tied) == len(names) and len(names) > 1:
+        return f"all {len(names)}"
+    if len(names) - len(tied) < len(tied) - 1:
+        return f"{len(tied)} of {len(names)}: all but {', '.join(n for n in names if n not in tied)}"
+    return ", ".join(tied)
+
+
 def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA
                    ) -> pd.DataFrame:
     """Per cutoff ``k`` of a grid (``summary``: one row per configuration and k, with ``recall``): every configuration
-    tied at the highest Recall@k (``best``, comma-separated) and at the lowest (``worst``), their difference
+    tied at the highest Recall@k (``best``: comma-separated, or ``all 7`` / ``6 of 7: all but X`` when most tie) and at
+    the lowest (``worst``, the same), their difference
     (``spread``, and ``questions`` = spread × ``n_eval``, in questions' worth), and ``p``, the smallest Holm-adjusted p
     over every pair of configurations at that k (:func:`holm_pairs`; ``pairs`` tested); ``flat`` = no pair differs
     beyond noise at ``alpha``."""
@@ -94,9 +106,10 @@ def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: in
         pairs = holm_pairs(per_question, k, alpha=alpha)
         p = float(pairs["p_holm"].min()) if len(pairs) else 1.0
         spread = float(part["recall"].max() - part["recall"].min())
-        rows[k] = {"best": ", ".join(part.loc[_tied(part["recall"], part["recall"].max()), "config"]),
+        names = part["config"].tolist()
+        rows[k] = {"best": _ties(part.loc[_tied(part["recall"], part["recall"].max()), "config"].tolist(), names),
                    "highest": float(part["recall"].max()),
-                   "worst": ", ".join(part.loc[_tied(part["recall"], part["recall"].min()), "config"]),
+                   "worst": _ties(part.loc[_tied(part["recall"], part["recall"].min()), "config"].tolist(), names),
                    "lowest": float(part["recall"].min()), "spread": spread, "questions": spread * n_eval,
                    "configurations": len(part), "pairs": len(pairs), "p": p, "flat": bool(p >= alpha)}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
@@ -108,8 +121,8 @@ def spreads_table(spreads: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA) -
     return (spreads.assign(gap=spreads["questions"].map("{:.1f}".format),
                            p=[format_p(p, alpha) for p in spreads["p"]])
             [["best", "highest", "worst", "lowest", "gap", "p"]]
-            .rename(columns={"best": "best (ties listed)", "highest": "best Recall@k",
-                             "worst": "worst (ties listed)", "lowest": "worst Recall@k", "gap": f"gap, in questions of {n_eval}",
+            .rename(columns={"best": "best (ties)", "highest": "best Recall@k",
+                             "worst": "worst (ties)", "lowest": "worst Recall@k", "gap": f"gap, in questions of {n_eval}",
                              "p": "smallest Holm p, all pairs"}))
 
 
@@ -138,11 +151,34 @@ def grid_headline(spreads: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA) -
                            for name in ("spread", "lowest", "highest", "p")}}}
 
 
+def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alpha: float = ALPHA) -> dict:
+    """How big a gap would have to be to count: Holm multiplies the smallest p of a cutoff by its number of pairs, and
+    an exact paired test with ``m`` questions that differ gives at best ``p = 2^(1-m)``
+    (:func:`rag_metrics.stats.paired.min_discordant`), so a pair needs at least ``min_discordant(alpha / pairs)``
+    differing questions -- all of them the same way -- before it can count. Beside it, the widest gap of the grid
+    and the corpus size, the lesson's limitation."""
+    pairs = int(spreads["pairs"].max()) if len(spreads) else 0
+    needed = min_discordant(alpha / max(pairs, 1))
+    widest = float(spreads["questions"].max()) if len(spreads) else 0.0
+    size = (f"This corpus is small ({n_documents} documents, {n_eval} questions): a real difference smaller than "
+            "that cannot show here.")
+    lead = (f"How big a gap must be to count: with {pairs} {'pair' if pairs == 1 else 'pairs'} at each k, a pair "
+            f"needs at least {needed} questions that differ, all {needed} the same way, before its Holm p can fall "
+            f"below {alpha:g}")
+    return {"condition": widest < needed, "name": "detectable_gap",
+            "text_if_true": f"{lead}; the widest gap here is {widest:.1f} questions' worth. {size}",
+            "text_if_false": (f"{lead}; the widest gap here, {widest:.1f} questions' worth, spans enough questions "
+                              f"for the test to flag it, and the table above says whether it did. {size}"),
+            "figures": {"pairs": pairs, "needed": needed, "widest": widest, "alpha": alpha, "n_eval": n_eval,
+                        "n_documents": n_documents}}
+
+
 def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: int, *, alpha: float = ALPHA) -> dict:
     """The cost claim at cutoff ``k``: the best configuration (the cheapest of those tied at the highest Recall@k)
     against the cheapest configuration (fewest mean context characters), their pair tested as one of all the pairs of
-    that k (Holm-adjusted, :func:`holm_pairs`). Within noise, the cheaper context wins; beyond noise, the gain has to be
-    weighed against the longer prompt."""
+    that k (Holm-adjusted, :func:`holm_pairs`). Within noise there is no evidence the costlier one is better (not
+    evidence that they are equal), so the cheaper is preferred; beyond noise, the gain has to be weighed against the
+    longer prompt."""
     rows = _configs(summary[summary["k"] == k]).sort_values(["context_chars", "config"])
     cheap = rows.iloc[0]
     best = rows[_tied(rows["recall"], rows["recall"].max())].iloc[0]
@@ -156,8 +192,8 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
         true = (f"At k={k} the best, {best['config']} (Recall@{k} {best['recall']:.3f}), hands the LLM {ratio:.1f}× "
                 f"the context characters of the cheapest, {cheap['config']} ({cheap['recall']:.3f}), for "
                 f"{gap * n_eval:.1f} questions' worth more, within noise ({format_p(p, alpha, name='Holm p')}): "
-                "the cheaper context is as good.")
-    return {"condition": p >= alpha, "name": "cheaper_is_as_good", "text_if_true": true,
+                f"no evidence that {best['config']} is better, so prefer the cheaper one.")
+    return {"condition": p >= alpha, "name": "prefer_the_cheaper", "text_if_true": true,
             "text_if_false": (f"At k={k} the best, {best['config']}, beats the cheapest, {cheap['config']}, beyond "
                               f"noise ({format_p(p, alpha, name='Holm p')}) by {gap * n_eval:.1f} questions' worth, "
                               f"for {ratio:.1f}× the context characters: weigh that gain against the longer prompt."),
