@@ -191,16 +191,18 @@ GOLDEN_SET = {
     "flagged": lambda f, h: (that(f["duplicates"] <= f["flagged"] <= f["total"] and f["templated"] <= f["flagged"])
                              and f["flagged"] > 0),
     "enough_questions": lambda f, h: f["kept"] >= 10,
-    # heading-template questions at least 0.05 below the other generated questions, both kinds present
-    "templates_score_lower": lambda f, h: (f["n_templates"] > 0 and f["n_other"] > 0
-                                           and f["other"] - f["templates"] >= 0.05),
-    # some kept question is its page's heading word for word; the rest's mean exists exactly when some are not copies
-    "kept_heading_copies": lambda f, h: (that(0 <= f["copies"] <= f["kept"]
-                                              and (f["rest_mean"] is None) == (f["copies"] == f["kept"]))
-                                         and f["copies"] > 0),
-    "absolute_differs": lambda f, h: (that(close(f["gap"], sum(g - x for g, x in zip(f["generated"], f["hand"]))
-                                                / len(f["hand"])), "gap is not the mean difference")
-                                      and abs(f["gap"]) >= 0.05),
+    # heading-template questions at least 0.05 below the hand-written ones, both present; the whiskers named apart
+    # are exactly those where the templates' top lies below the hand-written bottom
+    "templates_below_hand": lambda f, h: (that(f["apart"] == [r for r, t, x in zip(f["retrievers"], f["templates_high"],
+                                                                                    f["hand_low"]) if t < x])
+                                          and f["n_templates"] > 0 and f["n_hand"] > 0
+                                          and f["hand"] - f["templates"] >= 0.05),
+    # some kept question is its page's heading word for word, and the kept set scores above the hand-written one
+    "kept_set_flatters": lambda f, h: (that(0 <= f["copies"] <= f["kept"]
+                                            and (f["kept"] == 0) == (f["kept_mean"] is None)
+                                            and (f["kept"] == 0 or 0 <= f["low"] <= f["high"] <= 1))
+                                       and f["copies"] > 0 and f["hand_mean"] is not None
+                                       and f["kept_mean"] > f["hand_mean"]),
 }
 
 def _falls_short(f):

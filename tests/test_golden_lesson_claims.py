@@ -9,28 +9,58 @@ from rag_metrics.labels.agreement import agreement
 from rag_metrics.labels.audit import (agreement_by_kind, answer_length_claim, assessor_against_people_claim,
                                        audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside,
                                        unrecovered_claim, weakest_kind_claim)
-from rag_metrics.golden.review import TEMPLATE_GAP, heading_templates_claim
+from rag_metrics.core.errors import InputError
+from rag_metrics.golden.review import TEMPLATE_GAP, kept_set_claim, templates_vs_hand_claim
 
 
-def test_templates_lower_by_the_gap_or_more_is_called_lower():
-    c = heading_templates_claim(0.0, TEMPLATE_GAP, 34, 9)  # exactly the gap: lower
+def _iv(mean, low, high, n):
+    from rag_metrics.stats.intervals import MeanInterval
+    return MeanInterval(mean=mean, low=low, high=high, n=n, excluded=0, confidence=0.95, method="Clopper-Pearson",
+                        n_resamples=None)
+
+
+HAND = {"bm25": _iv(0.985, 0.917, 1.0, 65), "dense": _iv(0.985, 0.917, 1.0, 65), "hybrid": _iv(0.985, 0.917, 1.0, 65)}
+
+
+def test_templates_lower_than_hand_by_the_gap_names_the_retrievers_whose_whiskers_are_apart():
+    t = {"bm25": _iv(0.765, 0.588, 0.893, 34), "dense": _iv(0.853, 0.689, 0.950, 34),
+         "hybrid": _iv(0.794, 0.621, 0.913, 34)}
+    c = templates_vs_hand_claim(t, HAND, 3)
+    assert c["condition"] and c["headline"] and c["name"] == "templates_below_hand"
+    assert c["text_if_true"] == ("The 34 heading-template questions score **0.181 lower** than the 65 hand-written "
+                                 "ones (0.804 against 0.985, page hit@3, mean over the retrievers); their 95% whiskers "
+                                 "are apart for bm25 and hybrid, and overlap for dense.")
+    assert c["figures"]["apart"] == ["bm25", "hybrid"]
+    touching = dict(t, hybrid=_iv(0.794, 0.621, 0.917, 34))  # the top touches the bottom: overlapping
+    assert templates_vs_hand_claim(touching, HAND, 3)["figures"]["apart"] == ["bm25"]
+    four = dict(HAND, splade=HAND["bm25"])
+    c = templates_vs_hand_claim(dict(t, splade=_iv(0.5, 0.3, 0.7, 34)), four, 3)
+    assert c["text_if_true"].endswith("apart for bm25, hybrid and splade, and overlap for dense.")
+    c = templates_vs_hand_claim({r: _iv(0.5, 0.3, 0.7, 34) for r in HAND}, HAND, 3)
+    assert c["text_if_true"].endswith("their 95% whiskers are apart for every retriever.")
+    c = templates_vs_hand_claim({r: _iv(0.9, 0.8, 0.95, 34) for r in HAND}, HAND, 3)
+    assert c["condition"] and "overlap for every retriever: no single retriever" in c["text_if_true"]
+
+
+def test_templates_within_the_gap_of_hand_or_above_are_not_called_lower():
+    hand = {"bm25": _iv(TEMPLATE_GAP, 0.0, 0.2, 65)}
+    c = templates_vs_hand_claim({"bm25": _iv(0.0, 0.0, 0.1, 34)}, hand, 3)  # exactly the gap (exact in binary): lower
     assert c["condition"] and "**0.050 lower**" in c["text_if_true"]
-    c = heading_templates_claim(0.804, 1.0, 34, 9)
-    assert c["condition"] and "**0.196 lower**" in c["text_if_true"] and "0.804 against 1.000" in c["text_if_true"]
-    assert c["text_if_true"].startswith("The 34 heading-template questions") and "than the 9 questions" in c["text_if_true"]
-    assert c["figures"] == {"templates": 0.804, "other": 1.0, "n_templates": 34, "n_other": 9}
-
-
-def test_templates_within_the_gap_or_higher_are_not_called_lower():
-    for templates, other in ((0.0, 0.0499), (0.9, 0.9), (1.0, 0.8)):
-        c = heading_templates_claim(templates, other, 5, 5)
+    for t in (0.0001, 0.05, 1.0):
+        c = templates_vs_hand_claim({"bm25": _iv(t, 0.0, 1.0, 34)}, hand, 3)
         assert not c["condition"] and c["text_if_false"].startswith("The heading-template questions do not score")
 
 
-def test_one_kind_of_question_only_sets_nothing_side_by_side():
-    for n_t, n_o in ((0, 9), (34, 0)):
-        c = heading_templates_claim(0.0, 1.0, n_t, n_o)  # a large difference, but one group is empty (a NaN mean)
-        assert not c["condition"] and c["text_if_false"].startswith(f"Only one kind of question is here ({n_t} ")
+def test_no_template_or_no_hand_question_sets_nothing_side_by_side():
+    nan = float("nan")
+    c = templates_vs_hand_claim({"bm25": _iv(nan, nan, nan, 0)}, {"bm25": _iv(0.9, 0.8, 0.95, 65)}, 3)
+    assert not c["condition"] and c["text_if_false"] == ("Nothing to set side by side: 0 heading-template questions, "
+                                                         "65 hand-written ones.")
+    assert c["figures"]["templates"] is None and c["figures"]["apart"] == []
+    c = templates_vs_hand_claim({"bm25": _iv(0.5, 0.1, 0.9, 1)}, {"bm25": _iv(nan, nan, nan, 0)}, 3)
+    assert not c["condition"] and "1 heading-template question, 0 hand-written ones" in c["text_if_false"]
+    with pytest.raises(InputError, match="same retrievers"):
+        templates_vs_hand_claim({"bm25": _iv(0.5, 0.1, 0.9, 1)}, {"dense": _iv(0.5, 0.1, 0.9, 1)}, 3)
 
 
 def test_the_audit_moved_sentence_says_the_share_of_the_shortfall_recovered():
@@ -222,20 +252,56 @@ def test_kept_heading_copies_only_the_kept_and_only_their_own_page():
         kept_heading_copies(review, sample)
 
 
-def test_heading_copies_claim_each_branch():
-    from rag_metrics.golden.review import heading_copies_claim
-    c = heading_copies_claim(["What to attach?"] + ["x"] * 7, 9, 1.0, 0.5)
-    assert c["condition"] and c["name"] == "kept_heading_copies"
-    assert c["text_if_true"].startswith("The kept questions' 1.000 is flattering: **8 of the 9** are")
-    assert "*What to attach?*" in c["text_if_true"] and "1 question(s) remain, scoring 0.500." in c["text_if_true"]
-    assert c["figures"] == {"copies": 8, "kept": 9, "kept_mean": 1.0, "rest_mean": 0.5}
-    c = heading_copies_claim(["*a*"] * 3, 3, 1.0, float("nan"))  # all copies: nothing left, no rest figure
-    assert c["condition"] and "no kept question remains" in c["text_if_true"] and c["figures"]["rest_mean"] is None
-    assert r"*\*a\**" in c["text_if_true"]  # the question is escaped
-    c = heading_copies_claim([], 9, 0.9, 0.9)
-    assert not c["condition"] and c["text_if_false"].startswith("None of the 9 kept questions")
-    assert heading_copies_claim([], 0, float("nan"), float("nan"))["text_if_false"] == (
-        "No question is kept: there is no kept figure.")
+def test_kept_set_claim_says_the_bias_flips_only_when_copies_lift_the_kept_set_above_hand():
+    kept = {"bm25": _iv(1.0, 0.664, 1.0, 9), "dense": _iv(1.0, 0.7, 1.0, 9), "hybrid": _iv(1.0, 0.664, 1.0, 9)}
+    c = kept_set_claim(kept, HAND, ["What to attach?"] + ["x"] * 7)
+    assert c["condition"] and c["name"] == "kept_set_flatters"
+    assert c["text_if_true"].startswith("The 9 questions review kept score 1.000, even above the hand-written 0.985, "
+                                        "but on 9 questions (95% interval as wide as 0.66–1.00), and **8 of the 9** "
+                                        "are their page's own heading word for word (e.g. *What to attach?*)")
+    assert "heading templates pull a generated set's score **down**" in c["text_if_true"]
+    assert "push it **up**. Review removes the first bias, not the second" in c["text_if_true"]
+    assert c["figures"] == {"copies": 8, "kept": 9, "kept_mean": 1.0, "hand_mean": 0.985, "low": 0.664, "high": 1.0}
+    one = {r: _iv(1.0, 0.025, 1.0, 1) for r in HAND}
+    c = kept_set_claim(one, HAND, ["*a*"])  # singular, escaped
+    assert c["text_if_true"].startswith("The 1 question review kept scores 1.000, even above the hand-written 0.985, "
+                                        "but on 1 question (95% interval as wide as 0.03–1.00)")
+    assert "**1 of the 1** is its page's own heading word for word (e.g. *\\*a\\**)" in c["text_if_true"]
+    at_hand = {r: _iv(0.985, 0.6, 1.0, 9) for r in HAND}  # copies, but not above the hand-written figure
+    c = kept_set_claim(at_hand, HAND, ["q"] * 8)
+    assert not c["condition"] and c["text_if_false"].startswith("**8 of the 9** are their page's own heading")
+    assert c["text_if_false"].endswith("yet the 9 kept questions score 0.985 (95% interval as wide as 0.60–1.00), "
+                                       "not above the hand-written 0.985.")
+
+
+def test_kept_set_claim_without_copies_or_without_kept_questions():
+    c = kept_set_claim({r: _iv(1.0, 0.664, 1.0, 9) for r in HAND}, HAND, [])
+    assert not c["condition"] and c["text_if_false"].startswith("None of the 9 kept questions is its page's own")
+    c = kept_set_claim({r: _iv(1.0, 0.025, 1.0, 1) for r in HAND}, HAND, [])
+    assert c["text_if_false"].endswith("word for word; it scores 1.000 (95% interval as wide as 0.03–1.00) against "
+                                       "the hand-written 0.985.")
+    nan = float("nan")
+    c = kept_set_claim({r: _iv(nan, nan, nan, 0) for r in HAND}, HAND, [])
+    assert not c["condition"] and c["text_if_false"] == "No question is kept: there is no kept figure."
+    assert c["figures"]["kept_mean"] is None and c["figures"]["low"] is None  # no NaN in the recorded figures
+    with pytest.raises(InputError, match="same retrievers"):
+        kept_set_claim({"bm25": _iv(1.0, 0.6, 1.0, 9)}, HAND, [])
+
+
+def test_why_flagged_counts_each_dropped_question_once():
+    from rag_metrics.golden.flags import HEADING_TEMPLATE
+    from rag_metrics.golden.review import why_flagged
+    review = pd.DataFrame({
+        "question_id": ["a", "b", "c", "d", "e"], "decision": ["drop", "drop", "keep", "drop", "drop"],
+        "question": ["What are the rules on x?", "このガイドについて教えてください。", "ok?", "Why this guide?", "dup"],
+        "reasons": [f"{HEADING_TEMPLATE}: 'x'", f"points at the page: 'このガイド'; {HEADING_TEMPLATE}: 'このガイド'",
+                    "", "points at the page: 'this guide'",
+                    f"{HEADING_TEMPLATE}: 'dup'; near-duplicate of a (similarity 0.90)"]})  # e: dropped either way
+    table = why_flagged(review, {"a"})
+    assert table.to_dict("list") == {
+        "why flagged": ["points at the page", HEADING_TEMPLATE, "near-duplicate"], "questions": [2, 1, 1],
+        "examples": ["このガイドについて教えてください。 · Why this guide?", "What are the rules on x?", "dup"]}
+    assert why_flagged(review.assign(decision="keep"), set()).empty
 
 
 def test_sample_claim_complete_or_naming_each_shortfall():
@@ -244,14 +310,16 @@ def test_sample_claim_complete_or_naming_each_shortfall():
     assert c["condition"] and c["text_if_true"].startswith("24 pages from 8 documents, 3 each; 75 of the corpus's 83")
     c = sample_claim(5, 2, 3, 5, 9, 300, [("faq_*ja*", 2)])
     assert not c["condition"] and c["figures"]["shortfalls"] == 1
-    assert r"1 document(s) have fewer than 3 and gave what they have: faq\_\*ja\* (2)." in c["text_if_false"]
+    assert r"and 1 document has fewer than 3 and gave what it has: faq\_\*ja\* (2)." in c["text_if_false"]
+    c = sample_claim(5, 2, 3, 5, 9, 300, [("a", 2), ("b", 1)])
+    assert "and 2 documents have fewer than 3 and gave what they have: a (2), b (1)." in c["text_if_false"]
 
 
 def test_flagged_claim_none_or_some():
     from rag_metrics.golden.review import flagged_claim
-    c = flagged_claim(36, 45, 35, 0)
+    c = flagged_claim(36, 45, 34, 0)
     assert c["condition"] and c["text_if_true"].startswith("**36 of 45** generated questions (80%) are flagged")
-    assert "(35 of them as heading templates, 0 as near-duplicates); 9 are kept." in c["text_if_true"]
+    assert "(34 of them only for being a heading template, 0 as near-duplicates); 9 are kept." in c["text_if_true"]
     assert flagged_claim(1, 1, 0, 1)["condition"]
     c = flagged_claim(0, 0, 0, 0)
     assert not c["condition"] and c["text_if_false"].startswith("No generated question is flagged")
@@ -266,38 +334,19 @@ def test_enough_questions_from_ten_kept():
     assert not enough_questions_claim(0)["condition"]
 
 
-def test_absolute_gap_from_five_hundredths_either_way():
-    import pytest
-
-    from rag_metrics.core.errors import InputError
-    from rag_metrics.golden.review import absolute_gap_claim
-    c = absolute_gap_claim([0.804, 0.8], [0.985, 0.935], 3)
-    assert c["condition"] and c["text_if_true"].startswith("All generated questions together score 0.158 lower")
-    assert "at page hit@3" in c["text_if_true"] and abs(c["figures"]["gap"] - (-0.158)) < 1e-12
-    assert absolute_gap_claim([1.0], [0.95], 1)["text_if_true"].startswith("All generated questions together "
-                                                                            "score 0.050 higher")
-    assert absolute_gap_claim([0.0], [0.05], 1)["condition"]  # exactly the threshold (0.05 - 0.0 is exact), below
-    assert absolute_gap_claim([0.05, 0.3], [0.0, 0.3], 1)["condition"] is False  # half of it, averaged
-    assert absolute_gap_claim([0.05], [0.0], 1)["condition"]
-    c = absolute_gap_claim([0.9501], [1.0], 1)
-    assert not c["condition"] and c["text_if_false"].startswith("All generated questions together score within 0.050")
-    with pytest.raises(InputError):
-        absolute_gap_claim([0.9], [1.0, 0.9], 1)
-    with pytest.raises(InputError):
-        absolute_gap_claim([], [], 1)
-
-
 def test_hit_by_group_means_and_whiskers_in_the_plot_shape():
     import pandas as pd
     import pytest
 
     from rag_metrics.stats.intervals import mean_interval
     from rag_metrics.core.errors import InputError
-    from rag_metrics.golden.review import hit_by_group
+    from rag_metrics.golden.review import bars, hit_by_group
     a, b = pd.Series([1.0, 0.0, 1.0, 1.0]), pd.Series([1.0] * 9)
-    means, yerr = hit_by_group({"templates": {"bm25": a, "dense": b}, "kept": {"bm25": b, "dense": a}})
-    assert list(means.columns) == ["templates", "kept"] and list(means.index) == ["bm25", "dense"]
-    assert means.loc["bm25", "templates"] == 0.75 and means.loc["bm25", "kept"] == 1.0
+    groups = hit_by_group({"templates": {"bm25": a, "dense": b}, "kept": {"bm25": b, "dense": a}})
+    assert groups["templates"]["bm25"] == mean_interval(a) and groups["kept"]["bm25"] == mean_interval(b)
+    means, yerr = bars(groups)
+    assert list(means.columns) == ["templates (4)", "kept (9)"] and list(means.index) == ["bm25", "dense"]
+    assert means.loc["bm25", "templates (4)"] == 0.75 and means.loc["bm25", "kept (9)"] == 1.0
     iv = mean_interval(a)
     assert yerr[0] == [[0.75 - iv.low, 1.0 - mean_interval(b).low], [iv.high - 0.75, 0.0]]  # group 0: below, above
     assert yerr[1][0][1] == 0.75 - iv.low  # group 1, dense (= a), below

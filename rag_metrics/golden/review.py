@@ -22,20 +22,19 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.core.files import atomic_write_text
 from rag_metrics.core.html import md_escape
 from rag_metrics.io.jsonl import write_jsonl
-from rag_metrics.golden.flags import PATTERNS, Pattern, flag_context_dependent, heading_copy, near_duplicates
+from rag_metrics.golden.flags import HEADING_TEMPLATE, PATTERNS, Pattern, flag_context_dependent, heading_copy, near_duplicates
 from rag_metrics.golden.generate import Draft
 from rag_metrics.golden.review_file import DECISIONS, REVIEW_COLUMNS, page_texts, neutralize_cell, read_decisions, restore_cell, review_draft, write_review
 from rag_metrics.golden.sampler import PageSample
 
 __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "review_draft", "write_review",
            "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
-           "restore_cell", "answered_elsewhere", "heading_templates_claim", "TEMPLATE_GAP", "sample_claim",
-           "flagged_claim", "enough_questions_claim", "ENOUGH_KEPT", "kept_heading_copies", "heading_copies_claim", "absolute_gap_claim",
-           "ABSOLUTE_GAP", "hit_by_group"]
+           "restore_cell", "answered_elsewhere", "templates_vs_hand_claim", "TEMPLATE_GAP", "sample_claim",
+           "flagged_claim", "enough_questions_claim", "ENOUGH_KEPT", "kept_heading_copies", "kept_set_claim",
+           "why_flagged", "hit_by_group", "bars", "hit_by_group_figure"]
 
-TEMPLATE_GAP = 0.05  # how much lower heading-template questions must score to be called lower
+TEMPLATE_GAP = 0.05  # how much lower heading-template questions must score than hand-written ones to be called lower
 ENOUGH_KEPT = 10  # kept questions needed to set a generated set beside a hand-written one
-ABSOLUTE_GAP = 0.05  # mean hit@k difference from which a generated set "scores differently" from a hand-written one
 
 
 def accept(draft: Draft, decisions: pd.DataFrame, out, *, decisions_source=None, corpus=None):
@@ -202,35 +201,11 @@ def answered_elsewhere(golden, corpus, *, share: float = 0.8, min_tokens: int = 
     return found
 
 
-def heading_templates_claim(templates: float, other: float, n_templates: int, n_other: int) -> dict:
-    """The sentence on how heading-template questions score against the questions review kept (the generated
-    questions that are not heading templates), as :func:`rag_metrics.report.kernel.claim`'s arguments.
-    ``templates`` and ``other`` are the two groups' mean hit@k
-    (averaged over the retrievers), ``n_templates`` and ``n_other`` their sizes. Lower means at least
-    :data:`TEMPLATE_GAP` lower; with one group empty there is nothing to set side by side."""
-    both = n_templates > 0 and n_other > 0
-    if both:
-        other_text = (f"The heading-template questions do not score clearly lower than the questions review "
-                      f"kept ({templates:.3f} against {other:.3f}, mean over the retrievers).")
-    else:
-        other_text = (f"Only one kind of question is here ({n_templates} heading templates, {n_other} others): nothing "
-                      "to set side by side.")
-    return {
-        "condition": both and other - templates >= TEMPLATE_GAP,
-        "text_if_true": (f"The {n_templates} heading-template questions score **{other - templates:.3f} lower** than the "
-                         f"{n_other} questions review kept ({templates:.3f} against {other:.3f}, mean over the "
-                         "retrievers): the same retrievers, so the gap comes from how the questions were written."),
-        "text_if_false": other_text,
-        "headline": True, "name": "templates_score_lower",
-        "figures": {"templates": templates, "other": other, "n_templates": n_templates, "n_other": n_other},
-    }
-
-
 def review_drops_claim(dropped: int, generated: int, templated: int, per_page: float, *, source_dropped: int = 2,
                        source_generated: int = 42, source_per_page: float = 2.0) -> dict:
     """The sentence setting how many questions review dropped beside the source's count, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. "Few" is at most 2 or a tenth of the questions generated;
-    ``templated`` counts the heading-template questions, ``per_page`` the questions generated per sampled page."""
+    ``templated`` counts the questions dropped only as heading templates, ``per_page`` the questions generated per sampled page."""
     return {
         "condition": dropped <= max(2, 0.1 * generated),
         "text_if_true": (f"Review drops few questions here too ({dropped} of {generated}; the source: {source_dropped} "
@@ -238,9 +213,9 @@ def review_drops_claim(dropped: int, generated: int, templated: int, per_page: f
                          f"questions per page as asked, the extractive generator {per_page:.2f} (it turns headings and "
                          "definitions into questions)."),
         "text_if_false": (f"Review drops {dropped} of {generated} questions here, far more than the source's "
-                          f"{source_dropped} of {source_generated}: {templated} of them are page headings wrapped in a "
-                          "template, a kind of question the source's LLM, asked for questions the way a user would ask, "
-                          "does not write (section 3 lists the reasons)."),
+                          f"{source_dropped} of {source_generated}: {templated} of them only for being a page heading "
+                          "wrapped in a template, a kind of question the source's LLM, asked for questions the way a "
+                          "user would ask, did not write (section 3 lists the reasons)."),
         "name": "review_drops_few",
         "figures": {"dropped": dropped, "generated": generated, "templated": templated},
     }
@@ -257,8 +232,9 @@ def sample_claim(pages: int, documents: int, per_document: int, eligible: int, c
     return {
         "condition": not shortfalls,
         "text_if_true": f"{pages} pages from {documents} documents, {per_document} each; {common}.",
-        "text_if_false": (f"{pages} pages from {documents} documents; {common}, and {len(shortfalls)} document(s) have "
-                          f"fewer than {per_document} and gave what they have: {short}."),
+        "text_if_false": (f"{pages} pages from {documents} documents; {common}, and "
+                          f"{_count(len(shortfalls), 'document has', 'documents have')} fewer than {per_document} and "
+                          f"gave what {'it has' if len(shortfalls) == 1 else 'they have'}: {short}."),
         "name": "sample_complete",
         "figures": {"pages": pages, "documents": documents, "per_document": per_document,
                     "shortfalls": len(shortfalls)},
@@ -267,12 +243,12 @@ def sample_claim(pages: int, documents: int, per_document: int, eligible: int, c
 
 def flagged_claim(flagged: int, total: int, templated: int, duplicates: int) -> dict:
     """The sentence on how many generated questions review flags, as :func:`rag_metrics.report.kernel.claim`'s
-    arguments; ``templated`` and ``duplicates`` count the flagged heading templates and near-duplicates."""
+    arguments; ``templated`` and ``duplicates`` count the questions dropped only as heading templates and the near-duplicates."""
     share = flagged / total if total else 0.0
     return {
         "condition": flagged > 0,
         "text_if_true": (f"**{flagged} of {total}** generated questions ({share:.0%}) are flagged and would be dropped "
-                         f"({templated} of them as heading templates, {duplicates} as near-duplicates); "
+                         f"({templated} of them only for being a heading template, {duplicates} as near-duplicates); "
                          f"{total - flagged} are kept."),
         "text_if_false": "No generated question is flagged with these parameters: the examples below show what "
                          "review catches.",
@@ -289,8 +265,8 @@ def enough_questions_claim(kept: int) -> dict:
         "text_if_true": (f"{kept} generated questions survive review: enough to set beside the hand-written set, if not "
                          "to rank close retrievers (notebook 10 says how many that takes)."),
         "text_if_false": (f"Only {kept} generated questions survive review: too few to rank retrievers on (sample more "
-                          "pages, or use a generator that asks the way users do). Below they serve only to show what "
-                          "the heading templates do."),
+                          "pages, or use a generator that asks the way users do). Below they serve only to show how far "
+                          "a generated set's figure can be off."),
         "name": "enough_questions",
         "figures": {"kept": kept},
     }
@@ -308,59 +284,142 @@ def kept_heading_copies(review: pd.DataFrame, sample: PageSample) -> dict[str, s
             if heading_copy(t, texts[d, p])}
 
 
-def heading_copies_claim(copies: list[str], kept: int, kept_mean: float, rest_mean: float) -> dict:
-    """The caveat on the kept questions' score, as :func:`rag_metrics.report.kernel.claim`'s arguments: ``copies``
-    (their text) of the ``kept`` questions are their page's own heading word for word
-    (:func:`kept_heading_copies`), which a retriever finds by the heading. ``kept_mean`` is the kept questions' mean
-    hit@k, ``rest_mean`` that of the kept questions that are not copies (unused when there are none); the first
-    copy is quoted (Markdown-escaped here)."""
-    example = copies[0] if copies else ""
-    rest = kept - len(copies)
-    copies = len(copies)
-    without = (f"without them, {rest} question(s) remain, scoring {rest_mean:.3f}." if rest else
-               "without them, no kept question remains to score.")
+def why_flagged(review: pd.DataFrame, templated: set) -> pd.DataFrame:
+    """Notebook 08's reasons table: the questions ``review`` drops, each counted once -- under the heading-template
+    reason when it is in ``templated`` (dropped for that reason only), else under its first other reason (the
+    reason's words before its quote or question ID) -- one row per reason, the most frequent first, with up to three
+    examples."""
+    flagged = review[review["decision"] == "drop"]
+    kinds = [[r.split(":")[0].split(" of ")[0] for r in reasons.split("; ")] for reasons in flagged["reasons"]]
+    why = [HEADING_TEMPLATE if q in templated else next(r for r in rs if r != HEADING_TEMPLATE)
+           for q, rs in zip(flagged["question_id"], kinds)]
+    return (flagged.assign(**{"why flagged": why}).groupby("why flagged", sort=False)
+            .agg(questions=("question_id", "size"), examples=("question", lambda t: " · ".join(list(t)[:3])))
+            .sort_values("questions", ascending=False, kind="stable").reset_index())
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """``n`` with the singular or plural word: ``1 question``, ``9 questions``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def _num(x: float) -> float | None:
+    """``x``, or None for NaN (a figure that does not exist)."""
+    return None if x != x else x
+
+
+def _join(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _mean(intervals: dict) -> float:
+    """The mean over the retrievers of the intervals' means."""
+    return sum(iv.mean for iv in intervals.values()) / len(intervals)
+
+
+def templates_vs_hand_claim(templates: dict, hand: dict, k: int) -> dict:
+    """The headline: how the heading-template questions score against the hand-written set, as
+    :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``hand`` map each retriever to its
+    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k`` (same retrievers, same order). Lower means
+    at least :data:`TEMPLATE_GAP` lower on the mean over the retrievers; the sentence then says for which retrievers
+    the two 95% whiskers are apart (the templates' top below the hand-written set's bottom)."""
+    if list(templates) != list(hand) or not hand:
+        raise InputError(f"templates_vs_hand_claim: the same retrievers in both. Got {list(templates)}, {list(hand)}.")
+    n_t, n_h = next(iter(templates.values())).n, next(iter(hand.values())).n
+    both = n_t > 0 and n_h > 0
+    t, h = (_mean(templates), _mean(hand)) if both else (float("nan"), float("nan"))
+    apart = [r for r in hand if both and templates[r].high < hand[r].low]
+    overlap = [r for r in hand if r not in apart]
+    if not overlap:
+        whiskers = "their 95% whiskers are apart for every retriever"
+    elif not apart:
+        whiskers = ("but their 95% whiskers overlap for every retriever: no single retriever shows the gap beyond "
+                    "noise")
+    else:
+        whiskers = f"their 95% whiskers are apart for {_join(apart)}, and overlap for {_join(overlap)}"
     return {
-        "condition": copies > 0,
-        "text_if_true": (f"The kept questions' {kept_mean:.3f} is flattering: **{copies} of the {kept}** are their "
-                         f"page's own heading word for word (e.g. *{md_escape(example)}*), so the retriever "
-                         f"finds the page by its heading; {without}"),
-        "text_if_false": (f"None of the {kept} kept questions is its page's own heading word for word." if kept else
-                          "No question is kept: there is no kept figure."),
-        "name": "kept_heading_copies",
-        "figures": {"copies": copies, "kept": kept, "kept_mean": kept_mean, "rest_mean": rest_mean if rest else None},
+        "condition": both and h - t >= TEMPLATE_GAP,
+        "text_if_true": (f"The {n_t} heading-template questions score **{h - t:.3f} lower** than the {n_h} hand-written "
+                         f"ones ({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers); {whiskers}."),
+        "text_if_false": (f"The heading-template questions do not score clearly lower than the hand-written ones "
+                          f"({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers)." if both else
+                          f"Nothing to set side by side: {_count(n_t, 'heading-template question', 'heading-template questions')}, "
+                          f"{_count(n_h, 'hand-written one', 'hand-written ones')}."),
+        "headline": True, "name": "templates_below_hand",
+        "figures": {"templates": _num(t), "hand": _num(h), "n_templates": n_t, "n_hand": n_h, "retrievers": list(hand), "apart": apart,
+                    "templates_high": [templates[r].high for r in hand], "hand_low": [hand[r].low for r in hand]},
     }
 
 
-def absolute_gap_claim(generated: list[float], hand: list[float], k: int) -> dict:
-    """Whether all generated questions together score at least :data:`ABSOLUTE_GAP` away from the hand-written
-    set (``generated`` and ``hand``: the two sets' mean page hit@``k``, one value per retriever, in the same order),
-    as :func:`rag_metrics.report.kernel.claim`'s arguments."""
-    if len(generated) != len(hand) or not hand:
-        raise InputError(f"absolute_gap_claim: one value per retriever in each set. Got {generated!r}, {hand!r}.")
-    gap = sum(g - h for g, h in zip(generated, hand)) / len(hand)
+def kept_set_claim(kept: dict, hand: dict, copies: list[str]) -> dict:
+    """The caveat on the questions review kept, as :func:`rag_metrics.report.kernel.claim`'s arguments. ``kept``
+    and ``hand`` map each retriever to its :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@k;
+    ``copies`` are the kept questions that are their page's own heading word for word (:func:`kept_heading_copies`;
+    the first is quoted, Markdown-escaped here). True when some are copies and the kept set scores above the
+    hand-written one: the bias has changed sign, and the sentence says so. The interval quoted is the widest
+    over the retrievers."""
+    if list(kept) != list(hand) or not hand:
+        raise InputError(f"kept_set_claim: the same retrievers in both. Got {list(kept)}, {list(hand)}.")
+    n, c = next(iter(kept.values())).n, len(copies)
+    m, h = (_mean(kept) if n else float("nan")), _mean(hand)
+    widest = max(kept.values(), key=lambda iv: iv.high - iv.low)
+    interval = f"95% interval as wide as {widest.low:.2f}–{widest.high:.2f}"
+    are = (f"**{c} of the {n}** {'is its' if c == 1 else 'are their'} page's own heading word for word "
+           f"(e.g. *{md_escape(copies[0])}*), which a retriever finds by the heading" if c else "")
+    if not n:
+        other = "No question is kept: there is no kept figure."
+    elif not c:
+        other = (f"None of the {_count(n, 'kept question', 'kept questions')} is its page's own heading word for word; "
+                 f"{'it scores' if n == 1 else 'they score'} {m:.3f} ({interval}) against the hand-written {h:.3f}.")
+    else:
+        other = (f"{are[0].upper()}{are[1:]}, yet the {_count(n, 'kept question scores', 'kept questions score')} {m:.3f} "
+                 f"({interval}), not above the hand-written {h:.3f}.")
     return {
-        "condition": abs(gap) >= ABSOLUTE_GAP,
-        "text_if_true": (f"All generated questions together score {abs(gap):.3f} {'lower' if gap < 0 else 'higher'} "
-                         f"than the hand-written set at page hit@{k}: use a generated set to compare two configurations "
-                         "on the same questions, not to report an absolute figure beside a hand-written set's."),
-        "text_if_false": (f"All generated questions together score within {abs(gap):.3f} of the hand-written set at "
-                          f"page hit@{k}, on average over the retrievers."),
-        "name": "absolute_differs",
-        "figures": {"gap": gap, "generated": list(generated), "hand": list(hand)},
+        "condition": bool(n) and c > 0 and m > h,
+        "text_if_true": (f"The {_count(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} "
+                         f"{m:.3f}, even above the hand-written {h:.3f}, but on {_count(n, 'question', 'questions')} "
+                         f"({interval}), and {are}. So the bias changes "
+                         "sign: heading templates pull a generated set's score **down**, heading copies among the "
+                         "kept questions push it **up**. Review removes the first bias, not the second: neither "
+                         "absolute figure of a generated set can be trusted beside a hand-written set's."),
+        "text_if_false": other,
+        "name": "kept_set_flatters",
+        "figures": {"copies": c, "kept": n, "kept_mean": _num(m), "hand_mean": _num(h), "low": _num(widest.low),
+                    "high": _num(widest.high)},
     }
 
 
-def hit_by_group(groups: dict[str, dict[str, pd.Series]]) -> tuple[pd.DataFrame, list]:
-    """Notebook 08's figure data: ``groups[group][retriever]`` holds per-question values (hit@k); returns ``(means,
-    yerr)`` -- ``means`` one column per group, one row per retriever; ``yerr`` the 95% interval of each mean
-    (:func:`rag_metrics.stats.intervals.mean_interval`) as the distances below and above it, in the shape
-    ``DataFrame.plot.bar(yerr=...)`` takes (per group: the row below, the row above)."""
+def hit_by_group(groups: dict[str, dict[str, pd.Series]]) -> dict[str, dict]:
+    """Notebook 08's figure data: ``groups[group][retriever]`` holds per-question values (hit@k); returns
+    ``intervals[group][retriever]``, the mean and its 95% interval
+    (:func:`rag_metrics.stats.intervals.mean_interval`)."""
     from rag_metrics.stats.intervals import mean_interval
 
     if len({tuple(by) for by in groups.values()}) > 1:
         raise InputError(f"hit_by_group: every group needs the same retrievers. Got {[list(b) for b in groups.values()]}.")
-    intervals = {g: {n: mean_interval(values) for n, values in by.items()} for g, by in groups.items()}
-    means = pd.DataFrame({g: {n: iv.mean for n, iv in ivs.items()} for g, ivs in intervals.items()})
+    return {g: {n: mean_interval(values) for n, values in by.items()} for g, by in groups.items()}
+
+
+def bars(intervals: dict[str, dict]) -> tuple[pd.DataFrame, list]:
+    """``(means, yerr)`` of :func:`hit_by_group`'s intervals: ``means`` one column per group (named with its
+    number of questions), one row per retriever; ``yerr`` the distances below and above each mean, in the shape
+    ``DataFrame.plot.bar(yerr=...)`` takes (per group: the row below, the row above)."""
+    means = pd.DataFrame({f"{g} ({next(iter(ivs.values())).n})": {n: iv.mean for n, iv in ivs.items()}
+                          for g, ivs in intervals.items()})
     yerr = [[[iv.mean - iv.low for iv in ivs.values()], [iv.high - iv.mean for iv in ivs.values()]]
             for ivs in intervals.values()]
     return means.rename_axis("retriever"), yerr
+
+
+def hit_by_group_figure(intervals: dict[str, dict], k: int):
+    """Notebook 08's figure: page hit@``k`` per retriever, one bar per group with its 95% whiskers (:func:`bars`),
+    each bar labelled with its value, the legend beside the bars. Returns the figure."""
+    means, yerr = bars(intervals)
+    ax = means.plot.bar(figsize=(9, 3.6), rot=0, yerr=yerr, capsize=3, title=f"Page hit@{k} by who wrote the questions")
+    for group in [c for c in ax.containers if hasattr(c, "patches")]:  # the bars, not the whiskers
+        ax.bar_label(group, fmt="%.2f", label_type="center", rotation=90, fontsize=8, color="white")
+    ax.set(ylabel=f"page hit@{k} (share of questions)", ylim=(0, 1.05), xlabel="retriever")
+    ax.legend(title="questions (how many)", loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.figure.tight_layout()
+    return ax.figure
