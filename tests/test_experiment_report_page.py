@@ -90,7 +90,7 @@ def test_the_page_opens_with_the_verdict_and_reads_like_a_report(page, framework
     assert banner < body.index('id="Diagnosis"') < body.index('id="rm-moved"') < body.index('class="rm-explain"')
     assert body[:banner].count("<p") <= 1  # the title and its table of contents only
     n, _ = _one_list_questions(frameworks[-1])
-    assert f"questions got the same list of 5 item(s)" in body and f"{n} questions got the same list" in body
+    assert "questions got the same list of 5 item(s)" in body and f"{n} questions got the same list" in body
     assert "<details class=\"rm-explain\"" in body and "<details class=\"rm-explain\" open" not in body
     cells = re.findall(r"<td[^>]*>(.*?)</td>", body, flags=re.S)
     assert cells and not [c for c in cells if re.fullmatch(r"\s*\(\d+,(?: \d+)*\)\s*", c)]  # no Python tuple

@@ -182,7 +182,7 @@ def sample_claims(attr: Attribution, strict: Attribution) -> list[dict]:
         alternative = (f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "
                        f"`gold_missed_answer_right`, and none had a gold document in the top {strict.k}: the two rules "
                        "agree on them.")
-    which = (f"the gold document that holds the answer (the highest-labelled one)" if with_top == p["right_partial"]
+    which = ("the gold document that holds the answer (the highest-labelled one)" if with_top == p["right_partial"]
              else f"a gold document ({with_top} of them the highest-labelled one, which holds the answer)")
     claims.append(_claim(
         p["right_partial"] > 0,
