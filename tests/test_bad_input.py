@@ -430,3 +430,26 @@ def test_a_broken_pdf_is_one_line_without_the_parsers_noise(tmp_path, capsys):
     err = done.stderr
     assert done.returncode == 2 and err.count("\n") == 1 and err.startswith("rag-metrics pages: error: ") and "broken.pdf" in err, err
     assert not out.exists()
+
+
+def test_a_name_of_exactly_name_max_characters_is_taken_one_more_is_refused():
+    from rag_metrics.core.errors import NAME_MAX, check_name
+
+    assert check_name("a" * NAME_MAX) == "a" * NAME_MAX
+    with pytest.raises(InputError):
+        check_name("a" * (NAME_MAX + 1))
+
+
+@pytest.mark.parametrize("name", ["run-a", "bm25_c300.o50", "a-b_c.d"])
+def test_a_name_with_dash_dot_underscore_is_taken(name):
+    from rag_metrics.core.errors import check_name
+
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["a/b", "a:b", "a@b", "a\\b", "a?b"])
+def test_a_name_with_a_path_or_punctuation_character_is_refused(name):
+    from rag_metrics.core.errors import check_name
+
+    with pytest.raises(InputError):
+        check_name(name)

@@ -813,3 +813,18 @@ def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(
 
     monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
     assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False
+
+
+def test_moved_questions_put_the_larger_change_first_within_a_kind():
+    # two of each kind: within "worsened" and within "improved" the larger move comes first
+    before = pd.Series({"small_down": 0.6, "large_down": 0.9, "small_up": 0.1, "large_up": 0.1})
+    after = pd.Series({"small_down": 0.5, "large_down": 0.4, "small_up": 0.2, "large_up": 0.8})
+    table = moved_questions(before, after)
+    assert list(table["question_id"]) == ["large_down", "small_down", "large_up", "small_up"]
+
+
+def test_previous_comparable_is_the_newest_earlier_run_not_the_oldest():
+    records = [{"id": f"r{i}", "name": f"run{i}", "fingerprint": {"golden": "g", "judge": "j"},
+                "summary": {"mrr": 0.5}} for i in range(4)]
+    assert hist.previous_comparable(records, "r3")["id"] == "r2"
+    assert hist.previous_comparable(records, "r1")["id"] == "r0"

@@ -224,3 +224,16 @@ def test_compare_gives_the_stats_module_numbers(tmp_path, capsys):
     assert main(["compare", str(qp), str(ra), str(rb), "-m", "mrr", "--format", "trec"]) == 0
     assert [line.split("\t")[1] for line in capsys.readouterr().out.splitlines()] == ["run", "b"]
     assert main(["compare", str(qp), str(ra), "-m", "mrr"]) == 2
+
+
+def test_compare_numbers_two_runs_of_the_same_file_name_run_and_run_2(tmp_path):
+    from test_trec_oracle import merged_cases, write_files
+
+    qrels, run_a = merged_cases(range(4))
+    qp, ra = write_files(tmp_path, qrels, run_a)
+    again = tmp_path / "again"
+    again.mkdir()
+    rb = again / ra.name
+    rb.write_text(ra.read_text())
+    result = compare_runs(qp, [ra, rb], ["mrr"], n_resamples=200)
+    assert list(result.evaluations) == ["run", "run-2"]

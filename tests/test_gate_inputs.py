@@ -276,3 +276,22 @@ def test_gate_settings_take_max_drop_from_0_to_1_inclusive(max_drop, ok):
         with pytest.raises(InputError, match=r"--max-drop .*: expected a number from 0 to 1") as e:
             gate_settings([1], max_drop=max_drop)
         assert e.value.field == "max_drop"
+
+
+def test_the_printed_drop_reads_larger_than_a_tolerance_its_rounding_equals():
+    from rag_metrics.experiment.verdict import _beyond
+
+    # 0.0152 rounds to 0.015 at three decimals, the tolerance itself: one more digit is printed
+    assert _beyond(0.0152, 0.015) == "0.0152"
+    assert _beyond(0.0162, 0.015) == "0.016"
+
+
+@pytest.mark.parametrize("extra,warned", [(6, False), (7, True)])
+def test_gate_warns_when_more_than_half_of_the_logged_questions_are_unknown(tmp_path, capsys, extra, warned):
+    # 6 golden questions; the runs log 6 + extra: exactly half unknown is no warning, one more is
+    golden, b, n = docs_world(tmp_path, 6, [1] * 6, [1] * 6)
+    for path in (b, n):
+        path.write_text(path.read_text() + "".join(f"z{i:03d} Q0 other 1 9 x\n" for i in range(extra)))
+    code, out, err = run(capsys, "--golden", golden, "--baseline", b, "--run", n, "--measure", "hit@5")
+    assert code == 0, out + err
+    assert ("not in the golden set (not used)" in out + err) == warned

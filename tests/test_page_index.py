@@ -421,3 +421,17 @@ def test_the_hash_powers_are_inverse_pairs_for_both_widths_and_grow_on_demand():
         assert int(longer[2999]) == pow(int(longer[1]), 2999, 2**bits)
     with pytest.raises(ValueError, match="64 or 32"):
         hash_powers(3, bits=16)
+
+
+def test_only_a_literal_page_marker_is_stripped():
+    from rag_metrics.core.text import strip_page_markers
+
+    out = strip_page_markers("a [p.3] b [px3] c [p-12] d")
+    assert "[p.3]" not in out and "[px3]" in out and "[p-12]" in out
+
+
+def test_adjacent_shared_fragments_merge_into_one_span():
+    from rag_metrics.judging.judges import shared_spans
+
+    # "abc" and "xyz" each occur in a page and touch at position 3: one span, not two
+    assert [(int(a), int(b)) for a, b in shared_spans("abcxyz", ["abc", "xyz"], 3)] == [(0, 6)]
