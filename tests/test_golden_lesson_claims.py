@@ -413,3 +413,11 @@ def test_generated_count_explains_a_shortfall_from_the_pages():
     assert generated_count(q, 4, 2).startswith("4 questions from 4 pages (not 8: on 3 pages")  # a page with none
     assert generated_count(q, 3, 1) == "4 questions from 3 pages"
     assert generated_count(q.iloc[:1], 1, 1) == "1 question from 1 page"
+
+
+def test_template_miss_finds_a_japanese_frame_inside_a_longer_run():
+    from rag_metrics.golden.review import template_miss
+    review, templated, hits, runs, chunks = _miss_inputs(chunk="支払について教えてください。")
+    review.loc[1, ["question", "reasons"]] = ["発注について教えてください。", "a page heading wrapped in a template: '発注'"]
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert c["figures"]["shared"] == ["について教えてください"] and not c["figures"]["has_topic"]

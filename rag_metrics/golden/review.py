@@ -333,7 +333,8 @@ def template_miss(review: pd.DataFrame, templated: set, hits: dict[str, pd.Serie
     (``question_id``, ``rank``, ``chunk_id``, ``doc_id``, ``pages``) over ``chunks``; the first retriever, in order,
     that misses any question of ``templated`` gives the first such question in ``review`` order. The sentence names
     its gold page and the page(s) of the chunk ranked first, and says whether that chunk contains the heading (the
-    template's topic) and which of the frame's words (four letters or more, outside the heading) it contains.
+    template's topic) and which of the frame's words (the question without the heading: words of four letters or
+    more, a CJK run as one word) it contains.
     Every quoted string is Markdown-escaped."""
     rows = review.set_index("question_id")
     for name, h in hits.items():
@@ -350,9 +351,9 @@ def template_miss(review: pd.DataFrame, templated: set, hits: dict[str, pd.Serie
     run = runs[name]
     first = run[run["question_id"] == q].sort_values("rank").iloc[0]
     text = chunks.set_index("chunk_id").at[first["chunk_id"], "text"].casefold()
-    topic_words = set(_WORDS.findall(topic.casefold()))
-    frame = list(dict.fromkeys(w for w in _WORDS.findall(row["question"].casefold()) if w not in topic_words))
-    shared = [w for w in frame if re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text)]
+    frame = list(dict.fromkeys(_WORDS.findall(row["question"].casefold().replace(topic.casefold(), " "))))
+    # a Latin word as a whole word; a CJK run (no spaces around it) anywhere in the text
+    shared = [w for w in frame if (re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) if w.isascii() else w in text)]
     has_topic = topic.casefold() in text
     pages = list(first["pages"])
     where = f"{md_escape(first['doc_id'])} p. {pages[0]}" + (f"–{pages[-1]}" if len(pages) > 1 else "")
