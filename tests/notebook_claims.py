@@ -207,6 +207,10 @@ GOLDEN_SET = {
                                             and (f["kept"] == 0 or 0 <= f["low"] <= f["high"] <= 1))
                                        and f["copies"] > 0 and f["hand_mean"] is not None
                                        and f["kept_mean"] > f["hand_mean"]),
+    # a heading-template question some retriever misses is quoted (its hit@k is 0), with what the first chunk holds
+    "template_miss": lambda f, h: (f["question"] is not None
+                                   and that(f["hit"] == 0 and isinstance(f["has_topic"], bool)
+                                            and all(isinstance(w, str) and len(w) >= 4 for w in f["shared"]))),
 }
 
 def _falls_short(f):

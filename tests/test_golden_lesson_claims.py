@@ -28,7 +28,8 @@ def test_templates_lower_than_hand_by_the_gap_names_the_retrievers_whose_whisker
     c = templates_vs_hand_claim(t, HAND, 3)
     assert c["condition"] and c["headline"] and c["name"] == "templates_below_hand"
     assert c["text_if_true"] == ("The 34 heading-template questions score **0.181 lower** than the 65 hand-written "
-                                 "ones (0.804 against 0.985, page hit@3, mean over the retrievers); their 95% whiskers "
+                                 "ones (0.804 against 0.985, page hit@3, mean over the retrievers): a retriever misses "
+                                 "about 1 in 5 of them, about 1 in 67 of the hand-written ones; their 95% whiskers "
                                  "are apart for bm25 and hybrid, and overlap for dense.")
     assert c["figures"]["apart"] == ["bm25", "hybrid"]
     touching = dict(t, hybrid=_iv(0.794, 0.621, 0.917, 34))  # the top touches the bottom: overlapping
@@ -352,3 +353,71 @@ def test_hit_by_group_means_and_whiskers_in_the_plot_shape():
     assert yerr[1][0][1] == 0.75 - iv.low  # group 1, dense (= a), below
     with pytest.raises(InputError, match="same retrievers"):
         hit_by_group({"templates": {"bm25": a}, "kept": {"dense": a}})
+
+
+def test_templates_vs_hand_says_the_miss_share_as_one_in_n():
+    from rag_metrics.golden.review import _one_in
+    assert [_one_in(x) for x in (1.0, 0.0, 0.8, 0.985, 0.5)] == ["none", "all", "about 1 in 5", "about 1 in 67",
+                                                                  "about 1 in 2"]
+    c = templates_vs_hand_claim({r: _iv(0.8, 0.6, 0.9, 34) for r in HAND},
+                                {r: _iv(1.0, 0.9, 1.0, 65) for r in HAND}, 3)
+    assert "misses about 1 in 5 of them, none of the hand-written ones" in c["text_if_true"]
+
+
+def _miss_inputs(question="What are the rules on misuse?", chunk="## 2.1 Password rules\nPasswords must be long."):
+    review = pd.DataFrame({"question_id": ["a", "b", "c"], "question": ["What to attach?", question, "What are the rules on x?"],
+                           "doc_id": ["exp", "exp", "exp"], "page": [3, 11, 12],
+                           "reasons": ["", f"a page heading wrapped in a template: '{question.split()[-1][:-1]}'",
+                                       "a page heading wrapped in a template: 'x'"]})
+    hits = {"bm25": pd.Series({"a": 1.0, "b": 0.0, "c": 0.0}), "dense": pd.Series({"a": 1.0, "b": 1.0, "c": 1.0})}
+    run = pd.DataFrame({"question_id": ["b", "b", "c"], "rank": [2, 1, 1], "chunk_id": ["k2", "k1", "k2"],
+                        "doc_id": ["sec", "sec", "x<y"], "pages": [(4,), (1, 2), (5,)]})
+    chunks = pd.DataFrame({"chunk_id": ["k1", "k2"], "text": [chunk, "nothing"]})
+    return review, {"b", "c"}, hits, {"bm25": run, "dense": run}, chunks
+
+
+def test_template_miss_first_missed_template_its_gold_and_the_chunk_ranked_first():
+    from rag_metrics.golden.review import template_miss
+    review, templated, hits, runs, chunks = _miss_inputs()
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert c["condition"] and c["figures"]["question"] == "What are the rules on misuse?"  # b before c; a not a template
+    assert "(gold page: exp p. 11)" in c["text_if_true"] and "ranks first a chunk of sec p. 1–2," in c["text_if_true"]
+    assert c["figures"]["shared"] == ["rules"] and not c["figures"]["has_topic"]  # 'what' is not in the chunk
+    assert "does not contain the heading *misuse* but does contain the template's word *rules*" in c["text_if_true"]
+    # the chunk holds the heading too
+    c = template_miss(*_miss_inputs(chunk="Misuse of a claim. Password rules."), 3)
+    assert c["figures"]["has_topic"] and "contains the heading *misuse* too" in c["text_if_true"]
+    assert c["figures"]["shared"] == ["rules"]  # the heading's own word is not a frame word
+    # neither heading nor frame words
+    review, templated, hits, runs, chunks = _miss_inputs(chunk="Passwords must be long.")
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert c["figures"]["shared"] == [] and "contains neither the heading" in c["text_if_true"]
+
+
+def test_template_miss_escapes_and_says_so_when_nothing_is_missed():
+    from rag_metrics.golden.review import template_miss
+    review, templated, hits, runs, chunks = _miss_inputs()
+    hits["bm25"]["b"] = 1.0  # now c is the first miss, ranked first in document 'x<y'
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert c["figures"]["question"] == "What are the rules on x?" and "x&lt;y p. 5" in c["text_if_true"]
+    hits["bm25"]["c"] = 1.0  # the second retriever misses nothing either
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert not c["condition"] and "top 3 for every retriever" in c["text_if_false"]
+
+
+def test_generated_count_explains_a_shortfall_from_the_pages():
+    from rag_metrics.golden.review import generated_count
+    q = pd.DataFrame({"doc_id": ["d", "d", "d", "e"], "page": [1, 1, 2, 1]})
+    assert generated_count(q, 3, 2) == ("4 questions from 3 pages (not 6: on 2 pages the generator found fewer than "
+                                        "2 headings or definitions to turn into questions)")
+    assert generated_count(q, 4, 2).startswith("4 questions from 4 pages (not 8: on 3 pages")  # a page with none
+    assert generated_count(q, 3, 1) == "4 questions from 3 pages"
+    assert generated_count(q.iloc[:1], 1, 1) == "1 question from 1 page"
+
+
+def test_template_miss_finds_a_japanese_frame_inside_a_longer_run():
+    from rag_metrics.golden.review import template_miss
+    review, templated, hits, runs, chunks = _miss_inputs(chunk="支払について教えてください。")
+    review.loc[1, ["question", "reasons"]] = ["発注について教えてください。", "a page heading wrapped in a template: '発注'"]
+    c = template_miss(review, templated, hits, runs, chunks, 3)
+    assert c["figures"]["shared"] == ["について教えてください"] and not c["figures"]["has_topic"]

@@ -31,7 +31,7 @@ __all__ = ["Pattern", "PATTERNS", "flag_context_dependent", "near_duplicates", "
            "read_decisions", "accept", "review_html", "REVIEW_COLUMNS", "DECISIONS", "find_span", "neutralize_cell",
            "restore_cell", "answered_elsewhere", "templates_vs_hand_claim", "TEMPLATE_GAP", "sample_claim",
            "flagged_claim", "enough_questions_claim", "ENOUGH_KEPT", "kept_heading_copies", "kept_set_claim",
-           "why_flagged", "hit_by_group", "bars", "hit_by_group_figure"]
+           "why_flagged", "hit_by_group", "bars", "hit_by_group_figure", "template_miss", "generated_count"]
 
 TEMPLATE_GAP = 0.05  # how much lower heading-template questions must score than hand-written ones to be called lower
 ENOUGH_KEPT = 10  # kept questions needed to set a generated set beside a hand-written one
@@ -318,6 +318,80 @@ def _mean(intervals: dict) -> float:
     return sum(iv.mean for iv in intervals.values()) / len(intervals)
 
 
+def _one_in(hit: float) -> str:
+    """The share of misses ``1 - hit`` as words: *none*, *all* or *about 1 in N* (N rounded)."""
+    miss = 1 - hit
+    if miss <= 0:
+        return "none"
+    return "all" if miss >= 1 else f"about 1 in {max(1, round(1 / miss))}"
+
+
+def template_miss(review: pd.DataFrame, templated: set, hits: dict[str, pd.Series], runs: dict[str, pd.DataFrame],
+                  chunks: pd.DataFrame, k: int) -> dict:
+    """One heading-template question a retriever misses, and why, as :func:`rag_metrics.report.kernel.claim`'s
+    arguments. ``hits[retriever]`` is page hit@``k`` per question ID, ``runs[retriever]`` that retriever's run
+    (``question_id``, ``rank``, ``chunk_id``, ``doc_id``, ``pages``) over ``chunks``; the first retriever, in order,
+    that misses any question of ``templated`` gives the first such question in ``review`` order. The sentence names
+    its gold page and the page(s) of the chunk ranked first, and says whether that chunk contains the heading (the
+    template's topic) and which of the frame's words (the question without the heading: words of four letters or
+    more, a CJK run as one word) it contains.
+    Every quoted string is Markdown-escaped."""
+    rows = review.set_index("question_id")
+    for name, h in hits.items():
+        missed = [q for q in review["question_id"] if q in templated and q in h.index and h[q] == 0]
+        if missed:
+            break
+    else:
+        return {"condition": False, "text_if_true": "",
+                "text_if_false": f"Every heading-template question has its page in the top {k} for every retriever.",
+                "name": "template_miss", "figures": {"question": None}}
+    q = missed[0]
+    row = rows.loc[q]
+    topic = re.search(re.escape(HEADING_TEMPLATE) + r": '(.*)'", row["reasons"]).group(1)
+    run = runs[name]
+    first = run[run["question_id"] == q].sort_values("rank").iloc[0]
+    text = chunks.set_index("chunk_id").at[first["chunk_id"], "text"].casefold()
+    frame = list(dict.fromkeys(_WORDS.findall(row["question"].casefold().replace(topic.casefold(), " "))))
+    # a Latin word as a whole word; a CJK run (no spaces around it) anywhere in the text
+    shared = [w for w in frame if (re.search(rf"(?<!\w){re.escape(w)}(?!\w)", text) if w.isascii() else w in text)]
+    has_topic = topic.casefold() in text
+    pages = list(first["pages"])
+    where = f"{md_escape(first['doc_id'])} p. {pages[0]}" + (f"–{pages[-1]}" if len(pages) > 1 else "")
+    said = ", ".join(f"*{md_escape(w)}*" for w in shared)
+    if has_topic:
+        why = f"contains the heading *{md_escape(topic)}* too, and the question has no other word to tell the pages apart"
+    elif shared:
+        why = (f"does not contain the heading *{md_escape(topic)}* but does contain the template's "
+               f"{'word' if len(shared) == 1 else 'words'} {said}: in a template, the frame outweighs the one topic "
+               "word")
+    else:
+        why = (f"contains neither the heading *{md_escape(topic)}* nor the template's words: with one topic word "
+               "in a fixed frame, the question gives the retriever little to go on")
+    return {
+        "condition": True,
+        "text_if_true": (f"One that fails: *{md_escape(row['question'])}* (gold page: {md_escape(row['doc_id'])} "
+                         f"p. {row['page']}). {md_escape(name)} ranks first a chunk of {where}, which {why}."),
+        "text_if_false": "", "name": "template_miss",
+        "figures": {"question": row["question"], "retriever": name, "hit": float(hits[name][q]), "topic": topic,
+                    "has_topic": has_topic, "shared": shared},
+    }
+
+
+_WORDS = re.compile(r"[^\W\d_]{4,}", re.U)  # words of four letters or more (a CJK run counts as one word)
+
+
+def generated_count(written: pd.DataFrame, pages: int, per_page: int) -> str:
+    """``"45 questions from 24 pages"``, and when that is fewer than ``pages * per_page``, why, counted from
+    ``written`` (the draft's questions, with ``doc_id`` and ``page``): how many pages gave fewer questions."""
+    by_page = written.groupby(["doc_id", "page"]).size()
+    short = int((by_page < per_page).sum()) + pages - len(by_page)
+    head = f"{_count(len(written), 'question', 'questions')} from {_count(pages, 'page', 'pages')}"
+    if len(written) >= pages * per_page:
+        return head
+    return (f"{head} (not {pages * per_page}: on {_count(short, 'page', 'pages')} the generator found fewer than "
+            f"{per_page} headings or definitions to turn into questions)")
+
+
 def templates_vs_hand_claim(templates: dict, hand: dict, k: int) -> dict:
     """The headline: how the heading-template questions score against the hand-written set, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``hand`` map each retriever to its
@@ -341,7 +415,8 @@ def templates_vs_hand_claim(templates: dict, hand: dict, k: int) -> dict:
     return {
         "condition": both and h - t >= TEMPLATE_GAP,
         "text_if_true": (f"The {n_t} heading-template questions score **{h - t:.3f} lower** than the {n_h} hand-written "
-                         f"ones ({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers); {whiskers}."),
+                         f"ones ({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers): a retriever misses "
+                         f"{_one_in(t)} of them, {_one_in(h)} of the hand-written ones; {whiskers}." if both else ""),
         "text_if_false": (f"The heading-template questions do not score clearly lower than the hand-written ones "
                           f"({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers)." if both else
                           f"Nothing to set side by side: {_count(n_t, 'heading-template question', 'heading-template questions')}, "
