@@ -148,15 +148,19 @@ UPPER_BOUNDS = {
                                   and f["fits"] and _few_removed(f["here"]) and f["document_adds"] == 0),
     "levels_higher_than_source": lambda f, h: all(x > y for row, src in zip(f["hits"], f["source"])
                                                   for x, y in zip(row, src)),
-    # both one-at-a-time changes towards notebook 03's setting measured, and one moves the share removed more
-    "what_moves_the_share": lambda f, h: (f["fits"] and len(f["levers"]) == 2 and f["here"][0] > 0
-                                          and all(m > 0 for m, _ in f["levers"].values())
-                                          and len({abs(r / m - f["here"][1] / f["here"][0])
-                                                   for m, r in f["levers"].values()}) == 2),
-    # each named question is missed at b without a filter and finds its gold page at a rank in (a, b] in its document
+    # the right panel: notebook 03's share of misses removed differs from this setting's, both with misses
+    "nb03_pointer": lambda f, h: (f["fits"] and f["here"][0] > 0 and f["nb03"][0] > 0
+                                  and f["here"][1] / f["here"][0] != f["nb03"][1] / f["nb03"][0]),
+    # each named question is missed at b without a filter and finds its gold page at a rank in (a, b] in the filter named
     "cutoff_gap": lambda f, h: (f["fits"] and len(f["questions"]) > 0
-                                and all((r0 is None or r0 > f["b"]) and f["a"] < rd <= f["b"]
-                                        for r0, rd in f["questions"].values())),
+                                and all((r0 is None or r0 > f["b"]) and f["a"] < rd <= f["b"] and by in ("genre", "document")
+                                        for r0, rd, by in f["questions"].values())),
+    # some miss's failure kind disagrees with the gold-document filter: wrong_page removed, or another kind kept
+    "kinds_vs_oracle": lambda f, h: (that(set(f["wrong_page_removed"]) == {q for q, kind in f["kinds"].items()
+                                                                            if kind == "wrong_page" and f["removed"][q]}
+                                          and set(f["other_kept"]) == {q for q, kind in f["kinds"].items()
+                                                                       if kind != "wrong_page" and not f["removed"][q]})
+                                     and f["fits"] and bool(f["wrong_page_removed"] or f["other_kept"])),
     "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
                                             and f["counts"][f["main_kind"]] == max(f["counts"].values()))

@@ -3,9 +3,10 @@
 import pandas as pd
 import pytest
 
-from rag_metrics.lab.ceiling_lesson import (FEW_MISSES, cutoff_gap, failure_sentence, heading_comparison, minority,
-                                            miss_bars, misses_removed, questions, removal_table, removed,
-                                            setting_names, source_shape, what_moves_the_share)
+from rag_metrics.lab.ceiling_lesson import (FEW_MISSES, POINTER_BELOW, breakdown_table, cutoff_gap, failure_sentence,
+                                            heading_comparison, kinds_vs_oracle, minority, miss_bars, misses_removed,
+                                            nb03_pointer, questions, removed, removed_at, setting_names, source_shape,
+                                            source_table, upper_bound_table)
 
 
 def test_questions_in_words():
@@ -43,8 +44,9 @@ def test_minority_at_the_half(removals, few):
 
 def test_source_shape_both_as_in_the_source():
     holds, text = source_shape(HERE, SOURCE, 0)
-    assert holds and text.startswith("**As in the source**") and "Unlike" not in text
-    assert "fewer than half of the misses at hit@1 and at hit@5 (the table)" in text
+    assert holds and text.startswith("In this notebook's setting (left panel), **as in the source**, ")
+    assert "Unlike" not in text and "unlike" not in text and "(the table)" not in text
+    assert "fewer than half of the misses at hit@1 and at hit@5;" in text
     assert "wrong page" not in text  # the failure breakdown says that, once
 
 
@@ -56,12 +58,14 @@ def test_source_shape_both_as_in_the_source():
 def test_source_shape_names_what_differs(args, unlike):
     holds, text = source_shape(*args)
     assert not holds
-    assert text.startswith("As in the source, ") and unlike in text.split("**Unlike the source**, ")[1]
+    assert text.startswith("In this notebook's setting (left panel), as in the source, ")
+    assert unlike in text.split("**Unlike the source**, ")[1]
 
 
 def test_source_shape_nothing_as_in_the_source():
     holds, text = source_shape({"hit@1": (0, 0), "hit@5": (0, 0)}, SOURCE, 3)
-    assert not holds and text.startswith("**Unlike the source**") and "As in" not in text
+    assert not holds and text.startswith("In this notebook's setting (left panel), **unlike the source**, ")
+    assert "as in" not in text
     assert "no question is missed at hit@1 or hit@5" in text and "the source missed 23 at hit@1 and 6 at hit@5" in text
 
 
@@ -106,15 +110,15 @@ def _pair(wins, losses, n=65):
 def test_heading_one_question_is_within_noise():
     within, text, figures = heading_comparison(*_pair(1, 0), 2, 1, 3)
     assert within and figures["verdict"] == "within noise" and figures["wins"] == 1 and figures["losses"] == 0
-    assert text.startswith("Chunking by heading moves up by one question on page hit@3 (0.985 → 1.000;")
+    assert text.startswith("Chunking by heading moves page hit@3 from 0.985 to 1.000 (1 question better, 0 worse;")
     assert "**within noise**" in text and "p = 1.000" in text and "from 2 to 1" in text
 
 
 def test_heading_no_change_and_a_loss():
     within, text, _ = heading_comparison(*_pair(0, 0), 1, 1, 3)
-    assert within and "moves by no question" in text
+    assert within and "leaves page hit@3 at 1.000 (0 questions better, 0 worse;" in text
     within, text, _ = heading_comparison(*_pair(0, 2), 1, 3, 3)
-    assert within and "moves down by 2 questions" in text
+    assert within and "moves page hit@3 from 1.000 to 0.969 (0 questions better, 2 worse;" in text
 
 
 def test_heading_many_questions_beyond_noise():
@@ -122,58 +126,70 @@ def test_heading_many_questions_beyond_noise():
     assert not within and figures["p"] < 0.05 and "**beyond noise**: better." in text and "within" not in text
 
 
-def _removals(here, window_only, retriever_only, nb03, retriever="hybrid", window=0):
-    names = list(setting_names(retriever, window))
-    values = dict(zip([(retriever, window), (retriever, 1), ("bm25", window), ("bm25", 1)],
-                      [here, window_only, retriever_only, nb03]))
-    return {key: {"hit@1": values[key]} for key in names}
-
-
-def test_what_moves_the_share_names_the_bigger_change():
-    holds, text, figures = what_moves_the_share(_removals((8, 2), (7, 2), (10, 4), (10, 5)), "hybrid", 0)
-    assert holds and figures["here"] == [8, 2] and figures["nb03"] == [10, 5]
-    assert text.startswith("With both changed (notebook 03's setting), routing could fix at most 5 of its 10 misses "
-                           "(50%) at hit@1; here 2 of its 8 misses (25%).")
-    assert "only the retriever changed to BM25, 4 of its 10 misses (40%); only the page window changed to ±1, 2 of " \
-           "its 7 misses (29%): the retriever moves the share more." in text
-    holds, text, _ = what_moves_the_share(_removals((8, 2), (8, 5), (10, 3), (10, 5)), "hybrid", 0)
-    assert holds and text.endswith("the page window moves the share more.")
-    # a change that lowers the share moves it too: 2 of 8 -> 0 of 8 is a bigger move than 2 of 8 -> 3 of 8
-    holds, text, _ = what_moves_the_share(_removals((8, 2), (8, 0), (8, 3), (10, 5)), "hybrid", 0)
-    assert holds and text.endswith("the page window moves the share more.")
-
-
-@pytest.mark.parametrize("removals, retriever, window, expected", [
-    (_removals((8, 2), (8, 4), (8, 0), (10, 5)), "hybrid", 0, "the two move the share alike."),   # a tie: 2 each way
-    (_removals((8, 2), (0, 0), (10, 4), (10, 5)), "hybrid", 0, "only the page window changed to ±1, no miss."),
-    (_removals((8, 2), (10, 5), (8, 2), (10, 5), "bm25", 0), "bm25", 0,
-     "One change at a time: only the page window changed to ±1, 5 of its 10 misses (50%)."),     # one lever only
-    (_removals((10, 5), (10, 5), (10, 5), (10, 5), "bm25", 1), "bm25", 1,
-     "This run uses notebook 03's setting (BM25, page window ±1): routing could fix at most 5 of its 10 misses"),
-])
-def test_what_moves_the_share_says_nothing_it_cannot_decide(removals, retriever, window, expected):
-    holds, text, _ = what_moves_the_share(removals, retriever, window)
-    assert not holds and expected in text and "moves the share more" not in text
-
-
-def test_setting_names_one_change_at_a_time_each_setting_once():
-    assert list(setting_names("hybrid", 0).values()) == [
-        "this notebook (hybrid, window 0)", "hybrid, window ±1 (only the window changed)",
-        "bm25, window 0 (only the retriever changed)", "notebook 03 (bm25, window ±1)"]
-    assert list(setting_names("bm25", 2).values()) == ["this notebook (bm25, window ±2)", "notebook 03 (bm25, window ±1)"]
-    assert list(setting_names("dense", 1).values()) == ["this notebook (dense, window ±1)", "notebook 03 (bm25, window ±1)"]
+def test_setting_names_this_one_and_notebook_03s_once():
+    assert list(setting_names("hybrid", 0).values()) == ["this notebook (hybrid, window 0)", "notebook 03 (bm25, window ±1)"]
     assert list(setting_names("bm25", 1).values()) == ["this notebook (bm25, window ±1)"]
 
 
-def test_removal_table_the_source_first_then_each_setting():
-    table = pd.DataFrame({"hit@1": [0.8, 0.9, 0.95], "hit@5": [0.95, 0.95, 1.0]},
-                         index=["no filter", "gold genre only", "gold document only"])
-    source = pd.DataFrame({"hit@1": [0.425, 0.45, 0.45], "hit@5": [0.85, 0.875, 0.875]}, index=table.index)
-    tables = {("bm25", 1): table, ("bm25", 0): table * 0 + 0.5}
-    shown = removal_table(tables, source, 20, "bm25", 0)
-    assert list(shown.index) == ["the source (40 questions)", "this notebook (bm25, window 0)", "notebook 03 (bm25, window ±1)"]
-    assert shown.iloc[0].tolist() == ["1 of 23 (4%)", "1 of 6 (17%)"]
-    assert shown.iloc[1].tolist() == ["0 of 10 (0%)", "0 of 10 (0%)"] and shown.iloc[2].tolist() == ["3 of 4 (75%)", "1 of 1 (100%)"]
+def test_upper_bound_table_rows_filters_columns_cutoffs_with_the_source_beside():
+    table = pd.DataFrame({"hit@1": [0.8, 0.9, 0.95], "hit@3": [0.9] * 3, "hit@5": [0.95, 0.95, 1.0], "mrr": [0.9] * 3},
+                         index=["no filter", "gold genre only (upper bound)", "gold document only (upper bound)"])
+    shown = upper_bound_table(table, source_table())
+    assert list(shown.index) == ["no filter", "gold genre only", "gold document only"]
+    assert list(shown.columns) == ["hit@1, here", "hit@1, the source (40 questions)", "hit@5, here",
+                                   "hit@5, the source (40 questions)"]
+    assert shown["hit@5, here"].tolist() == [0.95, 0.95, 1.0]
+    assert shown["hit@1, the source (40 questions)"].tolist() == [0.425, 0.45, 0.45]
+
+
+@pytest.mark.parametrize("here, nb03, holds, expected", [
+    ((8, 2), (10, 5), True, "removes 5 of its 10 misses (50%) at hit@1; here 2 of its 8 misses (25%), a different "
+                            "share -- with 8 and 10 misses this is a pointer that the share depends on the setting, "
+                            "not a measurement."),
+    ((8, 2), (12, 3), False, "the same share -- with 8 and 12 misses this is a pointer, not a measurement."),
+    ((POINTER_BELOW - 1, 2), (40, 20), True, f"with {POINTER_BELOW - 1} and 40 misses this is a pointer"),  # below
+    ((POINTER_BELOW, 2), (40, 20), True, f"measured on {POINTER_BELOW} and 40 misses."),                   # at it
+    ((0, 0), (10, 5), False, "no share to compare"),
+    ((8, 2), (0, 0), False, "no share to compare"),
+])
+def test_nb03_pointer_one_sentence_a_pointer_below_enough_misses(here, nb03, holds, expected):
+    ok, text, figures = nb03_pointer({"hit@1": here}, {"hit@1": nb03})
+    assert ok is holds and expected in text and text.startswith("Right panel, notebook 03's setting")
+    assert figures["here"] == list(here) and figures["nb03"] == list(nb03)
+
+
+def _breakdown(kinds):
+    return pd.DataFrame({"question_id": list(kinds), "type": ["fact"] * len(kinds), "failure": list(kinds.values()),
+                         "first_document": ["d"] * len(kinds), "gold_documents": ["d"] * len(kinds)})
+
+
+def test_kinds_vs_oracle_names_each_disagreement_from_the_data():
+    kinds = {"q1": "not_retrieved", "q2": "wrong_page", "q3": "wrong_page", "q4": "other_document_first"}
+    holds, text, figures = kinds_vs_oracle(_breakdown(kinds), {"q1": False, "q2": True, "q3": False, "q4": True})
+    assert holds and figures["wrong_page_removed"] == ["q2"] and figures["other_kept"] == ["q1"]
+    assert text.startswith("The failure kinds describe the ranking *without* a filter")
+    assert "crowd the gold page out of the top k (q2); and a miss of another kind can survive it" in text
+    assert text.endswith("(q1, `not_retrieved`).")
+    holds, text, _ = kinds_vs_oracle(_breakdown(kinds), {"q2": True, "q4": True, "q1": True})  # q3 missing: not removed
+    assert holds and "(q2)" in text and "another kind" not in text
+
+
+def test_kinds_vs_oracle_agreeing_says_so():
+    kinds = {"q1": "not_retrieved", "q2": "wrong_page"}
+    holds, text, figures = kinds_vs_oracle(_breakdown(kinds), {"q1": True, "q2": False})
+    assert not holds and text.startswith("Here the failure kinds and the gold-document filter agree")
+    assert figures["wrong_page_removed"] == [] and figures["other_kept"] == []
+
+
+def test_removed_at_k_and_the_breakdown_table():
+    ranks = _ranks({"q1": [None, None, 5], "q2": [6, 6, 6], "q3": [None, None, None]})
+    assert removed_at(ranks, 5) == {"q1": True, "q2": False, "q3": False}  # rank k itself counts; k + 1 does not
+    assert removed_at(ranks, 4) == {"q1": False, "q2": False, "q3": False}
+    shown = breakdown_table(_breakdown({"q2": "wrong_page", "q1": "not_retrieved"}), ranks, 5)
+    assert shown["question"].tolist() == ["q1", "q2"]  # sorted by failure kind
+    assert shown["removed by the gold-document filter?"].tolist() == ["yes", "no"]
+    assert list(shown.columns) == ["question", "question type", "failure kind", "document ranked first",
+                                   "gold documents", "removed by the gold-document filter?"]
 
 
 def _ranks(rows):
@@ -182,13 +198,22 @@ def _ranks(rows):
 
 
 def test_cutoff_gap_names_the_question_whose_gold_page_ranks_between_the_cutoffs():
-    ranks = _ranks({"q1": [6, 5, 4], "q2": [6, 6, 6], "q3": [None, None, 7], "q4": [1, 1, 1], "q5": [None, 5, 5],
+    ranks = _ranks({"q1": [6, 6, 4], "q2": [6, 6, 6], "q3": [None, None, 7], "q4": [1, 1, 1], "q5": [None, 5, 5],
                     "q6": [7, 3, 3]})
     holds, text, figures = cutoff_gap(ranks, 3, 5)
-    assert holds and figures["questions"] == {"q1": [6, 4], "q5": [None, 5]}  # rank 3 (q6) is inside the top 3 already
-    assert text == ("Why the gold document removes 2 questions more at hit@5 than at hit@3: with the search limited to "
-                    "the gold document, q1's gold page comes 4th and q5's gold page comes 5th -- other chunks of the "
-                    "same document still rank above it -- so it enters the top 5 but not the top 3.")
+    # rank 3 (q6) is inside the top 3 already; q5 is brought in by its genre already, q1 by its document only
+    assert holds and figures["questions"] == {"q1": [6, 4, "document"], "q5": [None, 5, "genre"]}
+    assert text == ("Why the gold genre or the gold document removes 2 questions more at hit@5 than at hit@3: with the "
+                    "search limited to it, q1's gold page comes 4th in its gold document and q5's gold page comes 5th "
+                    "in its gold genre -- other chunks still rank above it -- so it enters the top 5 but not the top 3.")
+
+
+@pytest.mark.parametrize("rows, who", [({"q1": [None, 4, 4]}, "Why the gold genre (and so the gold document) removes"),
+                                       ({"q1": [None, 3, 4]}, "Why the gold document removes"),  # genre rank a: not in (a, b]
+                                       ({"q1": [None, 6, 5]}, "Why the gold document removes")])  # genre rank b + 1
+def test_cutoff_gap_names_the_filter_whose_colour_the_bar_shows(rows, who):
+    holds, text, _ = cutoff_gap(_ranks(rows), 3, 5)
+    assert holds and text.startswith(who)
 
 
 @pytest.mark.parametrize("rows", [{"q1": [4, 4, 4]},          # a hit at 5 without the filter: not a miss there

@@ -1,15 +1,14 @@
 """Notebook 04's sentences (upper bounds before building): each chosen from the numbers, each true of them.
 
 * :func:`check_f` -- a one-line guard: F longer than every chunk makes every page-level figure 0 by construction.
-* :func:`misses_removed` -- per cutoff, the misses without a filter and how many the gold-document filter removes.
-* :func:`ceiling_tables` / :func:`first_hit_ranks` -- the upper bounds in each setting compared (one change at a
-  time towards notebook 03's BM25 and page window ±1), and each question's rank of its first judged hit.
-* :func:`source_shape` -- the source's two findings on routing (perfect routing removes fewer than half of the
-  misses, the gold document adds nothing to the gold genre) set against this run.
-* :func:`cutoff_gap` -- why the gold document removes a miss at one cutoff and not at a smaller one.
-* :func:`what_moves_the_share` -- notebook 03's setting changes the retriever and the page window: which one moves
-  the share of misses the gold document removes.
-* :func:`failure_sentence` -- the misses at k counted by kind, and where to look when one kind holds a majority.
+* :func:`misses_removed` / :func:`miss_bars` -- per cutoff, the misses without a filter and what each filter removes.
+* :func:`ceiling_tables` / :func:`first_hit_ranks` -- the upper bounds in this setting and notebook 03's, and each
+  question's rank of its first judged hit; :func:`upper_bound_table` / :func:`breakdown_table` show them.
+* :func:`source_shape` -- the source's two findings on routing set against this setting.
+* :func:`cutoff_gap` -- why a filter removes a miss at one cutoff and not at a smaller one.
+* :func:`nb03_pointer` -- notebook 03's setting (the right panel) in one sentence, a pointer.
+* :func:`failure_sentence` / :func:`kinds_vs_oracle` -- the misses at k by kind, and where the kinds (unfiltered
+  ranking) and the gold-document filter disagree.
 * :func:`heading_comparison` -- fixed vs heading chunks, decided by the exact paired test (one noise rule).
 
 The ``say_*`` functions make the notebook's claims (:func:`~rag_metrics.report.kernel.claim`) from those choices, so
@@ -24,10 +23,19 @@ from rag_metrics.lab.ruler_lesson import f_fits, longest_fragment
 
 SOURCE_QUESTIONS = 40
 SOURCE_MISSES = {"wrong_page": 4, "other": 2}
+SOURCE_HITS = {"hit@1": [0.425, 0.450, 0.450], "hit@5": [0.850, 0.875, 0.875]}
+"""The source's upper-bound table as it reports it: rows no filter, gold genre, gold document."""
+
+
+def source_table():
+    """:data:`SOURCE_HITS` as a DataFrame (rows: no filter, gold genre, gold document)."""
+    import pandas as pd
+
+    return pd.DataFrame(SOURCE_HITS, index=["no filter", "gold genre only", "gold document only"])
 
 LESSONS = {
-    "wrong_page": "the right document, the wrong part of it -- look inside the document first: chunking, ranking "
-                  "within it (next section).",
+    "wrong_page": "the right document, the wrong part of it -- look inside the document first: its chunking (the "
+                  "next section) or the ranking of its chunks.",
     "not_retrieved": "the retriever does not reach the right document, so routing or a better first-stage retriever "
                      "is where to look before chunking.",
     "other_document_first": "another document outranks the right one, so ranking (a reranker, hybrid search) is "
@@ -98,20 +106,18 @@ FEW_MISSES = 10
 
 
 def ceiling_tables(golden, corpus, chunks, engine, retriever: str, window: int, min_chars: int) -> dict:
-    """``{(retriever, window): upper_bounds table}`` at page level (overlap judge, F = ``min_chars``) for this
-    setting, each one change towards notebook 03's (:data:`NB03`) and notebook 03's itself; a setting met twice is
-    computed once. ``engine``: the built ``retriever`` over ``chunks``."""
+    """``{(retriever, window): upper_bounds table}`` at page level (overlap judge, F = ``min_chars``) for this setting
+    and notebook 03's (:data:`NB03`); computed once when they are the same. ``engine``: the built ``retriever`` over
+    ``chunks``."""
     from rag_metrics.experiment.failures import upper_bounds
     from rag_metrics.judging.judges import OverlapJudge
     from rag_metrics.retrieval.retrievers import make_retriever
 
-    engines = {retriever: engine}
     tables = {}
-    for key in ((retriever, window), (retriever, NB03[1]), (NB03[0], window), NB03):
+    for key in ((retriever, window), NB03):
         if key not in tables:
-            if key[0] not in engines:
-                engines[key[0]] = make_retriever(key[0], chunks)
-            tables[key] = upper_bounds(golden, corpus, chunks, engines[key[0]],
+            built = engine if key[0] == retriever else make_retriever(key[0], chunks)
+            tables[key] = upper_bounds(golden, corpus, chunks, built,
                                        judge=OverlapJudge(min_chars=min_chars, window=key[1]))
     return tables
 
@@ -122,28 +128,22 @@ def _window(w: int) -> str:
 
 
 def setting_names(retriever: str, window: int) -> dict:
-    """``{(retriever, window): name}`` of the settings :func:`ceiling_tables` computes, in its order; a setting met
-    twice keeps its first name, except that notebook 03's is always called so (unless it is this notebook's)."""
-    names = {}
-    for key, name in (((retriever, window), f"this notebook ({retriever}, window {_window(window)})"),
-                      ((retriever, NB03[1]), f"{retriever}, window {_window(NB03[1])} (only the window changed)"),
-                      ((NB03[0], window), f"{NB03[0]}, window {_window(window)} (only the retriever changed)"),
-                      (NB03, f"notebook 03 ({NB03[0]}, window {_window(NB03[1])})")):
-        names.setdefault(key, name)
-    if NB03 != (retriever, window):  # one change away from this notebook is notebook 03's setting itself
-        names[NB03] = f"notebook 03 ({NB03[0]}, window {_window(NB03[1])})"
+    """``{(retriever, window): name}`` of the settings :func:`ceiling_tables` computes, in its order."""
+    names = {(retriever, window): f"this notebook ({retriever}, window {_window(window)})"}
+    names.setdefault(NB03, f"notebook 03 ({NB03[0]}, window {_window(NB03[1])})")
     return names
 
 
-def removal_table(tables: dict, source_table, n: int, retriever: str, window: int):
-    """The misses the gold document removes at hit@1 and hit@5, as "2 of 8 (25%)": the source's first, then each
-    setting of :func:`ceiling_tables` (:func:`setting_names`)."""
+def upper_bound_table(table, source_table, cutoffs=("hit@1", "hit@5")):
+    """The upper bounds as a reader's table: rows no filter / gold genre / gold document, for each cutoff this
+    notebook's figure and the source's beside it."""
     import pandas as pd
 
-    rows = {f"the source ({SOURCE_QUESTIONS} questions)": misses_removed(source_table, SOURCE_QUESTIONS)}
-    rows |= {name: misses_removed(tables[key], n) for key, name in setting_names(retriever, window).items()}
-    return pd.DataFrame({name: {f"{c}: misses the gold document removes": removed(*r[c]) for c in r}
-                         for name, r in rows.items()}).T.rename_axis("setting")
+    rows = ["no filter", "gold genre only", "gold document only"]
+    shown = pd.DataFrame({f"{c}, {who}": t[c].to_numpy() for c in cutoffs
+                          for who, t in (("here", table), (f"the source ({SOURCE_QUESTIONS} questions)", source_table))},
+                         index=pd.Index(rows, name="search restricted to"))
+    return shown.round(3)
 
 
 def first_hit_ranks(golden, corpus, chunks, engine, judge, depth: int = 10):
@@ -167,20 +167,27 @@ def _ordinal(n: int) -> str:
 
 
 def cutoff_gap(ranks, a: int, b: int) -> tuple[bool, str, dict]:
-    """Why the gold-document filter removes misses at hit@``b`` that it does not remove at hit@``a`` (a < b):
-    questions missed at ``b`` without a filter whose gold page, searched in the gold document alone, comes at a rank
-    in (a, b]. ``ranks``: :func:`first_hit_ranks` (first column no filter, last the gold document). (some question
-    does, the sentence, the figures)."""
-    none, document = ranks.iloc[:, 0], ranks.iloc[:, -1]
-    moved = {str(q): [none[q], int(document[q])] for q in ranks.index
-             if (none[q] is None or none[q] > b) and document[q] is not None and a < document[q] <= b}
+    """Why the oracle filters remove misses at hit@``b`` that they do not remove at hit@``a`` (a < b): questions missed
+    at ``b`` without a filter whose gold page, searched in the gold document alone, comes at a rank in (a, b]. When the
+    gold genre alone already brings it into (a, b], the sentence names the genre (the blue part of the bar), else the
+    document (the green part). ``ranks``: :func:`first_hit_ranks` (columns no filter, gold genre, gold document).
+    (some question does, the sentence, the figures)."""
+    none, genre, document = ranks.iloc[:, 0], ranks.iloc[:, 1], ranks.iloc[:, -1]
+    moved = {}
+    for q in ranks.index:
+        if (none[q] is None or none[q] > b) and document[q] is not None and a < document[q] <= b:
+            by_genre = genre[q] is not None and a < genre[q] <= b
+            moved[str(q)] = [none[q], int(genre[q] if by_genre else document[q]), "genre" if by_genre else "document"]
     figures = {"a": a, "b": b, "questions": moved}
     if not moved:
         return False, "", figures
-    which = " and ".join(f"{q}'s gold page comes {_ordinal(r)}" for q, (_, r) in moved.items())
-    return True, (f"Why the gold document removes {questions(len(moved))} more at hit@{b} than at hit@{a}: with the "
-                  f"search limited to the gold document, {which} -- other chunks of the same document still rank "
-                  f"above it -- so it enters the top {b} but not the top {a}."), figures
+    used = {m[2] for m in moved.values()}
+    who = {frozenset({"genre"}): "the gold genre (and so the gold document)",
+           frozenset({"document"}): "the gold document"}.get(frozenset(used), "the gold genre or the gold document")
+    which = " and ".join(f"{q}'s gold page comes {_ordinal(r)} in its gold {f}" for q, (_, r, f) in moved.items())
+    return True, (f"Why {who} removes {questions(len(moved))} more at hit@{b} than at hit@{a}: with the search limited "
+                  f"to it, {which} -- other chunks still rank above it -- so it enters the top {b} but not the top "
+                  f"{a}."), figures
 
 
 def source_shape(here: dict, source: dict, document_adds: int) -> tuple[bool, str]:
@@ -190,25 +197,25 @@ def source_shape(here: dict, source: dict, document_adds: int) -> tuple[bool, st
     missed = any(m for m, _ in here.values())
     found = [
         (small,
-         f"perfect routing to the gold document removes fewer than half of the misses at {' and at '.join(here)} "
-         "(the table)" if small else
+         f"perfect routing to the gold document removes fewer than half of the misses at {' and at '.join(here)}"
+         if small else
          f"perfect routing to the gold document removes half or more of the misses at some cutoff ({_listed(here)}; "
          f"the source {_listed(source)}), so those misses are *between* documents and routing is worth a look"
          if missed else
          f"no question is missed at {' or '.join(here)}, so there is nothing for routing to remove (the source "
          f"missed {' and '.join(f'{m} at {c}' for c, (m, _) in source.items())})"),
         (document_adds == 0,
-         "routing to the gold *document* adds nothing to routing to the gold *genre* (page level)" if document_adds == 0 else
-         f"routing to the gold *document* adds up to {questions(document_adds)} to routing to the gold *genre* "
-         "(page level)"),
+         "routing to the gold *document* adds nothing to routing to the gold *genre*" if document_adds == 0 else
+         f"routing to the gold *document* adds up to {questions(document_adds)} to routing to the gold *genre*"),
     ]
     same = [text for ok, text in found if ok]
     other = [text for ok, text in found if not ok]
+    scope = "In this notebook's setting (left panel)"
     if not other:
-        return True, f"**As in the source**, {same[0]}; and {same[1]}."
+        return True, f"{scope}, **as in the source**, {same[0]}; and {same[1]}."
     if not same:
-        return False, f"**Unlike the source**, {'; '.join(other)}."
-    return False, f"As in the source, {'; '.join(same)}. **Unlike the source**, {'; '.join(other)}."
+        return False, f"{scope}, **unlike the source**, {'; '.join(other)}."
+    return False, f"{scope}, as in the source, {'; '.join(same)}. **Unlike the source**, {'; '.join(other)}."
 
 
 def _of(r) -> str:
@@ -216,35 +223,52 @@ def _of(r) -> str:
     return f"{r[1]} of its {r[0]} misses ({r[1] / r[0]:.0%})" if r[0] else "no miss"
 
 
-def _share(r) -> float | None:
-    return r[1] / r[0] if r[0] else None
+POINTER_BELOW = 30
+"""A share of fewer than this many misses is a pointer, not a measurement (its 95% interval is wider than ±15
+points)."""
 
 
-def what_moves_the_share(removals: dict, retriever: str, window: int, cutoff: str = "hit@1") -> tuple[bool, str, dict]:
-    """Notebook 03's setting (:data:`NB03`) changes the retriever and the page window at once; with one change at a
-    time, which one moves the share of the misses at ``cutoff`` that the gold document removes. ``removals``:
-    ``{(retriever, window): misses_removed}`` (:func:`ceiling_tables`). (both changes measured and one moves the
-    share more, the sentence, the figures)."""
-    base, nb03 = removals[(retriever, window)][cutoff], removals[NB03][cutoff]
-    levers = {}
-    if retriever != NB03[0]:
-        levers[f"only the retriever changed to {NB03[0].upper()}"] = removals[(NB03[0], window)][cutoff]
-    if window != NB03[1]:
-        levers[f"only the page window changed to ±{NB03[1]}"] = removals[(retriever, NB03[1])][cutoff]
-    figures = {"cutoff": cutoff, "here": list(base), "nb03": list(nb03), "levers": {k: list(v) for k, v in levers.items()}}
-    routing = f"routing could fix at most {_of(nb03)} at {cutoff}"
-    if retriever == NB03[0] and window == NB03[1]:
-        return False, f"This run uses notebook 03's setting (BM25, page window ±1): {routing}.", figures
-    there = f"With both changed (notebook 03's setting), {routing}; here {_of(base)}."
-    shares = [_share(r) for r in [base, *levers.values()]]
-    named = "; ".join(f"{how}, {_of(r)}" for how, r in levers.items())
-    if len(levers) < 2 or None in shares:
-        return False, f"{there} One change at a time: {named}.", figures
-    moves = {how: abs(s - shares[0]) for how, s in zip(levers, shares[1:])}
-    if len(set(moves.values())) == 1:
-        return False, f"{there} One change at a time: {named}: the two move the share alike.", figures
-    bigger = max(moves, key=moves.get).split(" changed")[0].replace("only ", "")
-    return True, f"{there} One change at a time: {named}: {bigger} moves the share more.", figures
+def nb03_pointer(here, nb03, cutoff: str = "hit@1") -> tuple[bool, str, dict]:
+    """The right panel in one sentence: the share of the misses at ``cutoff`` that the gold document removes in
+    notebook 03's setting (:data:`NB03`) beside this notebook's. ``here`` and ``nb03``: :func:`misses_removed`.
+    (the two shares differ, the sentence, the figures)."""
+    h, o = here[cutoff], nb03[cutoff]
+    figures = {"cutoff": cutoff, "here": list(h), "nb03": list(o)}
+    if not h[0] or not o[0]:
+        return False, (f"Right panel, notebook 03's setting: {_of(o)} at {cutoff}; here {_of(h)}: no share to "
+                       "compare."), figures
+    differ = h[1] * o[0] != o[1] * h[0]
+    how = "a different share" if differ else "the same share"
+    few = min(h[0], o[0]) < POINTER_BELOW
+    size = (f"with {h[0]} and {o[0]} misses this is a pointer that the share depends on the setting, not a measurement"
+            if few and differ else f"with {h[0]} and {o[0]} misses this is a pointer, not a measurement" if few
+            else f"measured on {h[0]} and {o[0]} misses")
+    return differ, (f"Right panel, notebook 03's setting (BM25, page window ±1): the gold document removes {_of(o)} at "
+                    f"{cutoff}; here {_of(h)}, {how} -- {size}."), figures
+
+
+def kinds_vs_oracle(breakdown, removed_by_document: dict) -> tuple[bool, str, dict]:
+    """Failure kinds describe the ranking without a filter; the gold-document filter can disagree with them. A
+    ``wrong_page`` miss the filter removes (other documents crowded the gold page out of the top k), and a miss of
+    another kind the filter does not remove (the gold document searched alone still ranks its gold page too low).
+    ``removed_by_document``: {question: removed}. (some miss disagrees, the sentence, the figures)."""
+    kind = dict(zip(breakdown["question_id"], breakdown["failure"]))
+    fixed = [q for q, f in kind.items() if f == "wrong_page" and removed_by_document.get(q)]
+    stays = [q for q, f in kind.items() if f != "wrong_page" and not removed_by_document.get(q)]
+    figures = {"kinds": kind, "removed": {q: bool(removed_by_document.get(q)) for q in kind},
+               "wrong_page_removed": fixed, "other_kept": stays}
+    parts = []
+    if fixed:
+        parts.append(f"a `wrong_page` miss can still be removed by the gold-document filter when chunks of other "
+                     f"documents crowd the gold page out of the top k ({', '.join(fixed)})")
+    if stays:
+        parts.append(f"a miss of another kind can survive it when the gold document, searched alone, still ranks its "
+                     f"gold page too low ({', '.join(f'{q}, `{kind[q]}`' for q in stays)})")
+    if not parts:
+        return False, ("Here the failure kinds and the gold-document filter agree: it removes every miss of another "
+                       "kind and no `wrong_page` miss."), figures
+    return True, ("The failure kinds describe the ranking *without* a filter, so they need not match the last "
+                  f"column: {'; and '.join(parts)}."), figures
 
 
 def failure_sentence(counts: dict, k: int) -> tuple[bool, str, str]:
@@ -277,9 +301,9 @@ def heading_comparison(fixed, heading, wrong_fixed: int, wrong_heading: int, k: 
     within = t.verdict == "within noise"
     how = (f"{t.wins} question{'s' if t.wins != 1 else ''} better, {t.losses} worse; {SIGN_TEST} "
            f"{format_p(t.p_value, t.alpha)}")
-    way = "up" if moved > 0 else "down"
-    move = f"moves {way} by {questions(moved)}" if moved else "moves by no question"
-    text = (f"Chunking by heading {move} on page hit@{k} ({t.mean_a:.3f} → {t.mean_b:.3f}; {how}), "
+    move = f"moves page hit@{k} from {t.mean_a:.3f} to {t.mean_b:.3f}" if moved else \
+        f"leaves page hit@{k} at {t.mean_a:.3f}"
+    text = (f"Chunking by heading {move} ({how}), "
             + ("**within noise**: a difference this small is not evidence either way."
                if within else f"**beyond noise**: {t.verdict}.")
             + f" The `wrong_page` misses go from {wrong_fixed} to {wrong_heading}.")
@@ -291,19 +315,41 @@ def heading_comparison(fixed, heading, wrong_fixed: int, wrong_heading: int, k: 
 
 # The notebook's claims: each chooser above, made a claim (shown only when true, recorded with its figures).
 
-def say_routing(tables: dict, source_table, n: int, retriever: str, window: int, fits: bool) -> None:
-    """Notebook 04's two routing claims from :func:`ceiling_tables`: :func:`source_shape` (the headline) and
-    :func:`what_moves_the_share`; nothing when F fits in no chunk (:func:`check_f` said why)."""
+def say_routing(tables: dict, n: int, retriever: str, window: int, fits: bool) -> None:
+    """Notebook 04's two routing claims from :func:`ceiling_tables`: :func:`source_shape` (the headline, this
+    setting) and :func:`nb03_pointer` (the right panel); nothing when F fits in no chunk (:func:`check_f` said why)."""
     table = tables[(retriever, window)]
-    here, source = misses_removed(table, n), misses_removed(source_table, SOURCE_QUESTIONS)
+    here, source = misses_removed(table, n), misses_removed(source_table(), SOURCE_QUESTIONS)
     document_adds = int(miss_bars(table, n).iloc[:, 1].max())  # what the document adds to the genre
     holds, text = source_shape(here, source, document_adds)
     claim(fits and holds, text, text if fits else None, headline=True, name="source_shape",
           figures={"n_eval": n, "here": here, "document_adds": document_adds, "fits": fits,
                    "hits": table[["hit@1", "hit@3", "hit@5"]].to_numpy().tolist()})
-    removals = {key: misses_removed(t, n) for key, t in tables.items()}
-    holds, text, figures = what_moves_the_share(removals, retriever, window)
-    claim(fits and holds, text, text if fits else None, name="what_moves_the_share", figures=figures | {"fits": fits})
+    if NB03 != (retriever, window):
+        holds, text, figures = nb03_pointer(here, misses_removed(tables[NB03], n))
+        claim(fits and holds, text, text if fits else None, name="nb03_pointer", figures=figures | {"fits": fits})
+
+
+def say_kinds_vs_oracle(breakdown, ranks, k: int, fits: bool) -> None:
+    """:func:`kinds_vs_oracle` as a claim; ``ranks``: :func:`first_hit_ranks` (last column: the gold document)."""
+    holds, text, figures = kinds_vs_oracle(breakdown, removed_at(ranks, k))
+    claim(fits and holds, text, text if fits else None, name="kinds_vs_oracle", figures=figures | {"fits": fits, "k": k})
+
+
+def removed_at(ranks, k: int) -> dict:
+    """{question: the gold-document filter brings a judged hit into its top ``k``} from :func:`first_hit_ranks`."""
+    return {q: r is not None and r <= k for q, r in ranks.iloc[:, -1].items()}
+
+
+def breakdown_table(breakdown, ranks, k: int):
+    """The failure breakdown as a reader's table: human column names, and whether the gold-document filter removes
+    each miss (:func:`removed_at`)."""
+    removed = removed_at(ranks, k)
+    shown = breakdown.assign(removed=[("yes" if removed.get(q) else "no") for q in breakdown["question_id"]])
+    return shown.sort_values("failure", kind="stable").rename(columns={
+        "question_id": "question", "type": "question type", "failure": "failure kind",
+        "first_document": "document ranked first", "gold_documents": "gold documents",
+        "removed": "removed by the gold-document filter?"})
 
 
 def say_cutoff_gap(ranks, a: int, b: int, fits: bool) -> None:
@@ -312,14 +358,15 @@ def say_cutoff_gap(ranks, a: int, b: int, fits: bool) -> None:
     claim(fits and holds, text, name="cutoff_gap", figures=figures | {"fits": fits})
 
 
-def say_levels(table, source_table, doc_first: float) -> None:
+def say_levels(table, doc_first: float) -> None:
     """Two context sentences: every level above the source's (its corpus is not this one), and how often the
     retriever ranks a right document first without any filter (document level)."""
-    hits, src = table[["hit@1", "hit@5"]].to_numpy(), source_table[["hit@1", "hit@5"]].to_numpy()
+    source = source_table()
+    hits, src = table[["hit@1", "hit@5"]].to_numpy(), source[["hit@1", "hit@5"]].to_numpy()
     claim(bool((hits > src).all()),
           f"Every level is higher than the source's (hit@1 {table.iat[0, 0]:.3f} without a filter, the source "
-          f"{source_table.iat[0, 0]:.3f}): this small corpus was written for the purpose, so fewer of its questions are "
-          "missed -- which is why the table compares shares of the misses.",
+          f"{source.iat[0, 0]:.3f}): this small corpus was written for the purpose, so fewer of its questions are "
+          "missed -- which is why this notebook compares shares of the misses.",
           "The source's corpus and retriever are not these: what the comparison is about is the share of misses removed.",
           name="levels_higher_than_source", figures={"hits": hits.tolist(), "source": src.tolist()})
     claim(doc_first >= 0.8,
