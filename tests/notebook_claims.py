@@ -314,6 +314,11 @@ LABELS = {
                                                                if v > _per_q(h, "after the audit")[q]),
                                       "not the questions the audit lost")
                                  and len(f["questions"]) > 0),
+    # the questions named are exactly those without a hit even under the complete labels
+    "retriever_misses": lambda f, h: (that(sorted(f["questions"]) == sorted(q for q, v in _per_q(h, "complete labels")
+                                                                            .items() if v <= 0),
+                                           "not the questions the complete labels miss")
+                                      and len(f["questions"]) > 0),
     # every disagreement a miss: no page people reject is accepted
     "disagreements": lambda f, h: (that(f["both_relevant"] + f["missed"] + f["false_accepts"] + f["both_not"] == f["n"])
                                    and f["false_accepts"] == 0 and f["missed"] > 0),
