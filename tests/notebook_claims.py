@@ -81,8 +81,9 @@ CHUNKING_GRID = {
     # a pair needs 2^(1-m) x pairs < alpha: the fewest questions that differ for which Holm can reach alpha
     "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["pairs"], 1) < f["alpha"]
                                          <= 2.0 ** (2 - f["needed"]) * max(f["pairs"], 1)
-                                         and f["n_eval"] > 0 and f["n_documents"] > 0, "the floor is not the fewest")
-                                    and f["widest"] < f["needed"]),
+                                         and f["n_eval"] > 0 and f["n_documents"] > 0 and f["for"] >= 0
+                                         and f["against"] >= 0, "the floor is not the fewest")
+                                    and f["for"] + f["against"] < f["needed"]),
     "prefer_the_cheaper": lambda f, h: (that(close(f["best_recall"], max(f["recalls"]))
                                              and close(f["cheap_chars"], min(f["chars"]))
                                              and close(f["ratio"], f["best_chars"] / f["cheap_chars"])
@@ -321,6 +322,11 @@ LABELS = {
                                                                if v > _per_q(h, "after the audit")[q]),
                                       "not the questions the audit lost")
                                  and len(f["questions"]) > 0),
+    # the questions named are exactly those without a hit even under the complete labels
+    "retriever_misses": lambda f, h: (that(sorted(f["questions"]) == sorted(q for q, v in _per_q(h, "complete labels")
+                                                                            .items() if v <= 0),
+                                           "not the questions the complete labels miss")
+                                      and len(f["questions"]) > 0),
     # every disagreement a miss: no page people reject is accepted
     "disagreements": lambda f, h: (that(f["both_relevant"] + f["missed"] + f["false_accepts"] + f["both_not"] == f["n"])
                                    and f["false_accepts"] == 0 and f["missed"] > 0),

@@ -20,8 +20,8 @@ def test_the_source_case_reproduced_and_its_point_holds():
         "passed", "retrieval failure", "generation failure"]
     point = c["same_averages_different_failures"]
     assert point["condition"] and point["headline"]
-    assert point["text_if_true"].endswith("retrieval on **q2**, the answer on **q3**. q3 needs the generator fixed; "
-                                          "q2's retrieval miss did not even hurt its answer.")
+    assert point["text_if_true"].endswith("retrieval on **q2**, the answer on **q3**. q3 points at the generator "
+                                          "(or at a stale expected answer); q2's retrieval miss did not even hurt its answer.")
 
 
 def test_when_the_same_question_fails_both_ways_the_point_is_not_claimed():
@@ -51,7 +51,7 @@ def table_of(gold, retrieved, answers):
 def test_partial_retrieval_claimed_only_when_a_right_answer_had_another_gold_document():
     partial = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
     c = sample_with(partial)["partial_retrieval"]
-    assert c["condition"] and c["figures"]["right_partial"] == 1 and "1 of them had a gold document" in c["text_if_true"]
+    assert c["condition"] and c["figures"]["right_partial"] == 1 and "1 of them had at least one gold document" in c["text_if_true"]
     assert "wrong answer" not in c["text_if_true"]  # q1's wrong answer had every gold document: nothing moves
     moved = table_of([["a", "b"], ["a", "b"]], [["a", "z"], ["a", "z"]], ["x", "y"])  # q1 wrong, one gold there
     c = sample_with(moved)["partial_retrieval"]
@@ -102,12 +102,12 @@ def test_partial_retrieval_names_the_answer_holding_gold_only_when_every_one_had
     strict = attribute(t, k=2)
     strict.records["top_gold_retrieved"] = [True, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had the gold document that holds the answer (the highest-labelled one) in the top 2" \
-        in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (in every case the one the golden set grades " \
+        "highest, the document that states the answer);" in c["text_if_true"]
     strict.records["top_gold_retrieved"] = [False, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had a gold document (0 of them the highest-labelled one, which holds the answer) in the top 2" \
-        in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (0 of them the one the golden set grades " \
+        "highest, the document that states the answer);" in c["text_if_true"]
 
 
 def test_rule_status_table_counts_the_same_answers_under_both_rules():

@@ -8,7 +8,7 @@ import pytest
 from rag_metrics.labels.agreement import agreement
 from rag_metrics.labels.audit import (agreement_by_kind, answer_length_claim, assessor_against_people_claim,
                                        audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside,
-                                       unrecovered_claim, weakest_kind_claim)
+                                       retriever_misses_claim, unrecovered_claim, weakest_kind_claim)
 from rag_metrics.core.errors import InputError
 from rag_metrics.golden.review import TEMPLATE_GAP, kept_set_claim, templates_vs_hand_claim
 
@@ -142,11 +142,30 @@ def test_unrecovered_questions_are_those_the_complete_labels_hit_and_the_audit_d
     assert not none["condition"] and none["text_if_true"] == "" and none["figures"]["questions"] == []
 
 
+def test_retriever_misses_are_the_questions_without_a_hit_even_with_complete_labels():
+    per_question = pd.DataFrame({"after the audit": [1.0, 0.0, 0.0, 1.0], "complete labels": [1.0, 1.0, 0.0, 1.0]},
+                                index=["q1", "q2", "q3", "q4"])  # q2: lost by the audit only; q3: missed either way
+    questions = pd.DataFrame({"question": ["a", "b", "Does *x* cover it?", "d"], "type": ["fact", "multi_hop"] * 2,
+                              "answer": ["1", "2", "No: neither", "4"]}, index=["q1", "q2", "q3", "q4"])
+    c = retriever_misses_claim(per_question, questions, 3)
+    assert c["condition"] and c["figures"]["questions"] == ["q3"] and c["text_if_false"] is None
+    assert c["text_if_true"] == ('Even with complete labels the retriever misses 1 question (fact): "Does \\*x\\* '
+                                 'cover it?" (expected answer: "No: neither"). None of the pages the complete labels '
+                                 "list for it is in the top 3: that is the retriever's real failure, and what remains "
+                                 "to blame.")
+    two = retriever_misses_claim(per_question.assign(**{"complete labels": [0.0, 0.0, 1.0, 1.0]}), questions, 5)
+    assert two["figures"]["questions"] == ["q1", "q2"] and "2 questions (fact, multi-hop)" in two["text_if_true"]
+    assert "list for them is in the top 5" in two["text_if_true"]
+    none = retriever_misses_claim(per_question.assign(**{"complete labels": 1.0}), questions, 3)
+    assert not none["condition"] and none["text_if_true"] == "" and none["figures"]["questions"] == []
+
+
 def test_disagreements_all_misses_mean_under_filling_and_other_patterns_say_so():
     misses = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61))
     assert misses["condition"] and misses["figures"] == {"both_relevant": 20, "missed": 29, "false_accepts": 0,
                                                          "both_not": 61, "n": 110}
-    assert misses["text_if_true"].startswith("Every disagreement is a miss (29 items people call relevant and the "
+    assert misses["text_if_true"].startswith("This is which way the rule errs: it misses, it does not over-accept. "
+                                             "Every disagreement is a miss (29 items people call relevant and the "
                                              "assessor does not); it accepts none of the 61 items people reject, so "
                                              "all 20 items it accepts are right.")
     assert "hit@k biased down, never up" in misses["text_if_true"] and "precision of its accepts" in misses["text_if_true"]

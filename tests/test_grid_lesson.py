@@ -5,8 +5,8 @@ compares the best configuration with the cheapest; each claim's shown text true 
 import pandas as pd
 import pytest
 
-from rag_metrics.lab.grid_lesson import (context_cost, cutoff_spreads, detectable_gap, grid_headline, grid_parameters,
-                                         holm_pairs, spreads_table)
+from rag_metrics.lab.grid_lesson import (context_cost, cutoff_spreads, detectable_gap, differing, grid_headline,
+                                         grid_parameters, holm_pairs, spreads_table)
 
 N = 20  # questions: one question = 0.05 of recall
 
@@ -41,6 +41,8 @@ def test_spreads_list_ties_and_take_the_smallest_holm_p_per_cutoff():
                               10: {200: 10, 400: 13, 800: 16}, 5: {200: 9, 400: 9, 800: 9}}), N)
     assert s["questions"].round(9).to_dict() == {1: 2.0, 3: 5.0, 5: 0.0, 10: 6.0}
     assert s["p"].round(5).to_dict() == {1: 1.0, 3: 0.1875, 5: 1.0, 10: 0.09375}
+    assert s["p_raw"].round(5).to_dict() == {1: 0.5, 3: 0.0625, 5: 1.0, 10: 0.03125}  # before Holm's x3
+    assert s[["for", "against"]].to_dict("index")[10] == {"for": 6, "against": 0}  # 800/0 over 200/0
     assert s["flat"].to_dict() == {1: True, 3: True, 5: True, 10: True}
     assert s["pairs"].tolist() == [3, 3, 3, 3]
     assert s.loc[3, ["best", "worst"]].tolist() == ["800/0", "200/0, 400/0"]
@@ -55,10 +57,31 @@ def test_spreads_table_names_the_gap_in_questions_and_prints_p_on_its_side_of_al
     s = cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 16}}), N)
     t = spreads_table(s, N)
     assert list(t.columns) == ["best (ties)", "best Recall@k", "worst (ties)", "worst Recall@k",
-                               "gap, in questions of 20", "smallest Holm p, all pairs"]
-    assert t.loc[10].tolist()[4:] == ["6.0", "p = 0.094"]
+                               "gap, in questions of 20", "smallest p, uncorrected", "smallest p, after Holm"]
+    assert t.loc[10].tolist()[4:] == ["6.0", "p = 0.031", "p = 0.094"]
     near = spreads_table(s.assign(p=[0.04996]), N)
-    assert near.at[10, "smallest Holm p, all pairs"] == "p = 0.04996"
+    assert near.at[10, "smallest p, after Holm"] == "p = 0.04996"
+
+
+def split(won: int, lost: int, partial: int = 0):
+    """Two configurations at k=10 on N questions: ``a`` higher on ``won`` (recall 1 vs 0), lower on ``lost``, and
+    higher by half a gold document on ``partial`` more; the rest tied at 0."""
+    rows = []
+    for i in range(N):
+        a, b = (1.0, 0.0) if i < won else (0.0, 1.0) if i < won + lost else (1.0, 0.5) if i < won + lost + partial \
+            else (0.0, 0.0)
+        rows += [{"question_id": f"q{i:02d}", "size": 200, "overlap": 0, "k": 10, "recall": b},
+                 {"question_id": f"q{i:02d}", "size": 800, "overlap": 0, "k": 10, "recall": a}]
+    per_question = pd.DataFrame(rows)
+    summary = (per_question.groupby(["size", "overlap", "k"], as_index=False)["recall"].mean()
+               .assign(context_chars=lambda t: t["size"] * t["k"]))
+    return summary, per_question
+
+
+def test_differing_counts_each_direction_and_partial_recalls_where_a_gap_cancels_them():
+    assert differing(split(5, 3, 2)[1], 10, "800/0", "200/0") == (7, 3)
+    assert differing(split(5, 3, 2)[1], 10, "200/0", "800/0") == (3, 7)
+    assert differing(split(5, 3)[1], 10, "800/0", "800/0") == (0, 0)
 
 
 def test_headline_within_noise_at_every_cutoff_even_where_one_pair_alone_is_below_alpha():
@@ -101,13 +124,20 @@ def test_detectable_gap_is_the_fewest_differing_questions_holm_can_flag():
     assert c["figures"]["pairs"] == 3 and c["figures"]["needed"] == 7
     assert c["condition"] and c["text_if_true"] == (
         "How big a gap must be to count: with 3 pairs at each k, a pair needs at least 7 questions that differ, all 7 "
-        "the same way, before its Holm p can fall below 0.05; the widest gap here is 6.0 questions' worth. This corpus "
-        "is small (8 documents, 20 questions): a real difference smaller than that cannot show here.")
+        "the same way, before its Holm p can fall below 0.05; the widest gap here (k=10, 800/0 over 200/0) rests on 6 "
+        "questions that differ, 6 for the best and 0 against. This corpus is small (8 documents, 20 questions): a "
+        "real difference smaller than that cannot show here.")
+    # like with like: a gap of 1.5 questions' worth (4.5 for, 3 against, in recall) rests on 8 differing questions,
+    # enough for one pair (6), though the net gap is far below 6
+    balanced = detectable_gap(cutoff_spreads(*split(4, 3, 1), N), N, 8)
+    assert balanced["figures"]["needed"] == 6 and not balanced["condition"]
+    assert "rests on 8 questions that differ, 5 for the best and 3 against: enough for the test to flag it if " \
+        "nearly all go one way" in balanced["text_if_false"]
     seven = cutoff_spreads(*grid({3: {s: 10 for s in (50, 100, 200, 300, 400, 600, 800)}}), N)
     assert detectable_gap(seven, N, 8)["figures"]["needed"] == 10
     wide = detectable_gap(cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 17}}), N), N, 8)  # 7 questions' worth
-    assert not wide["condition"] and "the widest gap here, 7.0 questions' worth, spans enough questions for the " \
-        "test to flag it" in wide["text_if_false"]
+    assert not wide["condition"] and "rests on 7 questions that differ, 7 for the best and 0 against: enough for " \
+        "the test to flag it" in wide["text_if_false"]
 
 
 def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
@@ -115,7 +145,17 @@ def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
     assert c["condition"] and c["figures"]["best"] == "800/0" and c["figures"]["cheap"] == "200/0"
     assert shown(c) == ("At k=10 the best, 800/0 (Recall@10 0.800), hands the LLM 4.0× the context characters of the "
                         "cheapest, 200/0 (0.500), for 6.0 questions' worth more, within noise (Holm p = 0.094): no "
-                        "evidence that 800/0 is better, so prefer the cheaper one.")
+                        "evidence that 800/0 is better -- this set is too small to tell (the two differ on 6 questions, "
+                        "6 for and 0 against; a pair needs 7) -- so prefer the cheaper one.")
+    assert c["figures"]["too_small"]
+
+
+def test_cost_within_noise_on_enough_differing_questions_says_no_evidence_only():
+    """8 questions differ (5 for, 3 against) where one pair needs 6: the test could have told, and did not."""
+    c = context_cost(*split(5, 3), 10, N)
+    assert c["condition"] and not c["figures"]["too_small"] and c["figures"]["needed"] == 6
+    assert shown(c).endswith("within noise (Holm p = 0.727): no evidence that 800/0 is better, so prefer the "
+                             "cheaper one.")
 
 
 def test_cost_beyond_noise_asks_to_weigh_the_gain():

@@ -78,7 +78,8 @@ def seed_claims(seed: Attribution) -> list[dict]:
                                                   "source": list(SOURCE_FIGURES.values())}),
         _claim(apart, f"Both averages are {recall:.3f}, yet they fail on different questions: retrieval on "
                f"{_ids(missed)}, the answer on {_ids(wrong)}. {' and '.join(wrong)} "
-               f"need{'s' if len(wrong) == 1 else ''} the generator fixed; {' and '.join(missed)}'s retrieval miss "
+               f"point{'s' if len(wrong) == 1 else ''} at the generator (or at a stale expected answer); "
+               f"{' and '.join(missed)}'s retrieval miss "
                f"did not even hurt {'its answer' if len(missed) == 1 else 'their answers'}.",
                f"Mean Recall@{seed.k} is {recall:.3f} and answer accuracy {accuracy:.3f}; retrieval fails on "
                f"{_ids(missed)} and the answer on {_ids(wrong)}.",
@@ -182,12 +183,14 @@ def sample_claims(attr: Attribution, strict: Attribution) -> list[dict]:
         alternative = (f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "
                        f"`gold_missed_answer_right`, and none had a gold document in the top {strict.k}: the two rules "
                        "agree on them.")
-    which = ("the gold document that holds the answer (the highest-labelled one)" if with_top == p["right_partial"]
-             else f"a gold document ({with_top} of them the highest-labelled one, which holds the answer)")
+    top = "the one the golden set grades highest, the document that states the answer"
+    which = (f"at least one gold document in the top {strict.k} (in every case {top})"
+             if with_top == p["right_partial"] else
+             f"at least one gold document in the top {strict.k} ({with_top} of them {top})")
     claims.append(_claim(
         p["right_partial"] > 0,
         f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "
-        f"`gold_missed_answer_right`, yet {p['right_partial']} of them had {which} in the top {strict.k}; "
+        f"`gold_missed_answer_right`, yet {p['right_partial']} of them had {which}; "
         f"`rule='any'` counts those {p['right_partial']} as passed"
         + (f", and moves the {_n(wrong_partial, 'wrong answer')} that had a gold document there to "
            "`gold_found_answer_wrong`" if wrong_partial else "")

@@ -77,6 +77,18 @@ def _pair_p(pairs: pd.DataFrame, a: str, b: str) -> float:
     return float(row["p_holm"].iloc[0])
 
 
+def differing(per_question: pd.DataFrame, k, a: str, b: str) -> tuple[int, int]:
+    """The questions on which configurations ``a`` and ``b`` differ at cutoff ``k``: ``(for a, for b)``, the number
+    where ``a``'s Recall@k is higher and the number where ``b``'s is -- what a paired test counts, unlike a gap in
+    questions' worth, where the two directions cancel."""
+    at_k = _configs(per_question[per_question["k"] == k])
+    recall = at_k.pivot_table(index="question_id", columns="config", values="recall")
+    if a == b:
+        return 0, 0
+    diff = recall[a] - recall[b]
+    return int((diff > 1e-12).sum()), int((diff < -1e-12).sum())
+
+
 def _tied(values: pd.Series, target: float) -> pd.Series:
     return (values - target).abs() < 1e-12
 
@@ -97,8 +109,10 @@ def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: in
     tied at the highest Recall@k (``best``: comma-separated, or ``all 7`` / ``6 of 7: all but X`` when most tie) and at
     the lowest (``worst``, the same), their difference
     (``spread``, and ``questions`` = spread × ``n_eval``, in questions' worth), and ``p``, the smallest Holm-adjusted p
-    over every pair of configurations at that k (:func:`holm_pairs`; ``pairs`` tested); ``flat`` = no pair differs
-    beyond noise at ``alpha``."""
+    over every pair of configurations at that k (:func:`holm_pairs`; ``pairs`` tested) beside ``p_raw``, the smallest
+    uncorrected p; ``flat`` = no pair differs beyond noise at ``alpha``; ``for`` / ``against``: the questions on which
+    the best configuration (``top``, the cheapest of its tie) beats the worst (``bottom``, the cheapest of its tie) and
+    loses to it (:func:`differing`)."""
     summary = _configs(summary)
     rows = {}
     for k, part in summary.groupby("k"):
@@ -107,23 +121,30 @@ def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: in
         p = float(pairs["p_holm"].min()) if len(pairs) else 1.0
         spread = float(part["recall"].max() - part["recall"].min())
         names = part["config"].tolist()
+        top = part.loc[_tied(part["recall"], part["recall"].max()), "config"].iloc[0]
+        bottom = part.loc[_tied(part["recall"], part["recall"].min()), "config"].iloc[0]
+        won, lost = differing(per_question, k, top, bottom)
         rows[k] = {"best": _ties(part.loc[_tied(part["recall"], part["recall"].max()), "config"].tolist(), names),
                    "highest": float(part["recall"].max()),
                    "worst": _ties(part.loc[_tied(part["recall"], part["recall"].min()), "config"].tolist(), names),
                    "lowest": float(part["recall"].min()), "spread": spread, "questions": spread * n_eval,
-                   "configurations": len(part), "pairs": len(pairs), "p": p, "flat": bool(p >= alpha)}
+                   "configurations": len(part), "pairs": len(pairs), "p": p,
+                   "p_raw": float(pairs["p"].min()) if len(pairs) else 1.0, "flat": bool(p >= alpha),
+                   "top": top, "bottom": bottom, "for": won, "against": lost}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
-    return table.astype({"flat": bool, "configurations": int, "pairs": int})
+    return table.astype({"flat": bool, "configurations": int, "pairs": int, "for": int, "against": int})
 
 
 def spreads_table(spreads: pd.DataFrame, n_eval: int, *, alpha: float = ALPHA) -> pd.DataFrame:
-    """:func:`cutoff_spreads` as the notebook shows it: human column names, the gap in questions, p's formatted."""
+    """:func:`cutoff_spreads` as the notebook shows it: human column names, the gap in questions, the smallest p before
+    and after Holm's correction side by side (so the reader sees what the correction does)."""
     return (spreads.assign(gap=spreads["questions"].map("{:.1f}".format),
+                           p_raw=[format_p(p, alpha) for p in spreads["p_raw"]],
                            p=[format_p(p, alpha) for p in spreads["p"]])
-            [["best", "highest", "worst", "lowest", "gap", "p"]]
+            [["best", "highest", "worst", "lowest", "gap", "p_raw", "p"]]
             .rename(columns={"best": "best (ties)", "highest": "best Recall@k",
                              "worst": "worst (ties)", "lowest": "worst Recall@k", "gap": f"gap, in questions of {n_eval}",
-                             "p": "smallest Holm p, all pairs"}))
+                             "p_raw": "smallest p, uncorrected", "p": "smallest p, after Holm"}))
 
 
 def _ks(ks) -> str:
@@ -155,34 +176,47 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
     """How big a gap would have to be to count: Holm multiplies the smallest p of a cutoff by its number of pairs, and
     an exact paired test with ``m`` questions that differ gives at best ``p = 2^(1-m)``
     (:func:`rag_metrics.stats.paired.min_discordant`), so a pair needs at least ``min_discordant(alpha / pairs)``
-    differing questions -- all of them the same way -- before it can count. Beside it, the widest gap of the grid
-    and the corpus size, the lesson's limitation."""
+    differing questions -- all of them the same way -- before it can count. Beside it, like with like: the questions
+    on which the best and worst configurations of the widest gap differ (for and against the best), and the corpus
+    size, the lesson's limitation. True when that pair differs on fewer questions than needed."""
     pairs = int(spreads["pairs"].max()) if len(spreads) else 0
     needed = min_discordant(alpha / max(pairs, 1))
-    widest = float(spreads["questions"].max()) if len(spreads) else 0.0
+    k = spreads["questions"].idxmax() if len(spreads) else None
+    won, lost = (int(spreads.at[k, "for"]), int(spreads.at[k, "against"])) if k is not None else (0, 0)
+    widest = (f"the widest gap here (k={k}, {spreads.at[k, 'top']} over {spreads.at[k, 'bottom']}) rests on "
+              f"{won + lost} questions that differ, {won} for the best and {lost} against" if k is not None
+              else "the grid has no gap")
     size = (f"This corpus is small ({n_documents} documents, {n_eval} questions): a real difference smaller than "
             "that cannot show here.")
     lead = (f"How big a gap must be to count: with {pairs} {'pair' if pairs == 1 else 'pairs'} at each k, a pair "
             f"needs at least {needed} questions that differ, all {needed} the same way, before its Holm p can fall "
             f"below {alpha:g}")
-    return {"condition": widest < needed, "name": "detectable_gap",
-            "text_if_true": f"{lead}; the widest gap here is {widest:.1f} questions' worth. {size}",
-            "text_if_false": (f"{lead}; the widest gap here, {widest:.1f} questions' worth, spans enough questions "
-                              f"for the test to flag it, and the table above says whether it did. {size}"),
-            "figures": {"pairs": pairs, "needed": needed, "widest": widest, "alpha": alpha, "n_eval": n_eval,
-                        "n_documents": n_documents}}
+    return {"condition": won + lost < needed, "name": "detectable_gap",
+            "text_if_true": f"{lead}; {widest}. {size}",
+            "text_if_false": (f"{lead}; {widest}: enough for the test to flag it if nearly all go one way, and the "
+                              f"table above says whether it did. {size}"),
+            "figures": {"pairs": pairs, "needed": needed, "for": won, "against": lost, "alpha": alpha,
+                        "n_eval": n_eval, "n_documents": n_documents}}
 
 
 def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: int, *, alpha: float = ALPHA) -> dict:
     """The cost claim at cutoff ``k``: the best configuration (the cheapest of those tied at the highest Recall@k)
     against the cheapest configuration (fewest mean context characters), their pair tested as one of all the pairs of
     that k (Holm-adjusted, :func:`holm_pairs`). Within noise there is no evidence the costlier one is better (not
-    evidence that they are equal), so the cheaper is preferred; beyond noise, the gain has to be weighed against the
-    longer prompt."""
+    evidence that they are equal), so the cheaper is preferred -- saying the set is too small to tell when the pair
+    differs on fewer questions than any pair of that k needs to count (:func:`detectable_gap`); beyond noise, the
+    gain has to be weighed against the longer prompt."""
     rows = _configs(summary[summary["k"] == k]).sort_values(["context_chars", "config"])
     cheap = rows.iloc[0]
     best = rows[_tied(rows["recall"], rows["recall"].max())].iloc[0]
-    p = _pair_p(holm_pairs(per_question, k, alpha=alpha), best["config"], cheap["config"])
+    pairs = holm_pairs(per_question, k, alpha=alpha)
+    p = _pair_p(pairs, best["config"], cheap["config"])
+    needed = min_discordant(alpha / max(len(pairs), 1))
+    won, lost = differing(per_question, k, best["config"], cheap["config"])
+    small = won + lost < needed
+    verdict = (f"no evidence that {best['config']} is better -- this set is too small to tell (the two differ on "
+               f"{won + lost} questions, {won} for and {lost} against; a pair needs {needed}) -- so prefer the "
+               "cheaper one." if small else f"no evidence that {best['config']} is better, so prefer the cheaper one.")
     ratio = float(best["context_chars"] / cheap["context_chars"])
     gap = float(best["recall"] - cheap["recall"])
     if best["config"] == cheap["config"]:
@@ -192,12 +226,13 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
         true = (f"At k={k} the best, {best['config']} (Recall@{k} {best['recall']:.3f}), hands the LLM {ratio:.1f}× "
                 f"the context characters of the cheapest, {cheap['config']} ({cheap['recall']:.3f}), for "
                 f"{gap * n_eval:.1f} questions' worth more, within noise ({format_p(p, alpha, name='Holm p')}): "
-                f"no evidence that {best['config']} is better, so prefer the cheaper one.")
+                + verdict)
     return {"condition": p >= alpha, "name": "prefer_the_cheaper", "text_if_true": true,
             "text_if_false": (f"At k={k} the best, {best['config']}, beats the cheapest, {cheap['config']}, beyond "
                               f"noise ({format_p(p, alpha, name='Holm p')}) by {gap * n_eval:.1f} questions' worth, "
                               f"for {ratio:.1f}× the context characters: weigh that gain against the longer prompt."),
             "figures": {"k": k, "alpha": alpha, "p": p, "ratio": ratio, "gap": gap, "n_eval": n_eval,
+                        "needed": needed, "for": won, "against": lost, "too_small": small,
                         "best": best["config"], "cheap": cheap["config"],
                         "recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
                         "best_recall": float(best["recall"]), "cheap_chars": float(cheap["context_chars"]),

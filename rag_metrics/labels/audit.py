@@ -266,6 +266,29 @@ def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: in
     }
 
 
+def retriever_misses_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: int) -> dict:
+    """The questions missed even with the complete labels -- the retriever's real failures, what remains to blame once
+    the labels are complete -- as :func:`rag_metrics.report.kernel.claim`'s arguments: ``per_question`` holds hit@k
+    per question (index: question ID) under "complete labels"; ``questions`` (index: question ID) gives each one's
+    question, type and expected answer. Up to three are named (question text escaped); nothing is shown when the
+    complete labels count a hit on every question."""
+    missed = per_question.index[per_question["complete labels"] <= 0].tolist()
+    rows = questions.loc[missed]
+    kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
+    named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
+                      for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
+    return {
+        "condition": len(missed) > 0,
+        "text_if_true": (f"Even with complete labels the retriever misses {_count(len(missed), 'question')} "
+                         f"({kinds}): {named}{'' if len(missed) <= 3 else ' and more'}. None of the pages "
+                         f"the complete labels list for {'it' if len(missed) == 1 else 'them'} is in the top {k}: that is the retriever's real "
+                         "failure, and what remains to blame." if missed else ""),
+        "text_if_false": None,
+        "name": "retriever_misses",
+        "figures": {"questions": [str(q) for q in missed], "k": k},
+    }
+
+
 def audit_moved_claim(before: float, after: float, truth: float, accepted: int, k: int) -> dict:
     """What accepting the audit's pages did to page hit@k on a golden set with missing labels, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. ``before``: hit@k on the incomplete labels; ``after``: with
@@ -374,7 +397,8 @@ def disagreements_claim(agreed) -> dict:
                       "filled with it can bias hit@k either way: kappa, which counts both errors, is the gate.")
     return {
         "condition": fp == 0 and fn > 0,
-        "text_if_true": (f"Every disagreement is a miss ({_count(fn, 'item')} people call relevant and the assessor "
+        "text_if_true": ("This is which way the rule errs: it misses, it does not over-accept. "
+                         f"Every disagreement is a miss ({_count(fn, 'item')} people call relevant and the assessor "
                          f"does not); it accepts none of the {tn} items people reject, so "
                          + (f"{'the one item' if tp == 1 else f'all {tp} items'} it accepts {'is' if tp == 1 else 'are'}"
                             " right. " if tp else "it accepts nothing. ")
