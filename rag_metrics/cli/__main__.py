@@ -4,4 +4,5 @@ import sys
 
 from rag_metrics.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing the module (doctest, pkgutil.walk_packages) must not run the command
+    sys.exit(main())
