@@ -206,12 +206,17 @@ GOLDEN_SET = {
                                                                                     f["hand_low"]) if t < x])
                                           and f["n_templates"] > 0 and f["n_hand"] > 0
                                           and f["hand"] - f["templates"] >= 0.05),
-    # some kept question is its page's heading word for word, and the kept set scores above the hand-written one
+    # the bias is called a sign change only when some kept question is its page's heading word for word and, for
+    # every retriever, the kept set's interval lies wholly above the hand-written one's
     "kept_set_flatters": lambda f, h: (that(0 <= f["copies"] <= f["kept"]
                                             and (f["kept"] == 0) == (f["kept_mean"] is None)
                                             and (f["kept"] == 0 or 0 <= f["low"] <= f["high"] <= 1))
-                                       and f["copies"] > 0 and f["hand_mean"] is not None
-                                       and f["kept_mean"] > f["hand_mean"]),
+                                       and f["copies"] > 0 and f["kept"] > 0
+                                       and all(lo > hi for lo, hi in zip(f["kept_low"], f["hand_high"]))),
+    # the templates' cost (hand-written minus templates) differs by at least 0.05 between two retrievers
+    "template_cost_differs": lambda f, h: (len(f["templates"]) > 1
+                                           and (max(x - t for t, x in zip(f["templates"], f["hand"]))
+                                                - min(x - t for t, x in zip(f["templates"], f["hand"]))) >= 0.05),
     # a heading-template question some retriever misses is quoted (its hit@k is 0), with what the first chunk holds
     "template_miss": lambda f, h: (f["question"] is not None
                                    and that(f["hit"] == 0 and isinstance(f["has_topic"], bool)

@@ -225,6 +225,7 @@ def test_review_drops_few_at_two_or_a_tenth_and_many_above():
         c = review_drops_claim(dropped, generated, 35, 1.88)
         assert not c["condition"] and f"Review drops {dropped} of {generated} questions here, far more" in c["text_if_false"]
         assert c["figures"] == {"dropped": dropped, "generated": generated, "templated": 35}
+        assert f"far more than the source's 2 of 42. 35 of them are dropped only for being a page heading" in c["text_if_false"]
 
 
 # notebook 08: the heading copies among the kept questions, and the sentences moved out of its cells
@@ -272,26 +273,72 @@ def test_kept_heading_copies_only_the_kept_and_only_their_own_page():
         kept_heading_copies(review, sample)
 
 
-def test_kept_set_claim_says_the_bias_flips_only_when_copies_lift_the_kept_set_above_hand():
+def test_kept_set_claim_says_the_bias_flips_only_when_every_kept_interval_lies_above_the_hand_written_one():
     kept = {"bm25": _iv(1.0, 0.664, 1.0, 9), "dense": _iv(1.0, 0.7, 1.0, 9), "hybrid": _iv(1.0, 0.664, 1.0, 9)}
-    c = kept_set_claim(kept, HAND, ["What to attach?"] + ["x"] * 7)
-    assert c["condition"] and c["name"] == "kept_set_flatters"
-    assert c["text_if_true"].startswith("The 9 questions review kept score 1.000, even above the hand-written 0.985, "
-                                        "but on 9 questions (95% interval as wide as 0.66–1.00), and **8 of the 9** "
-                                        "are their page's own heading word for word (e.g. *What to attach?*)")
-    assert "heading templates pull a generated set's score **down**" in c["text_if_true"]
-    assert "push it **up**. Review removes the first bias, not the second" in c["text_if_true"]
-    assert c["figures"] == {"copies": 8, "kept": 9, "kept_mean": 1.0, "hand_mean": 0.985, "low": 0.664, "high": 1.0}
+    c = kept_set_claim(kept, HAND, ["What to attach?"] + ["x"] * 7)  # notebook 08's defaults: above, but overlapping
+    assert not c["condition"] and c["name"] == "kept_set_flatters"
+    assert c["text_if_false"] == ("The 9 questions review kept score 1.000 against the hand-written 0.985, and **8 of "
+                                  "the 9** are their page's own heading word for word (e.g. *What to attach?*), which "
+                                  "a retriever can find by the heading. Heading copies can push a generated set's "
+                                  "score up; here 9 questions are too few to show it: the 95% interval as wide as "
+                                  "0.66–1.00 overlaps the hand-written one.")
+    assert c["figures"] == {"copies": 8, "kept": 9, "kept_mean": 1.0, "hand_mean": 0.985, "low": 0.664, "high": 1.0,
+                            "kept_low": [0.664, 0.7, 0.664], "hand_high": [1.0, 1.0, 1.0]}
+    low_hand = {r: _iv(0.5, 0.4, 0.6, 65) for r in HAND}
+    apart = {r: _iv(0.99, 0.61, 1.0, 300) for r in HAND}  # every kept interval wholly above the hand-written one
+    c = kept_set_claim(apart, low_hand, ["What to attach?"])
+    assert c["condition"] and "**1 of the 300** is its page's own heading" in c["text_if_true"]
+    assert "So the bias changes sign: heading templates pull a generated set's score **down**" in c["text_if_true"]
+    touching = dict(apart, dense=_iv(0.99, 0.6, 1.0, 300))  # one retriever's bottom equals the hand-written top
+    assert not kept_set_claim(touching, low_hand, ["q"])["condition"]
+    assert not kept_set_claim(apart, low_hand, [])["condition"]  # apart, but no heading copy
     one = {r: _iv(1.0, 0.025, 1.0, 1) for r in HAND}
     c = kept_set_claim(one, HAND, ["*a*"])  # singular, escaped
-    assert c["text_if_true"].startswith("The 1 question review kept scores 1.000, even above the hand-written 0.985, "
-                                        "but on 1 question (95% interval as wide as 0.03–1.00)")
-    assert "**1 of the 1** is its page's own heading word for word (e.g. *\\*a\\**)" in c["text_if_true"]
+    assert c["text_if_false"].startswith("The 1 question review kept scores 1.000 against the hand-written 0.985, "
+                                         "and **1 of the 1** is its page's own heading word for word (e.g. *\\*a\\**)")
+    assert "here 1 question is too few to show it" in c["text_if_false"]
     at_hand = {r: _iv(0.985, 0.6, 1.0, 9) for r in HAND}  # copies, but not above the hand-written figure
     c = kept_set_claim(at_hand, HAND, ["q"] * 8)
     assert not c["condition"] and c["text_if_false"].startswith("**8 of the 9** are their page's own heading")
     assert c["text_if_false"].endswith("yet the 9 kept questions score 0.985 (95% interval as wide as 0.60–1.00), "
                                        "not above the hand-written 0.985.")
+
+
+def test_template_cost_differs_from_a_spread_of_the_gap_between_retrievers():
+    from rag_metrics.golden.review import template_cost_claim
+    hand = {"bm25": _iv(0.985, 0.9, 1.0, 65), "dense": _iv(0.985, 0.9, 1.0, 65), "hybrid": _iv(0.985, 0.9, 1.0, 65)}
+    t = {"bm25": _iv(0.765, 0.6, 0.9, 34), "dense": _iv(0.855, 0.7, 0.95, 34), "hybrid": _iv(0.795, 0.6, 0.9, 34)}
+    c = template_cost_claim(t, hand, 3)
+    assert c["condition"] and c["name"] == "template_cost_differs"
+    assert c["text_if_true"] == ("The templates do not cost every retriever the same: bm25 loses 0.22 of page hit@3 "
+                                 "on them, dense only 0.13 (hybrid 0.19). So a generated set can move a comparison, "
+                                 "not only a level: dense minus bm25 is +0.09 on the templates, +0.00 on the "
+                                 "hand-written set.")
+    two = {"bm25": _iv(0.75, 0, 1, 4), "dense": _iv(0.8, 0, 1, 4)}
+    hand2 = {"bm25": _iv(1.0, 0, 1, 8), "dense": _iv(1.0, 0, 1, 8)}
+    assert template_cost_claim(two, hand2, 3)["condition"]  # costs 0.25 and 0.20
+    at = {"bm25": _iv(TEMPLATE_GAP, 0, 1, 8), "dense": _iv(TEMPLATE_GAP, 0, 1, 8)}  # costs the gap and 0: exactly at it
+    assert template_cost_claim({"bm25": _iv(0.0, 0, 1, 4), "dense": _iv(TEMPLATE_GAP, 0, 1, 4)}, at, 3)["condition"]
+    close = dict(two, dense=_iv(0.7625, 0, 1, 4))  # costs 0.25 and 0.2375: closer than the gap
+    c = template_cost_claim(close, hand2, 3)
+    assert not c["condition"] and c["text_if_false"].startswith("The templates cost every retriever about the same")
+    c = template_cost_claim({"bm25": _iv(0.5, 0, 1, 4)}, {"bm25": _iv(1.0, 0, 1, 8)}, 3)
+    assert not c["condition"] and c["text_if_false"] == "With one retriever (bm25) there is no comparison for the templates to move."
+    nan = float("nan")
+    c = template_cost_claim({r: _iv(nan, nan, nan, 0) for r in hand2}, hand2, 3)
+    assert not c["condition"] and c["text_if_false"].startswith("Nothing to compare") and c["figures"]["templates"] == []
+    with pytest.raises(InputError, match="same retrievers"):
+        template_cost_claim(two, hand, 3)
+
+
+def test_kept_questions_marks_the_heading_copies():
+    from rag_metrics.golden.review import kept_questions
+    review = pd.DataFrame({"question_id": ["a", "b", "c"], "question": ["What to attach?", "Why this guide?", "Q?"],
+                           "doc_id": ["d", "d", "e"], "page": [3, 4, 5], "decision": ["keep", "drop", "keep"]})
+    table = kept_questions(review, {"a": "What to attach?"})
+    assert table.to_dict("list") == {"question": ["What to attach?", "Q?"], "page": ["d p. 3", "e p. 5"],
+                                     "heading copy?": ["yes", "no"]}
+    assert kept_questions(review.assign(decision="drop"), {}).empty
 
 
 def test_kept_set_claim_without_copies_or_without_kept_questions():

@@ -213,9 +213,9 @@ def review_drops_claim(dropped: int, generated: int, templated: int, per_page: f
                          f"questions per page as asked, the extractive generator {per_page:.2f} (it turns headings and "
                          "definitions into questions)."),
         "text_if_false": (f"Review drops {dropped} of {generated} questions here, far more than the source's "
-                          f"{source_dropped} of {source_generated}: {templated} of them only for being a page heading "
-                          "wrapped in a template, a kind of question the source's LLM, asked for questions the way a "
-                          "user would ask, did not write (section 3 lists the reasons)."),
+                          f"{source_dropped} of {source_generated}. {templated} of them are dropped only for being a "
+                          f"page heading wrapped in a template; none of the source's {source_dropped} was (its LLM was "
+                          "asked to write questions the way a user would ask; section 3 lists the reasons)."),
         "name": "review_drops_few",
         "figures": {"dropped": dropped, "generated": generated, "templated": templated},
     }
@@ -282,6 +282,15 @@ def kept_heading_copies(review: pd.DataFrame, sample: PageSample) -> dict[str, s
         raise InputError(f"kept_heading_copies: kept questions on pages outside the sample: {missing[:3]}.")
     return {q: t for q, t, d, p in zip(keep["question_id"], keep["question"], keep["doc_id"], keep["page"])
             if heading_copy(t, texts[d, p])}
+
+
+def kept_questions(review: pd.DataFrame, copies: dict[str, str]) -> pd.DataFrame:
+    """Notebook 08's table of the questions ``review`` keeps, in review order: the question, its page
+    ("document p. N") and "heading copy?" -- "yes" when its ID is in ``copies`` (:func:`kept_heading_copies`)."""
+    keep = review[review["decision"] == "keep"]
+    return pd.DataFrame({"question": list(keep["question"]),
+                         "page": [f"{d} p. {p}" for d, p in zip(keep["doc_id"], keep["page"])],
+                         "heading copy?": ["yes" if q in copies else "no" for q in keep["question_id"]]})
 
 
 def why_flagged(review: pd.DataFrame, templated: set) -> pd.DataFrame:
@@ -431,37 +440,81 @@ def kept_set_claim(kept: dict, hand: dict, copies: list[str]) -> dict:
     """The caveat on the questions review kept, as :func:`rag_metrics.report.kernel.claim`'s arguments. ``kept``
     and ``hand`` map each retriever to its :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@k;
     ``copies`` are the kept questions that are their page's own heading word for word (:func:`kept_heading_copies`;
-    the first is quoted, Markdown-escaped here). True when some are copies and the kept set scores above the
-    hand-written one: the bias has changed sign, and the sentence says so. The interval quoted is the widest
-    over the retrievers."""
+    the first is quoted, Markdown-escaped here). True -- the bias shown to change sign -- only when some are copies
+    and, for every retriever, the kept set's 95% interval lies wholly above the hand-written one's; a kept mean above
+    the hand-written one with overlapping intervals says copies *can* push the score up, too few to show it. The
+    interval quoted is the widest over the retrievers."""
     if list(kept) != list(hand) or not hand:
         raise InputError(f"kept_set_claim: the same retrievers in both. Got {list(kept)}, {list(hand)}.")
     n, c = next(iter(kept.values())).n, len(copies)
     m, h = (_mean(kept) if n else float("nan")), _mean(hand)
     widest = max(kept.values(), key=lambda iv: iv.high - iv.low)
     interval = f"95% interval as wide as {widest.low:.2f}–{widest.high:.2f}"
+    apart = bool(n) and all(kept[r].low > hand[r].high for r in hand)
     are = (f"**{c} of the {n}** {'is its' if c == 1 else 'are their'} page's own heading word for word "
-           f"(e.g. *{md_escape(copies[0])}*), which a retriever finds by the heading" if c else "")
+           f"(e.g. *{md_escape(copies[0])}*), which a retriever can find by the heading" if c else "")
     if not n:
         other = "No question is kept: there is no kept figure."
     elif not c:
         other = (f"None of the {_count(n, 'kept question', 'kept questions')} is its page's own heading word for word; "
                  f"{'it scores' if n == 1 else 'they score'} {m:.3f} ({interval}) against the hand-written {h:.3f}.")
-    else:
+    elif m <= h:
         other = (f"{are[0].upper()}{are[1:]}, yet the {_count(n, 'kept question scores', 'kept questions score')} {m:.3f} "
                  f"({interval}), not above the hand-written {h:.3f}.")
+    else:
+        other = (f"The {_count(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} {m:.3f} "
+                 f"against the hand-written {h:.3f}, and {are}. Heading copies can push a generated set's score up; "
+                 f"here {_count(n, 'question is', 'questions are')} too few to show it: the {interval} overlaps the "
+                 "hand-written one.")
     return {
-        "condition": bool(n) and c > 0 and m > h,
+        "condition": bool(n) and c > 0 and apart,
         "text_if_true": (f"The {_count(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} "
-                         f"{m:.3f}, even above the hand-written {h:.3f}, but on {_count(n, 'question', 'questions')} "
-                         f"({interval}), and {are}. So the bias changes "
-                         "sign: heading templates pull a generated set's score **down**, heading copies among the "
-                         "kept questions push it **up**. Review removes the first bias, not the second: neither "
-                         "absolute figure of a generated set can be trusted beside a hand-written set's."),
+                         f"{m:.3f}, above the hand-written {h:.3f} for every retriever beyond its 95% interval, and "
+                         f"{are}. So the bias changes sign: heading templates pull a generated set's score **down**, "
+                         "heading copies among the kept questions push it **up**; review removes the first bias, not "
+                         "the second." if n and c else ""),
         "text_if_false": other,
         "name": "kept_set_flatters",
         "figures": {"copies": c, "kept": n, "kept_mean": _num(m), "hand_mean": _num(h), "low": _num(widest.low),
-                    "high": _num(widest.high)},
+                    "high": _num(widest.high), "kept_low": [_num(kept[r].low) for r in hand],
+                    "hand_high": [hand[r].high for r in hand]},
+    }
+
+
+def template_cost_claim(templates: dict, hand: dict, k: int) -> dict:
+    """Whether the heading templates cost every retriever the same, as :func:`rag_metrics.report.kernel.claim`'s
+    arguments. ``templates`` and ``hand`` map each retriever to its
+    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k``. The cost is the hand-written mean minus
+    the templates' mean; it "differs by retriever" when the largest and smallest cost are at least
+    :data:`TEMPLATE_GAP` apart (then a generated set can move a comparison between retrievers, not only a level)."""
+    if list(templates) != list(hand) or not hand:
+        raise InputError(f"template_cost_claim: the same retrievers in both. Got {list(templates)}, {list(hand)}.")
+    both = next(iter(templates.values())).n > 0 and next(iter(hand.values())).n > 0
+    cost = {r: hand[r].mean - templates[r].mean for r in hand} if both else {}
+    most = max(cost, key=cost.get) if cost else None
+    least = min(cost, key=cost.get) if cost else None
+    spread = cost[most] - cost[least] if cost else 0.0
+    rest = [f"{r} {cost[r]:.2f}" for r in cost if r not in (most, least)]
+    if cost and spread >= TEMPLATE_GAP:
+        lead_t, lead_h = templates[least].mean - templates[most].mean, hand[least].mean - hand[most].mean
+        text = (f"The templates do not cost every retriever the same: {most} loses {cost[most]:.2f} of page hit@{k} on "
+                f"them, {least} only {cost[least]:.2f}{' (' + ', '.join(rest) + ')' if rest else ''}. So a generated "
+                f"set can move a comparison, not only a level: {least} minus {most} is {lead_t:+.2f} on the templates, "
+                f"{lead_h:+.2f} on the hand-written set.")
+    elif len(hand) < 2:
+        text = f"With one retriever ({next(iter(hand))}) there is no comparison for the templates to move."
+    elif not cost:
+        text = "Nothing to compare: no heading-template or no hand-written question."
+    else:
+        text = (f"The templates cost every retriever about the same here (from {cost[least]:.2f} for {least} to "
+                f"{cost[most]:.2f} for {most}, page hit@{k}): on these questions they move the level, not the comparison.")
+    return {
+        "condition": bool(cost) and spread >= TEMPLATE_GAP,
+        "text_if_true": text if cost and spread >= TEMPLATE_GAP else "",
+        "text_if_false": text,
+        "name": "template_cost_differs",
+        "figures": {"retrievers": list(hand), "templates": [templates[r].mean for r in hand] if both else [],
+                    "hand": [hand[r].mean for r in hand] if both else []},
     }
 
 
