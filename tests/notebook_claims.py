@@ -314,7 +314,11 @@ LABELS = {
                                  and f["truth"] > f["before"] and f["after"] > f["before"]
                                  and that(close(f["closed"], min((f["after"] - f["before"]) / (f["truth"] - f["before"]),
                                                                  1.0)), "the share recovered is wrong")
-                                 and f["accepted"] > 0),
+                                 and f["accepted"] > 0
+                                 # accepted pages all in the complete labels cannot carry hit@k past them
+                                 and that(0 <= f["confirmed"] <= f["accepted"]
+                                          and (f["confirmed"] < f["accepted"] or f["after"] <= f["truth"] + 1e-9),
+                                          "the accepted pages in the complete labels do not fit the recorded hit@k")),
     "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
                                         and f["kappa"] >= f["min_kappa"]),
     # the questions named are exactly those the complete labels count as a hit and the audited labels do not
