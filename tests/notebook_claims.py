@@ -319,7 +319,13 @@ LABELS = {
                                  and f["truth"] > f["before"] and f["after"] > f["before"]
                                  and that(close(f["closed"], min((f["after"] - f["before"]) / (f["truth"] - f["before"]),
                                                                  1.0)), "the share recovered is wrong")
-                                 and f["accepted"] > 0),
+                                 and f["accepted"] > 0
+                                 # accepted pages all in the complete labels cannot give a question a hit they lack
+                                 and that(0 <= f["confirmed"] <= f["accepted"]
+                                          and (f["confirmed"] < f["accepted"]
+                                               or all(v <= _per_q(h, "complete labels")[q]
+                                                      for q, v in _per_q(h, "after the audit").items())),
+                                          "the accepted pages in the complete labels do not fit the recorded hit@k")),
     "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
                                         and f["kappa"] >= f["min_kappa"]),
     # the questions named are exactly those the complete labels count as a hit and the audited labels do not

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics.labels.agreement import agreement
-from rag_metrics.labels.audit import (agreement_by_kind, answer_length_claim, assessor_against_people_claim,
+from rag_metrics.labels.audit import (accepted_in_labels, agreement_by_kind, answer_length_claim, assessor_against_people_claim,
                                        audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside,
                                        retriever_misses_claim, unrecovered_claim, weakest_kind_claim)
 from rag_metrics.core.errors import InputError
@@ -74,6 +74,21 @@ def test_the_audit_moved_sentence_says_the_share_of_the_shortfall_recovered():
     assert c["condition"] and "recovers **100% of" in c["text_if_true"] and c["figures"]["closed"] == 1.0
     c = audit_moved_claim(0.5, 0.8, 0.75, 3, 1)  # accepted pages the complete labels lack: capped at all of it
     assert c["condition"] and c["figures"]["closed"] == 1.0
+
+
+def test_accepted_pages_in_the_complete_labels_are_counted_per_question():
+    class Golden:  # only what accepted_in_labels reads
+        gold_pages = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "page": [1, 2, 3]})
+
+    candidates = pd.DataFrame({"question_id": ["q1", "q1", "q2", "q2", "q3"], "doc_id": ["b", "a", "a", "a", "a"],
+                               "page": [2, 2, 3, 1, 1], "answer_found": [True, True, False, True, True]})
+    # q1 b p.2 is gold; q1 a p.2 is not (page); q2 a p.3 is gold but not accepted; q2 a p.1 is q1's page, not q2's
+    assert accepted_in_labels(candidates, Golden) == 1
+    assert accepted_in_labels(candidates.assign(answer_found=True), Golden) == 2  # the last gold row counts too
+    assert accepted_in_labels(candidates.assign(answer_found=False), Golden) == 0
+    c = audit_moved_claim(0.692, 0.969, 0.985, 31, 3, confirmed=30)
+    assert c["text_if_true"].endswith("fault. 30 of the 31 accepted pages are in the complete labels.")
+    assert c["figures"]["confirmed"] == 30 and "accepted pages are" not in audit_moved_claim(0.6, 0.7, 0.8, 2, 3)["text_if_true"]
 
 
 def test_an_audit_that_moves_nothing_or_has_nothing_to_recover_says_so():
@@ -164,11 +179,12 @@ def test_disagreements_all_misses_mean_under_filling_and_other_patterns_say_so()
     misses = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61))
     assert misses["condition"] and misses["figures"] == {"both_relevant": 20, "missed": 29, "false_accepts": 0,
                                                          "both_not": 61, "n": 110}
-    assert misses["text_if_true"].startswith("This is which way the rule errs: it misses, it does not over-accept. "
+    assert misses["text_if_true"].startswith("This is which way the rule errs here: it misses. "
                                              "Every disagreement is a miss (29 items people call relevant and the "
-                                             "assessor does not); it accepts none of the 61 items people reject, so "
-                                             "all 20 items it accepts are right.")
-    assert "hit@k biased down, never up" in misses["text_if_true"] and "precision of its accepts" in misses["text_if_true"]
+                                             "assessor does not); on these 110 claims it accepted no page people "
+                                             "reject (0 of 61), so all 20 items it accepts are right.")
+    assert "hit@k biased down." in misses["text_if_true"] and "never up" not in misses["text_if_true"]
+    assert "precision of its accepts" in misses["text_if_true"]
     one = disagreements_claim(_agreed([(True, True), (True, False), (False, False), (False, False)]))
     assert one["condition"] and "(1 item people" in one["text_if_true"] and "the one item it accepts is right" in one["text_if_true"]
     nothing = disagreements_claim(_agreed([(True, False)] * 2 + [(False, False)] * 2))

@@ -289,12 +289,22 @@ def retriever_misses_claim(per_question: pd.DataFrame, questions: pd.DataFrame, 
     }
 
 
-def audit_moved_claim(before: float, after: float, truth: float, accepted: int, k: int) -> dict:
+def accepted_in_labels(candidates: pd.DataFrame, golden) -> int:
+    """How many of the audit's accepted candidate pages (:attr:`LabelAudit.candidates` rows with ``answer_found``)
+    ``golden`` lists as gold pages of the same question: the precision of the accepts, when ``golden`` is complete."""
+    accepted = candidates.loc[candidates["answer_found"].astype(bool), ["question_id", "doc_id", "page"]]
+    gold = set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
+    return sum((q, d, int(p)) in gold for q, d, p in accepted.itertuples(index=False))
+
+
+def audit_moved_claim(before: float, after: float, truth: float, accepted: int, k: int,
+                      confirmed: int | None = None) -> dict:
     """What accepting the audit's pages did to page hit@k on a golden set with missing labels, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. ``before``: hit@k on the incomplete labels; ``after``: with
     the ``accepted`` pages added; ``truth``: with the complete labels. The share of the shortfall closed is
     ``(after - before) / (truth - before)``, capped at 100% (accepted pages the complete labels lack can carry
-    ``after`` past ``truth``); with no shortfall (``truth <= before``) the missing labels cost nothing to recover."""
+    ``after`` past ``truth``); with no shortfall (``truth <= before``) the missing labels cost nothing to recover.
+    ``confirmed``: how many accepted pages the complete labels list (:func:`accepted_in_labels`), said when given."""
     short = truth - before
     closed = None if short <= 0 else min((after - before) / short, 1.0)
     if closed is None:
@@ -311,10 +321,13 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
                          f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers **{closed:.0%} of what "
                          f"the missing labels cost**, without seeing the complete labels: that part of the low figure "
                          f"was never the retriever's fault."
+                         + ("" if confirmed is None else f" {confirmed} of the {accepted} accepted pages are in the "
+                                                         f"complete labels.")
                          if closed is not None and closed > 0 else ""),
         "text_if_false": false_text,
         "headline": True, "name": "audit_moved",
-        "figures": {"before": before, "after": after, "truth": truth, "accepted": accepted, "closed": closed},
+        "figures": {"before": before, "after": after, "truth": truth, "accepted": accepted, "closed": closed,
+                    "confirmed": confirmed},
     }
 
 
@@ -397,14 +410,14 @@ def disagreements_claim(agreed) -> dict:
                       "filled with it can bias hit@k either way: kappa, which counts both errors, is the gate.")
     return {
         "condition": fp == 0 and fn > 0,
-        "text_if_true": ("This is which way the rule errs: it misses, it does not over-accept. "
+        "text_if_true": ("This is which way the rule errs here: it misses. "
                          f"Every disagreement is a miss ({_count(fn, 'item')} people call relevant and the assessor "
-                         f"does not); it accepts none of the {tn} items people reject, so "
+                         f"does not); on these {agreed.n} claims it accepted no page people reject (0 of {tn}), so "
                          + (f"{'the one item' if tp == 1 else f'all {tp} items'} it accepts {'is' if tp == 1 else 'are'}"
                             " right. " if tp else "it accepts nothing. ")
-                         + "Gaps filled with it would be under-filled -- hit@k biased down, never up. Kappa is still "
-                           "the gate, since a figure biased down is still wrong; beside it, check the precision of "
-                           "its accepts, the rate that says whether its labels can inflate a figure."
+                         + "Gaps filled with it would be under-filled on such items -- hit@k biased down. Kappa is "
+                           "still the gate, since a figure biased down is still wrong; beside it, check the precision "
+                           "of its accepts, the rate that says whether its labels can inflate a figure."
                          if fp == 0 and fn > 0 else ""),
         "text_if_false": false_text,
         "name": "disagreements",
