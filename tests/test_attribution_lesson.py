@@ -172,5 +172,8 @@ def test_failure_overlap_figure_draws_one_panel_per_rule_with_its_counts():
     assert [ax.get_title() for ax in fig.axes] == ["rule='all': 1 on both lists", "rule='any': 1 on both lists"]
     labels = [[tick.get_text() for tick in ax.get_yticklabels()] for ax in fig.axes]
     assert labels == [["answer wrong (2)", "retrieval failed (2)"], ["answer wrong (2)", "retrieval failed (1)"]]
-    widths = [[round(p.get_width()) for p in ax.patches if p.get_height() < 1] for ax in fig.axes]
+    from matplotlib.patches import Rectangle  # matplotlib 3.8 draws a span as a Polygon, later ones as a Rectangle
+
+    widths = [[round(p.get_width()) for p in ax.patches if isinstance(p, Rectangle) and p.get_height() < 1]
+              for ax in fig.axes]
     assert widths == [[2, 2], [1, 2]]

@@ -430,8 +430,10 @@ def answer_length_claim(claims: pd.Series, answers: pd.Series) -> dict:
     (median words, at least twice), as :func:`rag_metrics.report.kernel.claim`'s arguments: a whole sentence occurs
     word for word on a page far less often than a short answer, so the matcher's misses then partly reflect the
     set-up."""
-    claim_words = float(claims.astype(str).str.split().str.len().median())
-    answer_words = float(answers.astype(str).str.split().str.len().median())
+    def median_words(texts: pd.Series) -> float:  # a missing text is left out, on every pandas (2.x: astype(str) -> "None")
+        return float(texts.dropna().astype(str).str.split().str.len().median())
+
+    claim_words, answer_words = median_words(claims), median_words(answers)
     longer = claim_words >= 2 * answer_words
     return {
         "condition": longer,
