@@ -241,6 +241,15 @@ def candidates_sentence(candidates: pd.DataFrame, shown: int, min_evidence_chars
             f"with the gold evidence (rejected below); {first}.")
 
 
+def _named_questions(rows: pd.DataFrame) -> tuple[str, str]:
+    """The kinds of the questions in ``rows`` (sorted, "multi-hop" style) and up to three of them named with their
+    expected answers, escaped for Markdown: what the audit's question sentences print."""
+    kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
+    named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
+                      for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
+    return kinds, named
+
+
 def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: int) -> dict:
     """The questions the audit cannot recover, as :func:`rag_metrics.report.kernel.claim`'s arguments:
     ``per_question`` holds hit@k per question (index: question ID) under the columns "after the audit" and
@@ -249,10 +258,7 @@ def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: in
     is in the top ``k``, but the audit did not propose it, because the expected answer does not occur on it as
     written. Up to three are named (question text escaped)."""
     lost = per_question.index[per_question["after the audit"] < per_question["complete labels"]].tolist()
-    rows = questions.loc[lost]
-    kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
-    named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
-                      for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
+    kinds, named = _named_questions(questions.loc[lost])
     return {
         "condition": len(lost) > 0,
         "text_if_true": (f"The audit cannot recover {_count(len(lost), 'question')} ({kinds}): {named}"
@@ -273,10 +279,7 @@ def retriever_misses_claim(per_question: pd.DataFrame, questions: pd.DataFrame, 
     question, type and expected answer. Up to three are named (question text escaped); nothing is shown when the
     complete labels count a hit on every question."""
     missed = per_question.index[per_question["complete labels"] <= 0].tolist()
-    rows = questions.loc[missed]
-    kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
-    named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
-                      for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
+    kinds, named = _named_questions(questions.loc[missed])
     return {
         "condition": len(missed) > 0,
         "text_if_true": (f"Even with complete labels the retriever misses {_count(len(missed), 'question')} "
