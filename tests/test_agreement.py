@@ -11,7 +11,7 @@ from statistics import NormalDist
 
 from rag_metrics import InputError
 from rag_metrics.stats.agreement import (MIN_KAPPA, _kappa, _kappa_intervals, _ppi, cohen_kappa, confusion_matrix,
-                                         ppi_mean, wilson)
+                                         ppi_mean, wilson_mean)
 from rag_metrics.labels.agreement import agreement, agreement_table
 
 # ---- Cohen's kappa ---------------------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ def test_ppi_by_hand():
     # assessor mean 6/8 = 0.75; residuals Y - f on a..d: 0, -1, 0, 0 -> -0.25; estimate 0.5
     assert (p.assessor_mean, p.rectifier, p.estimate, p.n, p.N) == (0.75, -0.25, 0.5, 4, 8)
     assert p.low < 0.5 < p.high and 0 <= p.low and p.high <= 1
-    assert p.human_mean == 0.5 and (p.human_low, p.human_high) == pytest.approx(wilson([1, 0, 1, 0])[1:3])
+    assert p.human_mean == 0.5 and (p.human_low, p.human_high) == pytest.approx(wilson_mean([1, 0, 1, 0])[1:3])
     # every question labelled: the estimate is the human mean, whatever the assessor says
     full = ppi_mean(pd.Series([1, 0, 1, 1]), pd.Series([0, 0, 0, 0]))
     assert full.estimate == 0.75
@@ -218,7 +218,7 @@ def test_ppi_is_unbiased_where_the_assessor_is_not():
 def test_wilson_of_a_label_list_is_the_textbook_interval():
     """3 of 4: Wilson (1927) gives [0.3006, 0.9544] (statsmodels' proportion_confint(3, 4, method="wilson")); NaN
     labels are left out, and no labels give NaN with n = 0."""
-    mean, low, high, n = wilson([1, 1, float("nan"), 1, 0])
+    mean, low, high, n = wilson_mean([1, 1, float("nan"), 1, 0])
     assert (mean, n) == (0.75, 4) and (low, high) == pytest.approx((0.30064, 0.95441), abs=5e-5)
-    assert wilson([1, 1, 1, 1])[2] == 1.0 and wilson([0, 0])[1] == 0.0
-    assert wilson([], confidence=0.9)[3] == 0 and math.isnan(wilson([])[0])
+    assert wilson_mean([1, 1, 1, 1])[2] == 1.0 and wilson_mean([0, 0])[1] == 0.0
+    assert wilson_mean([], confidence=0.9)[3] == 0 and math.isnan(wilson_mean([])[0])

@@ -387,7 +387,7 @@ def test_the_cli_choices_are_the_package_constants():
                 "order_by": ORDER_BY, "engine": ENGINES, "unit": LEVELS, "judge": tuple(JUDGES),
                 "format": OUTPUT_FORMATS}
     seen = set()
-    from rag_metrics.experiment.history import ORDERS as RUN_ORDERS
+    from rag_metrics.experiment.history import RUN_ORDERS
 
     for (command, dest), offered in choices.items():
         if (command, dest) == ("rag-metrics report", "order"):  # the order of the runs, not the collapsing order

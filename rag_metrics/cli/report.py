@@ -9,7 +9,7 @@ from rag_metrics.cli import options
 
 
 def add(sub) -> None:
-    from rag_metrics.experiment.history import ORDERS as RUN_ORDERS
+    from rag_metrics.experiment.history import RUN_ORDERS
 
     rp = sub.add_parser("report", help="write HTML reports: an experiment report from retrieval logs, or notebooks",
                         description="With --run: the experiment report of your system (golden set, logs, pages). "

@@ -570,7 +570,7 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         ``primary``: the ruler of the headline)
     measure : the primary measure of the verdict; default ``hit@<largest k>`` (a gold page among the items the
         generator reads)
-    order : ``made`` (default) or ``given`` (:data:`rag_metrics.experiment.history.ORDERS`)
+    order : ``made`` (default) or ``given`` (:data:`rag_metrics.experiment.history.RUN_ORDERS`)
     history_dir : the experiment's history folder (default: a new temporary folder, i.e. no history)
     alpha : the level of the verdict's test
     """

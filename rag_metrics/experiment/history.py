@@ -42,7 +42,7 @@ from rag_metrics.core.files import FileLock, atomic_write_text
 from rag_metrics.core.fingerprint import check_comparable, digest
 
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
-           "history_table", "safe_name", "merge_history", "HistoryWarning", "ORDERS", "RULES", "run_made_at",
+           "history_table", "safe_name", "merge_history", "HistoryWarning", "RUN_ORDERS", "RULES", "run_made_at",
            "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
            "config_diff", "trend", "CONFIG_ROWS"]
 
@@ -184,7 +184,7 @@ def safe_name(text: str) -> str:
 
 # ---- the experiment history: runs in the order they were made ---------------------------------------------------
 
-ORDERS = ("made", "given")
+RUN_ORDERS = ("made", "given")
 """How an experiment's runs are ordered: ``made`` -- when each run was made (the log's ``.settings.json``
 ``started_at``, written by ``rag-metrics run``, else the log file's modification time); ``given`` -- the logs of a
 report in the order given, after the history's earlier runs. Never the time a report was built."""
@@ -226,7 +226,7 @@ def order_logs(logs, order: str = "made") -> list[dict]:
     or ``order given``). With ``made``, ties keep the given order, and a log whose time cannot be told (no settings,
     no file) is an error that names it.
     """
-    check_choice(order, ORDERS, "order", what="unknown run", field="order")
+    check_choice(order, RUN_ORDERS, "order", what="unknown run", field="order")
     rows = []
     for i, log in enumerate(logs):
         made_at, rule = run_made_at(log)

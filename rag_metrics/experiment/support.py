@@ -67,7 +67,7 @@ from rag_metrics.judging.claims import content_tokens, negated, split_claims
 from rag_metrics.judging.correctness import MeaningJudge, canonical_quantities, meaning_match
 from rag_metrics.judging.support import SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages, support_of_answer
 from rag_metrics.stats.agreement import MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, ppi_mean
-from rag_metrics.stats.agreement import wilson as agreement_wilson
+from rag_metrics.stats.agreement import wilson_mean
 from rag_metrics.stats.intervals import wilson
 from rag_metrics.stats.paired import sign_test
 
@@ -553,7 +553,7 @@ def sheet_agreement(human: pd.Series, judged: pd.Series, *, kinds: pd.Series | N
                           "human": [bool(v) for v in human], "judge": [bool(judged[c]) for c in human.index]})
     kappa = cohen_kappa(items["human"], items["judge"], confidence=confidence, n_resamples=n_resamples, seed=seed)
     ppi = ppi_mean(human.astype(float), judged.astype(bool), confidence=confidence)
-    return SheetAgreement(items, judged.astype(bool), kappa, ppi, agreement_wilson(judged.astype(float),
+    return SheetAgreement(items, judged.astype(bool), kappa, ppi, wilson_mean(judged.astype(float),
                                                                                     confidence=confidence),
                           judge, min_kappa)
 

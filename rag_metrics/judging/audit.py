@@ -32,9 +32,9 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.judging.index import PageIndex
 from rag_metrics.judging.locate import locate_items
 
-__all__ = ["audit_pages", "PageAudit", "check_pages_in_documents", "check_log_pages", "VERDICTS", "OFFSET_SHARE"]
+__all__ = ["audit_pages", "PageAudit", "check_pages_in_documents", "check_log_pages", "PAGE_VERDICTS", "OFFSET_SHARE"]
 
-VERDICTS = ("equal", "+1", "-1", "elsewhere", "not located")
+PAGE_VERDICTS = ("equal", "+1", "-1", "elsewhere", "not located")
 OFFSET_SHARE = 0.5
 """Share of located items from which one page offset is called constant (and warned about)."""
 CHUNK = 1 << 16
@@ -53,7 +53,7 @@ class PageAudit:
 
     @property
     def counts(self) -> pd.Series:
-        return self.items["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0).astype(int)
+        return self.items["verdict"].value_counts().reindex(list(PAGE_VERDICTS), fill_value=0).astype(int)
 
     @property
     def located(self) -> int:
@@ -98,8 +98,8 @@ class PageAudit:
     def table(self) -> pd.DataFrame:
         """One row: the counts, the shares of located items and the warning."""
         c, sh = self.counts, self.shares
-        row = {"log": self.name, "audited": int(c.sum()), **{v: int(c[v]) for v in VERDICTS},
-               **{f"{v} share": float(sh[v]) for v in VERDICTS[:-1]}, "page_base": self.page_base,
+        row = {"log": self.name, "audited": int(c.sum()), **{v: int(c[v]) for v in PAGE_VERDICTS},
+               **{f"{v} share": float(sh[v]) for v in PAGE_VERDICTS[:-1]}, "page_base": self.page_base,
                "warning": self.warning or ""}
         return pd.DataFrame([row]).set_index("log")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from rag_metrics.core.errors import ORDERS
 from rag_metrics.measures.registry import REGISTRY, parse_measure
 
 FIRST, DEDUP = "first chunk's position", "de-duplicated rank"
-ORDERS = ("cut_then_dedup", "dedup_then_cut")
 
 
 def reference(ranking, gold, measure: str) -> float:

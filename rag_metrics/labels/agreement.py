@@ -32,7 +32,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.labels.assessors import RELEVANT_GRADE
 from rag_metrics.stats.agreement import (MIN_ITEMS, MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, confusion_matrix, ppi_mean,
-                                         wilson)
+                                         wilson_mean)
 
 __all__ = ["agreement", "Agreement", "agreement_table", "hit_with_pages", "assessed_figures", "LabelFigures"]
 
@@ -172,7 +172,7 @@ class LabelFigures:
                               ("assessed labels added", "assessed_added")):
             if column == "human_complete" and self.ppi is None:
                 continue
-            mean, low, high, n = wilson(pq[column])
+            mean, low, high, n = wilson_mean(pq[column])
             rows[label] = {"mean": mean, "low": low, "high": high, "questions": n}
         p = self.ppi
         if p is not None:

@@ -460,7 +460,7 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     """
     import sys
 
-    from rag_metrics.experiment.history import ORDERS, RULES
+    from rag_metrics.experiment.history import RUN_ORDERS, RULES
     from rag_metrics.core.errors import check_int
     from rag_metrics.io.logs import parse_run_spec
     from rag_metrics.report.inputs import hand_over
@@ -468,7 +468,7 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
     check_int(drilldowns, "drilldowns", low=0)
-    check_choice(order, ORDERS, "order", what="unknown run", field="order")
+    check_choice(order, RUN_ORDERS, "order", what="unknown run", field="order")
     check_alpha(alpha)
     allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if measure is not None:

@@ -52,7 +52,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.stats import intervals
 
-__all__ = ["cohen_kappa", "Kappa", "confusion_matrix", "ppi_mean", "PPIEstimate", "wilson", "MIN_KAPPA", "MIN_ITEMS"]
+__all__ = ["cohen_kappa", "Kappa", "confusion_matrix", "ppi_mean", "PPIEstimate", "wilson_mean", "MIN_KAPPA", "MIN_ITEMS"]
 
 MIN_KAPPA = 0.6
 """Kappa from which an assessor's labels may enter headline figures ("substantial" agreement, Landis & Koch 1977)."""
@@ -192,7 +192,7 @@ def confusion_matrix(human, assessed) -> pd.DataFrame:
 
 # --- intervals for figures that use assessed labels -----------------------------------------------------------
 
-def wilson(values, *, confidence: float = 0.95) -> tuple[float, float, float, int]:
+def wilson_mean(values, *, confidence: float = 0.95) -> tuple[float, float, float, int]:
     """``(mean, low, high, n)`` of 0/1 values with Wilson's score interval (NaN excluded; all NaN when empty)."""
     _z(confidence)  # validated with this module's message
     arr = np.asarray(pd.Series(values, dtype=float))
@@ -282,6 +282,6 @@ def ppi_mean(human, assessed, *, confidence: float = 0.95) -> PPIEstimate:
     y_arr = np.zeros(len(f), dtype=bool)
     y_arr[labelled] = _binary(y[labelled].to_numpy(), "human")
     est, low, high = _ppi(y_arr[None, :], f_arr[None, :], labelled[None, :], z)
-    hm, hl, hh, _ = wilson(y[labelled].to_numpy(dtype=float), confidence=confidence)
+    hm, hl, hh, _ = wilson_mean(y[labelled].to_numpy(dtype=float), confidence=confidence)
     return PPIEstimate(float(est[0]), float(low[0]), float(high[0]), n, int(len(f)), float(f_arr.mean()),
                        float((y_arr[labelled].astype(float) - f_arr[labelled]).mean()), hm, hl, hh, confidence)
