@@ -2,6 +2,7 @@
 of questions that differ, and each branch on both sides of its boundary."""
 
 import pandas as pd
+import pytest
 
 from rag_metrics.stats.planning import questions_needed_binary
 from rag_metrics.lab.planning_lesson import FEWEST, TWICE, holm_example, plan_golden_set, plan_shown, plan_table
@@ -174,3 +175,19 @@ def test_a_gain_above_1_minus_the_baseline_is_never_planned():
     assert set(names(over)) == {"above_ceiling"} and "+0.3" in names(over)["above_ceiling"]["text_if_true"]
     assert "above_ceiling" not in names(plan_golden_set(d, [d], binary=True, target_gain=0.02, alpha=0.05,
                                                         baseline=0.5))
+
+
+@pytest.mark.parametrize("alpha, taken", [(0.2, True), (0.2000001, False), (0.05, True), (0.0, False), (True, False)])
+def test_the_lessons_take_alpha_up_to_0_2_and_name_the_bound(alpha, taken):
+    """Both lessons' parameter checks accept alpha in (0, 0.2] and name that range when they refuse one."""
+    from rag_metrics.lab import noise_lesson, planning_lesson
+
+    calls = [lambda: planning_lesson.check_parameters(measure="hit@5", retrievers=["bm25"], alpha=alpha,
+                                                      target_gain=0.05),
+             lambda: noise_lesson.check_parameters(measure="hit@5", retriever="bm25", alpha=alpha, simulated_sets=200)]
+    for call in calls:
+        if taken:
+            call()
+        else:
+            with pytest.raises(ValueError, match=r"\(0, 0\.2\]"):
+                call()

@@ -82,11 +82,12 @@ def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str |
     return int(value)
 
 
-def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha") -> float:
-    """Return ``alpha`` as a float in (0, 0.5]: the significance level of a two-sided test (a level above 0.5 would
-    call a change real more often than not when nothing changed). The one check every entry point uses."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha <= 0.5:
-        raise InputError(f"The {name!r} parameter must be a significance level in (0, 0.5], such as 0.05. "
+def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha", high: float = 0.5) -> float:
+    """Return ``alpha`` as a float in (0, ``high``]: the significance level of a two-sided test (a level above 0.5
+    would call a change real more often than not when nothing changed; a lesson may allow less). The one check every
+    entry point uses."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha <= high:
+        raise InputError(f"The {name!r} parameter must be a significance level in (0, {high:g}], such as 0.05. "
                          f"Got {alpha!r} instead.", field=field)
     return float(alpha)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import check_alpha
 from rag_metrics.stats.intervals import bootstrap_means, clopper_pearson, percentile_rows
 
 __all__ = ["SHORT_BY", "HIGH", "BANDS", "SLIGHTLY", "MARGIN", "check_parameters", "coverage_curve", "coverage_bands",
@@ -44,8 +45,7 @@ def check_parameters(*, measure: str, retriever: str, alpha: float, simulated_se
     parse_measure(measure)  # a clear error for a name that is not a measure
     if retriever not in RETRIEVERS:
         raise ValueError(f"retriever must be one of {RETRIEVERS}. Got {retriever!r}.")
-    if not 0 < alpha <= 0.2:
-        raise ValueError(f"alpha must be in (0, 0.2]. Got {alpha!r}.")
+    check_alpha(alpha, high=0.2)
     if not (isinstance(simulated_sets, int) and simulated_sets >= 200):
         raise ValueError(f"simulated_sets must be an int >= 200. Got {simulated_sets!r}.")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import check_alpha
 from rag_metrics.stats.paired import format_p, min_discordant
 from rag_metrics.stats.planning import exact_power, questions_needed, questions_needed_binary
 
@@ -204,8 +205,7 @@ def check_parameters(*, measure: str, retrievers, alpha: float, target_gain: flo
     for name in retrievers:
         if name not in RETRIEVERS:
             raise ValueError(f"retriever_a/b must be one of {RETRIEVERS}. Got {name!r}.")
-    if not 0 < alpha <= 0.2:
-        raise ValueError(f"alpha must be in (0, 0.2]. Got {alpha!r}.")
+    check_alpha(alpha, high=0.2)
     if not 0 < target_gain < 1:
         raise ValueError(f"target_gain must be in (0, 1). Got {target_gain!r}.")
 
