@@ -741,16 +741,6 @@ def test_reconcile_cost_sets_a_reported_cost_beside_the_estimate():
         reconcile_cost(est, cost=0.2, calls=0)
 
 
-def test_review_reexports_are_the_same_objects():
-    """golden.review keeps the names it had (flags and the review file moved to their own modules)."""
-    from rag_metrics.golden import flags, review, review_file
-
-    for name in ("PATTERNS", "flag_context_dependent", "near_duplicates"):
-        assert getattr(review, name) is getattr(flags, name)
-    for name in ("review_draft", "write_review", "read_decisions", "neutralize_cell", "restore_cell", "DECISIONS"):
-        assert getattr(review, name) is getattr(review_file, name)
-
-
 # ---- at the edges, by value ----------------------------------------------------------
 # The golden-set review at its edges, by value: a similarity exactly at the threshold, a folded answer's last
 # character, a four-character document name, and markup in the page text and the answer of the review page.

@@ -10,7 +10,7 @@ from rag_metrics.labels.audit import (accepted_in_labels, agreement_by_kind, ans
                                        audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside,
                                        retriever_misses_claim, unrecovered_claim, weakest_kind_claim)
 from rag_metrics.core.errors import InputError
-from rag_metrics.golden.review import TEMPLATE_GAP, kept_set_claim, templates_vs_hand_claim
+from rag_metrics.lab.golden_lesson import TEMPLATE_GAP, kept_set_claim, templates_vs_hand_claim
 
 
 def _iv(mean, low, high, n):
@@ -233,7 +233,7 @@ def test_candidates_beside_their_labelled_page_and_the_sentence_counting_them():
 
 
 def test_review_drops_few_at_two_or_a_tenth_and_many_above():
-    from rag_metrics.golden.review import review_drops_claim
+    from rag_metrics.lab.golden_lesson import review_drops_claim
     for dropped, generated in ((2, 5), (4, 40), (0, 0)):  # at the boundaries: 2, and a tenth of 40
         c = review_drops_claim(dropped, generated, 0, 1.5)
         assert c["condition"] and c["text_if_true"].startswith(f"Review drops few questions here too ({dropped} of ")
@@ -279,7 +279,7 @@ def test_kept_heading_copies_only_the_kept_and_only_their_own_page():
     import pytest
 
     from rag_metrics.core.errors import InputError
-    from rag_metrics.golden.review import kept_heading_copies
+    from rag_metrics.lab.golden_lesson import kept_heading_copies
     review, sample = _review_and_sample()
     assert kept_heading_copies(review, sample) == {"a": "駐車場は使えますか？", "d": "Overview"}  # c is dropped
     review.loc[0, "page"] = 2  # the same question on a page without that heading: not a copy
@@ -321,7 +321,7 @@ def test_kept_set_claim_says_the_bias_flips_only_when_every_kept_interval_lies_a
 
 
 def test_template_cost_differs_from_a_spread_of_the_gap_between_retrievers():
-    from rag_metrics.golden.review import template_cost_claim
+    from rag_metrics.lab.golden_lesson import template_cost_claim
     hand = {"bm25": _iv(0.985, 0.9, 1.0, 65), "dense": _iv(0.985, 0.9, 1.0, 65), "hybrid": _iv(0.985, 0.9, 1.0, 65)}
     t = {"bm25": _iv(0.765, 0.6, 0.9, 34), "dense": _iv(0.855, 0.7, 0.95, 34), "hybrid": _iv(0.795, 0.6, 0.9, 34)}
     c = template_cost_claim(t, hand, 3)
@@ -348,7 +348,7 @@ def test_template_cost_differs_from_a_spread_of_the_gap_between_retrievers():
 
 
 def test_kept_questions_marks_the_heading_copies():
-    from rag_metrics.golden.review import kept_questions
+    from rag_metrics.lab.golden_lesson import kept_questions
     review = pd.DataFrame({"question_id": ["a", "b", "c"], "question": ["What to attach?", "Why this guide?", "Q?"],
                            "doc_id": ["d", "d", "e"], "page": [3, 4, 5], "decision": ["keep", "drop", "keep"]})
     table = kept_questions(review, {"a": "What to attach?"})
@@ -373,7 +373,7 @@ def test_kept_set_claim_without_copies_or_without_kept_questions():
 
 def test_why_flagged_counts_each_dropped_question_once():
     from rag_metrics.golden.flags import HEADING_TEMPLATE
-    from rag_metrics.golden.review import why_flagged
+    from rag_metrics.lab.golden_lesson import why_flagged
     review = pd.DataFrame({
         "question_id": ["a", "b", "c", "d", "e"], "decision": ["drop", "drop", "keep", "drop", "drop"],
         "question": ["What are the rules on x?", "このガイドについて教えてください。", "ok?", "Why this guide?", "dup"],
@@ -388,7 +388,7 @@ def test_why_flagged_counts_each_dropped_question_once():
 
 
 def test_sample_claim_complete_or_naming_each_shortfall():
-    from rag_metrics.golden.review import sample_claim
+    from rag_metrics.lab.golden_lesson import sample_claim
     c = sample_claim(24, 8, 3, 75, 83, 200, [])
     assert c["condition"] and c["text_if_true"].startswith("24 pages from 8 documents, 3 each; 75 of the corpus's 83")
     c = sample_claim(5, 2, 3, 5, 9, 300, [("faq_*ja*", 2)])
@@ -399,7 +399,7 @@ def test_sample_claim_complete_or_naming_each_shortfall():
 
 
 def test_flagged_claim_none_or_some():
-    from rag_metrics.golden.review import flagged_claim
+    from rag_metrics.lab.golden_lesson import flagged_claim
     c = flagged_claim(36, 45, 34, 0)
     assert c["condition"] and c["text_if_true"].startswith("**36 of 45** generated questions (80%) are flagged")
     assert "(34 of them only for being a heading template, 0 as near-duplicates); 9 are kept." in c["text_if_true"]
@@ -409,7 +409,7 @@ def test_flagged_claim_none_or_some():
 
 
 def test_enough_questions_from_ten_kept():
-    from rag_metrics.golden.review import ENOUGH_KEPT, enough_questions_claim
+    from rag_metrics.lab.golden_lesson import ENOUGH_KEPT, enough_questions_claim
     assert ENOUGH_KEPT == 10
     assert enough_questions_claim(10)["condition"] and enough_questions_claim(40)["condition"]
     c = enough_questions_claim(9)
@@ -423,7 +423,7 @@ def test_hit_by_group_means_and_whiskers_in_the_plot_shape():
 
     from rag_metrics.stats.intervals import mean_interval
     from rag_metrics.core.errors import InputError
-    from rag_metrics.golden.review import bars, hit_by_group
+    from rag_metrics.lab.golden_lesson import bars, hit_by_group
     a, b = pd.Series([1.0, 0.0, 1.0, 1.0]), pd.Series([1.0] * 9)
     groups = hit_by_group({"templates": {"bm25": a, "dense": b}, "kept": {"bm25": b, "dense": a}})
     assert groups["templates"]["bm25"] == mean_interval(a) and groups["kept"]["bm25"] == mean_interval(b)
@@ -438,7 +438,7 @@ def test_hit_by_group_means_and_whiskers_in_the_plot_shape():
 
 
 def test_templates_vs_hand_says_the_miss_share_as_one_in_n():
-    from rag_metrics.golden.review import _one_in
+    from rag_metrics.lab.golden_lesson import _one_in
     assert [_one_in(x) for x in (1.0, 0.0, 0.8, 0.985, 0.5)] == ["none", "all", "about 1 in 5", "about 1 in 67",
                                                                   "about 1 in 2"]
     c = templates_vs_hand_claim({r: _iv(0.8, 0.6, 0.9, 34) for r in HAND},
@@ -459,7 +459,7 @@ def _miss_inputs(question="What are the rules on misuse?", chunk="## 2.1 Passwor
 
 
 def test_template_miss_first_missed_template_its_gold_and_the_chunk_ranked_first():
-    from rag_metrics.golden.review import template_miss
+    from rag_metrics.lab.golden_lesson import template_miss
     review, templated, hits, runs, chunks = _miss_inputs()
     c = template_miss(review, templated, hits, runs, chunks, 3)
     assert c["condition"] and c["figures"]["question"] == "What are the rules on misuse?"  # b before c; a not a template
@@ -477,7 +477,7 @@ def test_template_miss_first_missed_template_its_gold_and_the_chunk_ranked_first
 
 
 def test_template_miss_escapes_and_says_so_when_nothing_is_missed():
-    from rag_metrics.golden.review import template_miss
+    from rag_metrics.lab.golden_lesson import template_miss
     review, templated, hits, runs, chunks = _miss_inputs()
     hits["bm25"]["b"] = 1.0  # now c is the first miss, ranked first in document 'x<y'
     c = template_miss(review, templated, hits, runs, chunks, 3)
@@ -488,7 +488,7 @@ def test_template_miss_escapes_and_says_so_when_nothing_is_missed():
 
 
 def test_generated_count_explains_a_shortfall_from_the_pages():
-    from rag_metrics.golden.review import generated_count
+    from rag_metrics.lab.golden_lesson import generated_count
     q = pd.DataFrame({"doc_id": ["d", "d", "d", "e"], "page": [1, 1, 2, 1]})
     assert generated_count(q, 3, 2) == ("4 questions from 3 pages (not 6: on 2 pages the generator found fewer than "
                                         "2 headings or definitions to turn into questions)")
@@ -498,7 +498,7 @@ def test_generated_count_explains_a_shortfall_from_the_pages():
 
 
 def test_template_miss_finds_a_japanese_frame_inside_a_longer_run():
-    from rag_metrics.golden.review import template_miss
+    from rag_metrics.lab.golden_lesson import template_miss
     review, templated, hits, runs, chunks = _miss_inputs(chunk="支払について教えてください。")
     review.loc[1, ["question", "reasons"]] = ["発注について教えてください。", "a page heading wrapped in a template: '発注'"]
     c = template_miss(review, templated, hits, runs, chunks, 3)
