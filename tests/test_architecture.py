@@ -273,12 +273,12 @@ def test_history_saves_the_same_dict(trec_files, tmp_path):
 
 def test_cli_maps_only_input_errors_to_exit_2(trec_files, monkeypatch):
     from rag_metrics import cli
-    from rag_metrics.measures import evaluation
+    from rag_metrics.measures import evaluator
 
     def broken(*args, **kwargs):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(evaluation, "evaluate_trec", broken)
+    monkeypatch.setattr(evaluator, "evaluate_trec", broken)
     with pytest.raises(ValueError, match="an internal bug"):  # a bug surfaces as one, not as "bad input"
         cli.main(["evaluate", *map(str, trec_files)])
 
@@ -442,10 +442,10 @@ def test_the_circle_check_sees_a_circle_inside_one_folder():
     graph = {m: {t for t in edges if not _is_gathering(t)} for m, edges in _graph().items() if not _is_gathering(m)}
     assert "rag_metrics.llm.clients" in graph["rag_metrics.golden.generators"]  # a function-level import, seen
     assert "rag_metrics.golden.review_file" in graph["rag_metrics.golden.review"]
-    assert "rag_metrics.measures.engine" in graph["rag_metrics.measures.registry"]
+    assert "rag_metrics.measures.arrays" in graph["rag_metrics.measures.registry"]
     for a, b in (("rag_metrics.llm.clients", "rag_metrics.golden.generators"),
                  ("rag_metrics.golden.review_file", "rag_metrics.golden.review"),
-                 ("rag_metrics.measures.engine", "rag_metrics.measures.registry")):
+                 ("rag_metrics.measures.arrays", "rag_metrics.measures.registry")):
         planted = {m: set(e) | ({b} if m == a else set()) for m, e in graph.items()}
         assert any({a, b} <= set(c) for c in _circles(planted)), (a, b)
 

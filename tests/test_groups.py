@@ -258,7 +258,7 @@ def test_dataframes_trec_files_and_logs_agree(multi_hop, tmp_path):
     assert trec.settings["engine"] == "general", "a group column takes the general reader"
     pd.testing.assert_frame_equal(trec.per_question[measures].sort_index(), pages.sort_index(), check_names=False)
     dd = pytest.importorskip("dask.dataframe")
-    from rag_metrics.measures.distributed import evaluate_dask
+    from rag_metrics.measures.evaluator import evaluate_dask
 
     on_dask = evaluate_dask(gold, dd.from_pandas(run.sample(frac=1.0, random_state=0), npartitions=2), measures)
     pd.testing.assert_frame_equal(on_dask.per_question[measures], pages, check_names=False)
@@ -304,7 +304,7 @@ CHUNKS = [f"c{i}" for i in range(10)]
                           st.dictionaries(st.sampled_from(CHUNKS), st.sampled_from([0, 1, 2]), max_size=5),
                           st.lists(st.integers(0, 2), min_size=5, max_size=5)), min_size=1, max_size=4),
        st.integers(1, 9), st.sampled_from([1, 2]))
-def test_the_engine_equals_the_definition_with_groups(questions, k, min_rel):
+def test_the_array_kernels_equal_the_definition_with_groups(questions, k, min_rel):
     """Groups through the array kernel equal sufficiency_at_k on every question (labels 0-2, min_rel 1-2, a gold ID in
     one or two groups)."""
     gold_rows, run_rows, expected = [], [], {}
