@@ -137,6 +137,20 @@ def _is_gathering(module: str) -> bool:
     return module == "rag_metrics" or (ROOT.parent / (module.replace(".", "/") + "/__init__.py")).exists()
 
 
+def test_the_dask_mechanics_know_no_judge_and_no_evaluator():
+    """measures/distributed.py is the Dask mechanics alone: it is handed the prepared evaluator (which imports it only
+    where Dask is chosen) and the experiment's per-part function, so nothing it reaches, even lazily, judges."""
+    graph = {m: {t for t in edges if not _is_gathering(t)} for m, edges in _graph().items()}
+    reached, todo = set(), ["rag_metrics.measures.distributed"]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                todo.append(target)
+    assert "rag_metrics.measures.result" in reached
+    assert not {m for m in reached if _step(m) not in ("core", "io", "measures") or m == "rag_metrics.measures.evaluator"}
+
+
 def test_the_measures_read_no_file():
     """measures/ takes the typed inputs of io/ (judgments, rankings, a coded run) and never a reader: files are read by
     the types' constructors and methods."""

@@ -46,6 +46,29 @@ def test_a_set_without_groups_keeps_its_fingerprint_and_groups_change_it(golden)
     assert plain.fingerprint() != grouped.fingerprint()
 
 
+def test_a_subset_keeps_its_questions_rows_and_chunk_gold_carries_their_type():
+    """What a part of a log split by question is evaluated against (the Dask path of evaluate_log): every table and
+    the backlog keep the rows of the given questions only; the chunk-level gold is the gold chunks with their
+    question's type."""
+    rows = [{"question_id": "q1", "question": "A?", "type": "multi", "gold_groups": GROUPS, "gold_chunks": ["p#1"]},
+            {"question_id": "q2", "question": "B?", "type": "fact", "gold_groups": [[["hr", 1]]],
+             "gold_chunks": ["hr#1", "hr#2"]},
+            {"question_id": "q3", "question": "C?", "labelled": False},
+            {"question_id": "q4", "question": "D?", "labelled": False},
+            {"question_id": "q5", "question": "E?", "type": "fact", "gold_docs": ["faq"]}]
+    g = golden_from_records(list(enumerate(rows, start=1)))
+    sub = g.subset({"q1", "q3", "zz"})
+    assert list(sub.questions.index) == ["q1", "q3"] and sub.backlog == ("q3",) and g.backlog == ("q3", "q4")
+    assert set(g.gold["question_id"]) == {"q1", "q2", "q5"}
+    for name in ("gold", "gold_pages", "gold_chunks", "gold_groups"):
+        whole = getattr(g, name)
+        pd.testing.assert_frame_equal(getattr(sub, name), whole[whole["question_id"].isin(["q1", "q3"])])
+    assert set(g.gold_groups["question_id"]) == {"q1", "q2"} and sub.has_groups and sub.fingerprint() != g.fingerprint()
+    assert g.chunk_gold().to_dict("records") == [{"question_id": "q1", "chunk_id": "p#1", "type": "multi"},
+                                                 {"question_id": "q2", "chunk_id": "hr#1", "type": "fact"},
+                                                 {"question_id": "q2", "chunk_id": "hr#2", "type": "fact"}]
+
+
 @pytest.mark.parametrize("row, message", [
     ({"gold_groups": []}, "non-empty list of groups"),
     ({"gold_groups": [[]]}, "gold group 1 must be a non-empty list"),
