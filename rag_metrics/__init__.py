@@ -23,10 +23,10 @@ from rag_metrics.core.errors import InputError, NotComparableError
 from rag_metrics.io.judgments import Qrels
 from rag_metrics.io.rankings import Run
 from rag_metrics.measures.collapse import collapse_to_documents, document_ranking
-from rag_metrics.measures.evaluation import Evaluation, evaluate, evaluate_trec, summarize
-from rag_metrics.measures.evaluator import Evaluator, evaluator
+from rag_metrics.measures.evaluator import Evaluator, evaluate, evaluate_trec, evaluator
 from rag_metrics.measures.metrics import average_precision, hit_at_k, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
+from rag_metrics.measures.result import Evaluation, summarize
 
 __version__ = "0.1.0"
 

@@ -137,6 +137,20 @@ def _is_gathering(module: str) -> bool:
     return module == "rag_metrics" or (ROOT.parent / (module.replace(".", "/") + "/__init__.py")).exists()
 
 
+def test_the_dask_mechanics_know_no_judge_and_no_evaluator():
+    """measures/distributed.py is the Dask mechanics alone: it is handed the prepared evaluator (which imports it only
+    where Dask is chosen) and the experiment's per-part function, so nothing it reaches, even lazily, judges."""
+    graph = {m: {t for t in edges if not _is_gathering(t)} for m, edges in _graph().items()}
+    reached, todo = set(), ["rag_metrics.measures.distributed"]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                todo.append(target)
+    assert "rag_metrics.measures.result" in reached
+    assert not {m for m in reached if _step(m) not in ("core", "io", "measures") or m == "rag_metrics.measures.evaluator"}
+
+
 def test_the_measures_read_no_file():
     """measures/ takes the typed inputs of io/ (judgments, rankings, a coded run) and never a reader: files are read by
     the types' constructors and methods."""
@@ -273,12 +287,12 @@ def test_history_saves_the_same_dict(trec_files, tmp_path):
 
 def test_cli_maps_only_input_errors_to_exit_2(trec_files, monkeypatch):
     from rag_metrics import cli
-    from rag_metrics.measures import evaluation
+    from rag_metrics.measures import evaluator
 
     def broken(*args, **kwargs):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(evaluation, "evaluate_trec", broken)
+    monkeypatch.setattr(evaluator, "evaluate_trec", broken)
     with pytest.raises(ValueError, match="an internal bug"):  # a bug surfaces as one, not as "bad input"
         cli.main(["evaluate", *map(str, trec_files)])
 
@@ -442,10 +456,10 @@ def test_the_circle_check_sees_a_circle_inside_one_folder():
     graph = {m: {t for t in edges if not _is_gathering(t)} for m, edges in _graph().items() if not _is_gathering(m)}
     assert "rag_metrics.llm.clients" in graph["rag_metrics.golden.generators"]  # a function-level import, seen
     assert "rag_metrics.golden.review_file" in graph["rag_metrics.golden.review"]
-    assert "rag_metrics.measures.engine" in graph["rag_metrics.measures.registry"]
+    assert "rag_metrics.measures.arrays" in graph["rag_metrics.measures.registry"]
     for a, b in (("rag_metrics.llm.clients", "rag_metrics.golden.generators"),
                  ("rag_metrics.golden.review_file", "rag_metrics.golden.review"),
-                 ("rag_metrics.measures.engine", "rag_metrics.measures.registry")):
+                 ("rag_metrics.measures.arrays", "rag_metrics.measures.registry")):
         planted = {m: set(e) | ({b} if m == a else set()) for m, e in graph.items()}
         assert any({a, b} <= set(c) for c in _circles(planted)), (a, b)
 

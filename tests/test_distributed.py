@@ -11,7 +11,7 @@ distributed = pytest.importorskip("dask.distributed")
 
 from rag_metrics import evaluate  # noqa: E402
 from rag_metrics.cli import main  # noqa: E402
-from rag_metrics.measures.distributed import evaluate_dask  # noqa: E402
+from rag_metrics.measures.evaluator import evaluate_dask  # noqa: E402
 
 MEASURES = ["recall@3", "precision@2", "hit@1", "mrr", "ndcg@3", "map", "rprec", "bpref", "f1@2", "hits@3", "judged@3",
             "num_rel", "num_ret"]

@@ -108,10 +108,11 @@ def test_measure_names_round_trip():
 
 def test_package_attribute_is_the_function_after_submodule_imports():
     import rag_metrics
-    import rag_metrics.measures.evaluation  # noqa: F401  (importing the module must not shadow the function)
+    import rag_metrics.measures.evaluator  # noqa: F401  (importing the module must not shadow the functions)
     from rag_metrics.lab import grid# noqa: F401
 
-    assert rag_metrics.evaluate is rag_metrics.measures.evaluation.evaluate and callable(rag_metrics.evaluate)
+    assert rag_metrics.evaluate is rag_metrics.measures.evaluator.evaluate and callable(rag_metrics.evaluate)
+    assert rag_metrics.evaluator is rag_metrics.measures.evaluator.evaluator and callable(rag_metrics.evaluator)
 
 
 def test_command_line_path_does_not_import_pandas():

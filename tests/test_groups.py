@@ -46,6 +46,29 @@ def test_a_set_without_groups_keeps_its_fingerprint_and_groups_change_it(golden)
     assert plain.fingerprint() != grouped.fingerprint()
 
 
+def test_a_subset_keeps_its_questions_rows_and_chunk_gold_carries_their_type():
+    """What a part of a log split by question is evaluated against (the Dask path of evaluate_log): every table and
+    the backlog keep the rows of the given questions only; the chunk-level gold is the gold chunks with their
+    question's type."""
+    rows = [{"question_id": "q1", "question": "A?", "type": "multi", "gold_groups": GROUPS, "gold_chunks": ["p#1"]},
+            {"question_id": "q2", "question": "B?", "type": "fact", "gold_groups": [[["hr", 1]]],
+             "gold_chunks": ["hr#1", "hr#2"]},
+            {"question_id": "q3", "question": "C?", "labelled": False},
+            {"question_id": "q4", "question": "D?", "labelled": False},
+            {"question_id": "q5", "question": "E?", "type": "fact", "gold_docs": ["faq"]}]
+    g = golden_from_records(list(enumerate(rows, start=1)))
+    sub = g.subset({"q1", "q3", "zz"})
+    assert list(sub.questions.index) == ["q1", "q3"] and sub.backlog == ("q3",) and g.backlog == ("q3", "q4")
+    assert set(g.gold["question_id"]) == {"q1", "q2", "q5"}
+    for name in ("gold", "gold_pages", "gold_chunks", "gold_groups"):
+        whole = getattr(g, name)
+        pd.testing.assert_frame_equal(getattr(sub, name), whole[whole["question_id"].isin(["q1", "q3"])])
+    assert set(g.gold_groups["question_id"]) == {"q1", "q2"} and sub.has_groups and sub.fingerprint() != g.fingerprint()
+    assert g.chunk_gold().to_dict("records") == [{"question_id": "q1", "chunk_id": "p#1", "type": "multi"},
+                                                 {"question_id": "q2", "chunk_id": "hr#1", "type": "fact"},
+                                                 {"question_id": "q2", "chunk_id": "hr#2", "type": "fact"}]
+
+
 @pytest.mark.parametrize("row, message", [
     ({"gold_groups": []}, "non-empty list of groups"),
     ({"gold_groups": [[]]}, "gold group 1 must be a non-empty list"),
@@ -258,7 +281,7 @@ def test_dataframes_trec_files_and_logs_agree(multi_hop, tmp_path):
     assert trec.settings["engine"] == "general", "a group column takes the general reader"
     pd.testing.assert_frame_equal(trec.per_question[measures].sort_index(), pages.sort_index(), check_names=False)
     dd = pytest.importorskip("dask.dataframe")
-    from rag_metrics.measures.distributed import evaluate_dask
+    from rag_metrics.measures.evaluator import evaluate_dask
 
     on_dask = evaluate_dask(gold, dd.from_pandas(run.sample(frac=1.0, random_state=0), npartitions=2), measures)
     pd.testing.assert_frame_equal(on_dask.per_question[measures], pages, check_names=False)
@@ -304,7 +327,7 @@ CHUNKS = [f"c{i}" for i in range(10)]
                           st.dictionaries(st.sampled_from(CHUNKS), st.sampled_from([0, 1, 2]), max_size=5),
                           st.lists(st.integers(0, 2), min_size=5, max_size=5)), min_size=1, max_size=4),
        st.integers(1, 9), st.sampled_from([1, 2]))
-def test_the_engine_equals_the_definition_with_groups(questions, k, min_rel):
+def test_the_array_kernels_equal_the_definition_with_groups(questions, k, min_rel):
     """Groups through the array kernel equal sufficiency_at_k on every question (labels 0-2, min_rel 1-2, a gold ID in
     one or two groups)."""
     gold_rows, run_rows, expected = [], [], {}

@@ -16,7 +16,7 @@ from rag_metrics import (
 )
 from rag_metrics import InputError
 from rag_metrics.io.trec import trec_order
-from rag_metrics.measures.evaluation import evaluate, evaluate_trec
+from rag_metrics.measures.evaluator import evaluate, evaluate_trec
 from rag_metrics.measures.registry import parse_measure
 
 AT_K = [recall_at_k, precision_at_k, hit_at_k, ndcg_at_k]

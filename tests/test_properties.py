@@ -1,4 +1,4 @@
-"""Property tests: the array engine equals the per-question definitions, and invariants hold."""
+"""Property tests: the array kernels equal the per-question definitions, and invariants hold."""
 
 import math
 

@@ -65,7 +65,7 @@ TESTS_FOR = {
     "rag_metrics/golden/review.py": ["tests/test_golden.py"],
     "rag_metrics/templates/golden_review.html.j2": ["tests/test_golden.py", "tests/test_hostile.py"],
     "rag_metrics/measures/registry.py": ["tests/test_metrics.py"],
-    "rag_metrics/measures/engine.py": ["tests/test_metrics.py"],
+    "rag_metrics/measures/arrays.py": ["tests/test_metrics.py"],
     "rag_metrics/io/trec.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/io/trec_fast.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/report/runner.py": ["tests/test_runner.py", "tests/test_files.py"],
@@ -83,7 +83,7 @@ TESTS_FOR = {
 J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
                  "rag_metrics/experiment/evaluate.py")
 RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden_review.html.j2",
-                   "rag_metrics/measures/registry.py", "rag_metrics/measures/engine.py")
+                   "rag_metrics/measures/registry.py", "rag_metrics/measures/arrays.py")
 TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
                   "rag_metrics/retrieval/runner.py")
 IV, PA, AG = "rag_metrics/stats/intervals.py", "rag_metrics/stats/paired.py", "rag_metrics/stats/agreement.py"

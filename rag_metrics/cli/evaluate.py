@@ -72,7 +72,7 @@ def _per_question(ev) -> str:
 
 def run(args) -> int:
     from rag_metrics.core.errors import InputError
-    from rag_metrics.measures.evaluation import evaluate_trec
+    from rag_metrics.measures.evaluator import evaluate_trec
 
     if args.unit == "chunk" and args.doc_map:
         raise InputError("--doc-map maps chunks to documents: use it with --unit document.")

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.measures.evaluation import Evaluation
 from rag_metrics.measures.evaluator import evaluator
+from rag_metrics.measures.result import Evaluation
 from rag_metrics.core.serialize import jsonable
 from rag_metrics.stats import N_RESAMPLES, compare_to_baseline
 

@@ -33,7 +33,8 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_choice, check_int
 from rag_metrics.io.logs import log_key
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run, judged_frame
-from rag_metrics.measures.evaluation import JUDGED_WARNING, Evaluation, evaluate
+from rag_metrics.measures.evaluator import evaluate
+from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.measures.pages import evaluate_judged
 from rag_metrics.core.text import PAGE_MARKER, normalize
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
@@ -41,7 +42,7 @@ from rag_metrics.experiment.attribution import status_summary, status_table
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
-           "GenerationView", "latency_table"]
+           "GenerationView", "latency_table", "judge_and_evaluate"]
 
 
 
@@ -645,6 +646,65 @@ def headline_table(per_question: dict, measures, *, n_resamples: int = N_RESAMPL
     return mean_table(per_question, measures, n_resamples=n_resamples)
 
 
+def judge_and_evaluate(golden, run: pd.DataFrame, judges: dict, index, measures: list, *,
+                       chunk_level: bool = False) -> tuple:
+    """Judge the log rows ``run`` with every judge and evaluate them at every level: ``(judged, pages, document,
+    chunk)`` as :func:`evaluate_log` keeps them.
+
+    * ``judged``: ``{judge name: judged rows}`` (:func:`~rag_metrics.judging.judges.judge_run`) of the rows with a
+      document, the overlap judge's with the furniture-kept ruler too (``kept``);
+    * ``pages``: ``{judge name: Evaluation}``, page level under that judge (:func:`evaluate_judged`);
+    * ``document``: the document-level :class:`Evaluation` of the rows with a document (evidence groups give
+      ``sufficiency@k``, :meth:`~rag_metrics.io.golden.GoldenSet.document_gold`);
+    * ``chunk``: the chunk-level :class:`Evaluation` against the gold chunk IDs when ``chunk_level``, without
+      ``sufficiency@k`` (chunk IDs carry no evidence groups); else None.
+
+    Every question of ``golden`` is evaluated; one without rows is an empty ranking. The local path calls this on
+    all the rows; the Dask path on each part of the rows split by question, against the golden set restricted to
+    the part's questions (:func:`_judge_and_evaluate_on_dask`).
+    """
+    has_doc = run["doc_id"].notna()
+    with_doc = run if has_doc.all() else run[has_doc]  # judged frames share its columns (judge_run)
+    judged, pages = {}, {}
+    for name, judge in judges.items():
+        judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index, kept=name == "overlap")
+        pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
+    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
+    chunk = None
+    if chunk_level:
+        chunk = evaluate(golden.chunk_gold(), run[["question_id", "rank", "chunk_id"]],
+                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")
+    return judged, pages, document, chunk
+
+
+def _judge_and_evaluate_part(part: pd.DataFrame, golden, judges: dict, index, measures: list,
+                             chunk_level: bool) -> tuple:
+    """:func:`judge_and_evaluate` of one part of the log, against the golden set of the part's questions."""
+    return judge_and_evaluate(golden.subset(set(part["question_id"])), part, judges, index, measures,
+                              chunk_level=chunk_level)
+
+
+def _judge_and_evaluate_on_dask(golden, run: pd.DataFrame, judges: dict, index, measures: list, *,
+                                chunk_level: bool, scheduler: str | None) -> tuple:
+    """:func:`judge_and_evaluate` on Dask: ``run`` split by question, each part judged and evaluated on a worker
+    (:func:`~rag_metrics.measures.distributed.map_by_question`), the parts joined -- the judged rows in the log's
+    row order, the per-question values in the golden set's order, the questions no part holds (labelled, not in the
+    log) as empty rankings (:func:`~rag_metrics.measures.distributed.combine_per_question`): the same tables and
+    numbers as one process computes."""
+    from rag_metrics.measures.distributed import combine_per_question, map_by_question
+
+    parts = map_by_question(_judge_and_evaluate_part, run, scheduler=scheduler, golden=golden, judges=judges,
+                            index=index, measures=measures, chunk_level=chunk_level)
+    _, whole_pages, whole_document, whole_chunk = judge_and_evaluate(golden, run.iloc[:0], judges, index, measures,
+                                                                     chunk_level=chunk_level)
+    order = {q: i for i, q in enumerate(pd.unique(run["question_id"]))}
+    judged = {name: pd.concat([p[0][name] for p in parts]).loc[run.index[run["doc_id"].notna()]] for name in judges}
+    pages = {name: combine_per_question([p[1][name] for p in parts], whole_pages[name], order) for name in judges}
+    document = combine_per_question([p[2] for p in parts], whole_document, order)
+    chunk = combine_per_question([p[3] for p in parts], whole_chunk, order) if chunk_level else None
+    return judged, pages, document, chunk
+
+
 LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
@@ -664,7 +724,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     primary : judge of the headline; default the first that applies of overlap, page, marker, document.
     engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
-        numbers (:func:`rag_metrics.measures.distributed.judge_and_evaluate_log`).
+        numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
     """
     check_choice(engine, LOG_ENGINES, "engine", func="evaluate_log")
     ks = tuple(sorted({check_int(k, "k") for k in ks}))
@@ -700,26 +760,13 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if golden.has_groups:
         measures += [f"sufficiency@{k}" for k in ks]
-    judged, pages = {}, {}
-    has_doc = run["doc_id"].notna()
-    with_doc = run if has_doc.all() else run[has_doc]  # judged frames share its columns (judge_run)
     chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
     if engine == "dask":
-        from rag_metrics.measures.distributed import judge_and_evaluate_log
-
-        judged, pages, document, chunk = judge_and_evaluate_log(golden, run, judges, index, measures,
-                                                                chunk_level=chunk_level, scheduler=scheduler)
+        judged, pages, document, chunk = _judge_and_evaluate_on_dask(golden, run, judges, index, measures,
+                                                                     chunk_level=chunk_level, scheduler=scheduler)
     else:
-        for name, judge in judges.items():
-            judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index, kept=name == "overlap")
-            pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-        document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
-        chunk = None
-        if chunk_level:
-            gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(),
-                                                   on="question_id")
-            chunk = evaluate(gold_chunks, run[["question_id", "rank", "chunk_id"]],
-                             [m for m in measures if not m.startswith("sufficiency")], level="chunk")  # no chunk groups
+        judged, pages, document, chunk = judge_and_evaluate(golden, run, judges, index, measures,
+                                                            chunk_level=chunk_level)
     failures = failure_breakdown_judged(golden, judged[primary], max(ks))
     failed = [qmap[log_key(q, t)] for q, t, e in
               zip(log.questions["question_id"], log.questions["question"], log.questions["error"])

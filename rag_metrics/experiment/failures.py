@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.judging.judges import judge_run
-from rag_metrics.measures.evaluation import evaluate
+from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.pages import evaluate_pages
 
 __all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAILURE_KINDS", "GROUP_MISSING"]

@@ -2,7 +2,7 @@
 
 Built by :func:`rag_metrics.io.rankings.code_run` (a run read whole) and by the columnar readers of
 :mod:`rag_metrics.io.trec_fast` (which keep only the judged rows of a large run); read by
-:mod:`rag_metrics.measures.prepared`. No string reaches the measures.
+:class:`rag_metrics.measures.evaluator.Evaluator`. No string reaches the measures.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = ["CodedRun"]
 
 @dataclass(frozen=True)
 class CodedRun:
-    """A run joined with judgments as integer arrays, for the array engine (:mod:`rag_metrics.measures.engine`).
+    """A run joined with judgments as integer arrays, for the array kernels (:mod:`rag_metrics.measures.arrays`).
 
     Questions are coded by their position in ``Qrels.questions``. Either every retrieved row is given --
     ``run_q, run_item`` sorted by question then rank, items coded like ``gold_item`` -- or, from the columnar

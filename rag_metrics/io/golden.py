@@ -136,6 +136,27 @@ class GoldenSet:
         return self.gold.assign(group=[sorted(set(member[q, d])) if (q, d) in member else None
                                        for q, d in zip(self.gold["question_id"], self.gold["doc_id"])])
 
+    def chunk_gold(self) -> pd.DataFrame:
+        """:attr:`gold_chunks` with each question's ``type`` (from :attr:`gold`; a chunk of a question without a gold
+        row is left out): the chunk-level gold :func:`rag_metrics.evaluate` reads (``level="chunk"``). Only for a
+        set with ``gold_chunks`` (callers check first)."""
+        types = self.gold[["question_id", "type"]].drop_duplicates("question_id")
+        return self.gold_chunks.merge(types, on="question_id")
+
+    def subset(self, questions) -> GoldenSet:
+        """This set restricted to ``questions`` (IDs): every table and the backlog keep only their rows, in their
+        order; the source is kept. What the part of a log split by question is evaluated against."""
+        from dataclasses import replace
+
+        keep = set(questions)
+
+        def rows(table):
+            return None if table is None else table[table["question_id"].isin(keep)]
+
+        return replace(self, questions=self.questions[self.questions.index.isin(keep)], gold=rows(self.gold),
+                       gold_pages=rows(self.gold_pages), gold_chunks=rows(self.gold_chunks),
+                       gold_groups=rows(self.gold_groups), backlog=tuple(q for q in self.backlog if q in keep))
+
     def fingerprint(self) -> str:
         """Digest of the questions and their gold: two runs are comparable only on the same golden set.
 

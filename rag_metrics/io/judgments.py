@@ -206,8 +206,7 @@ class Qrels:
             if golden.gold_chunks is None or not len(golden.gold_chunks):
                 raise InputError("the golden set has no gold chunk IDs (gold_chunks); evaluate at document level.",
                                  path=golden.source)
-            types = golden.gold[["question_id", "type"]].drop_duplicates("question_id")
-            qrels = cls.from_df(golden.gold_chunks.merge(types, on="question_id"), level="chunk")
+            qrels = cls.from_df(golden.chunk_gold(), level="chunk")
         qrels.source = golden.source
         return qrels
 
@@ -287,7 +286,7 @@ class Qrels:
         return self.groups is not None
 
     def group_rows(self, item_codes: np.ndarray):
-        """``(group_q, group_item, group_id, group_label)`` for the engine: one row per (evidence group, judged
+        """``(group_q, group_item, group_id, group_label)`` for the array kernels: one row per (evidence group, judged
         member), group codes unique over all questions; ``item_codes`` codes the :attr:`judged_rows`' IDs. None
         without groups."""
         if self.groups is None:

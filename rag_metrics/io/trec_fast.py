@@ -441,7 +441,7 @@ def _code_small(qrels, run_path, doc_map: dict | None) -> CodedRun:
     if (mixed[1:] == mixed[:-1]).any():
         raise FastPathUnavailable("run: duplicate document candidate")
     order = trec_order(rq_first, score, lambda rows: ids[rows], lambda a, b: ids[a] > ids[b])
-    if doc_map is not None:  # chunks -> documents: every row goes to the engine, which keeps each document once
+    if doc_map is not None:  # chunks -> documents: every row goes to the array kernels, which keep each document once
         rq = row_q[order]
         known = rq >= 0
         codes = _doc_codes(judgments, ids, doc_map)

@@ -25,7 +25,7 @@ def reference(ranking, gold, measure: str) -> float:
 def order_example(k: int) -> tuple[pd.DataFrame, dict]:
     """(each measure's value under each order, figures): ``reads[order][measure]`` names the document ranking(s) the
     package's value matches (both when they agree, "neither" when none), ``rank`` the FAQ's rank in each ranking."""
-    from rag_metrics.measures.evaluation import evaluate
+    from rag_metrics.measures.evaluator import evaluate
 
     chunks = ["manual#1", "manual#2", "manual#3", "faq#1"]
     doc_of = {c: c.split("#")[0] for c in chunks}
@@ -52,7 +52,7 @@ def one_rule(reads: dict) -> bool:
 
 def judged_example(k: int, depth: int) -> dict:
     """Judged@k and precision@k on the sample golden set, BM25 over 400/100 chunks searched ``max(depth, k)`` deep."""
-    from rag_metrics.measures.evaluation import evaluate
+    from rag_metrics.measures.evaluator import evaluate
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.retrieval.chunking import chunk_fixed

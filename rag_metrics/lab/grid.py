@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from rag_metrics.core.errors import check_k
-from rag_metrics.measures.evaluation import evaluate
+from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.retrieval.chunking import indexed_text
 from rag_metrics.retrieval.retrievers import search_configuration
 from rag_metrics.core.text import CJK_CHAR, token_spans

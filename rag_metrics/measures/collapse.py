@@ -1,6 +1,6 @@
 """Chunk -> document collapsing, with the order of cutting and de-duplicating made explicit.
 
-One rule per order, for every measure at document level (the array engine, the TREC readers, Dask
+One rule per order, for every measure at document level (the array kernels, the TREC readers, Dask
 and the page-level measures follow it; a differential test checks them against
 :func:`document_ranking` and the per-question definitions):
 

@@ -1,20 +1,27 @@
-"""Evaluation on Dask, for runs larger than one machine's memory (months of production logs).
+"""Evaluation on Dask, for runs larger than one machine's memory (months of production logs): the mechanics.
 
 Every measure of a question depends only on that question's rows, so a run partitioned by
-question is evaluated partition by partition with the same prepared judgments and engine, and the
+question is evaluated partition by partition with the same prepared evaluator, and the
 results are concatenated: the numbers are identical to :func:`rag_metrics.evaluate` on the
 whole run (a test checks it on a ``dask.distributed`` LocalCluster).
 
-:func:`evaluate_dask` takes a ``dask.dataframe`` with the run columns of
-:func:`rag_metrics.evaluate`. If a question's rows sit in several partitions, the frame is
-first shuffled on ``question_id`` (``shuffle="auto"``; pass ``shuffle=False`` to get an
-error instead). The golden set (a DataFrame or :class:`~rag_metrics.io.judgments.Qrels`) is
-prepared once and sent to every worker. A prepared :func:`rag_metrics.evaluator` sends a
-``dask.dataframe`` run here too.
+This module imports no evaluator: a prepared :class:`~rag_metrics.measures.evaluator.Evaluator` chooses Dask as one
+of its readers and hands itself over (its ``qrels``, ``with_qrels``, ``evaluate_table`` and settings are what is used
+here). :func:`evaluate_partitioned` takes a
+``dask.dataframe`` with the run columns of :func:`rag_metrics.evaluate`
+(:func:`rag_metrics.measures.evaluator.evaluate_dask`, or a prepared :func:`rag_metrics.evaluator` given one);
+:func:`evaluate_files` one partition per TREC file. If a question's rows sit in several partitions, the frame is
+first shuffled on ``question_id`` (``shuffle="auto"``; pass ``shuffle=False`` to get an error instead). The
+evaluator is sent to every worker.
+
+For work that is not an evaluation of one run -- the judging and evaluation of a retrieval log
+(:func:`rag_metrics.experiment.evaluate.evaluate_log`) -- :func:`map_by_question` runs a function on parts of a
+frame split by question, and :func:`combine_per_question` joins the per-question evaluations it returns.
 
 On a real cluster, create the client first and everything runs there::
 
     from dask.distributed import Client
+    from rag_metrics.measures.evaluator import evaluate_dask
     client = Client("tcp://scheduler-host:8786")   # or a dask-jobqueue / Kubernetes cluster
     run = dd.read_parquet("s3://logs/retrieval/2026-*/")     # question_id, rank, doc_id, ...
     result = evaluate_dask(golden, run, ["recall@5", "ndcg@10"])
@@ -34,15 +41,13 @@ import logging
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.io.judgments import Qrels
 from rag_metrics.io.rankings import Run
-from rag_metrics.measures.prepared import Prepared
 from rag_metrics.measures.result import Evaluation
 
-__all__ = ["evaluate_dask", "evaluate_partitioned", "evaluate_files", "dask_client", "judge_and_evaluate_log"]
+__all__ = ["evaluate_partitioned", "evaluate_files", "dask_client", "map_by_question", "combine_per_question"]
 
 
-def _partition_values(part: pd.DataFrame, prepared: Prepared, files) -> pd.DataFrame:
+def _partition_values(part: pd.DataFrame, prepared, files) -> pd.DataFrame:
     if part.empty:
         return pd.DataFrame()
     if files is not None:  # TREC files: order each question like trec_eval once its rows are together
@@ -54,9 +59,7 @@ def _partition_values(part: pd.DataFrame, prepared: Prepared, files) -> pd.DataF
     local = prepared.qrels.subset([q for q in prepared.qrels.questions if q in asked])
     frames = []
     if len(local.questions):
-        sub = Prepared(local, prepared.measures, level=prepared.level, doc_map=prepared.doc_map,
-                       order=prepared.order, min_rel=prepared.min_rel, gain=prepared.gain)
-        frames.append(sub.evaluate_table(run).per_question.reset_index())
+        frames.append(prepared.with_qrels(local).evaluate_table(run).per_question.reset_index())
     unknown = part.loc[~qids.isin(set(local.questions)).to_numpy()] if files is None else \
         run.frame.loc[~qids.isin(set(local.questions)).to_numpy()]
     unknown = unknown.drop_duplicates("question_id")
@@ -74,9 +77,10 @@ def _split_by_question(run) -> bool:
     return bool(per_part.duplicated().any())
 
 
-def evaluate_partitioned(prepared: Prepared, run, *, shuffle="auto", files: list | None = None,
+def evaluate_partitioned(prepared, run, *, shuffle="auto", files: list | None = None,
                          scheduler: str | None = None) -> Evaluation:
-    """A ``dask.dataframe`` run evaluated partition by partition against prepared judgments (module docstring)."""
+    """A ``dask.dataframe`` run evaluated partition by partition by ``prepared``, an
+    :class:`~rag_metrics.measures.evaluator.Evaluator` (module docstring)."""
     if scheduler and files is None:
         with dask_client(scheduler):
             return evaluate_partitioned(prepared, run, shuffle=shuffle, files=files)
@@ -98,9 +102,8 @@ def evaluate_partitioned(prepared: Prepared, run, *, shuffle="auto", files: list
     seen = set(values.index.astype(str))
     missing = prepared.qrels.subset([q for q in prepared.qrels.questions if q not in seen])
     if len(missing.questions):
-        empty = Prepared(missing, prepared.measures, level=prepared.level, doc_map=prepared.doc_map,
-                         order=prepared.order, min_rel=prepared.min_rel, gain=prepared.gain)
-        values = pd.concat([values, empty.evaluate_table(Run.from_df(_empty_run())).per_question])
+        empty = prepared.with_qrels(missing).evaluate_table(Run.from_df(_empty_run()))
+        values = pd.concat([values, empty.per_question])
     per_question = values.reindex(pd.Index(list(prepared.qrels.questions), name="question_id"))
     for col in ("n_relevant", "n_retrieved"):
         per_question[col] = per_question[col].astype("int64")
@@ -111,13 +114,6 @@ def evaluate_partitioned(prepared: Prepared, run, *, shuffle="auto", files: list
 
 def _empty_run() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in ("question_id", "rank", "doc_id", "chunk_id")})
-
-
-def evaluate_dask(golden, run, measures=None, *, shuffle="auto", **kwargs) -> Evaluation:
-    """:func:`rag_metrics.evaluate` on a ``dask.dataframe`` run; same arguments, same result."""
-    level = kwargs.get("level", "document")
-    qrels = golden if isinstance(golden, Qrels) else Qrels.from_df(golden, level=level)
-    return evaluate_partitioned(Prepared(qrels, measures, func="evaluate_dask", **kwargs), run, shuffle=shuffle)
 
 
 class dask_client:
@@ -157,62 +153,41 @@ class dask_client:
         return False
 
 
-def evaluate_files(prepared: Prepared, run: Run, *, scheduler: str | None = None) -> Evaluation:
-    """TREC run files on Dask: one partition per file, shuffled by question (module docstring)."""
+def evaluate_files(prepared, run: Run, *, scheduler: str | None = None) -> Evaluation:
+    """TREC run files on Dask, evaluated by ``prepared`` (an :class:`~rag_metrics.measures.evaluator.Evaluator`): one
+    partition per file, shuffled by question (module docstring)."""
     with dask_client(scheduler):
         return evaluate_partitioned(prepared, run.partitions(), files=run.paths)
 
 
-# ---- a retrieval log: judging and per-question values, partitioned by question ------------------------------------
+# ---- any per-question work: a frame split by question, a function on each part, per-question values joined ------
 
-def _golden_subset(golden, questions: set):
-    """The golden set restricted to ``questions`` (what the per-question evaluations of a partition read)."""
-    from dataclasses import replace
+def map_by_question(func, frame: pd.DataFrame, *, scheduler: str | None = None, partitions: int | None = None,
+                    **kwargs) -> list:
+    """``func(part, **kwargs)`` for each part of ``frame`` split by ``question_id``, on Dask workers; the results in
+    the order of the parts.
 
-    keep = lambda table: None if table is None else table[table["question_id"].isin(questions)]  # noqa: E731
-    extra = {"gold_groups": keep(golden.gold_groups)} if hasattr(golden, "gold_groups") else {}
-    return replace(golden, questions=golden.questions[golden.questions.index.isin(questions)], gold=keep(golden.gold),
-                   gold_pages=keep(golden.gold_pages), gold_chunks=keep(golden.gold_chunks), **extra)
-
-
-def _log_partition(part: pd.DataFrame, golden, judges: dict, index, measures, chunk_level: bool) -> dict:
-    """Judge one partition's rows with every judge and evaluate its questions (page, document, chunk level)."""
-    from rag_metrics.judging.judges import judge_run
-    from rag_metrics.measures.pages import evaluate_judged
-
-    sub = _golden_subset(golden, set(part["question_id"]))
-    out: dict = {"judged": {}, "pages": {}}
-    with_doc = part[part["doc_id"].notna()]
-    for name, judge in judges.items():
-        out["judged"][name] = judge_run(with_doc, None, sub.gold_pages, judge, index, kept=name == "overlap")
-        out["pages"][name] = evaluate_judged(sub, out["judged"][name], measures, judge.params())
-    out["document"] = _evaluate(_document_gold(sub), with_doc[["question_id", "rank", "doc_id"]], measures)
-    if chunk_level:
-        gold_chunks = sub.gold_chunks.merge(sub.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        out["chunk"] = _evaluate(gold_chunks, part[["question_id", "rank", "chunk_id"]], _chunk_measures(measures),
-                                 level="chunk")
-    return out
+    Every question's rows go to one part: the questions, in their order of first appearance, are dealt to
+    ``partitions`` parts in turn (default: two per worker); empty parts are left out. ``kwargs`` are sent to
+    every worker as they are. The client is ``scheduler``'s, else the one running in this process, else a local
+    cluster (:class:`dask_client`).
+    """
+    with dask_client(scheduler, reuse=True) as client:
+        n_parts = partitions or max(1, 2 * len(client.scheduler_info().get("workers", {})))
+        groups = {q: i % n_parts for i, q in enumerate(pd.unique(frame["question_id"]))}
+        part_of = frame["question_id"].map(groups)
+        pieces = [frame[part_of == i] for i in range(n_parts) if (part_of == i).any()]
+        return client.gather(client.map(func, pieces, pure=False, **kwargs))
 
 
-def _document_gold(golden) -> pd.DataFrame:
-    """The golden set's document-level gold (with evidence groups when it has them)."""
-    return golden.document_gold() if hasattr(golden, "document_gold") else golden.gold
+def combine_per_question(parts: list, whole: Evaluation, run_order: dict) -> Evaluation:
+    """One evaluation from the evaluations of parts of a run split by question: what the whole run would give.
 
-
-def _chunk_measures(measures) -> list:
-    """The measures of the chunk level: no sufficiency (chunk IDs carry no evidence groups)."""
-    return [m for m in measures if not str(m).startswith("sufficiency")]
-
-
-def _evaluate(golden: pd.DataFrame, run: pd.DataFrame, measures, level: str = "document") -> Evaluation:
-    """:func:`rag_metrics.evaluate` of two frames (without the engine choice, which would import this module)."""
-    return Prepared(Qrels.from_df(golden, level=level), measures, level=level).evaluate_table(Run.from_df(run))
-
-
-def _combined(parts: list, whole: Evaluation, run_order: dict) -> Evaluation:
-    """Per-question values of partitions (and of ``whole``, the questions no partition holds), in ``whole``'s order,
-    the run's questions the golden set lacks in the run's order (``run_order``: question -> position): the
-    evaluation the whole set would give."""
+    ``parts`` hold disjoint questions; ``whole`` is the evaluation of all the golden set's questions with
+    nothing retrieved (it gives the questions' order, the values of the questions no part holds -- empty
+    rankings -- and the settings). The run's questions the golden set lacks are listed in the run's order
+    (``run_order``: question -> position; others last); ``search_depth`` is recomputed over all questions.
+    """
     tables = [p.per_question for p in parts]
     seen = set().union(*(set(t.index) for t in tables)) if tables else set()
     rest = whole.per_question[~whole.per_question.index.isin(seen)]
@@ -225,43 +200,3 @@ def _combined(parts: list, whole: Evaluation, run_order: dict) -> Evaluation:
     settings = {**whole.settings, "search_depth": depth} if "search_depth" in whole.settings else dict(whole.settings)
     return Evaluation.from_frame(per_question, whole.measures, unknown_questions=unknown, settings=settings)
 
-
-def judge_and_evaluate_log(golden, run: pd.DataFrame, judges: dict, index, measures, *, chunk_level: bool = False,
-                           scheduler: str | None = None, partitions: int | None = None) -> tuple:
-    """The judging and per-question evaluation of :func:`rag_metrics.experiment.evaluate.evaluate_log`, on Dask.
-
-    ``run`` (the log's rows matched to the golden set) is split by question into ``partitions`` parts (default:
-    two per worker), each judged by every judge and evaluated on a worker; the judged rows come back in the
-    log's row order and the per-question values in the golden set's order -- the same tables and numbers as one
-    process computes. Returns ``(judged, pages, document, chunk)`` as :func:`evaluate_log` uses them.
-    """
-    from rag_metrics.judging.judges import judge_run
-    from rag_metrics.measures.pages import evaluate_judged
-
-    with dask_client(scheduler, reuse=True) as client:
-        n_parts = partitions or max(1, 2 * len(client.scheduler_info().get("workers", {})))
-        questions = pd.unique(run["question_id"])
-        groups = {q: i % n_parts for i, q in enumerate(questions)}
-        part_of = run["question_id"].map(groups)
-        pieces = [run[part_of == i] for i in range(n_parts) if (part_of == i).any()]
-        futures = client.map(_log_partition, pieces, golden=golden, judges=judges, index=index, measures=measures,
-                             chunk_level=chunk_level, pure=False)
-        results = client.gather(futures)
-    # the questions no partition holds (labelled but not in the log): empty rankings, evaluated here
-    empty = run.iloc[:0]
-    order = {q: i for i, q in enumerate(questions)}
-    judged = {name: pd.concat([r["judged"][name] for r in results]).loc[run.index[run["doc_id"].notna()]]
-              for name in judges}
-    pages = {name: _combined([r["pages"][name] for r in results],
-                             evaluate_judged(golden, judge_run(empty, None, golden.gold_pages, judge, index), measures,
-                                             judge.params()), order)
-             for name, judge in judges.items()}
-    document = _combined([r["document"] for r in results],
-                         _evaluate(_document_gold(golden), empty[["question_id", "rank", "doc_id"]], measures), order)
-    chunk = None
-    if chunk_level:
-        gold_chunks = golden.gold_chunks.merge(golden.gold[["question_id", "type"]].drop_duplicates(), on="question_id")
-        chunk = _combined([r["chunk"] for r in results],
-                          _evaluate(gold_chunks, empty[["question_id", "rank", "chunk_id"]], _chunk_measures(measures),
-                                    level="chunk"), order)
-    return judged, pages, document, chunk

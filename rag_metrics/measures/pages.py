@@ -23,7 +23,7 @@ import pandas as pd
 from rag_metrics.io.judgments import Qrels
 from rag_metrics.io.rankings import Run
 from rag_metrics.judging.judges import judge_run
-from rag_metrics.measures.prepared import Prepared
+from rag_metrics.measures.evaluator import Evaluator
 from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
 from rag_metrics.measures.result import Evaluation
 
@@ -70,7 +70,7 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
     answerable = set(page_gold["question_id"])
     no_gold = attrs[~attrs["question_id"].isin(answerable)].assign(chunk_id=None)
     gold_table = pd.concat([page_gold.merge(attrs, on="question_id"), no_gold], ignore_index=True)
-    ev = Prepared(Qrels.from_df(gold_table, level="chunk"), measures, level="chunk").evaluate_table(
+    ev = Evaluator(Qrels.from_df(gold_table, level="chunk"), measures, level="chunk").evaluate_table(
         Run.from_df(judged[["question_id", "rank", "item"]].rename(columns={"item": "chunk_id"})))
     per_question = ev.per_question.copy()
     # Recall@k counts every gold page a top-k chunk satisfies, even two by one chunk.

@@ -5,7 +5,7 @@ family: its canonical name and the spellings users type, whether a cutoff ``@k``
 allowed or forbidden, whether the value is undefined (``None``) when a question has no relevant
 gold, its per-question reference function (:mod:`rag_metrics.measures.metrics`, the readable
 definition) and its array kernel (computed for all questions at once from the judged rows, see
-:mod:`rag_metrics.measures.engine`). Parsing, the engine, the command-line help and the
+:mod:`rag_metrics.measures.arrays`). Parsing, the array kernels, the command-line help and the
 measure table of docs/metrics.md all read :data:`REGISTRY`; adding a measure is one entry here (kernel included),
 its definition in ``metrics.py`` and its tests.
 
@@ -31,7 +31,7 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.measures import metrics
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rag_metrics.measures.engine import Judged
+    from rag_metrics.measures.arrays import Judged
 
 __all__ = ["Measure", "MeasureSpec", "REGISTRY", "parse_measure", "parse_measures", "DEFAULT_MEASURES",
            "measure_table"]
@@ -69,7 +69,7 @@ class MeasureSpec:
     cutoff : ``"required"``, ``"allowed"`` (without it: the whole ranking) or ``"forbidden"``.
     undefined_without_relevant : the value is ``None``/NaN for a question with no relevant gold.
     reference : the per-question definition, ``reference(ranked, gold, [k,] min_rel=..., [gain=...])``.
-    kernel : ``kernel(judged, k) -> float array`` over all questions (:class:`~rag_metrics.measures.engine.Judged`);
+    kernel : ``kernel(judged, k) -> float array`` over all questions (:class:`~rag_metrics.measures.arrays.Judged`);
         it may return NaN where the measure is undefined for another reason (judged@k with nothing retrieved).
     summary : one line for the command-line help and docs/metrics.md.
     uses_gain : the reference and kernel depend on the ``gain`` option.
@@ -109,7 +109,7 @@ class MeasureSpec:
         return {"required": f"{self.name}@k", "allowed": f"{self.name}[@k]", "forbidden": self.name}[self.cutoff]
 
 
-# ---- kernels: each computes one family for every question at once (see engine.Judged) ----
+# ---- kernels: each computes one family for every question at once (see arrays.Judged) ----
 
 def _found(j: Judged, k):
     return j.per_q(j.rq[j.within(k)])

@@ -1,4 +1,4 @@
-"""The array engine behind :func:`rag_metrics.evaluate` and the CLI.
+"""The array kernels behind every evaluation (:func:`rag_metrics.evaluate`, the CLI, every reader).
 
 Everything is computed on whole integer-coded arrays: no Python loop per question
 or per document. The definitions are those of :mod:`rag_metrics.measures.metrics` (tests
@@ -63,8 +63,8 @@ def compute(
     Parameters
     ----------
     n_questions : number of questions; question codes are ``0 .. n_questions-1``.
-    measures : parsed measures (:class:`~rag_metrics.measures.registry.Measure`; the engine reads each one's
-        ``spec.kernel``, so it needs no import of the registry, which imports the engine's types).
+    measures : parsed measures (:class:`~rag_metrics.measures.registry.Measure`; this module reads each one's
+        ``spec.kernel``, so it needs no import of the registry, which imports this module's types).
     run_q, run_item : int arrays, one row per retrieved item, **sorted by question and
         then by rank** (the caller orders them). Item codes are shared with ``gold_item``.
     gold_q, gold_item, gold_label : the judged pairs, unique per (question, item).
