@@ -332,7 +332,7 @@ def test_generation_statuses_at_the_generators_depth(both, golden):
     assert gen.source == "answers file" and gen.k == 3 and gen.context["differ"] == []
     assert gen.without_expected == []
     rows = answers[answers["generator"] == "gen_a"].set_index("question_id")
-    from rag_metrics.experiment.attribution import answer_match
+    from rag_metrics.judging.answers import answer_match
 
     gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set)
     run = both.subject.run

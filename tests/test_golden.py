@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from rag_metrics.cli import main
 from rag_metrics.core.errors import InputError
 from rag_metrics.golden.generate import Draft, estimate_cost, generate_questions, read_draft, write_draft
-from rag_metrics.golden.generators import ExtractiveGenerator, Page, check_questions, load_generator
+from rag_metrics.golden.generators import ExtractiveGenerator, check_questions, load_generator
+from rag_metrics.llm.page import Page
 from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator, RateLimited, estimate_tokens
 from rag_metrics.llm.prompts import PROMPT_VERSION, MalformedResponse, parse_response, render_prompt
 from rag_metrics.golden.flags import PATTERNS, flag_context_dependent, near_duplicates

@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 from rag_metrics.cli import main
 from rag_metrics.core.errors import InputError
 from rag_metrics.golden.generate import Draft, generate_questions, read_draft, write_draft
-from rag_metrics.golden.generators import Page
+from rag_metrics.llm.page import Page
 from rag_metrics.llm.clients import OpenAIGenerator
-from rag_metrics.golden.review_file import neutralize_cell, read_decisions, restore_cell, review_draft, write_review
+from rag_metrics.core.serialize import neutralize_cell, restore_cell
+from rag_metrics.golden.review_file import read_decisions, review_draft, write_review
 from rag_metrics.golden.sampler import sample_pages
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.measures.registry import parse_measure

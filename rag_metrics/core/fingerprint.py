@@ -20,7 +20,7 @@ import numpy as np
 from rag_metrics.core.errors import NotComparableError
 from rag_metrics.core.serialize import jsonable
 
-__all__ = ["digest", "fingerprint", "check_comparable", "NotComparableError"]
+__all__ = ["digest", "fingerprint", "check_comparable"]
 
 
 def _canonical(value):

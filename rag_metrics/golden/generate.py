@@ -24,7 +24,8 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.io.jsonl import iter_jsonl, write_jsonl
 from rag_metrics.core.progress import progress_bar
-from rag_metrics.golden.generators import Page, check_questions, generator_info
+from rag_metrics.golden.generators import check_questions, generator_info
+from rag_metrics.llm.page import Page
 from rag_metrics.golden.sampler import PageSample
 
 __all__ = ["Draft", "generate_questions", "write_draft", "read_draft", "estimate_cost", "reconcile_cost",

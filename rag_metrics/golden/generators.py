@@ -44,7 +44,7 @@ from rag_metrics.core.options import load_callable
 from rag_metrics.core.text import CJK_CHAR, PAGE_MARKER
 from rag_metrics.llm.page import Page
 
-__all__ = ["Page", "QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
+__all__ = ["QuestionGenerator", "ExtractiveGenerator", "load_generator", "check_questions",
            "GeneratorOutputError", "BUILTIN_GENERATORS", "generator_info"]
 
 BUILTIN_GENERATORS = ("extractive", "openai", "bedrock")

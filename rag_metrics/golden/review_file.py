@@ -18,13 +18,13 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_choice
 from rag_metrics.core.files import atomic_write_text
 from rag_metrics.io.csvfile import read_rows
-from rag_metrics.core.serialize import csv_text, neutralize_cell, restore_cell
+from rag_metrics.core.serialize import csv_text
 from rag_metrics.io.jsonl import jsonl_text
 from rag_metrics.golden.flags import flag_context_dependent, heading_template, near_duplicates
 from rag_metrics.golden.generate import Draft
 from rag_metrics.golden.sampler import PageSample
 
-__all__ = ["review_draft", "write_review", "review_text", "read_decisions", "neutralize_cell", "restore_cell", "REVIEW_COLUMNS",
+__all__ = ["review_draft", "write_review", "review_text", "read_decisions", "REVIEW_COLUMNS",
            "DECISIONS"]
 
 DECISIONS = ("keep", "drop")

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from rag_metrics.io.judgments import Qrels
 
-__all__ = ["Run", "CodedRun", "code_run", "read_doc_map_any"]
+__all__ = ["Run", "code_run", "read_doc_map_any"]
 
 
 READERS = ("auto", "fast", "general")

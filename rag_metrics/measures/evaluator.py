@@ -87,7 +87,8 @@ import numpy as np
 
 from rag_metrics.core.errors import InputError, check_choice, check_gain, check_min_rel, check_order
 from rag_metrics.io.judgments import Qrels, check_level
-from rag_metrics.io.rankings import CodedRun, Run, code_run, read_doc_map_any
+from rag_metrics.io.coded import CodedRun
+from rag_metrics.io.rankings import Run, code_run, read_doc_map_any
 from rag_metrics.measures import arrays
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measures
 from rag_metrics.measures.result import Evaluation
