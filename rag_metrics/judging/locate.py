@@ -9,6 +9,14 @@
   not the page's position in the file, so such items are placed by their text too;
 * **the page-metadata audit** (:mod:`rag_metrics.judging.audit`) compares each logged page with the located one.
 
+:func:`item_pages` is a second, different rule, for an item whose document is known (the label audit and the
+assessors, :func:`rag_metrics.labels.assessors.retrieved_pages`): its logged pages when they are pages of the
+document, else the page(s) of that document sharing the most fragments with its text. It differs from
+:func:`locate_items` on purpose -- it never searches other documents, counts every fragment (none sampled), needs
+no exact occurrence and no share of the text's fragments (one shared fragment suffices), keeps every page tied for
+the most, and does not leave out boilerplate (a running footer is shared with every page, so the page sharing the
+most besides wins) -- and its results are the audit's recorded ones, so the two are kept apart.
+
 Signature (stable; other modules call it)::
 
     locate_items(texts, index, *, min_chars=24, docs=None) -> DataFrame[doc_id, pages, placed_by, candidates]
@@ -43,10 +51,10 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.core.text import Concat, codes_of, hash_powers, normalize, text_blocks
+from rag_metrics.core.text import Concat, codes_of, gram_hashes, hash_powers, normalize, text_blocks
 from rag_metrics.judging.index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
 
-__all__ = ["locate_items", "place_text_only", "PLACED_BY"]
+__all__ = ["locate_items", "place_text_only", "item_pages", "pages_sharing_most", "PLACED_BY"]
 
 PLACED_BY = ("exact page", "several candidates", "overlap", "not found")
 ANCHORS = 8
@@ -357,3 +365,27 @@ def place_text_only(run: pd.DataFrame, index, *, min_chars: int = 24, gold: dict
         placed_by[todo] = where["placed_by"]
     run["placed_by"] = placed_by
     return run
+
+
+def pages_sharing_most(text: str, doc, index: PageIndex, n_pages: dict, n: int) -> list[int]:
+    """The page(s) of ``doc`` (pages 1..``n_pages[doc]``) sharing the most distinct ``n``-character fragments of the
+    normalized ``text``, every page tied for the most, in page order; [] when no page shares one (or ``text`` is
+    shorter than ``n`` after normalization, or ``doc`` is not in ``n_pages``). Boilerplate is not left out."""
+    grams = np.unique(gram_hashes(normalize(text), n))
+    if not grams.shape[0]:
+        return []
+    counts = {p: int(np.isin(index.grams((doc, p), n), grams, assume_unique=True).sum())
+              for p in range(1, n_pages.get(doc, 0) + 1)}
+    best = max(counts.values(), default=0)
+    return [p for p, c in counts.items() if c == best] if best > 0 else []
+
+
+def item_pages(doc, pages, text, index: PageIndex, n_pages: dict, n: int) -> tuple[list[int], str]:
+    """``(pages, how)``: where a retrieved item of the known document ``doc`` (a key of ``n_pages``) lies (module docstring: how this rule
+    differs from :func:`locate_items`). Its logged ``pages`` (None: none) that lie in 1..``n_pages[doc]``, ``how =
+    "metadata"``; when none does and ``text`` is a string, :func:`pages_sharing_most` with ``how = "text"``; else
+    ``([], "metadata")``. An empty list means the item could not be placed."""
+    kept = [p for p in (pages or ()) if 1 <= p <= n_pages[doc]]
+    if not kept and isinstance(text, str):
+        return pages_sharing_most(text, doc, index, n_pages, n), "text"
+    return kept, "metadata"

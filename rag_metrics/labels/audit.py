@@ -16,9 +16,9 @@ reports, from the pages' own text (``--pages``):
   paraphrased answer, or a wrong page), and questions without an expected answer (which cannot be audited);
 * **gold pages without text** -- a scanned page: no text judge can ever find it.
 
-Where a retrieved item lies: its page metadata when the log has it, else the page(s) of its document sharing the
-most ``locate_chars``-character fragments with its text (a running footer is shared with every page, so the page
-sharing the most wins); an item with neither is not placed (counted in ``settings["unplaced_items"]``).
+Where a retrieved item lies: :func:`rag_metrics.judging.locate.item_pages` with fragments of ``locate_chars``
+characters (its page metadata, else the page(s) of its document sharing the most fragments with its text); an item
+placed by neither is counted in ``settings["unplaced_items"]``.
 
 The review file (:func:`write_review` of the golden builder: CSV with a byte-order mark, or JSON lines) has one row
 per candidate page (:data:`AUDIT_COLUMNS`), ``decision`` pre-filled ``pending``: a reviewer writes ``accept`` (the
@@ -70,7 +70,7 @@ AUDIT_DECISIONS = ("pending", "accept", "reject")
 JUDGMENT_COLUMNS = ["question_id", "doc_id", "page", "relevant", "by", "at", "why", "source"]
 
 
-# --- where retrieved items lie ---------------------------------------------------------------------------------
+# --- the runs audited ------------------------------------------------------------------------------------------
 
 def _as_results(golden, corpus, runs) -> list:
     """``[(name, ExperimentResult)]``: logs are evaluated; two runs of one name are told apart by ``#2``, ``#3``..."""
