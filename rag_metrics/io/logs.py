@@ -542,7 +542,8 @@ def _question_row(rec, line, rec_paths: dict, seen: dict, path, hints: dict, pre
     raw_items = _items(rec, rec_paths["items"], error, who, path, line, hints, preset)
     latency = _get(rec, rec_paths["latency_ms"])
     if latency is not _MISSING and latency is not None:
-        if isinstance(latency, bool) or not isinstance(latency, numbers.Real) or not np.isfinite(latency) or latency < 0:
+        if isinstance(latency, bool) or not isinstance(latency, numbers.Real) or not np.isfinite(latency) \
+                or latency < 0:
             raise InputError(f"{who}: latency_ms {latency!r} is not a finite number >= 0.", path=path, line=line,
                              field="latency_ms")
     answer = _get(rec, rec_paths["answer"])

@@ -515,7 +515,8 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
                 "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
                 "corpus": getattr(corpus, "source", None), "unplaced_items": unplaced,
                 "answerable": len(answerable), "human_judgments": len(judged)}
-    return LabelAudit(cand, dups, pd.DataFrame(not_on_gold, columns=["question_id", "question", "answer", "gold_pages"]),
+    return LabelAudit(cand, dups,
+                      pd.DataFrame(not_on_gold, columns=["question_id", "question", "answer", "gold_pages"]),
                       tuple(no_answer), pd.DataFrame(empty, columns=["question_id", "doc_id", "page"]), pages, settings)
 
 
