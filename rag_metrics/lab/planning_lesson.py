@@ -166,7 +166,7 @@ def _size_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool, target
     the discordant rate (:func:`_out_of_reach_claim`); else the size from the rate (0/1 values) or the spread.
     ``rates``: the pair's, the candidates' mean and the planned discordant rates; ``need``: the fewest discordant
     questions that can reach ``alpha`` (:func:`~rag_metrics.stats.paired.min_discordant`)."""
-    rate_pair, rate_mean, rate_plan = rates
+    rate_plan = rates[2]
     n_now = len(diffs)
     if rate_plan == 0:
         return None, _claim(True, "No candidate differs from the baseline on any question: nothing can be planned "
