@@ -303,3 +303,22 @@ def test_a_footer_on_exactly_half_of_the_pages_is_not_boilerplate():
     assert _sat(OverlapJudge(window=0), _footer_only_item(), [("handbook", 1)], half) == {("handbook", 1)}
     more = _corpus(6, footer_pages=(1, 2, 3, 4))
     assert _sat(OverlapJudge(window=0), _footer_only_item(), [("handbook", 1)], more) == set()
+
+
+def test_item_pages_keeps_logged_pages_of_the_document_else_the_pages_sharing_the_most_fragments():
+    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.judging.locate import item_pages, locate_items
+
+    shared = "the reimbursement window is thirty days"
+    pages = pd.DataFrame({"doc_id": ["a", "a", "a", "b"], "page": [1, 2, 3, 1],
+                          "text": ["nothing relevant on this first page at all", f"intro {shared} here",
+                                   f"recap: {shared} again", f"{shared} in another document"]})
+    index, n_pages = PageIndex(pages), {"a": 3, "b": 1}
+    text = f"{shared}, and then many words that occur on no page whatsoever in this corpus"
+    assert item_pages("a", (2,), text, index, n_pages, 24) == ([2], "metadata")
+    # a logged page the document does not have is dropped; the text decides, every page tied for the most kept
+    assert item_pages("a", (7,), text, index, n_pages, 24) == ([2, 3], "text")
+    assert item_pages("a", None, None, index, n_pages, 24) == ([], "metadata")
+    assert item_pages("a", None, "no fragment of this occurs anywhere at all", index, n_pages, 24) == ([], "text")
+    # unlike locate_items, the document is never left and a minority of shared fragments suffices
+    assert locate_items([text], index).iloc[0]["placed_by"] == "not found"

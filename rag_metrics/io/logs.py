@@ -435,38 +435,16 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
 
     ``context``: ``"log"`` (errors suggest ``--field``/``--preset``) or ``"run"`` (what a retriever returned:
     errors say what to return).
+
+    The steps: :func:`_stated_page_base` and :func:`_field_paths` (where each field is read), then per record
+    :func:`_question_row` and per item :func:`_item_row`, and :func:`_check_mapping_found` at the end.
     """
     check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
     hints = _HINTS[context]
     spec = PRESETS[preset]
     unwrap = spec.get("unwrap")
-    rec_paths = dict(spec["record"])
-    item_paths = dict(spec["item"])
-    parallel = isinstance(rec_paths["items"], dict)
-    fields = dict(fields or {})
-    stated = fields.pop("page_base", None)
-    if stated is not None and page_base is not None and stated != page_base:
-        raise InputError(f"the page mapping states base {stated} and --page-base says {page_base}: keep one.",
-                         field="page_base")
-    page_base = page_base if page_base is not None else stated
-    mapped = sorted(k for k in ("page", "pages") if k in fields)
-    if mapped and page_base is None:
-        raise InputError(f"the mapping of {mapped[0]} ({fields[mapped[0]]}) must state where its page numbers start: "
-                         f"add --page-base 0 or --page-base 1, or write --field {mapped[0]}@0={fields[mapped[0]]} "
-                         f"(0-based, as PyPDFLoader) or {mapped[0]}@1=... (1-based, as printed).", field="page_base")
-    if parallel:  # item fields name lists of the record, read in parallel
-        lists = dict(rec_paths["items"])
-        for key in [k for k in fields if k in ITEM_FIELDS]:
-            target = fields[key]
-            lists = {k: v for k, v in lists.items() if v != target}
-            lists[key] = target
-            item_paths[key] = key
-        rec_paths["items"] = lists
-    for key, value in fields.items():
-        if key in RECORD_FIELDS:
-            rec_paths[key] = value
-        elif not parallel:
-            item_paths[key] = value
+    fields, page_base = _stated_page_base(dict(fields or {}), page_base)
+    rec_paths, item_paths, parallel = _field_paths(spec, fields)
     base = spec["page_base"] if page_base is None else page_base
     if base not in (0, 1):
         raise InputError(f"page base {base!r}: expected 0 or 1.", field="page_base")
@@ -482,32 +460,8 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
         if unused_lists:
             for k in [k for k, p in unused_lists.items() if _get(rec, p) is not _MISSING]:
                 del unused_lists[k]
-        qid = _get(rec, rec_paths["question_id"])
-        question = _get(rec, rec_paths["question"])
-        qid = _text_or_none(qid, f"record at line {line}", path, line, "question_id")
-        question = _text_or_none(question, f"record at line {line}", path, line, "question")
-        if qid is None and question is None:
-            raise InputError(f"the record has neither a question ID ({_show(rec_paths['question_id'])}) nor a question "
-                             f"({_show(rec_paths['question'])}); {hints['question_id']}.", path=path,
-                             line=line, field="question_id")
-        key = log_key(qid, question)
-        if key in seen:
-            raise InputError(f"question {qid or question!r} is logged twice (also at line {seen[key]}); keep one "
-                             "record per question.", path=path, line=line, field="question_id")
-        seen[key] = line
-        who = f"question {qid or question!r}"
-        error = _get(rec, rec_paths["error"])
-        raw_items = _items(rec, rec_paths["items"], error, who, path, line, hints, preset)
-        latency = _get(rec, rec_paths["latency_ms"])
-        if latency is not _MISSING and latency is not None:
-            if isinstance(latency, bool) or not isinstance(latency, numbers.Real) or not np.isfinite(latency) or latency < 0:
-                raise InputError(f"{who}: latency_ms {latency!r} is not a finite number >= 0.", path=path, line=line,
-                                 field="latency_ms")
-        answer = _get(rec, rec_paths["answer"])
-        questions.append({"question_id": qid, "question": question,
-                          "answer": None if answer is _MISSING else answer,
-                          "latency_ms": None if latency is _MISSING else latency,
-                          "error": None if error is _MISSING or error in (None, "") else str(error), "line": line})
+        row, raw_items, who = _question_row(rec, line, rec_paths, seen, path, hints, preset)
+        questions.append(row)
         for rank, item in enumerate(raw_items, start=1):
             where = f"{who}, retrieved item {rank}"
             if unwrap is not None:
@@ -518,51 +472,143 @@ def log_records(records, *, preset: str = "native", fields: dict | None = None, 
             if unused:
                 for k in [k for k in unused if k in ITEM_FIELDS and _get(item, unused[k]) is not _MISSING]:
                     del unused[k]
-            doc = _text_or_none(_get(item, item_paths.get("doc_id")), where, path, line, "doc_id")
-            chunk = _text_or_none(_get(item, item_paths.get("chunk_id")), where, path, line, "chunk_id")
-            text = _get(item, item_paths.get("text"))
-            pages = []
-            one = _get(item, item_paths.get("page"))
-            many = _get(item, item_paths.get("pages"))
-            if one is not _MISSING and one is not None:
-                pages.append(_page_number(one, base, path, line, where, item_paths.get("page")))
-            if many is not _MISSING and many is not None:
-                if not isinstance(many, list):
-                    raise InputError(f"{where}: pages {many!r} is not a list of page numbers.", path=path, line=line,
-                                     field="pages")
-                pages += [_page_number(p, base, path, line, where, item_paths.get("pages")) for p in many]
-            label = _get(item, item_paths.get("page_label"))
-            label = None if label is _MISSING or label is None else str(label)
-            if text is not _MISSING and text is not None and not isinstance(text, str):
-                raise InputError(f"{where}: text is not a string.", path=path, line=line, field="text")
-            if text is _MISSING:
-                text = None
-            if doc is None and chunk is None:
-                other = _suggest_preset(rec, preset) if context == "log" and not checked_text_only else ""
-                if text is None or pages or other:  # text alone is a text-only item, unless another preset reads it
-                    raise InputError(f"{where} has no document (field {_show(item_paths.get('doc_id'))})"
-                                     f"{'' if pages or text is not None else ' and no text'}; {hints['doc_id']}."
-                                     + other, path=path, line=line, field="doc_id")
-                checked_text_only = True
-            score = _get(item, item_paths.get("score"))
-            if score is _MISSING or score is None:
-                score = np.nan
-            elif isinstance(score, bool) or not isinstance(score, numbers.Real) or not np.isfinite(score):
-                raise InputError(f"{where}: score {score!r} is not a finite number.", path=path, line=line, field="score")
-            items.append({"question_id": qid, "question": question, "rank": rank, "doc_id": doc, "chunk_id": chunk,
-                          "pages": tuple(sorted(set(pages))), "page_label": label, "text": text,
-                          "score": float(score), "line": line,
-                          "logged_doc_id": doc})
-    missing = {**unused, **unused_lists}
+            suggest = context == "log" and not checked_text_only
+            items.append(_item_row(item, rec, row, rank, item_paths, base, where, path, line, hints, preset, suggest))
+            checked_text_only = checked_text_only or (items[-1]["doc_id"] is None and items[-1]["chunk_id"] is None)
+    _check_mapping_found({**unused, **unused_lists}, unused_lists, any_item, path)
+    how = {"preset": preset, "fields": {**rec_paths, **item_paths}, "page_base": base}
+    if fields:
+        how["mapped"] = dict(fields)
+    return items, questions, json.loads(json.dumps(how, default=list))
+
+
+def _stated_page_base(fields: dict, page_base: int | None) -> tuple[dict, int | None]:
+    """``(fields, page_base)``: the field mapping without its ``page_base`` entry, and the page base stated by it or
+    by ``page_base`` (None: neither). Refuses two different bases, and a mapped page or pages with no base stated
+    (the preset's base would silently be taken for the user's field)."""
+    stated = fields.pop("page_base", None)
+    if stated is not None and page_base is not None and stated != page_base:
+        raise InputError(f"the page mapping states base {stated} and --page-base says {page_base}: keep one.",
+                         field="page_base")
+    page_base = page_base if page_base is not None else stated
+    mapped = sorted(k for k in ("page", "pages") if k in fields)
+    if mapped and page_base is None:
+        raise InputError(f"the mapping of {mapped[0]} ({fields[mapped[0]]}) must state where its page numbers start: "
+                         f"add --page-base 0 or --page-base 1, or write --field {mapped[0]}@0={fields[mapped[0]]} "
+                         f"(0-based, as PyPDFLoader) or {mapped[0]}@1=... (1-based, as printed).", field="page_base")
+    return fields, page_base
+
+
+def _field_paths(spec: dict, fields: dict) -> tuple[dict, dict, bool]:
+    """``(record paths, item paths, parallel)``: the preset's paths with the user's ``fields`` put in. ``parallel``:
+    the preset's items are lists of the record read in parallel (ragas); a mapped item field then names such a
+    list (replacing a list the preset read into another field) and the item reads it under its own name."""
+    rec_paths = dict(spec["record"])
+    item_paths = dict(spec["item"])
+    parallel = isinstance(rec_paths["items"], dict)
+    if parallel:
+        lists = dict(rec_paths["items"])
+        for key in [k for k in fields if k in ITEM_FIELDS]:
+            target = fields[key]
+            lists = {k: v for k, v in lists.items() if v != target}
+            lists[key] = target
+            item_paths[key] = key
+        rec_paths["items"] = lists
+    for key, value in fields.items():
+        if key in RECORD_FIELDS:
+            rec_paths[key] = value
+        elif not parallel:
+            item_paths[key] = value
+    return rec_paths, item_paths, parallel
+
+
+def _question_row(rec, line, rec_paths: dict, seen: dict, path, hints: dict, preset: str):
+    """``(row, items, who)`` of one record: its question table row, its retrieved items as logged (:func:`_items`)
+    and how errors name it. Refuses a record with neither question ID nor question, a question logged twice
+    (``seen``: log key -> line, updated) and a latency that is not a finite number >= 0."""
+    qid = _text_or_none(_get(rec, rec_paths["question_id"]), f"record at line {line}", path, line, "question_id")
+    question = _text_or_none(_get(rec, rec_paths["question"]), f"record at line {line}", path, line, "question")
+    if qid is None and question is None:
+        raise InputError(f"the record has neither a question ID ({_show(rec_paths['question_id'])}) nor a question "
+                         f"({_show(rec_paths['question'])}); {hints['question_id']}.", path=path,
+                         line=line, field="question_id")
+    key = log_key(qid, question)
+    if key in seen:
+        raise InputError(f"question {qid or question!r} is logged twice (also at line {seen[key]}); keep one "
+                         "record per question.", path=path, line=line, field="question_id")
+    seen[key] = line
+    who = f"question {qid or question!r}"
+    error = _get(rec, rec_paths["error"])
+    raw_items = _items(rec, rec_paths["items"], error, who, path, line, hints, preset)
+    latency = _get(rec, rec_paths["latency_ms"])
+    if latency is not _MISSING and latency is not None:
+        if isinstance(latency, bool) or not isinstance(latency, numbers.Real) or not np.isfinite(latency) \
+                or latency < 0:
+            raise InputError(f"{who}: latency_ms {latency!r} is not a finite number >= 0.", path=path, line=line,
+                             field="latency_ms")
+    answer = _get(rec, rec_paths["answer"])
+    row = {"question_id": qid, "question": question, "answer": None if answer is _MISSING else answer,
+           "latency_ms": None if latency is _MISSING else latency,
+           "error": None if error is _MISSING or error in (None, "") else str(error), "line": line}
+    return row, raw_items, who
+
+
+def _item_row(item: dict, rec, question_row: dict, rank: int, item_paths: dict, base: int, where: str, path, line,
+              hints: dict, preset: str, suggest: bool) -> dict:
+    """One retrieved item's run table row. Refuses a text that is not a string, and an item with no document or
+    chunk unless it has text alone (a text-only item) -- and then too when ``suggest`` and another preset reads
+    the record's items (:func:`_suggest_preset`, named in the error)."""
+    doc = _text_or_none(_get(item, item_paths.get("doc_id")), where, path, line, "doc_id")
+    chunk = _text_or_none(_get(item, item_paths.get("chunk_id")), where, path, line, "chunk_id")
+    text = _get(item, item_paths.get("text"))
+    pages = _item_pages(item, item_paths, base, where, path, line)
+    label = _get(item, item_paths.get("page_label"))
+    label = None if label is _MISSING or label is None else str(label)
+    if text is not _MISSING and text is not None and not isinstance(text, str):
+        raise InputError(f"{where}: text is not a string.", path=path, line=line, field="text")
+    if text is _MISSING:
+        text = None
+    if doc is None and chunk is None:
+        other = _suggest_preset(rec, preset) if suggest else ""
+        if text is None or pages or other:  # text alone is a text-only item, unless another preset reads it
+            raise InputError(f"{where} has no document (field {_show(item_paths.get('doc_id'))})"
+                             f"{'' if pages or text is not None else ' and no text'}; {hints['doc_id']}."
+                             + other, path=path, line=line, field="doc_id")
+    score = _get(item, item_paths.get("score"))
+    if score is _MISSING or score is None:
+        score = np.nan
+    elif isinstance(score, bool) or not isinstance(score, numbers.Real) or not np.isfinite(score):
+        raise InputError(f"{where}: score {score!r} is not a finite number.", path=path, line=line, field="score")
+    return {"question_id": question_row["question_id"], "question": question_row["question"], "rank": rank,
+            "doc_id": doc, "chunk_id": chunk, "pages": tuple(sorted(set(pages))), "page_label": label, "text": text,
+            "score": float(score), "line": line, "logged_doc_id": doc}
+
+
+def _item_pages(item: dict, item_paths: dict, base: int, where: str, path, line) -> list[int]:
+    """The item's page numbers counted from 1 (:func:`_page_number`): its ``page`` then its ``pages`` (a list, else
+    an error), as logged (duplicates kept)."""
+    pages = []
+    one = _get(item, item_paths.get("page"))
+    many = _get(item, item_paths.get("pages"))
+    if one is not _MISSING and one is not None:
+        pages.append(_page_number(one, base, path, line, where, item_paths.get("page")))
+    if many is not _MISSING and many is not None:
+        if not isinstance(many, list):
+            raise InputError(f"{where}: pages {many!r} is not a list of page numbers.", path=path, line=line,
+                             field="pages")
+        pages += [_page_number(p, base, path, line, where, item_paths.get("pages")) for p in many]
+    return pages
+
+
+def _check_mapping_found(missing: dict, unused_lists: dict, any_item: bool, path) -> None:
+    """Refuse a user's field path that no record (or, when the log has items, no item) had: ``missing`` the paths
+    never found, ``unused_lists`` those among them naming a record's parallel list. An item path is not refused
+    in a log without items."""
     if missing and (any_item or any(k in RECORD_FIELDS for k in missing)):
         key, value = next(iter(missing.items()))
         what = "record" if key in RECORD_FIELDS or key in unused_lists else "retrieved item"
         raise InputError(f"field mapping {key}={value}: no {what} of the log has {value!r}; check the path "
                          "(dotted, e.g. metadata.source).", path=path, field=key)
-    how = {"preset": preset, "fields": {**rec_paths, **item_paths}, "page_base": base}
-    if fields:
-        how["mapped"] = dict(fields)
-    return items, questions, json.loads(json.dumps(how, default=list))
 
 
 def _items(rec, path_spec, error, who, path, line, hints, preset):

@@ -217,6 +217,48 @@ def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: 
     return out
 
 
+def _pair_texts(texts, pair_text: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The texts that take part in some pair (:meth:`PageIndex.shares`; ``texts``: strings or ``(codes, offsets)``):
+    ``(count, local_of, codes, offsets)`` -- ``local_of[i]`` the number of text ``i`` among them (-1: in no pair),
+    and their code points laid end to end in that order with ``offsets`` bounding each."""
+    if isinstance(texts, tuple):
+        all_codes, all_off = texts
+        n_texts = all_off.shape[0] - 1
+    else:
+        n_texts = len(texts)
+    used = np.unique(pair_text)
+    local_of = np.full(n_texts, -1, dtype=np.int64)
+    local_of[used] = np.arange(used.shape[0])
+    if isinstance(texts, tuple):
+        lengths = all_off[used + 1] - all_off[used]
+        if used.shape[0] == n_texts:
+            codes = all_codes
+        else:
+            chosen = np.zeros(n_texts, dtype=bool)
+            chosen[used] = True
+            codes = all_codes[np.repeat(chosen, np.diff(all_off))]
+    else:
+        codes, chosen_off = codes_of(texts[i] for i in used)
+        lengths = np.diff(chosen_off)
+    offsets = np.zeros(used.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return used.shape[0], local_of, codes, offsets
+
+
+def _text_minimizers(codes, offsets, local_of, m: int, w: int, given) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positions, hashes, texts)`` of the paired texts' minimizers (:func:`_pair_texts` gives ``codes``,
+    ``offsets`` and ``local_of``): their own (:func:`_minimizers_of`), or ``given = (text, offset, hash)`` (original
+    text numbers; those of texts in no pair are dropped)."""
+    if given is None:
+        q_pos, q_hash = _minimizers_of(codes, offsets, m, w)
+        return q_pos, q_hash, _owners(offsets, q_pos)
+    g_text, g_offset, q_hash = given
+    q_text = local_of[g_text]
+    inside = q_text >= 0
+    q_text, q_hash = q_text[inside], q_hash[inside]
+    return offsets[q_text] + g_offset[inside], q_hash, q_text
+
+
 class PageIndex:
     """A corpus's pages (a :class:`~rag_metrics.io.corpus.Corpus` or a table doc_id, page, text), normalized.
 
@@ -551,68 +593,62 @@ class PageIndex:
 
         ``given = (text, offset, hash)`` replaces the texts' minimizers by these (:meth:`excerpts`: for texts that are
         excerpts of one page, the only minimizers through which they can share a fragment with another page).
+
+        The steps: :func:`_pair_texts` (the texts' code points), :func:`_text_minimizers`, :meth:`_lookup_minimizers`
+        (where each minimizer's key lies in the table), :meth:`_candidates` (the hits on paired pages) and
+        :meth:`_confirm_rounds`.
         """
         pair_text = np.asarray(pair_text, dtype=np.int64)
         pair_row = np.asarray(pair_row, dtype=np.int64)
-        out = np.zeros(pair_text.shape[0], dtype=bool)
-        if kept:
-            if rule is None:
-                same = self.shares(texts, pair_text, pair_row, n, None)
-                return same, same.copy()
-            out_kept = np.zeros(pair_text.shape[0], dtype=bool)
-        answer = (lambda: (out, out_kept)) if kept else (lambda: out)
+        if kept and rule is None:
+            same = self.shares(texts, pair_text, pair_row, n, None)
+            return same, same.copy()
+        shared, shared_kept = self._shared_pairs(texts, pair_text, pair_row, n, rule, given)
+        return (shared, shared_kept) if kept else shared
+
+    def _shared_pairs(self, texts, pair_text, pair_row, n: int, rule, given) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`shares` for every pair, as two arrays: boilerplate left out by ``rule``, and boilerplate kept."""
+        nothing = np.zeros(pair_text.shape[0], dtype=bool)
         if not pair_text.shape[0]:
-            return answer()
+            return nothing, nothing.copy()
         m, w = _plan(n)
-        # item side: the texts that take part, their minimizers
-        if isinstance(texts, tuple):
-            all_codes, all_off = texts
-            n_texts = all_off.shape[0] - 1
-        else:
-            n_texts = len(texts)
-        used = np.unique(pair_text)
-        local_of = np.full(n_texts, -1, dtype=np.int64)
-        local_of[used] = np.arange(used.shape[0])
-        if isinstance(texts, tuple):
-            lengths = all_off[used + 1] - all_off[used]
-            if used.shape[0] == n_texts:
-                codes = all_codes
-            else:
-                chosen = np.zeros(n_texts, dtype=bool)
-                chosen[used] = True
-                codes = all_codes[np.repeat(chosen, np.diff(all_off))]
-        else:
-            codes, chosen_off = codes_of(texts[i] for i in used)
-            lengths = np.diff(chosen_off)
-        item_off = np.zeros(used.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=item_off[1:])
-        if given is None:
-            q_pos, q_hash = _minimizers_of(codes, item_off, m, w)
-            q_text = _owners(item_off, q_pos)
-        else:
-            g_text, g_offset, q_hash = given
-            q_text = local_of[g_text]
-            inside = q_text >= 0
-            q_text, q_hash = q_text[inside], q_hash[inside]
-            q_pos = item_off[q_text] + g_offset[inside]
-        # each text is looked up in each document it is paired with, only between the first and the last character
-        # of its pages there (the table is ordered by key, then position)
+        n_used, local_of, codes, item_off = _pair_texts(texts, pair_text)
+        q_pos, q_hash, q_text = _text_minimizers(codes, item_off, local_of, m, w, given)
+        pair_local = local_of[pair_text]
+        query, left, right = self._lookup_minimizers(pair_local, pair_row, n_used, q_hash, q_text, n)
+        hit = np.flatnonzero(right > left)
+        if not hit.shape[0]:
+            return nothing, nothing.copy()
+        n_rows = len(self.keys)
+        pair_keys, key_of_pair = np.unique(pair_local * n_rows + pair_row, return_inverse=True)
+        cand_key, cand_item, cand_page, cand_text = self._candidates(pair_keys, query[hit], left[hit], right[hit],
+                                                                     q_pos, q_text, n)
+        if not cand_key.shape[0]:
+            return nothing, nothing.copy()
+        done, done_kept = self._confirm_rounds(cand_key, cand_item, cand_page, item_off[cand_text],
+                                               item_off[cand_text + 1], pair_keys % n_rows, codes, n, w, rule)
+        return done[key_of_pair], done_kept[key_of_pair]
+
+    def _lookup_minimizers(self, pair_local, pair_row, n_used: int, q_hash, q_text, n: int):
+        """``(query, left, right)``: for each (text minimizer, document the text is paired with) -- ``query`` the
+        minimizer, in the order of the sorted keys -- the run ``table[left:right]`` of the pages' table
+        (:meth:`_table`) with its key, between the first and the last character of the text's paired pages in that
+        document (the table is ordered by key, then position)."""
         n_docs = max(len(self.docs), 1)
         off = self._offsets
-        pair_local = local_of[pair_text]
-        combo_of_pair = pair_local * n_docs + self.code_of_row[pair_row]
-        combos, combo_index = np.unique(combo_of_pair, return_inverse=True)
+        text_doc = pair_local * n_docs + self.code_of_row[pair_row]
+        combos, combo_of_pair = np.unique(text_doc, return_inverse=True)
         span_lo = np.full(combos.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
         span_hi = np.zeros(combos.shape[0], dtype=np.int64)
-        np.minimum.at(span_lo, combo_index, off[pair_row])
-        np.maximum.at(span_hi, combo_index, off[pair_row + 1])
+        np.minimum.at(span_lo, combo_of_pair, off[pair_row])
+        np.maximum.at(span_hi, combo_of_pair, off[pair_row + 1])
         combo_text, combo_doc = combos // n_docs, combos % n_docs
-        first = np.searchsorted(combo_text, np.arange(used.shape[0]))
-        if combos.shape[0] == used.shape[0]:  # one document per text (the usual case): one entry per minimizer
-            query, combo = np.arange(q_pos.shape[0]), first[q_text]
+        first = np.searchsorted(combo_text, np.arange(n_used))
+        if combos.shape[0] == n_used:  # one document per text (the usual case): one entry per minimizer
+            query, combo = np.arange(q_text.shape[0]), first[q_text]
         else:
-            per_query = np.bincount(combo_text, minlength=used.shape[0])[q_text]
-            query = np.repeat(np.arange(q_pos.shape[0]), per_query)
+            per_query = np.bincount(combo_text, minlength=n_used)[q_text]
+            query = np.repeat(np.arange(q_text.shape[0]), per_query)
             combo = _ranges(first[q_text], first[q_text] + per_query)
         # sorted by key (32 bits from the document and the hash) with the entry's index packed below it
         packed = np.sort((_key32(combo_doc[combo], q_hash[query]) << np.uint64(32))
@@ -626,54 +662,51 @@ class PageIndex:
         some = np.flatnonzero(table[np.minimum(left, max(table.shape[0] - 1, 0))] < end) if table.shape[0] else left[:0]
         right = left.copy()
         right[some] = np.searchsorted(table, end[some], side="left")
-        query = query[entry]
-        hit = np.flatnonzero(right > left)
-        if not hit.shape[0]:
-            return answer()
+        return query[entry], left, right
+
+    def _candidates(self, pair_keys, query, left, right, q_pos, q_text, n: int):
+        """Every table entry ``table[left:right]`` a minimizer ``query`` hits that lies on a page paired with the
+        minimizer's text (``pair_keys``: sorted ``text * rows + row``), in slices of about :data:`HITS` entries
+        (memory stays bounded on texts that repeat): ``(pair key slot, text position, page position, text)``."""
+        table = self._table(n)
+        off = self._offsets
         n_rows = len(self.keys)
-        pair_key = pair_local * n_rows + pair_row
-        uniq_keys, pair_of_key = np.unique(pair_key, return_inverse=True)
-        # candidates: every table entry a query hits that lies on a page paired with the query's text (in slices
-        # of about HITS entries: memory stays bounded on texts that repeat)
-        counts = (right - left)[hit]
+        counts = right - left
         ends = np.cumsum(counts)
         parts = []
         begin = 0
-        while begin < hit.shape[0]:
+        while begin < query.shape[0]:
             stop = max(int(np.searchsorted(ends, (ends[begin - 1] if begin else 0) + HITS, side="right")), begin + 1)
-            sl = hit[begin:stop]
-            cj = (table[_ranges(left[sl], right[sl])] & _LOW).astype(np.int64)
-            g = np.repeat(query[sl], counts[begin:stop])
-            c_key = q_text[g] * n_rows + (np.searchsorted(off, cj, side="right") - 1)
-            slot = np.minimum(np.searchsorted(uniq_keys, c_key), uniq_keys.shape[0] - 1)
-            keep = uniq_keys[slot] == c_key
-            parts.append((slot[keep], q_pos[g[keep]], cj[keep], q_text[g[keep]]))
+            page_pos = (table[_ranges(left[begin:stop], right[begin:stop])] & _LOW).astype(np.int64)
+            minimizer = np.repeat(query[begin:stop], counts[begin:stop])
+            cand_key = q_text[minimizer] * n_rows + (np.searchsorted(off, page_pos, side="right") - 1)
+            slot = np.minimum(np.searchsorted(pair_keys, cand_key), pair_keys.shape[0] - 1)
+            keep = pair_keys[slot] == cand_key
+            parts.append((slot[keep], q_pos[minimizer[keep]], page_pos[keep], q_text[minimizer[keep]]))
             begin = stop
-        cp, ci, cj, owner = (np.concatenate(x) for x in zip(*parts))
-        if not cp.shape[0]:
-            return answer()
-        key_row = uniq_keys % n_rows
-        lo, hi = item_off[owner], item_off[owner + 1]
-        done = np.zeros(uniq_keys.shape[0], dtype=bool)
-        done_kept = np.zeros(uniq_keys.shape[0], dtype=bool)
+        return tuple(np.concatenate(x) for x in zip(*parts))
+
+    def _confirm_rounds(self, cand_key, cand_item, cand_page, item_lo, item_hi, key_rows, codes, n: int, w: int,
+                        rule) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair key (``key_rows``: its page row): is a candidate confirmed (:meth:`_confirm`), with boilerplate
+        left out and with it kept. Round 1: the first candidate of each (text, row); round 2: every candidate of
+        those still unconfirmed. With boilerplate kept a pair is shared when any candidate is: every one the rule
+        confirms, and those of round 2 are all candidates of the pairs round 1 left unconfirmed."""
+        done = np.zeros(key_rows.shape[0], dtype=bool)
+        done_kept = np.zeros(key_rows.shape[0], dtype=bool)
 
         def confirm(sel):
-            clean, shared = self._confirm(ci[sel], cj[sel], key_row[cp[sel]], lo[sel], hi[sel], n, w, codes, rule)
-            done[cp[sel][clean]] = True
-            done_kept[cp[sel][shared]] = True
+            clean, shared = self._confirm(cand_item[sel], cand_page[sel], key_rows[cand_key[sel]], item_lo[sel],
+                                          item_hi[sel], n, w, codes, rule)
+            done[cand_key[sel][clean]] = True
+            done_kept[cand_key[sel][shared]] = True
 
-        # round 1: the first candidate of each (text, row); round 2: every candidate of those still unconfirmed.
-        # With boilerplate kept a pair is shared when any candidate is: every one the rule confirms, and those of
-        # round 2 are all candidates of the pairs round 1 left unconfirmed
-        _, first_candidate = np.unique(cp, return_index=True)
+        _, first_candidate = np.unique(cand_key, return_index=True)
         confirm(first_candidate)
-        rest = np.flatnonzero(~done[cp])
+        rest = np.flatnonzero(~done[cand_key])
         if rest.shape[0]:
             confirm(rest)
-        out[:] = done[pair_of_key]
-        if kept:
-            out_kept[:] = done_kept[pair_of_key]
-        return answer()
+        return done, done_kept
 
     def _confirm(self, ci, cj, rows, item_lo, item_hi, n, w, item_codes, rule) -> tuple[np.ndarray, np.ndarray]:
         """Candidates (item position, page position) of equal ``m``-fragment hashes (``m = n - w + 1``) that lie in a

@@ -9,6 +9,14 @@
   not the page's position in the file, so such items are placed by their text too;
 * **the page-metadata audit** (:mod:`rag_metrics.judging.audit`) compares each logged page with the located one.
 
+:func:`item_pages` is a second, different rule, for an item whose document is known (the label audit and the
+assessors, :func:`rag_metrics.labels.assessors.retrieved_pages`): its logged pages when they are pages of the
+document, else the page(s) of that document sharing the most fragments with its text. It differs from
+:func:`locate_items` on purpose -- it never searches other documents, counts every fragment (none sampled), needs
+no exact occurrence and no share of the text's fragments (one shared fragment suffices), keeps every page tied for
+the most, and does not leave out boilerplate (a running footer is shared with every page, so the page sharing the
+most besides wins) -- and its results are the audit's recorded ones, so the two are kept apart.
+
 Signature (stable; other modules call it)::
 
     locate_items(texts, index, *, min_chars=24, docs=None) -> DataFrame[doc_id, pages, placed_by, candidates]
@@ -43,10 +51,10 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.core.text import Concat, codes_of, hash_powers, normalize, text_blocks
+from rag_metrics.core.text import Concat, codes_of, gram_hashes, hash_powers, normalize, text_blocks
 from rag_metrics.judging.index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
 
-__all__ = ["locate_items", "place_text_only", "PLACED_BY"]
+__all__ = ["locate_items", "place_text_only", "item_pages", "pages_sharing_most", "PLACED_BY"]
 
 PLACED_BY = ("exact page", "several candidates", "overlap", "not found")
 ANCHORS = 8
@@ -161,7 +169,11 @@ def _row_table(index: PageIndex, names: list, doc_off: np.ndarray):
 
 
 def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFrame:
-    """Place each text on the pages (module docstring gives the signature and every outcome)."""
+    """Place each text on the pages (module docstring gives the signature and every outcome).
+
+    The steps: :func:`_distinct_queries` (each distinct text and document searched once), :func:`_exact_placements`
+    (where the text occurs as it is) and, for the texts that occur nowhere, :func:`_by_overlap`.
+    """
     if not isinstance(index, PageIndex):
         index = PageIndex(index)
     texts = list(texts)
@@ -170,7 +182,29 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
         if len(docs) != len(texts):
             raise InputError(f"locate_items: {len(docs)} documents for {len(texts)} texts.")
     n = int(min_chars)
-    # the distinct (text, document) pairs: each is searched once
+    asker, query_of_text = _distinct_queries(texts, docs)
+    qtexts = [normalize(texts[i]) for i in asker.tolist()]
+    want_docs = None if docs is None else [docs[i] for i in asker.tolist()]
+    lengths = np.fromiter((len(t) for t in qtexts), dtype=np.int64, count=len(qtexts))
+    long_enough = np.flatnonzero(lengths >= n)
+    placed: dict = {}
+    if long_enough.shape[0]:
+        placed = _exact_placements(index, qtexts, want_docs, lengths, long_enough, n)
+        rest = [q for q in long_enough.tolist() if q not in placed]  # no exact occurrence: where do most fragments lie?
+        if rest:
+            placed.update(_by_overlap(index, [qtexts[i] for i in rest],
+                                      [None if want_docs is None else want_docs[i] for i in rest], n, rest))
+    none = (None, (), "not found", ())
+    rows = [none if q < 0 else placed.get(q, none) for q in query_of_text.tolist()]
+    # object columns: an ambiguous doc_id stays None (pandas 3 would infer its string dtype and make it NaN)
+    return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"], dtype=object)
+
+
+def _distinct_queries(texts: list, docs: list | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(asker, query_of_text)``: the distinct (text, document) pairs among the strings of ``texts`` (documents
+    ``docs``, or None: anywhere), each searched once -- ``asker[q]`` the first text asking query ``q`` (queries
+    ordered by the codes of their text and document, in order of first appearance) -- and each text's query (-1: not
+    a string)."""
     is_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
     text_code, _ = pd.factorize(pd.Series(texts, dtype=object).where(is_text, None), use_na_sentinel=True)
     if docs is None:
@@ -181,106 +215,117 @@ def locate_items(texts, index, *, min_chars: int = 24, docs=None) -> pd.DataFram
     pair = np.where(is_text, pair, -1)
     keys, first_of, query_of_text = np.unique(pair, return_index=True, return_inverse=True)
     real = keys >= 0
-    qrows = first_of[real]  # a text that asks each query, in the order of the queries
-    n_queries = int(real.sum())
     query_of_text = np.where(is_text, query_of_text - (~real).sum(), -1)
-    qtexts = [normalize(texts[i]) for i in qrows.tolist()]
-    want_docs = [None] * n_queries if docs is None else [docs[i] for i in qrows.tolist()]
-    lengths = np.fromiter((len(t) for t in qtexts), dtype=np.int64, count=n_queries)
-    long_enough = np.flatnonzero(lengths >= n)
-    q_doc = [None] * n_queries
-    q_pages: list = [()] * n_queries
-    q_how = ["not found"] * n_queries
-    q_cand: list = [()] * n_queries
-    placed = np.zeros(n_queries, dtype=bool)
-    if long_enough.shape[0]:
-        # anchors: n-fragments spread over each text. Every occurrence of a text holds each of its anchors at the
-        # same offset, so the rarest anchor's occurrences in the documents' texts are where the text can start
-        table, bits, doc_off, names = _layout_table(index, n)
-        doc_texts = _doc_layout(index)[0]
-        doc_list = [doc_texts[d] for d in names]
-        doc_no = {d: k for k, d in enumerate(names)}
-        name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # candidates listed by document name
-        anchor_off = ((lengths[long_enough] - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
-        anchors = np.zeros(anchor_off.shape, dtype=np.uint64)
-        step = 1 << 14
-        for lo in range(0, long_enough.shape[0], step):  # only the anchors' characters, some texts at a time
-            part = zip(long_enough[lo:lo + step].tolist(), anchor_off[lo:lo + step].tolist())
-            codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
-            anchors[lo:lo + step] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
-        left, right = _lookup(table, bits, anchors)
-        hits = right - left
-        best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
-        pick = np.arange(long_enough.shape[0])
-        first, shift = left[pick, best], anchor_off[pick, best]
-        last = np.minimum(right[pick, best], first + MAX_SLOTS)
-        want = None if docs is None else \
-            np.array([doc_no.get(want_docs[i], -1) for i in long_enough.tolist()], dtype=np.int64)
-        ends = np.cumsum(last - first)
-        found = []
-        lo = 0
-        while lo < long_enough.shape[0]:  # texts in runs of about HITS slots: bounded memory
-            hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
-            # every start the rarest anchor allows, the document it falls in, kept when it is the text's document
-            item = np.repeat(pick[lo:hi], last[lo:hi] - first[lo:hi])
-            places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
-            starts = places.astype(np.int64) - shift[item]
-            owner = np.searchsorted(doc_off, starts, side="right") - 1
-            keep = starts >= doc_off[np.maximum(owner, 0)]
-            if want is not None:
-                keep &= owner == want[item]
-            item, starts, owner = item[keep], starts[keep], owner[keep]
-            local = starts - doc_off[owner]
-            # a shortened hash only costs this check of the text itself
-            ok = np.fromiter((doc_list[o].startswith(qtexts[q], s) for q, s, o in
-                              zip(long_enough[item].tolist(), local.tolist(), owner.tolist())), dtype=bool,
-                             count=item.shape[0])
-            found.append((item[ok], starts[ok], owner[ok]))
-            lo = hi
-        f_item, f_start, f_owner = (np.concatenate(x) for x in zip(*found))
-        order = np.lexsort((f_start, f_item))  # the first occurrences of each text are kept
-        f_item, f_start, f_owner = f_item[order], f_start[order], f_owner[order]
-        new_item = np.r_[True, f_item[1:] != f_item[:-1]] if f_item.shape[0] else np.zeros(0, dtype=bool)
-        rank_in_item = np.arange(f_item.shape[0]) - np.flatnonzero(new_item)[np.cumsum(new_item) - 1]
-        capped = rank_in_item < MAX_CANDIDATES
-        f_item, f_start, f_owner = f_item[capped], f_start[capped], f_owner[capped]
-        order = np.lexsort((f_start, name_rank[f_owner], f_item))  # by text, then document name, then position
-        f_item, f_start, f_owner = f_item[order], f_start[order], f_owner[order]
-        # the pages each occurrence lies on: the non-empty rows it intersects
-        row_starts, row_ends, before, row_pages = _row_table(index, names, doc_off)
-        f_len = lengths[long_enough[f_item]]
-        a = before[np.searchsorted(row_ends, f_start, side="right")]
-        b = before[np.searchsorted(row_starts, f_start + f_len, side="left")]
-        counts = np.bincount(f_item, minlength=long_enough.shape[0])
-        bounds = np.r_[0, np.cumsum(counts)]
-        once = np.flatnonzero(counts == 1)  # the usual case: one occurrence, on the pages it spans
-        at = bounds[once]
-        for q, o, x, y in zip(long_enough[once].tolist(), f_owner[at].tolist(), a[at].tolist(), b[at].tolist()):
-            pages = tuple(row_pages[x:y])
-            q_doc[q], q_pages[q], q_how[q] = names[o], pages, "exact page"
-            q_cand[q] = ((names[o], pages[0], pages[-1]),) if pages else ()
-        placed[long_enough[once]] = True
-        for k in np.flatnonzero(counts > 1).tolist():
-            q = int(long_enough[k])
-            lo, hi = int(bounds[k]), int(bounds[k + 1])
-            occ = [(names[o], tuple(row_pages[x:y])) for o, x, y in
-                   zip(f_owner[lo:hi].tolist(), a[lo:hi].tolist(), b[lo:hi].tolist())]
-            doc_set = {d for d, _ in occ}
-            one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
-            q_doc[q], q_how[q] = one_doc, "several candidates"
-            q_pages[q] = tuple(sorted({x for _, pp in occ for x in pp})) if one_doc is not None else ()
-            q_cand[q] = tuple((d, pp[0], pp[-1]) for d, pp in occ if pp)
-            placed[q] = True
-        # no exact occurrence: where do most of its fragments lie?
-        rest = long_enough[~placed[long_enough]].tolist()
-        if rest:
-            for q, (doc, pages, how, cand) in _by_overlap(index, [qtexts[i] for i in rest], [want_docs[i] for i in rest],
-                                                         n, rest).items():
-                q_doc[q], q_pages[q], q_how[q], q_cand[q] = doc, pages, how, cand
-    none = (None, (), "not found", ())
-    rows = [none if q < 0 else (q_doc[q], q_pages[q], q_how[q], q_cand[q]) for q in query_of_text.tolist()]
-    # object columns: an ambiguous doc_id stays None (pandas 3 would infer its string dtype and make it NaN)
-    return pd.DataFrame(rows, columns=["doc_id", "pages", "placed_by", "candidates"], dtype=object)
+    return first_of[real], query_of_text
+
+
+def _exact_placements(index: PageIndex, qtexts: list, want_docs: list | None, lengths: np.ndarray,
+                      long_enough: np.ndarray, n: int) -> dict:
+    """query -> ``(doc_id, pages, placed_by, candidates)`` for the normalized texts ``qtexts[long_enough]`` that occur
+    as they are in the documents' texts (in ``want_docs[q]`` when given): ``"exact page"`` or ``"several
+    candidates"`` (module docstring). Anchors (:func:`_anchor_hashes`): every occurrence of a text holds each of
+    its anchors at the same offset, so the rarest anchor's places in the table are where the text can start
+    (:func:`_occurrences`); the first :data:`MAX_CANDIDATES` are kept (:func:`_kept_occurrences`) and read as pages
+    (:func:`_placements_of`)."""
+    table, bits, doc_off, names = _layout_table(index, n)
+    anchor_off, anchors = _anchor_hashes(qtexts, lengths, long_enough, n)
+    left, right = _lookup(table, bits, anchors)
+    hits = right - left
+    best = np.argmin(np.where(hits > 0, hits, np.iinfo(np.int64).max), axis=1)  # the rarest anchor found
+    pick = np.arange(long_enough.shape[0])
+    first, shift = left[pick, best], anchor_off[pick, best]
+    last = np.minimum(right[pick, best], first + MAX_SLOTS)
+    doc_no = {d: k for k, d in enumerate(names)}
+    want = None if want_docs is None else \
+        np.array([doc_no.get(want_docs[i], -1) for i in long_enough.tolist()], dtype=np.int64)
+    doc_texts = _doc_layout(index)[0]
+    found = _occurrences(table, bits, doc_off, [doc_texts[d] for d in names], qtexts, long_enough, first, last,
+                         shift, want)
+    name_rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # candidates listed by document name
+    found = _kept_occurrences(*found, name_rank)
+    return _placements_of(index, names, doc_off, lengths, long_enough, *found)
+
+
+def _anchor_hashes(qtexts: list, lengths: np.ndarray, long_enough: np.ndarray, n: int):
+    """``(offsets, hashes)``, one row of :data:`ANCHORS` per text ``qtexts[long_enough]``: the ``n``-fragments
+    spread evenly over the text from its start to its end, and their hashes (only the anchors' characters are
+    read, some texts at a time)."""
+    anchor_off = ((lengths[long_enough] - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
+    anchors = np.zeros(anchor_off.shape, dtype=np.uint64)
+    step = 1 << 14
+    for lo in range(0, long_enough.shape[0], step):
+        part = zip(long_enough[lo:lo + step].tolist(), anchor_off[lo:lo + step].tolist())
+        codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
+        anchors[lo:lo + step] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
+    return anchor_off, anchors
+
+
+def _occurrences(table, bits: int, doc_off, doc_list: list, qtexts: list, long_enough, first, last, shift, want):
+    """``(item, start, document)`` of every occurrence found: for each text ``item`` (a position in
+    ``long_enough``), every start its rarest anchor allows (table entries ``first..last``, the anchor ``shift``
+    characters into the text) that lies in one document -- ``want[item]`` when given -- and where the document's
+    text does hold the text (a shortened hash only costs this check). Texts go in runs of about :data:`HITS`
+    slots: bounded memory."""
+    ends = np.cumsum(last - first)
+    found = []
+    lo = 0
+    while lo < long_enough.shape[0]:
+        hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
+        item = np.repeat(np.arange(lo, hi), last[lo:hi] - first[lo:hi])
+        places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
+        starts = places.astype(np.int64) - shift[item]
+        owner = np.searchsorted(doc_off, starts, side="right") - 1
+        keep = starts >= doc_off[np.maximum(owner, 0)]
+        if want is not None:
+            keep &= owner == want[item]
+        item, starts, owner = item[keep], starts[keep], owner[keep]
+        local = starts - doc_off[owner]
+        ok = np.fromiter((doc_list[o].startswith(qtexts[q], s) for q, s, o in
+                          zip(long_enough[item].tolist(), local.tolist(), owner.tolist())), dtype=bool,
+                         count=item.shape[0])
+        found.append((item[ok], starts[ok], owner[ok]))
+        lo = hi
+    return tuple(np.concatenate(x) for x in zip(*found))
+
+
+def _kept_occurrences(item, start, owner, name_rank):
+    """The first :data:`MAX_CANDIDATES` occurrences of each text (by position in the documents laid end to end),
+    ordered by text, then document name (``name_rank``), then position."""
+    order = np.lexsort((start, item))
+    item, start, owner = item[order], start[order], owner[order]
+    new_item = np.r_[True, item[1:] != item[:-1]] if item.shape[0] else np.zeros(0, dtype=bool)
+    rank_in_item = np.arange(item.shape[0]) - np.flatnonzero(new_item)[np.cumsum(new_item) - 1]
+    capped = rank_in_item < MAX_CANDIDATES
+    item, start, owner = item[capped], start[capped], owner[capped]
+    order = np.lexsort((start, name_rank[owner], item))
+    return item[order], start[order], owner[order]
+
+
+def _placements_of(index: PageIndex, names: list, doc_off, lengths, long_enough, item, start, owner) -> dict:
+    """query -> ``(doc_id, pages, placed_by, candidates)`` from each text's occurrences (:func:`_kept_occurrences`):
+    the pages an occurrence lies on are the non-empty rows it intersects. One occurrence (the usual case):
+    ``"exact page"`` on the pages it spans; several: ``"several candidates"`` (module docstring)."""
+    row_starts, row_ends, before, row_pages = _row_table(index, names, doc_off)
+    a = before[np.searchsorted(row_ends, start, side="right")]
+    b = before[np.searchsorted(row_starts, start + lengths[long_enough[item]], side="left")]
+    counts = np.bincount(item, minlength=long_enough.shape[0])
+    bounds = np.r_[0, np.cumsum(counts)]
+    out: dict = {}
+    once = np.flatnonzero(counts == 1)
+    at = bounds[once]
+    for q, o, x, y in zip(long_enough[once].tolist(), owner[at].tolist(), a[at].tolist(), b[at].tolist()):
+        pages = tuple(row_pages[x:y])
+        out[q] = (names[o], pages, "exact page", ((names[o], pages[0], pages[-1]),) if pages else ())
+    for k in np.flatnonzero(counts > 1).tolist():
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        occ = [(names[o], tuple(row_pages[x:y])) for o, x, y in
+               zip(owner[lo:hi].tolist(), a[lo:hi].tolist(), b[lo:hi].tolist())]
+        doc_set = {d for d, _ in occ}
+        one_doc = next(iter(doc_set)) if len(doc_set) == 1 else None
+        pages = tuple(sorted({x for _, pp in occ for x in pp})) if one_doc is not None else ()
+        cand = tuple((d, pp[0], pp[-1]) for d, pp in occ if pp)
+        out[int(long_enough[k])] = (one_doc, pages, "several candidates", cand)
+    return out
 
 
 def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
@@ -357,3 +402,27 @@ def place_text_only(run: pd.DataFrame, index, *, min_chars: int = 24, gold: dict
         placed_by[todo] = where["placed_by"]
     run["placed_by"] = placed_by
     return run
+
+
+def pages_sharing_most(text: str, doc, index: PageIndex, n_pages: dict, n: int) -> list[int]:
+    """The page(s) of ``doc`` (pages 1..``n_pages[doc]``) sharing the most distinct ``n``-character fragments of the
+    normalized ``text``, every page tied for the most, in page order; [] when no page shares one (or ``text`` is
+    shorter than ``n`` after normalization, or ``doc`` is not in ``n_pages``). Boilerplate is not left out."""
+    grams = np.unique(gram_hashes(normalize(text), n))
+    if not grams.shape[0]:
+        return []
+    counts = {p: int(np.isin(index.grams((doc, p), n), grams, assume_unique=True).sum())
+              for p in range(1, n_pages.get(doc, 0) + 1)}
+    best = max(counts.values(), default=0)
+    return [p for p, c in counts.items() if c == best] if best > 0 else []
+
+
+def item_pages(doc, pages, text, index: PageIndex, n_pages: dict, n: int) -> tuple[list[int], str]:
+    """``(pages, how)``: where a retrieved item of the known document ``doc`` (a key of ``n_pages``) lies (module
+    docstring: how this rule differs from :func:`locate_items`). Its logged ``pages`` (None: none) that lie in
+    1..``n_pages[doc]``, ``how = "metadata"``; when none does and ``text`` is a string, :func:`pages_sharing_most`
+    with ``how = "text"``; else ``([], "metadata")``. An empty list means the item could not be placed."""
+    kept = [p for p in (pages or ()) if 1 <= p <= n_pages[doc]]
+    if not kept and isinstance(text, str):
+        return pages_sharing_most(text, doc, index, n_pages, n), "text"
+    return kept, "metadata"

@@ -85,96 +85,33 @@ def plan_golden_set(diffs: pd.Series, candidate_diffs: list, *, binary: bool, ta
     the baseline (the pair's included). The discordant rate planned with is the larger of the pair's and the
     candidates' mean. ``baseline``: the baseline's mean of a 0/1 measure, whose gain cannot exceed 1 - baseline.
     Returns ``{"rate_pair", "rate_mean", "rate_plan", "plan" (a table for 0/1 values, else None),
-    "needed" (None when nothing can be planned), "claims"}``."""
+    "needed" (None when nothing can be planned), "sd_plan" (the spread planned with, None for 0/1 values; absent
+    when the target gain is above the ceiling), "claims"}``.
+
+    The steps: :func:`_binary_plan` (the table and its claims, 0/1 values), :func:`_spread_of` (other values), the
+    size and its claim (:func:`_size_claim`), and the claim that the size is above the exact test's floor.
+    """
     diffs = diffs.dropna()
-    n_now, need = len(diffs), min_discordant(alpha)
+    need = min_discordant(alpha)  # the fewest discordant questions that can reach alpha
     rate_pair = _rate(diffs)
     rate_mean = float(np.mean([_rate(d) for d in candidate_diffs])) if candidate_diffs else 0.0
     rate_plan = max(rate_pair, rate_mean)
     out = {"rate_pair": rate_pair, "rate_mean": rate_mean, "rate_plan": rate_plan, "plan": None, "needed": None}
     claims = []
-    reachable = 0 < target_gain <= rate_plan
-    ceiling = 1.0 - baseline if binary and baseline is not None else 1.0
     if binary:
-        plan = plan_table(target_gain, rate_plan, alpha=alpha, ceiling=ceiling)
-        out["plan"] = plan if len(plan) else None
-        above = [g for g in sorted({*GAINS, target_gain}) if g > ceiling + 1e-12]
-        if above:
-            gains = " or ".join(f"+{g:g}" for g in above) if len(above) < 3 else \
-                ", ".join(f"+{g:g}" for g in above[:-1]) + f" or +{above[-1]:g}"
-            claims.append(_claim(
-                True, f"A baseline of {baseline:.3f} cannot gain {gains} at all: the most it can gain is "
-                      f"1 − {baseline:.3f} = {ceiling:.3f}" + ("; the table stops below that." if out["plan"] is not None
-                                                               else "."),
-                name="above_ceiling", figures={"gains": above, "ceiling": ceiling, "baseline": baseline}))
+        ceiling = 1.0 - baseline if baseline is not None else 1.0
+        out["plan"], plan_claims = _binary_plan(target_gain, rate_plan, alpha=alpha, baseline=baseline,
+                                                ceiling=ceiling)
+        claims += plan_claims
         if target_gain > ceiling + 1e-12:
             out["claims"] = claims
             return out
-        row = plan.loc[target_gain]
-        fewest, twice = row[FEWEST], row[TWICE]
-        claims.append(_claim(
-            fewest <= twice,
-            f"To detect a gain of {target_gain:g} (80% power, exact test at {alpha}), a golden set needs at least "
-            f"**{fewest:,} questions** -- if the change touches only the {target_gain:.0%} of questions it must, and "
-            f"wins every one -- and **{twice:,}** if it touches twice as many (three in four won): the more questions "
-            "a change reshuffles, the more noise hides it.",
-            name="plan_grows_with_rate", figures={"fewest": int(fewest), "twice": int(twice)}))
-    spread = None if binary else max(float(diffs.std(ddof=1)) if n_now > 1 else 0.0,
-                                     float(np.mean([d.dropna().std(ddof=1) if d.dropna().size > 1 else 0.0
-                                                    for d in candidate_diffs])) if candidate_diffs else 0.0)
+    spread = None if binary else _spread_of(diffs, candidate_diffs)
     out["sd_plan"] = spread
-    if rate_plan == 0:
-        claims.append(_claim(True, "No candidate differs from the baseline on any question: nothing can be planned "
-                                   "from them; compare configurations that differ.",
-                             name="nothing_to_plan", figures={"rate_plan": rate_plan}))
-    elif not binary and not spread > 0:
-        claims.append(_claim(True, "Every question that differs differs by the same amount: the spread of the "
-                                   "differences is 0 and the sample size cannot be planned from it.",
-                             name="no_spread", figures={"sd_plan": spread, "rate_plan": rate_plan}))
-    elif not reachable:
-        from rag_metrics.stats.intervals import clopper_pearson
-
-        counts = [int(d.dropna().ne(0).sum()) for d in candidate_diffs] or [0]
-        k_max = max(int(diffs.ne(0).sum()), *counts)
-        upper = float(clopper_pearson(k_max, n_now, 1 - alpha)[1]) if n_now else 1.0
-        claims.append(_claim(
-            True, f"**Configurations like these probably cannot make a gain of {target_gain:g}.** They differ on "
-                  f"{rate_plan:.1%} of the questions (this pair on {rate_pair:.1%}, the candidates on {rate_mean:.1%} "
-                  "on average), and a question that does not change cannot raise the mean: even if every one that "
-                  f"differs were won, the mean would rise by {rate_plan:.3f}. That share comes from {n_now} questions: "
-                  f"for the configuration that changes most ({k_max} of {n_now}) its {1 - alpha:.0%} upper bound is "
-                  f"{upper:.1%}"
-                  + (f", above {target_gain:g}, so the gain is not ruled out -- only unlikely." if upper >= target_gain
-                     else f", below {target_gain:g} too.")
-                  + " Plan for a smaller gain"
-                  + (" (the table's last column gives the golden set for each gain they can make)" if binary else "")
-                  + ", or compare configurations that differ more.",
-            name="gain_out_of_reach", figures={"target_gain": target_gain, "rate_plan": rate_plan, "upper": upper,
-                                               "k_max": k_max, "n": n_now}))
-    elif binary:
-        needed = questions_needed_binary(target_gain, rate_plan, alpha=alpha)
-        power_now = exact_power(n_now, target_gain, rate_plan, alpha=alpha)
-        out["needed"] = needed
-        claims.append(_claim(
-            needed > n_now,
-            f"Configurations like these differ on {rate_plan:.1%} of the questions: at that rate, detecting a gain of "
-            f"{target_gain:g} with 80% power at {alpha} needs **{needed:,} questions**; this golden set has {n_now} "
-            f"(power {power_now:.0%}).",
-            f"Configurations like these differ on {rate_plan:.1%} of the questions: at that rate {needed} questions give 80% power to detect a gain of "
-            f"{target_gain:g} at {alpha}; this golden set has {n_now}, enough (power {power_now:.0%}).",
-            name="needs_more_questions", figures={"needed": needed, "n_now": n_now}))
-    else:
-        needed = questions_needed(target_gain, spread, discordant_rate=rate_plan, alpha=alpha)
-        floor = int(np.ceil(need / rate_plan - 1e-9))
-        out["needed"] = needed
-        claims.append(_claim(
-            needed == floor,
-            f"The spread of the differences alone would ask for fewer questions, but at a discordant rate of "
-            f"{rate_plan:.1%} fewer than {floor} questions hold fewer than {need} that differ, and then no result can "
-            f"reach p < {alpha}: **plan {needed} questions**.",
-            f"To detect a gain of {target_gain:g} with 80% power at {alpha}, plan **{needed} questions** (the spread "
-            f"of the differences, {spread:.3f}; at least {floor} for {need} to differ); this golden set has {n_now}.",
-            name="plan_at_floor", figures={"needed": needed, "floor": floor}))
+    out["needed"], size_claim = _size_claim(diffs, candidate_diffs, binary=binary, target_gain=target_gain,
+                                            alpha=alpha, rates=(rate_pair, rate_mean, rate_plan), spread=spread,
+                                            need=need)
+    claims.append(size_claim)
     if out["needed"] is not None:
         claims.append(_claim(out["needed"] >= need,
                              f"The plan never asks for fewer questions than the exact test can resolve ({need} that "
@@ -182,6 +119,116 @@ def plan_golden_set(diffs: pd.Series, candidate_diffs: list, *, binary: bool, ta
                              name="plan_above_floor", figures={"needed": out["needed"], "need": need}))
     out["claims"] = claims
     return out
+
+
+def _binary_plan(target_gain: float, rate_plan: float, *, alpha: float, baseline: float | None,
+                 ceiling: float) -> tuple[pd.DataFrame | None, list[dict]]:
+    """``(plan, claims)`` for a 0/1 measure: :func:`plan_table` (None when no gain fits under ``ceiling``); a claim
+    naming the shown gains above the ceiling, if any; and, when the target gain is not above it, how the size grows
+    with the share of questions a change touches (only those, all won; twice as many, 3 in 4 won)."""
+    plan = plan_table(target_gain, rate_plan, alpha=alpha, ceiling=ceiling)
+    shown = plan if len(plan) else None
+    claims = []
+    above = [g for g in sorted({*GAINS, target_gain}) if g > ceiling + 1e-12]
+    if above:
+        gains = " or ".join(f"+{g:g}" for g in above) if len(above) < 3 else \
+            ", ".join(f"+{g:g}" for g in above[:-1]) + f" or +{above[-1]:g}"
+        claims.append(_claim(
+            True, f"A baseline of {baseline:.3f} cannot gain {gains} at all: the most it can gain is "
+                  f"1 − {baseline:.3f} = {ceiling:.3f}" + ("; the table stops below that." if shown is not None
+                                                           else "."),
+            name="above_ceiling", figures={"gains": above, "ceiling": ceiling, "baseline": baseline}))
+    if target_gain > ceiling + 1e-12:
+        return shown, claims
+    row = plan.loc[target_gain]
+    fewest, twice = row[FEWEST], row[TWICE]
+    claims.append(_claim(
+        fewest <= twice,
+        f"To detect a gain of {target_gain:g} (80% power, exact test at {alpha}), a golden set needs at least "
+        f"**{fewest:,} questions** -- if the change touches only the {target_gain:.0%} of questions it must, and "
+        f"wins every one -- and **{twice:,}** if it touches twice as many (three in four won): the more questions "
+        "a change reshuffles, the more noise hides it.",
+        name="plan_grows_with_rate", figures={"fewest": int(fewest), "twice": int(twice)}))
+    return shown, claims
+
+
+def _spread_of(diffs: pd.Series, candidate_diffs: list) -> float:
+    """The spread planned with: the larger of the pair's standard deviation of the differences (0 for fewer than
+    two) and the candidates' mean one (each 0 for fewer than two; 0 with no candidates)."""
+    return max(float(diffs.std(ddof=1)) if len(diffs) > 1 else 0.0,
+               float(np.mean([d.dropna().std(ddof=1) if d.dropna().size > 1 else 0.0
+                              for d in candidate_diffs])) if candidate_diffs else 0.0)
+
+
+def _size_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool, target_gain: float, alpha: float,
+                rates: tuple, spread: float | None, need: int) -> tuple[int | None, dict]:
+    """``(needed, claim)``: the golden set's size (None when it cannot be planned) and the claim saying so, by the
+    first that holds: no candidate differs; the differences have no spread (not 0/1); the target gain is above
+    the discordant rate (:func:`_out_of_reach_claim`); else the size from the rate (0/1 values) or the spread.
+    ``rates``: the pair's, the candidates' mean and the planned discordant rates; ``need``: the fewest discordant
+    questions that can reach ``alpha`` (:func:`~rag_metrics.stats.paired.min_discordant`)."""
+    rate_plan = rates[2]
+    n_now = len(diffs)
+    if rate_plan == 0:
+        return None, _claim(True, "No candidate differs from the baseline on any question: nothing can be planned "
+                                  "from them; compare configurations that differ.",
+                            name="nothing_to_plan", figures={"rate_plan": rate_plan})
+    if not binary and not spread > 0:
+        return None, _claim(True, "Every question that differs differs by the same amount: the spread of the "
+                                  "differences is 0 and the sample size cannot be planned from it.",
+                            name="no_spread", figures={"sd_plan": spread, "rate_plan": rate_plan})
+    if not 0 < target_gain <= rate_plan:
+        return None, _out_of_reach_claim(diffs, candidate_diffs, binary=binary, target_gain=target_gain, alpha=alpha,
+                                         rates=rates)
+    if binary:
+        needed = questions_needed_binary(target_gain, rate_plan, alpha=alpha)
+        power_now = exact_power(n_now, target_gain, rate_plan, alpha=alpha)
+        return needed, _claim(
+            needed > n_now,
+            f"Configurations like these differ on {rate_plan:.1%} of the questions: at that rate, detecting a gain of "
+            f"{target_gain:g} with 80% power at {alpha} needs **{needed:,} questions**; this golden set has {n_now} "
+            f"(power {power_now:.0%}).",
+            f"Configurations like these differ on {rate_plan:.1%} of the questions: at that rate {needed} questions give 80% power to detect a gain of "
+            f"{target_gain:g} at {alpha}; this golden set has {n_now}, enough (power {power_now:.0%}).",
+            name="needs_more_questions", figures={"needed": needed, "n_now": n_now})
+    needed = questions_needed(target_gain, spread, discordant_rate=rate_plan, alpha=alpha)
+    floor = int(np.ceil(need / rate_plan - 1e-9))
+    return needed, _claim(
+        needed == floor,
+        f"The spread of the differences alone would ask for fewer questions, but at a discordant rate of "
+        f"{rate_plan:.1%} fewer than {floor} questions hold fewer than {need} that differ, and then no result can "
+        f"reach p < {alpha}: **plan {needed} questions**.",
+        f"To detect a gain of {target_gain:g} with 80% power at {alpha}, plan **{needed} questions** (the spread "
+        f"of the differences, {spread:.3f}; at least {floor} for {need} to differ); this golden set has {n_now}.",
+        name="plan_at_floor", figures={"needed": needed, "floor": floor})
+
+
+def _out_of_reach_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool, target_gain: float, alpha: float,
+                        rates: tuple) -> dict:
+    """The claim that configurations like these probably cannot make ``target_gain``: a question that does not
+    change cannot raise the mean, so the gain is at most the discordant rate; with the Clopper-Pearson upper bound
+    (level 1 - ``alpha``) of the share of the configuration that changes most, saying whether that rules it out."""
+    from rag_metrics.stats.intervals import clopper_pearson
+
+    rate_pair, rate_mean, rate_plan = rates
+    n_now = len(diffs)
+    counts = [int(d.dropna().ne(0).sum()) for d in candidate_diffs] or [0]
+    k_max = max(int(diffs.ne(0).sum()), *counts)
+    upper = float(clopper_pearson(k_max, n_now, 1 - alpha)[1]) if n_now else 1.0
+    return _claim(
+        True, f"**Configurations like these probably cannot make a gain of {target_gain:g}.** They differ on "
+              f"{rate_plan:.1%} of the questions (this pair on {rate_pair:.1%}, the candidates on {rate_mean:.1%} "
+              "on average), and a question that does not change cannot raise the mean: even if every one that "
+              f"differs were won, the mean would rise by {rate_plan:.3f}. That share comes from {n_now} questions: "
+              f"for the configuration that changes most ({k_max} of {n_now}) its {1 - alpha:.0%} upper bound is "
+              f"{upper:.1%}"
+              + (f", above {target_gain:g}, so the gain is not ruled out -- only unlikely." if upper >= target_gain
+                 else f", below {target_gain:g} too.")
+              + " Plan for a smaller gain"
+              + (" (the table's last column gives the golden set for each gain they can make)" if binary else "")
+              + ", or compare configurations that differ more.",
+        name="gain_out_of_reach", figures={"target_gain": target_gain, "rate_plan": rate_plan, "upper": upper,
+                                           "k_max": k_max, "n": n_now})
 
 
 # ---- the comparison sections of lesson 10: their sentences, chosen from the numbers ------------------------------

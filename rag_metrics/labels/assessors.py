@@ -43,13 +43,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.judging.judges import PageIndex, shared_spans
-from rag_metrics.core.text import gram_hashes, normalize, tokenize
+from rag_metrics.core.text import normalize, tokenize
 from rag_metrics.experiment.attribution import normalize_answer
+from rag_metrics.judging.locate import item_pages
 
 __all__ = ["Assessor", "OfflineAssessor", "GRADES", "RELEVANT_GRADE", "find_answer", "assess_items", "check_grade",
            "assessor_info", "ASSESSED_COLUMNS", "retrieved_pages", "answer_sentences",
@@ -158,22 +158,12 @@ def answer_sentences(text: str, answer: str | None) -> list[str]:
     return list(dict.fromkeys(s for s in out if s))
 
 
-# --- where retrieved items lie ----------------------------------------------------------------------------
-
-def _locate(text: str, doc: str, index: PageIndex, n_pages: dict, f: int) -> list[int]:
-    """The page(s) of ``doc`` sharing the most ``f``-character fragments with ``text`` ([] when none shares one)."""
-    grams = np.unique(gram_hashes(normalize(text), f))
-    if not grams.shape[0]:
-        return []
-    counts = {p: int(np.isin(index.grams((doc, p), f), grams, assume_unique=True).sum())
-              for p in range(1, n_pages.get(doc, 0) + 1)}
-    best = max(counts.values(), default=0)
-    return [p for p, c in counts.items() if c == best] if best > 0 else []
-
+# --- the pages the runs retrieved ------------------------------------------------------------------------
 
 def retrieved_pages(results, corpus, *, k: int | None = None, locate_chars: int = 24) -> tuple[pd.DataFrame, int]:
     """``results``: ``[(name, ExperimentResult)]``. One row per (run, question, retrieved page): run, question_id, doc_id, page, rank (the best rank at which the
-    run retrieved the page), located (``metadata`` or ``text``); and the number of items that could not be placed."""
+    run retrieved the page), located (``metadata`` or ``text``: :func:`~rag_metrics.judging.locate.item_pages`); and
+    the number of items that could not be placed (an unknown document, or no page from either)."""
     index = PageIndex(corpus)
     n_pages = corpus.documents["n_pages"].to_dict()
     rows, unplaced = [], 0
@@ -183,10 +173,7 @@ def retrieved_pages(results, corpus, *, k: int | None = None, locate_chars: int 
             if doc not in n_pages:
                 unplaced += 1
                 continue
-            pages = [p for p in (pages or ()) if 1 <= p <= n_pages[doc]]
-            how = "metadata"
-            if not pages and isinstance(text, str):
-                pages, how = _locate(text, doc, index, n_pages, locate_chars), "text"
+            pages, how = item_pages(doc, pages, text, index, n_pages, locate_chars)
             if not pages:
                 unplaced += 1
             for p in pages:

@@ -16,9 +16,9 @@ reports, from the pages' own text (``--pages``):
   paraphrased answer, or a wrong page), and questions without an expected answer (which cannot be audited);
 * **gold pages without text** -- a scanned page: no text judge can ever find it.
 
-Where a retrieved item lies: its page metadata when the log has it, else the page(s) of its document sharing the
-most ``locate_chars``-character fragments with its text (a running footer is shared with every page, so the page
-sharing the most wins); an item with neither is not placed (counted in ``settings["unplaced_items"]``).
+Where a retrieved item lies: :func:`rag_metrics.judging.locate.item_pages` with fragments of ``locate_chars``
+characters (its page metadata, else the page(s) of its document sharing the most fragments with its text); an item
+placed by neither is counted in ``settings["unplaced_items"]``.
 
 The review file (:func:`write_review` of the golden builder: CSV with a byte-order mark, or JSON lines) has one row
 per candidate page (:data:`AUDIT_COLUMNS`), ``decision`` pre-filled ``pending``: a reviewer writes ``accept`` (the
@@ -70,7 +70,7 @@ AUDIT_DECISIONS = ("pending", "accept", "reject")
 JUDGMENT_COLUMNS = ["question_id", "doc_id", "page", "relevant", "by", "at", "why", "source"]
 
 
-# --- where retrieved items lie ---------------------------------------------------------------------------------
+# --- the runs audited ------------------------------------------------------------------------------------------
 
 def _as_results(golden, corpus, runs) -> list:
     """``[(name, ExperimentResult)]``: logs are evaluated; two runs of one name are told apart by ``#2``, ``#3``..."""
@@ -489,6 +489,10 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
     duplicate_threshold : trigram similarity from which two questions are near-duplicates
     judgments : human judgments (:func:`load_judgments`): a page judged already is not a candidate again, and
         counts as labelled in the judged share
+
+    The findings come from their own steps: :func:`_answers_on_gold` (answers on no gold page, questions without
+    an answer, empty gold pages, and the evidence), :func:`_candidate_pages` (from :func:`_unlabelled_hits`) and
+    :func:`_near_duplicate_questions`.
     """
     if k is not None:
         k = check_int(k, "k", func="audit_labels")
@@ -498,14 +502,37 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
     texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
     q = golden.questions
     answers, question_text = dict(zip(q.index, q["answer"])), dict(zip(q.index, q["question"]))
-    gold: dict = {}
-    for qid, d, p in zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]):
-        gold.setdefault(qid, []).append((d, int(p)))
+    gold = _gold_of(golden)
     answerable = [qid for qid in golden.answerable if qid in gold]
     judged = set() if judgments is None or not len(judgments) else \
         set(zip(judgments["question_id"], judgments["doc_id"], judgments["page"].astype(int)))
+    evidence, not_on_gold, no_answer, empty = _answers_on_gold(answerable, gold, answers, question_text, texts)
+    pages, hits = _unlabelled_hits(pages, gold, judged, answerable, set(no_answer))
+    cand = _candidate_pages(hits, texts, answers, question_text, gold, evidence, min_evidence_chars)
+    dups = _near_duplicate_questions(q, duplicate_threshold)
+    settings = {"k": k, "min_evidence_chars": min_evidence_chars, "locate_chars": locate_chars,
+                "duplicate_threshold": duplicate_threshold, "runs": [name for name, _ in results],
+                "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
+                "corpus": getattr(corpus, "source", None), "unplaced_items": unplaced,
+                "answerable": len(answerable), "human_judgments": len(judged)}
+    return LabelAudit(cand, dups,
+                      pd.DataFrame(not_on_gold, columns=["question_id", "question", "answer", "gold_pages"]),
+                      tuple(no_answer), pd.DataFrame(empty, columns=["question_id", "doc_id", "page"]), pages, settings)
 
-    # answers on gold pages, evidence sentences, empty gold pages
+
+def _gold_of(golden) -> dict:
+    """question -> its gold pages ``[(doc, page)]``, in the golden set's order."""
+    gold: dict = {}
+    for qid, d, p in zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"]):
+        gold.setdefault(qid, []).append((d, int(p)))
+    return gold
+
+
+def _answers_on_gold(answerable, gold: dict, answers: dict, question_text: dict, texts: dict):
+    """``(evidence, not_on_gold, no_answer, empty)`` over the answerable questions: the sentences of each question's
+    gold pages holding its expected answer (:func:`~rag_metrics.labels.assessors.answer_sentences`; question ->
+    list, only questions with some), the rows of questions whose answer is on none of their gold pages, the
+    questions without an expected answer (None or blank), and the rows of gold pages without text."""
     evidence, not_on_gold, no_answer, empty = {}, [], [], []
     for qid in answerable:
         for d, p in gold[qid]:
@@ -517,25 +544,27 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
             continue
         found = []
         for d, p in gold[qid]:
-            text = texts.get((d, p), "")
-            found += answer_sentences(text, answer)
+            found += answer_sentences(texts.get((d, p), ""), answer)
         if found:
             evidence[qid] = found
         else:
             not_on_gold.append({"question_id": qid, "question": question_text[qid], "answer": answer,
                                 "gold_pages": ", ".join(f"{d} p.{p}" for d, p in gold[qid])})
+    return evidence, not_on_gold, no_answer, empty
 
-    # candidates: the unlabelled pages retrieved for a question with an expected answer (its evidence comes from it)
-    candidates = []
+
+def _unlabelled_hits(pages: pd.DataFrame, gold: dict, judged: set, answerable, no_answer: set):
+    """``(pages, hits)``: the retrieved pages (:func:`retrieved_pages`) of answerable questions with a ``labelled``
+    column (a gold page of the question, or judged), and ``(question, doc, page) -> [best rank, set of runs]`` for
+    the unlabelled ones of questions with an expected answer, in the order first retrieved."""
     gold_sets = {qid: set(g) for qid, g in gold.items()}
     pages["labelled"] = [(d, p) in gold_sets.get(qid, ()) or (qid, d, p) in judged
                          for qid, d, p in zip(pages["question_id"], pages["doc_id"], pages["page"])]
     pages = pages[pages["question_id"].isin(answerable)].reset_index(drop=True)
-    no_answer_set = set(no_answer)
-    hits: dict = {}  # (question, doc, page) -> [best rank, runs], in the order first retrieved
+    hits: dict = {}
     for qid, d, p, run, rank, labelled in zip(pages["question_id"], pages["doc_id"], pages["page"], pages["run"],
                                               pages["rank"], pages["labelled"]):
-        if labelled or qid in no_answer_set:
+        if labelled or qid in no_answer:
             continue
         seen = hits.get((qid, d, p))
         if seen is None:
@@ -543,16 +572,28 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
         else:
             seen[0] = min(seen[0], rank)
             seen[1].add(run)
+    return pages, hits
+
+
+def _candidate_pages(hits: dict, texts: dict, answers: dict, question_text: dict, gold: dict, evidence: dict,
+                     min_evidence_chars: int) -> pd.DataFrame:
+    """The candidate pages (:data:`AUDIT_COLUMNS` and ``gold_pages``, ``adjacent``, ``segments``): the unlabelled
+    ``hits`` (:func:`_unlabelled_hits`) whose page contains the expected answer or shares ``min_evidence_chars``
+    characters with the question's ``evidence``; ranked answer found first, then the longer shared evidence, the
+    best rank, the more runs, then question, document and page.
+
+    Exact shortcuts: a fragment of ``min_evidence_chars`` shared with the evidence holds one whole piece of it
+    (pieces of half that length, cut at multiples of it), so a page holding no piece shares nothing; and
+    :func:`find_answer` finds nothing on a page whose folded text does not contain the folded answer. Each page is
+    folded and normalized once (the hits are visited page by page)."""
     norm_evidence = {qid: [normalize(e) for e in found] for qid, found in evidence.items()}
-    # exact shortcuts: a fragment of min_evidence_chars shared with the evidence holds one whole piece of it (pieces
-    # of half that length, cut at multiples of it), so a page holding no piece shares nothing; and find_answer finds
-    # nothing on a page whose folded text does not contain the folded answer
     half = min_evidence_chars // 2
     pieces = {qid: {e[i:i + half] for e in found for i in range(0, len(e) - half + 1, half)}
               for qid, found in norm_evidence.items()}
     targets: dict = {}  # question -> its answer as find_answer looks for it
+    candidates = []
     current = None
-    for (qid, d, p), (best, runs_seen) in sorted(hits.items(), key=lambda hit: hit[0][1:]):  # each page folded once
+    for (qid, d, p), (best, runs_seen) in sorted(hits.items(), key=lambda hit: hit[0][1:]):
         if (d, p) != current:
             current, text, folded, norm = (d, p), texts.get((d, p), ""), None, None
         answer = answers[qid]
@@ -568,48 +609,53 @@ def audit_labels(golden, corpus, runs, *, k: int | None = None, min_evidence_cha
             norm = normalize(text) if norm is None else norm
             if any(piece in norm for piece in pieces[qid]):
                 ev_spans = shared_spans(norm, norm_evidence[qid], min_evidence_chars)
-        shared = max((b - a for a, b in ev_spans), default=0)
         if not answer_spans and not ev_spans:
             continue
         norm = normalize(text) if norm is None else norm
-        reasons = []
-        if answer_spans:
-            reasons.append(f"contains the expected answer {str(answer)!r}" +
-                           (f" ({len(answer_spans)} times)" if len(answer_spans) > 1 else ""))
-        if ev_spans:
-            reasons.append(f"shares {shared} characters with the gold evidence")
-        runs_here = sorted(runs_seen)
-        best = int(best)
-        reasons.append(f"retrieved at rank {best} by {', '.join(runs_here)}")
-        adjacent = [f"{gd} p.{gp}" for gd, gp in gold[qid] if gd == d and abs(gp - p) == 1]
-        if adjacent:
-            reasons.append(f"next to gold page {', '.join(adjacent)} (a ±1 page window already credits it)")
-        marks = [(a, b, "answer") for a, b in find_answer(norm, answer)] + [(a, b, "evidence") for a, b in ev_spans]
-        candidates.append({
-            "candidate_id": f"{qid}|{d}|p{p}", "question_id": qid, "decision": "pending", "reasons": "; ".join(reasons),
-            "question": question_text[qid], "answer": answer, "doc_id": d, "page": int(p), "group": None,
-            "why": None, "answer_found": bool(answer_spans), "shared_chars": int(shared), "best_rank": best,
-            "runs": len(runs_here), "gold_pages": ", ".join(f"{gd} p.{gp}" for gd, gp in gold[qid]),
-            "adjacent": bool(adjacent), "segments": _segments(norm, marks)})
+        candidates.append(_candidate_row(qid, d, p, int(best), sorted(runs_seen), answers[qid], question_text[qid],
+                                         gold[qid], norm, answer_spans, ev_spans))
     cand = pd.DataFrame(candidates, columns=[*AUDIT_COLUMNS, "gold_pages", "adjacent", "segments"])
     if len(cand):
         cand = cand.assign(_neg_runs=-cand["runs"]).sort_values(
             ["answer_found", "shared_chars", "best_rank", "_neg_runs", "question_id", "doc_id", "page"],
             ascending=[False, False, True, True, True, True, True], kind="stable").drop(columns="_neg_runs")
         cand = cand.reset_index(drop=True)
+    return cand
 
-    labelled = q[q["labelled"]]
+
+def _candidate_row(qid, d, p, best: int, runs_here: list, answer, question: str, gold_pages: list, norm: str,
+                   answer_spans: list, ev_spans: list) -> dict:
+    """One candidate page's review row: its reasons (the answer and how often, the shared evidence, the best rank
+    and the runs, a gold page next to it), and the page's normalized text ``norm`` cut into marked segments (the
+    answer as found in ``norm``, the evidence spans)."""
+    shared = max((b - a for a, b in ev_spans), default=0)
+    reasons = []
+    if answer_spans:
+        reasons.append(f"contains the expected answer {str(answer)!r}" +
+                       (f" ({len(answer_spans)} times)" if len(answer_spans) > 1 else ""))
+    if ev_spans:
+        reasons.append(f"shares {shared} characters with the gold evidence")
+    reasons.append(f"retrieved at rank {best} by {', '.join(runs_here)}")
+    adjacent = [f"{gd} p.{gp}" for gd, gp in gold_pages if gd == d and abs(gp - p) == 1]
+    if adjacent:
+        reasons.append(f"next to gold page {', '.join(adjacent)} (a ±1 page window already credits it)")
+    marks = [(a, b, "answer") for a, b in find_answer(norm, answer)] + [(a, b, "evidence") for a, b in ev_spans]
+    return {"candidate_id": f"{qid}|{d}|p{p}", "question_id": qid, "decision": "pending", "reasons": "; ".join(reasons),
+            "question": question, "answer": answer, "doc_id": d, "page": int(p), "group": None,
+            "why": None, "answer_found": bool(answer_spans), "shared_chars": int(shared), "best_rank": best,
+            "runs": len(runs_here), "gold_pages": ", ".join(f"{gd} p.{gp}" for gd, gp in gold_pages),
+            "adjacent": bool(adjacent), "segments": _segments(norm, marks)}
+
+
+def _near_duplicate_questions(questions: pd.DataFrame, threshold: float) -> pd.DataFrame:
+    """Pairs of labelled questions whose trigram similarity reaches ``threshold``
+    (:func:`~rag_metrics.golden.flags.near_duplicates`): question_id (the later), duplicate_of, similarity, and
+    both texts."""
+    labelled = questions[questions["labelled"]]
     ids, texts_of = list(labelled.index), list(labelled["question"])
     dups = [{"question_id": ids[j], "duplicate_of": ids[i], "similarity": sim, "question": texts_of[j],
-             "other": texts_of[i]} for i, j, sim in near_duplicates(texts_of, duplicate_threshold)]
-    settings = {"k": k, "min_evidence_chars": min_evidence_chars, "locate_chars": locate_chars,
-                "duplicate_threshold": duplicate_threshold, "runs": [name for name, _ in results],
-                "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
-                "corpus": getattr(corpus, "source", None), "unplaced_items": unplaced,
-                "answerable": len(answerable), "human_judgments": len(judged)}
-    return LabelAudit(cand, pd.DataFrame(dups, columns=["question_id", "duplicate_of", "similarity", "question", "other"]),
-                      pd.DataFrame(not_on_gold, columns=["question_id", "question", "answer", "gold_pages"]),
-                      tuple(no_answer), pd.DataFrame(empty, columns=["question_id", "doc_id", "page"]), pages, settings)
+             "other": texts_of[i]} for i, j, sim in near_duplicates(texts_of, threshold)]
+    return pd.DataFrame(dups, columns=["question_id", "duplicate_of", "similarity", "question", "other"])
 
 
 def labels_summary(result, corpus=None, *, k: int | None = None, judgments: pd.DataFrame | None = None) -> dict:

@@ -335,17 +335,9 @@ def build_report(
     and only when no notebook failed (:func:`rag_metrics.experiment.history.merge_history`), so a killed or
     failed build leaves the history as it was.
     """
-    import sys
-    import time
-    from concurrent.futures import ThreadPoolExecutor
-
     parameters = dict(parameters or {})
     check_name(experiment, what="experiment name")
-    notebooks_dir = Path(notebooks_dir).resolve()  # absolute: the notebooks run from threads
-    paths = [Path(p).resolve() for p in notebooks] if notebooks else sorted(notebooks_dir.glob("*.ipynb"))
-    if not paths:
-        raise InputError(f"no notebook to run in {notebooks_dir}/.")
-    _check_notebooks(paths, parameters, chosen=bool(notebooks))
+    paths = _notebook_paths(notebooks, notebooks_dir, parameters)
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
 
     root = Path(reports_dir).resolve()
@@ -361,42 +353,12 @@ def build_report(
         if history_dir is not None:
             history_dir = Path(history_dir).resolve()
             staged_history = staging.with_name(staging.name.removesuffix(".partial") + STAGED_HISTORY)
-            staged_history.mkdir()
-            for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
-                shutil.copyfile(p, staged_history / p.name)
-                copied.append(p.name)
+            copied = _copy_history(history_dir, staged_history)
             parameters = {**parameters, "history_dir": str(staged_history)}
             run_record.parameters["history_dir"] = str(history_dir)
-
-        def task(numbered):
-            i, path = numbered
-            start = time.perf_counter()
-            bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
-            item, found, experiment = _run_one(path, staging, parameters, hide_input, bar)
-            if progress_bar and jobs > 1:
-                status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
-                print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
-                      file=sys.stderr, flush=True)
-            return path, item, found, experiment
-
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            done = list(pool.map(task, enumerate(paths, start=1)))
-        summary: dict = {}
-        failures = []
-        for path, item, found, experiment in done:  # in notebook order, whatever order they finished in
-            run_record.notebooks.append(item)
-            if found:
-                summary[path.stem] = found
-            if experiment:  # an experiment report's newest run, verdict and trend (read by the index)
-                summary[EXPERIMENT_KEY] = experiment
-            if item.status != "ok":
-                failures.append(f"{path}: {item.error}")
-        (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-        (staging / "run.json").write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
-        run_dir = _publish(staging, folder, stamp)
-        if run_dir.name != stamp:  # the timestamp was taken: record the folder's name
-            run_record.timestamp = run_dir.name
-            atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
+        done = _run_notebooks(paths, staging, parameters, hide_input, progress_bar, jobs)
+        summary, failures = _record_runs(done, run_record)
+        run_dir = _write_run(staging, folder, stamp, summary, run_record)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         if staged_history is not None:
@@ -412,6 +374,82 @@ def build_report(
     if failures:
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
                           f"{run_dir}:\n  " + "\n  ".join(failures))
+    return run_dir
+
+
+def _notebook_paths(notebooks, notebooks_dir, parameters: dict) -> list[Path]:
+    """The notebooks to run, absolute (they run from threads): ``notebooks`` as given, else every
+    ``notebooks_dir/*.ipynb`` in name order. Refuses none, a missing one, and a parameter one of them does not
+    declare (:func:`_check_notebooks`)."""
+    notebooks_dir = Path(notebooks_dir).resolve()
+    paths = [Path(p).resolve() for p in notebooks] if notebooks else sorted(notebooks_dir.glob("*.ipynb"))
+    if not paths:
+        raise InputError(f"no notebook to run in {notebooks_dir}/.")
+    _check_notebooks(paths, parameters, chosen=bool(notebooks))
+    return paths
+
+
+def _copy_history(history_dir: Path, staged_history: Path) -> list[str]:
+    """Make the staging copy of the run history (a new folder ``staged_history``) from ``history_dir``'s
+    ``*.json`` files (none when it does not exist yet); returns the names copied (the runs not to merge back)."""
+    copied = []
+    staged_history.mkdir()
+    for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
+        shutil.copyfile(p, staged_history / p.name)
+        copied.append(p.name)
+    return copied
+
+
+def _run_notebooks(paths: list[Path], staging: Path, parameters: dict, hide_input: bool, progress_bar: bool,
+                   jobs: int) -> list:
+    """``[(path, NotebookRun, headlines, experiment record)]`` in notebook order: each notebook run into
+    ``staging`` (:func:`_run_one`), ``jobs`` at a time. Progress: papermill's bar when one at a time, else one line
+    per notebook when it ends (``[i/n] name: ok (seconds)``)."""
+    import sys
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    def task(numbered):
+        i, path = numbered
+        start = time.perf_counter()
+        bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
+        item, found, record = _run_one(path, staging, parameters, hide_input, bar)
+        if progress_bar and jobs > 1:
+            status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
+            print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
+                  file=sys.stderr, flush=True)
+        return path, item, found, record
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(task, enumerate(paths, start=1)))
+
+
+def _record_runs(done: list, run_record: RunRecord) -> tuple[dict, list[str]]:
+    """``(summary, failures)`` from the notebooks run (:func:`_run_notebooks`), each also added to ``run_record``:
+    the headline figures per notebook stem (and under :data:`EXPERIMENT_KEY` an experiment report's newest run,
+    verdict and trend, read by the index; the last notebook's wins), and ``path: error`` of each that failed."""
+    summary: dict = {}
+    failures = []
+    for path, item, found, record in done:
+        run_record.notebooks.append(item)
+        if found:
+            summary[path.stem] = found
+        if record:
+            summary[EXPERIMENT_KEY] = record
+        if item.status != "ok":
+            failures.append(f"{path}: {item.error}")
+    return summary, failures
+
+
+def _write_run(staging: Path, folder: Path, stamp: str, summary: dict, run_record: RunRecord) -> Path:
+    """Write ``summary.json`` and ``run.json`` into ``staging`` and publish it under ``folder`` (:func:`_publish`);
+    when the timestamp was taken, ``run.json`` records the folder's own name. Returns the run folder."""
+    (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    (staging / "run.json").write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
+    run_dir = _publish(staging, folder, stamp)
+    if run_dir.name != stamp:
+        run_record.timestamp = run_dir.name
+        atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
     return run_dir
 
 
