@@ -46,7 +46,8 @@ def main(argv=None):
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log
-    from rag_metrics.judging.judges import OverlapJudge, PageIndex, judge_run
+    from rag_metrics.judging.judges import OverlapJudge, judge_run
+    from rag_metrics.judging.index import PageIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

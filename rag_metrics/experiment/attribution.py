@@ -67,16 +67,13 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, NotComparableError, check_choice, check_k
 from rag_metrics.core.fingerprint import check_comparable, fingerprint
-from rag_metrics.judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, normalize_answer, token_f1
+from rag_metrics.judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, token_f1
 from rag_metrics.measures.metrics import hit_at_k, recall_at_k
 from rag_metrics.core.serialize import jsonable
 
-__all__ = [
-    "normalize_answer", "answer_match", "token_f1", "is_refusal", "attribute", "Attribution", "join_answers",
-    "diagnose", "compare_generators", "compare_attributions", "run_from_logs", "logged_context_k", "STATUSES",
-    "DEFAULT_REFUSALS", "status_meanings", "retrieval_rule_text", "status_table", "partial_retrieval",
-    "status_summary",
-]
+__all__ = ["attribute", "Attribution", "join_answers", "diagnose", "compare_generators", "compare_attributions",
+           "run_from_logs", "logged_context_k", "STATUSES", "status_meanings", "retrieval_rule_text", "status_table",
+           "partial_retrieval", "status_summary"]
 
 STATUSES = ("passed", "gold_missed_answer_right", "gold_missed_answer_wrong", "gold_found_answer_wrong")
 RULES = ("all", "any")

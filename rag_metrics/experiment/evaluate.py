@@ -32,7 +32,8 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int
 from rag_metrics.io.logs import log_key
-from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageIndex, PageJudge, describe_judge, judge_run, judged_frame
+from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, describe_judge, judge_run, judged_frame
+from rag_metrics.judging.index import PageIndex
 from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.measures.pages import evaluate_judged

@@ -45,7 +45,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int
 from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges, boilerplate_lines
+from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges
 
 BATCH = 1 << 23
 """Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character; 8M was as
@@ -54,8 +54,8 @@ PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
 is the same)."""
 
-__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "PageIndex", "judge_run", "make_judge", "describe_judge",
-           "JUDGES", "PRIMARY_ORDER", "JUDGED", "judged_frame", "shared_spans", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines"]
+__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "judge_run", "make_judge", "describe_judge",
+           "JUDGES", "PRIMARY_ORDER", "JUDGED", "judged_frame", "shared_spans"]
 
 
 class _Judge:
