@@ -16,7 +16,7 @@ from rag_metrics.labels.assessors import (ASSESSED_COLUMNS, Assessor, OfflineAss
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.labels.llm_assessors import (ASSESS_PROMPT_VERSION, BedrockAssessor, OpenAIAssessor, load_assessor,
                                           parse_grade, render_assessment)
-from rag_metrics.labels.audit import human_labels
+from rag_metrics.labels.decisions import human_labels
 from rag_metrics.llm.clients import RateLimited
 from rag_metrics.llm.prompts import MalformedResponse
 from rag_metrics.io.corpus import data_dir
@@ -251,7 +251,7 @@ def test_the_offline_assessor_grades_by_answer_evidence_and_tokens():
 def test_the_protocol_runs_offline_end_to_end(golden, corpus):
     """A run of the sample's retriever, its retrieved pages graded by the offline assessor: unjudged items labelled,
     labelled items measuring it, the agreement shown, then the figures with assessed labels and PPI."""
-    from rag_metrics.labels.audit import judging_sample
+    from rag_metrics.labels.judging_sheet import judging_sample
 
     result = evaluate_log(golden, load_log(data_dir() / "examples" / "bm25_c300o50.jsonl"), corpus, ks=(1, 3))
     items = assessment_items(result, k=3)

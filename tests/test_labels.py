@@ -14,8 +14,8 @@ from rag_metrics.labels.assessors import find_answer
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.experiment.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
-from rag_metrics.labels.audit import (AUDIT_COLUMNS, accept_labels, audit_labels, human_labels,
-                                       labels_summary, load_judgments, read_audit_decisions)
+from rag_metrics.labels.audit import AUDIT_COLUMNS, audit_labels, labels_summary
+from rag_metrics.labels.decisions import accept_labels, human_labels, load_judgments, read_audit_decisions
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
 from rag_metrics.io.jsonl import write_jsonl
@@ -375,7 +375,7 @@ def test_labels_summary_for_the_experiment_report(golden, corpus):
 # ---- golden sets rewritten in memory, judging sheets --------------------------------------------------------------
 
 def test_rewritten_golden_sets(golden):
-    from rag_metrics.labels.audit import _records_of, one_gold_page_only, with_evidence_groups
+    from rag_metrics.labels.decisions import _records_of, one_gold_page_only, with_evidence_groups
 
     assert golden_from_records(_records_of(golden)).fingerprint() == golden.fingerprint(), "a faithful round trip"
     grouped = with_evidence_groups(golden)
@@ -397,7 +397,7 @@ def test_rewritten_golden_sets(golden):
 
 
 def test_one_gold_page_only_writes_what_it_returns(golden, corpus, tmp_path):
-    from rag_metrics.labels.audit import one_gold_page_only
+    from rag_metrics.labels.decisions import one_gold_page_only
 
     written = one_gold_page_only(golden, keep="last", out=tmp_path / "one.jsonl", corpus=corpus)
     assert written.source == tmp_path / "one.jsonl" or str(written.source) == str(tmp_path / "one.jsonl")
@@ -407,7 +407,7 @@ def test_one_gold_page_only_writes_what_it_returns(golden, corpus, tmp_path):
 
 def test_a_support_set_read_as_page_labels(corpus):
     from rag_metrics.experiment.support import read_support_set
-    from rag_metrics.labels.audit import support_set_items
+    from rag_metrics.lab.labels_lesson import support_set_items
     from rag_metrics.io.corpus import data_dir
 
     claims = read_support_set(data_dir() / "support" / "claims.jsonl")
@@ -425,7 +425,8 @@ def test_a_support_set_read_as_page_labels(corpus):
 
 
 def test_closed_world_judgments_and_the_judging_sheet(world, tmp_path):
-    from rag_metrics.labels.audit import closed_world_judgments, judging_sample, read_judging_sheet
+    from rag_metrics.labels.judging_sheet import judging_sample, read_judging_sheet
+    from rag_metrics.labels.decisions import closed_world_judgments
 
     result = evaluate_log(world["golden"], load_log(world["logs"]["text_only"]), world["corpus"], ks=(5,))
     cw = closed_world_judgments(result, ["q1"])
@@ -586,7 +587,7 @@ def test_a_human_judgment_raises_the_judged_share_above_the_gold_share(world):
     assert mixed.settings["human_judgments"] == 1 and mixed.judged_share() > gold_only.judged_share()
 
 
-# ---- what `labels accept` says it did (rag_metrics.labels.audit.accept_summary) ---------------------------------
+# ---- what `labels accept` says it did (rag_metrics.labels.decisions.accept_summary) ---------------------------------
 
 def _meta(accepted=0, rejected=0, pending=0, unchanged=0, before="aaa", after="aaa"):
     return {"accepted": accepted, "rejected": rejected, "pending": pending, "unchanged": unchanged,
@@ -594,7 +595,7 @@ def _meta(accepted=0, rejected=0, pending=0, unchanged=0, before="aaa", after="a
 
 
 def test_accept_summary_says_nothing_changed_only_when_nothing_was_decided_anew():
-    from rag_metrics.labels.audit import accept_summary
+    from rag_metrics.labels.decisions import accept_summary
 
     first, second = accept_summary(_meta(pending=2, unchanged=1), "g.jsonl", "new.jsonl", "new.jsonl.judgments.jsonl")
     assert first == ("wrote new.jsonl: 0 page(s) accepted as gold, 0 rejected, 2 pending, 1 decided so already; "

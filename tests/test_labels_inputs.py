@@ -99,7 +99,7 @@ def test_every_csv_cell_written_reads_back_unchanged(tmp_path_factory, cells):
 def test_a_hostile_id_survives_the_review_file(tmp_path, qid):
     import pandas as pd
 
-    from rag_metrics.labels.audit import read_audit_decisions
+    from rag_metrics.labels.decisions import read_audit_decisions
     from rag_metrics.golden.review_file import write_review
 
     table = pd.DataFrame([{"candidate_id": f"{qid}|d|p1", "question_id": qid, "doc_id": "=d", "page": 1,

@@ -100,12 +100,14 @@ def test_holm_changes_the_verdict_of_the_fewest_questions_that_can_reach_alpha()
 
 from types import SimpleNamespace  # noqa: E402
 
-from rag_metrics.lab.planning_lesson import (plural, same_questions_claim, share_of, source_claims,  # noqa: E402
-                                                  t_test_trap, tango_example, why_sign_test_claim)
+from rag_metrics.core.text import counted  # noqa: E402
+from rag_metrics.lab.planning_lesson import (same_questions_claim, share_of, source_claims, t_test_trap,  # noqa: E402
+                                             tango_example, why_sign_test_claim)
 
 
 def test_plural_and_share_are_written_one_way():
-    assert plural(1) == "1 question" and plural(0) == "0 questions" and plural(3) == "3 questions"
+    assert [counted(n, "question") for n in (0, 1, 2)] == ["0 questions", "1 question", "2 questions"]
+    assert counted(1, "query", "queries") == "1 query" and counted(2, "query", "queries") == "2 queries"
     assert share_of(1, 65) == "1 of 65 questions (1.5%)"
 
 

@@ -168,7 +168,7 @@ def _sample(args) -> int:
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.experiment.evaluate import evaluate_log
-    from rag_metrics.labels.audit import judging_sample
+    from rag_metrics.labels.judging_sheet import judging_sample
     from rag_metrics.core.files import check_output
     from rag_metrics.golden.review_file import write_review
     from rag_metrics.io.logs import load_log
@@ -189,7 +189,7 @@ def _sample(args) -> int:
 def _accept(args) -> int:
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.core.files import check_output
-    from rag_metrics.labels.audit import accept_labels, accept_summary, read_audit_decisions
+    from rag_metrics.labels.decisions import accept_labels, accept_summary, read_audit_decisions
 
     check_output(args.output)
     corpus = load_corpus(args.pages) if args.pages else None

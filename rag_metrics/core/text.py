@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
            "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
-           "CJK_CHAR", "cjk_count", "hash_powers"]
+           "CJK_CHAR", "cjk_count", "hash_powers", "counted"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 """An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
@@ -252,3 +252,9 @@ class Concat:
         first = np.repeat(self.offsets[:-1], counts)
         rank = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
         return first + rank * step
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` with its noun, singular only for exactly 1: ``counted(1, "page")`` is "1 page", ``counted(0, "page")``
+    "0 pages", ``counted(2, "query", "queries")`` "2 queries" (``many`` defaults to ``one + "s"``)."""
+    return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"

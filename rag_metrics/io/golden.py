@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from rag_metrics.io.corpus import Corpus
 
-__all__ = ["GoldenSet", "load_golden", "golden_from_records"]
+__all__ = ["golden_csv_records", "GoldenSet", "load_golden", "golden_from_records"]
 
 
 _LIST_FIELDS = ("gold_docs", "gold_pages", "gold_chunks")
@@ -316,7 +316,7 @@ def _groups(value, path, line, qid) -> list[list[tuple[str, int]]]:
     return groups
 
 
-def _csv_rows(path) -> list[tuple[int, dict]]:
+def golden_csv_records(path) -> list[tuple[int, dict]]:
     """Questions of a CSV golden set: JSON list cells parsed, long-form rows merged per question."""
     header, rows = read_csv(path, "a golden set (CSV with a header row)")
     if "question_id" not in header:
@@ -466,7 +466,7 @@ def load_golden(path=None, corpus: Corpus | None = None, *, sample: bool = False
         corpus = corpus if corpus is not None else load_corpus(sample=True)
     path = sample_path("golden.jsonl", path, sample=sample, func="load_golden", what="the golden set")
     if Path(path).suffix.lower() == ".csv":
-        rows = _csv_rows(path)
+        rows = golden_csv_records(path)
     else:
         rows = iter_jsonl(path, "a golden set (JSON lines)")
     return golden_from_records(rows, path=path, corpus=corpus)

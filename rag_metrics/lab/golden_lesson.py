@@ -13,6 +13,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.html import md_escape
+from rag_metrics.core.text import counted
 from rag_metrics.golden.flags import HEADING_TEMPLATE, heading_copy
 from rag_metrics.golden.sampler import PageSample
 
@@ -57,7 +58,7 @@ def sample_claim(pages: int, documents: int, per_document: int, eligible: int, c
         "condition": not shortfalls,
         "text_if_true": f"{pages} pages from {documents} documents, {per_document} each; {common}.",
         "text_if_false": (f"{pages} pages from {documents} documents; {common}, and "
-                          f"{_count(len(shortfalls), 'document has', 'documents have')} fewer than {per_document} and "
+                          f"{counted(len(shortfalls), 'document has', 'documents have')} fewer than {per_document} and "
                           f"gave what {'it has' if len(shortfalls) == 1 else 'they have'}: {short}."),
         "name": "sample_complete",
         "figures": {"pages": pages, "documents": documents, "per_document": per_document,
@@ -129,11 +130,6 @@ def why_flagged(review: pd.DataFrame, templated: set) -> pd.DataFrame:
     return (flagged.assign(**{"why flagged": why}).groupby("why flagged", sort=False)
             .agg(questions=("question_id", "size"), examples=("question", lambda t: " · ".join(list(t)[:3])))
             .sort_values("questions", ascending=False, kind="stable").reset_index())
-
-
-def _count(n: int, one: str, many: str) -> str:
-    """``n`` with the singular or plural word: ``1 question``, ``9 questions``."""
-    return f"{n} {one if n == 1 else many}"
 
 
 def _num(x: float) -> float | None:
@@ -218,10 +214,10 @@ def generated_count(written: pd.DataFrame, pages: int, per_page: int) -> str:
     ``written`` (the draft's questions, with ``doc_id`` and ``page``): how many pages gave fewer questions."""
     by_page = written.groupby(["doc_id", "page"]).size()
     short = int((by_page < per_page).sum()) + pages - len(by_page)
-    head = f"{_count(len(written), 'question', 'questions')} from {_count(pages, 'page', 'pages')}"
+    head = f"{counted(len(written), 'question', 'questions')} from {counted(pages, 'page', 'pages')}"
     if len(written) >= pages * per_page:
         return head
-    return (f"{head} (not {pages * per_page}: on {_count(short, 'page', 'pages')} the generator found fewer than "
+    return (f"{head} (not {pages * per_page}: on {counted(short, 'page', 'pages')} the generator found fewer than "
             f"{per_page} headings or definitions to turn into questions)")
 
 
@@ -252,8 +248,8 @@ def templates_vs_hand_claim(templates: dict, hand: dict, k: int) -> dict:
                          f"{_one_in(t)} of them, {_one_in(h)} of the hand-written ones; {whiskers}." if both else ""),
         "text_if_false": (f"The heading-template questions do not score clearly lower than the hand-written ones "
                           f"({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers)." if both else
-                          f"Nothing to set side by side: {_count(n_t, 'heading-template question', 'heading-template questions')}, "
-                          f"{_count(n_h, 'hand-written one', 'hand-written ones')}."),
+                          f"Nothing to set side by side: {counted(n_t, 'heading-template question', 'heading-template questions')}, "
+                          f"{counted(n_h, 'hand-written one', 'hand-written ones')}."),
         "headline": True, "name": "templates_below_hand",
         "figures": {"templates": _num(t), "hand": _num(h), "n_templates": n_t, "n_hand": n_h, "retrievers": list(hand), "apart": apart,
                     "templates_high": [templates[r].high for r in hand], "hand_low": [hand[r].low for r in hand]},
@@ -280,19 +276,19 @@ def kept_set_claim(kept: dict, hand: dict, copies: list[str]) -> dict:
     if not n:
         other = "No question is kept: there is no kept figure."
     elif not c:
-        other = (f"None of the {_count(n, 'kept question', 'kept questions')} is its page's own heading word for word; "
+        other = (f"None of the {counted(n, 'kept question', 'kept questions')} is its page's own heading word for word; "
                  f"{'it scores' if n == 1 else 'they score'} {m:.3f} ({interval}) against the hand-written {h:.3f}.")
     elif m <= h:
-        other = (f"{are[0].upper()}{are[1:]}, yet the {_count(n, 'kept question scores', 'kept questions score')} {m:.3f} "
+        other = (f"{are[0].upper()}{are[1:]}, yet the {counted(n, 'kept question scores', 'kept questions score')} {m:.3f} "
                  f"({interval}), not above the hand-written {h:.3f}.")
     else:
-        other = (f"The {_count(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} {m:.3f} "
+        other = (f"The {counted(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} {m:.3f} "
                  f"against the hand-written {h:.3f}, and {are}. Heading copies can push a generated set's score up; "
-                 f"here {_count(n, 'question is', 'questions are')} too few to show it: the {interval} overlaps the "
+                 f"here {counted(n, 'question is', 'questions are')} too few to show it: the {interval} overlaps the "
                  "hand-written one.")
     return {
         "condition": bool(n) and c > 0 and apart,
-        "text_if_true": (f"The {_count(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} "
+        "text_if_true": (f"The {counted(n, 'question', 'questions')} review kept {'scores' if n == 1 else 'score'} "
                          f"{m:.3f}, above the hand-written {h:.3f} for every retriever beyond its 95% interval, and "
                          f"{are}. So the bias changes sign: heading templates pull a generated set's score **down**, "
                          "heading copies among the kept questions push it **up**; review removes the first bias, not "

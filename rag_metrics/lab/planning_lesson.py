@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import check_alpha
+from rag_metrics.core.text import counted
 from rag_metrics.stats.paired import format_p, min_discordant
 from rag_metrics.stats.planning import exact_power, questions_needed, questions_needed_binary
 
-__all__ = ["GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example", "plural",
+__all__ = ["GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example",
            "share_of", "check_parameters", "source_claims", "pair_claims", "tango_example", "t_test_trap",
            "why_sign_test_claim", "same_questions_claim", "floor_claims"]
 
@@ -233,11 +234,6 @@ def _out_of_reach_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool
 
 # ---- the comparison sections of lesson 10: their sentences, chosen from the numbers ------------------------------
 
-def plural(k: int, word: str = "question") -> str:
-    """``1 question``, ``3 questions``."""
-    return f"{k} {word}" + ("" if k == 1 else "s")
-
-
 def share_of(k: int, n: int) -> str:
     """The one way lesson 10 writes a share of the questions: ``1 of 65 questions (1.5%)``."""
     return f"{k} of {n} questions ({k / n:.1%})" if n else "none of 0 questions"
@@ -288,7 +284,7 @@ def pair_claims(cmp, *, measure: str, name_a: str, name_b: str, alpha: float) ->
     out = []
     if m:
         out.append(_claim(
-            True, f"The whole difference comes from the **{plural(m)}** where the two configurations differ "
+            True, f"The whole difference comes from the **{counted(m, 'question')}** where the two configurations differ "
                   f"({cmp.wins} won, {cmp.losses} lost); the other {cmp.ties} are ties and say nothing about which is "
                   "better.",
             name="discordant_decide", figures={"discordant": m, "wins": cmp.wins, "losses": cmp.losses,
@@ -327,7 +323,7 @@ def tango_example(n: int, alpha: float) -> dict | None:
         if low > 0:
             return _claim(
                 low > 0 and p >= alpha,
-                f"Without that extension they would disagree: with {plural(m)} won and none lost of {n}, Tango's plain "
+                f"Without that extension they would disagree: with {counted(m, 'question')} won and none lost of {n}, Tango's plain "
                 f"interval runs from {low:+.3f} to {high:+.3f} and excludes 0, while the exact sign test gives "
                 f"{format_p(p, alpha)} ≥ {alpha}.",
                 name="tango_extension", figures={"m": m, "n": n, "low": low, "high": high, "p": p, "alpha": alpha})

@@ -97,7 +97,7 @@ def agreement(grades: pd.DataFrame, human: pd.DataFrame, *, assessor: str | None
 
     ``grades``: question_id, doc_id, page, grade (:func:`~rag_metrics.labels.assessors.assess_items`, or the
     assessor run on labelled items to measure it). ``human``: question_id, doc_id, page, relevant (gold pages and
-    judgments: :func:`rag_metrics.labels.audit.human_labels`). Items only one side has are not compared.
+    judgments: :func:`rag_metrics.labels.decisions.human_labels`). Items only one side has are not compared.
     """
     for name, frame, cols in (("grades", grades, ["question_id", "doc_id", "page", "grade"]),
                               ("human", human, ["question_id", "doc_id", "page", "relevant"])):
@@ -202,7 +202,7 @@ def assessed_figures(result, grades: pd.DataFrame, human: pd.DataFrame, agreemen
     page, relevant). ``agreement_``: the assessor's :class:`Agreement`, measured first: a refused assessor raises
     here unless ``force``. ``sample``: the IDs of the questions people judged completely -- every retrieved top-k
     page has a human label (an error names the first that has none) --, drawn at random from the answerable ones
-    (:func:`rag_metrics.labels.audit.judging_sample`); without it there is no prediction-powered figure. Questions
+    (:func:`rag_metrics.labels.judging_sheet.judging_sample`); without it there is no prediction-powered figure. Questions
     that happen to be complete because their top pages are gold are *not* a random sample and are never taken as one.
     """
     from rag_metrics.labels.assessors import retrieved_pages

@@ -23,7 +23,8 @@ def people_judgments(golden_path, *, judgments=None, sheet=None, golden=None) ->
     """``(judgments, sampled question IDs)``: the judgments file ``judgments`` (default ``<golden_path>.judgments
     .jsonl``, used only when it exists), merged with the filled judging sheet ``sheet`` when given (the sheet's label
     wins where both judge a page; its question IDs are the random sample). ``(None, None)`` when there is neither."""
-    from rag_metrics.labels.audit import load_judgments, read_judging_sheet
+    from rag_metrics.labels.judging_sheet import read_judging_sheet
+    from rag_metrics.labels.decisions import load_judgments
 
     path = judgments or (str(golden_path) + ".judgments.jsonl")
     found = load_judgments(path) if judgments or Path(path).is_file() else None
@@ -53,7 +54,8 @@ def plan_assessment(golden, corpus, log, *, k: int, judgments=None, sample=None)
     each marked labelled when people's labels (gold pages and ``judgments``) cover it."""
     from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.labels.assessors import assessment_items
-    from rag_metrics.labels.audit import check_matches, human_labels
+    from rag_metrics.labels.audit import check_matches
+    from rag_metrics.labels.decisions import human_labels
 
     human = human_labels(golden, judgments)
     result = evaluate_log(golden, log, corpus, ks=(k,))

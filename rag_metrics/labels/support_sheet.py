@@ -2,7 +2,7 @@
 
 The support judge's agreement with people is measured on the project's labelled set (``data/support/claims.jsonl``),
 which is not the team's data. This sheet measures it on the team's own answers, as ``labels sample`` does for
-pages (:func:`rag_metrics.labels.audit.judging_sample`):
+pages (:func:`rag_metrics.labels.judging_sheet.judging_sample`):
 
 1. :func:`claims_sample` draws ``n`` of the claims a judge judged (a seeded simple random sample, in the diagnosis'
    order), one row each (:data:`SHEET_COLUMNS`): the question, the claim, the items the answer was made from
@@ -32,7 +32,7 @@ import pandas as pd
 from rag_metrics.experiment.support import SUPPORT_KINDS, diagnose_answers, judge_tasks
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.io.csvfile import read_rows
-from rag_metrics.labels.audit import yes_no
+from rag_metrics.labels.judging_sheet import yes_no
 from rag_metrics.golden.review_file import write_review
 
 __all__ = ["SHEET_COLUMNS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet", "judge_claims",
