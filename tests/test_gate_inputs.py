@@ -295,3 +295,27 @@ def test_gate_warns_when_more_than_half_of_the_logged_questions_are_unknown(tmp_
     code, out, err = run(capsys, "--golden", golden, "--baseline", b, "--run", n, "--measure", "hit@5")
     assert code == 0, out + err
     assert ("not in the golden set (not used)" in out + err) == warned
+
+
+def test_a_gzipped_trec_run_is_read_as_trec(tmp_path):
+    import gzip
+
+    from rag_metrics.experiment.gate import read_side
+
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(b"q001 Q0 d1 1 9 x\nq001 Q0 d2 2 8 x\n"))
+    side = read_side(path)
+    assert side.kind == "trec" and list(side.log.run["doc_id"]) == ["d1", "d2"]
+
+
+def test_a_log_against_a_trec_run_is_judged_by_the_judge_both_sides_have(tmp_path, capsys):
+    # the log could be judged by page, the TREC run (document IDs only) by document alone: the common judge wins
+    lines = []
+    for row in map(json.loads, LOG_B.read_text(encoding="utf-8").splitlines()):
+        docs = list(dict.fromkeys(item["doc_id"] for item in row["retrieved"]))
+        lines += [f"{row['question_id']} Q0 {d} {r} {10 - r} t" for r, d in enumerate(docs, start=1)]
+    trec = tmp_path / "t.txt"
+    trec.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "--golden", GOLDEN, "--baseline", LOG_A, "--run", trec)
+    assert code == 0, out + err
+    assert "document judge" in out
