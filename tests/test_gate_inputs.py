@@ -87,6 +87,18 @@ def test_p_takes_up_to_six_decimals_before_falling_back_to_below_alpha():
     assert format_p(0.049996, 0.05) == "p = 0.049996"
 
 
+def test_p_of_exactly_a_thousandth_is_printed_and_below_it_reads_below():
+    assert format_p(0.001, 0.05) == "p = 0.001" and format_p(0.001) == "p = 0.001"
+    assert format_p(0.000999, 0.05) == "p < 0.001"
+    # at alpha = 0.001 itself, "< 0.001" still falls on the side of alpha the p does
+    assert format_p(0.0005, 0.001) == "p < 0.001"
+
+
+def test_a_p_at_alpha_whose_six_decimals_read_below_alpha_gets_six_significant_digits():
+    # 0.0512344 rounds to 0.051234 (below alpha = p): the fallback prints p with six significant digits
+    assert format_p(0.0512344, 0.0512344) == "p = 0.0512344"
+
+
 def _verdict(p, delta=-0.1, alpha=0.05):
     outcome = "worse" if p < alpha else "within noise"
     return Verdict("mrr", "base", "new", 70, 0, 0.5, 0.5 + delta, delta, delta - 0.05, delta + 0.05, p, 1, 2, 3, alpha,

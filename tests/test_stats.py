@@ -435,6 +435,17 @@ def test_compare_to_baseline_decides_with_holm():
     assert table.loc["same", "within_noise"] and not table.loc["eight", "within_noise"]
 
 
+def test_a_holm_adjusted_p_of_exactly_alpha_is_within_noise_and_says_why():
+    import dataclasses
+
+    t = paired.paired_test([0.0] * 6 + [1.0] * 54, [1.0] * 60, measure="hit@3")
+    assert t.p_value < 0.05
+    at_alpha = dataclasses.replace(t, p_holm=0.05, decided_by="p_holm", verdict="within noise")
+    assert "On its own this change would count" in paired._sentence(at_alpha)
+    below = dataclasses.replace(at_alpha, p_holm=0.049, verdict="better")
+    assert "On its own this change would count" not in paired._sentence(below)
+
+
 def test_paired_verdict_primary_decides_the_others_are_holm_adjusted():
     n = 60
     a = pd.DataFrame({"hit@1": [0.0] * 8 + [1.0] * 52, "hit@3": [0.0] * 6 + [1.0] * 54,
