@@ -659,6 +659,14 @@ def test_holm_multipliers_by_hand_at_and_around_alpha():
     assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]
 
 
+def test_paired_t_test_takes_two_pairs_and_not_one():
+    t, p = paired_t_test([0.0, 0.0], [0.2, 0.6])
+    expected = sps.ttest_rel([0.2, 0.6], [0.0, 0.0])
+    assert (t, p) == pytest.approx((expected.statistic, expected.pvalue))
+    assert all(math.isnan(x) for x in paired_t_test([0.0], [1.0]))
+    assert all(math.isnan(x) for x in paired_t_test([0.0, 0.0], [0.5, 0.5]))  # no spread: no t
+
+
 def test_paired_t_test_equals_scipy_on_every_variation():
     a = np.array([0.2, 0.5, 0.1, 0.9, 0.4, 0.3, 0.8])
     b = np.array([0.3, 0.7, 0.1, 0.8, 0.6, 0.5, 0.9])
