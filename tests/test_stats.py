@@ -659,6 +659,15 @@ def test_holm_multipliers_by_hand_at_and_around_alpha():
     assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]
 
 
+@pytest.mark.parametrize("n", [6, 7, 20])
+def test_the_interval_holds_the_change_when_every_question_moves_by_the_same_amount(n):
+    # the tolerance taken off and added back rounded the end past the mean: -0.49999999999999994 > -0.5
+    t = paired.paired_test([0.5] * n, [0.0] * n, measure="mrr")
+    assert t.ci_low <= t.delta == -0.5 <= t.ci_high < 0 and t.verdict == "worse"
+    up = paired.paired_test([0.0] * n, [0.5] * n, measure="mrr")
+    assert 0 < up.ci_low <= up.delta == 0.5 <= up.ci_high
+
+
 def test_paired_t_test_takes_two_pairs_and_not_one():
     t, p = paired_t_test([0.0, 0.0], [0.2, 0.6])
     expected = sps.ttest_rel([0.2, 0.6], [0.0, 0.0])
