@@ -124,6 +124,25 @@ def test_agreement_reports_and_refuses_below_the_stated_level():
     assert list(table.index) == ["offline", "offline"] and table["items"].tolist() == [30, 30]
 
 
+def test_an_assessor_at_exactly_the_minimum_items_and_kappa_is_usable():
+    human = [True] * 12 + [False] * 18
+    g, h = _frames(human, [3] * 11 + [1] + [0] * 17 + [2])
+    k = agreement(g, h).kappa.kappa
+    at = agreement(g, h, min_items=30, min_kappa=k)
+    assert at.usable and at.verdict.startswith("usable")
+    more_items = agreement(g, h, min_items=31, min_kappa=k)
+    assert not more_items.usable and "only 30 labelled items compared (at least 31 needed)" in more_items.verdict
+    higher_kappa = agreement(g, h, min_items=30, min_kappa=k + 1e-9)
+    assert not higher_kappa.usable and higher_kappa.verdict.startswith("refused: kappa")
+
+
+def test_agreement_needs_two_items_both_sides_have():
+    g, h = _frames([True, False], [3, 0])
+    assert agreement(g, h).n == 2
+    with pytest.raises(InputError, match="only 1 item"):
+        agreement(g.iloc[:1], h)
+
+
 def test_agreement_compares_only_items_both_sides_have():
     g, h = _frames([True, False, True, False], [3, 0, 3, 0])
     g = g.iloc[:3]
