@@ -734,3 +734,16 @@ def test_kappa_and_item_count_exactly_at_their_minimum_are_usable():
     assert at.usable and at.verdict.startswith("usable")
     assert not agreement(grades, human_frame, min_kappa=k + 0.01, min_items=10, n_resamples=200).usable
     assert not agreement(grades, human_frame, min_kappa=k, min_items=11, n_resamples=200).usable
+
+
+def test_mean_interval_takes_confidence_from_one_half_up_to_but_not_1_and_100_or_more_resamples():
+    from rag_metrics import InputError
+
+    values = [1.0, 0.5, 1 / 3, 0.0, 1.0, 1.0, 0.25]
+    half, wide = mean_interval(values, confidence=0.5, n_resamples=100), mean_interval(values, confidence=0.95)
+    assert half.low <= half.mean <= half.high and half.high - half.low < wide.high - wide.low
+    for bad in (0.4999, 1.0):
+        with pytest.raises(InputError, match=r"confidence.*\[0\.5, 1\)"):
+            mean_interval(values, confidence=bad)
+    with pytest.raises(InputError, match="n_resamples.*>= 100"):
+        mean_interval(values, n_resamples=99)
