@@ -175,6 +175,19 @@ def test_retriever_misses_are_the_questions_without_a_hit_even_with_complete_lab
     assert not none["condition"] and none["text_if_true"] == "" and none["figures"]["questions"] == []
 
 
+def test_three_named_questions_are_all_of_them_and_a_fourth_adds_and_more():
+    ids = ["q1", "q2", "q3", "q4"]
+    questions = pd.DataFrame({"question": ["a?", "b?", "c?", "d?"], "type": ["fact"] * 4, "answer": list("1234")},
+                             index=ids)
+    for n, more in ((3, False), (4, True)):
+        hit = [0.0] * n + [1.0] * (4 - n)
+        lost = unrecovered_claim(pd.DataFrame({"after the audit": hit, "complete labels": 1.0}, index=ids), questions, 3)
+        missed = retriever_misses_claim(pd.DataFrame({"complete labels": hit}, index=ids), questions, 3)
+        for text in (lost["text_if_true"], missed["text_if_true"]):
+            assert ('"c?" (expected answer: "3")' in text) and ('"d?"' not in text)
+            assert ("and more." in text) == more
+
+
 def test_disagreements_all_misses_mean_under_filling_and_other_patterns_say_so():
     misses = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61))
     assert misses["condition"] and misses["figures"] == {"both_relevant": 20, "missed": 29, "false_accepts": 0,

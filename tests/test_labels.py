@@ -638,3 +638,11 @@ def test_accept_summary_says_nothing_changed_only_when_nothing_was_decided_anew(
                         "against the new one")
     _, changed_without_decision = accept_summary(_meta(before="aaa", after="bbb"), "g", "n", "j")
     assert changed_without_decision.startswith("fingerprint aaa -> bbb"), "a changed fingerprint is always said"
+
+
+def test_where_the_answer_and_the_evidence_overlap_the_answer_is_marked():
+    from rag_metrics.labels.audit import _segments
+
+    for marks in ([(0, 4, "answer"), (2, 6, "evidence")], [(2, 6, "evidence"), (0, 4, "answer")]):
+        assert _segments("abcdefgh", marks) == [("abcd", "answer"), ("ef", "evidence"), ("gh", None)]
+    assert _segments("abc", [(1, 10, "evidence")]) == [("a", None), ("bc", "evidence")]  # a mark past the end
