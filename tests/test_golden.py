@@ -543,6 +543,18 @@ def test_review_html_escapes_and_highlights():
     assert f"<mark>{first['answer']}</mark>" in html
 
 
+def test_the_review_page_shows_dropped_questions_first_each_part_in_review_order():
+    draft, sample = _draft_and_sample()
+    review = review_draft(draft, sample)
+    html = review_html(review, draft, sample)
+    ids = list(review["question_id"])
+    where = {q: re.search(rf"(?<![\w-]){re.escape(q)}(?![\w-])", html).start() for q in ids}
+    dropped = [q for q, d in zip(ids, review["decision"]) if d == "drop"]
+    kept = [q for q, d in zip(ids, review["decision"]) if d != "drop"]
+    assert dropped and kept
+    assert sorted(ids, key=where.get) == dropped + kept
+
+
 def test_review_page_opens_with_counts_and_the_pages_that_gave_none():
     from rag_metrics.golden.review import pages_without_questions
 
@@ -811,3 +823,10 @@ def test_an_llm_generator_caches_in_the_default_folder_unless_an_option_names_on
     assert load_generator("openai", model="m", client=client).cache_dir is None
     assert isinstance(load_generator("extractive", default_cache=tmp_path / "d", n=1), ExtractiveGenerator), \
         "an offline generator has no cache: the default is not passed on"
+
+
+def test_names_are_joined_as_a_sentence_lists_them():
+    from rag_metrics.golden.review import _join
+
+    assert [_join(["bm25"]), _join(["bm25", "dense"]), _join(["bm25", "dense", "hybrid"]),
+            _join(list("abcd"))] == ["bm25", "bm25 and dense", "bm25, dense and hybrid", "a, b, c and d"]
