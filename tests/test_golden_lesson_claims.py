@@ -400,6 +400,15 @@ def test_why_flagged_counts_each_dropped_question_once():
     assert why_flagged(review.assign(decision="keep"), set()).empty
 
 
+def test_why_flagged_shows_three_examples_of_a_reason_and_no_more():
+    from rag_metrics.golden.review import why_flagged
+
+    review = pd.DataFrame({"question_id": list("abcd"), "decision": ["drop"] * 4, "question": ["A?", "B?", "C?", "D?"],
+                           "reasons": ["points at the page: 'x'"] * 4})
+    assert why_flagged(review, set()).to_dict("list") == {
+        "why flagged": ["points at the page"], "questions": [4], "examples": ["A? · B? · C?"]}
+
+
 def test_sample_claim_complete_or_naming_each_shortfall():
     from rag_metrics.golden.review import sample_claim
     c = sample_claim(24, 8, 3, 75, 83, 200, [])
