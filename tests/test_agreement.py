@@ -59,6 +59,24 @@ def test_kappa_refusals_and_a_perfect_table():
     assert perfect.kappa == 1.0 and perfect.low < 1.0, "no disagreement seen is not proof of none: the interval has width"
 
 
+def test_kappa_needs_two_items_and_a_confidence_below_1():
+    with pytest.raises(InputError, match="at least 2 items; got 1"):
+        cohen_kappa([1], [1])
+    assert cohen_kappa([1, 0], [1, 0]).n == 2
+    for bad in (1.0, 0.0, 1.5):
+        with pytest.raises(InputError, match=r"'confidence' parameter must be in \(0, 1\)"):
+            cohen_kappa([1, 0, 1], [1, 0, 0], confidence=bad)
+
+
+def test_ppi_names_the_first_question_with_a_human_value_and_no_assessed_one():
+    from rag_metrics.stats.agreement import ppi_mean
+
+    human = pd.Series(1.0, index=[f"q{i}" for i in range(8)])
+    assessed = pd.Series(1, index=["q0", "q1", "q2"])
+    with pytest.raises(InputError, match="question 'q3' has a human value but no assessed one"):
+        ppi_mean(human, assessed)
+
+
 def _cells(share, kappa):
     """A 2x2 table (both, human only, assessor only, neither) with both sides at ``share`` relevant and ``kappa``."""
     pe = share ** 2 + (1 - share) ** 2
