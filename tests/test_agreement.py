@@ -71,9 +71,10 @@ def test_kappa_needs_two_items_and_a_confidence_below_1():
 def test_ppi_names_the_first_question_with_a_human_value_and_no_assessed_one():
     from rag_metrics.stats.agreement import ppi_mean
 
-    human = pd.Series(1.0, index=[f"q{i}" for i in range(8)])
-    assessed = pd.Series(1, index=["q0", "q1", "q2"])
-    with pytest.raises(InputError, match="question 'q3' has a human value but no assessed one"):
+    human = pd.Series(1.0, index=[f"q{i}" for i in range(60)])
+    assessed = pd.Series(1, index=[f"q{i}" for i in range(10)])
+    # fifty without an assessed value: the one named is the first by name, q10, whatever a set's order
+    with pytest.raises(InputError, match="question 'q10' has a human value but no assessed one"):
         ppi_mean(human, assessed)
 
 
