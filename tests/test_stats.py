@@ -747,3 +747,15 @@ def test_mean_interval_takes_confidence_from_one_half_up_to_but_not_1_and_100_or
             mean_interval(values, confidence=bad)
     with pytest.raises(InputError, match="n_resamples.*>= 100"):
         mean_interval(values, n_resamples=99)
+
+
+def test_a_change_equal_to_the_discordant_rate_up_to_rounding_is_planned_not_refused():
+    # 0.1 + 0.2 is 0.30000000000000004: a change that large needs every differing question to move one way
+    delta = 0.1 + 0.2
+    assert delta > 0.3
+    power = planning.exact_power(40, delta, 0.3)
+    assert 0 < power <= 1 and power == pytest.approx(planning.exact_power(40, 0.3, 0.3))
+    from rag_metrics import InputError
+
+    with pytest.raises(InputError, match="cannot happen"):
+        planning.exact_power(40, 0.31, 0.3)
