@@ -732,6 +732,9 @@ def test_answered_elsewhere_finds_other_documents_holding_the_answer():
     assert answered_elsewhere(golden, corpus, min_tokens=1, share=1.0) == {"q1": [("faq", 1)]}  # "monthly": own doc
     with pytest.raises(InputError, match="share"):
         answered_elsewhere(golden, corpus, share=0)
+    # q1's answer has 9 distinct tokens: a minimum of 9 still checks it, a minimum of 10 skips it; share 1 is allowed
+    assert answered_elsewhere(golden, corpus, min_tokens=9, share=1.0) == {"q1": [("faq", 1)]}
+    assert answered_elsewhere(golden, corpus, min_tokens=10) == {}
 
 
 def test_reconcile_cost_sets_a_reported_cost_beside_the_estimate():
