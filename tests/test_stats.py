@@ -759,3 +759,11 @@ def test_a_change_equal_to_the_discordant_rate_up_to_rounding_is_planned_not_ref
 
     with pytest.raises(InputError, match="cannot happen"):
         planning.exact_power(40, 0.31, 0.3)
+
+
+def test_the_minimum_detectable_difference_needs_two_questions():
+    from rag_metrics import InputError
+
+    assert math.isfinite(planning.minimum_detectable_difference(2, 0.5))
+    with pytest.raises(InputError, match="'n' parameter must be an int >= 2"):
+        planning.minimum_detectable_difference(1, 0.5)
