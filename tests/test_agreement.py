@@ -59,6 +59,25 @@ def test_kappa_refusals_and_a_perfect_table():
     assert perfect.kappa == 1.0 and perfect.low < 1.0, "no disagreement seen is not proof of none: the interval has width"
 
 
+def test_kappa_needs_two_items_and_a_confidence_below_1():
+    with pytest.raises(InputError, match="at least 2 items; got 1"):
+        cohen_kappa([1], [1])
+    assert cohen_kappa([1, 0], [1, 0]).n == 2
+    for bad in (1.0, 0.0, 1.5):
+        with pytest.raises(InputError, match=r"'confidence' parameter must be in \(0, 1\)"):
+            cohen_kappa([1, 0, 1], [1, 0, 0], confidence=bad)
+
+
+def test_ppi_names_the_first_question_with_a_human_value_and_no_assessed_one():
+    from rag_metrics.stats.agreement import ppi_mean
+
+    human = pd.Series(1.0, index=[f"q{i}" for i in range(60)])
+    assessed = pd.Series(1, index=[f"q{i}" for i in range(10)])
+    # fifty without an assessed value: the one named is the first by name, q10, whatever a set's order
+    with pytest.raises(InputError, match="question 'q10' has a human value but no assessed one"):
+        ppi_mean(human, assessed)
+
+
 def _cells(share, kappa):
     """A 2x2 table (both, human only, assessor only, neither) with both sides at ``share`` relevant and ``kappa``."""
     pe = share ** 2 + (1 - share) ** 2
@@ -122,6 +141,25 @@ def test_agreement_reports_and_refuses_below_the_stated_level():
     assert not few.usable and "only 10 labelled items" in few.verdict
     table = agreement_table([a, b])
     assert list(table.index) == ["offline", "offline"] and table["items"].tolist() == [30, 30]
+
+
+def test_an_assessor_at_exactly_the_minimum_items_and_kappa_is_usable():
+    human = [True] * 12 + [False] * 18
+    g, h = _frames(human, [3] * 11 + [1] + [0] * 17 + [2])
+    k = agreement(g, h).kappa.kappa
+    at = agreement(g, h, min_items=30, min_kappa=k)
+    assert at.usable and at.verdict.startswith("usable")
+    more_items = agreement(g, h, min_items=31, min_kappa=k)
+    assert not more_items.usable and "only 30 labelled items compared (at least 31 needed)" in more_items.verdict
+    higher_kappa = agreement(g, h, min_items=30, min_kappa=k + 1e-9)
+    assert not higher_kappa.usable and higher_kappa.verdict.startswith("refused: kappa")
+
+
+def test_agreement_needs_two_items_both_sides_have():
+    g, h = _frames([True, False], [3, 0])
+    assert agreement(g, h).n == 2
+    with pytest.raises(InputError, match="only 1 item"):
+        agreement(g.iloc[:1], h)
 
 
 def test_agreement_compares_only_items_both_sides_have():

@@ -130,6 +130,15 @@ def test_losses_concentrated_in_a_language_are_stated_against_all_questions():
     assert not [f for f in found if "Japanese" in f.sentence]
 
 
+def test_losses_concentrated_at_exactly_the_share_are_a_concentration():
+    texts = {f"q{i}": f"What is rule {i}?" for i in range(8)} | {f"j{i}": f"規則{i}は何ですか。" for i in range(4)}
+    run = _run("new", {q: [("doc_a", (1,), "x", 1.0)] for q in texts})
+    assert 4 / 5 == CONCENTRATED_SHARE
+    found = [f.sentence for f in diagnose([run], run, _losses(["j0", "j1", "j2", "j3", "q0"]), _golden(texts))
+             if f.kind == "concentrated losses"]
+    assert found == ["4 of 5 newly missed questions are Japanese (4 of 12 questions overall)."]
+
+
 def test_a_group_no_more_frequent_among_losses_than_overall_is_not_a_concentration():
     texts = {f"q{i}": f"What is rule {i}?" for i in range(10)}
     types = {q: "fact" for q in texts} | {"q9": "procedure"}
@@ -177,3 +186,37 @@ def test_ranked_lists_compare_document_pages_and_text_in_rank_order():
 @pytest.mark.parametrize("share", [0.5])
 def test_thresholds_are_what_the_docstring_says(share):
     assert DOMINANT_SHARE == share and MIN_SAME == 3
+
+
+def _same_list(docs):
+    """Three questions that all got one list of one item per document in ``docs`` (page i+1 for the i-th)."""
+    items = [(d, (i + 1,), f"text {d}", 1.0 - i / 10) for i, d in enumerate(docs)]
+    return _run("r", {f"j{i}": list(items) for i in range(MIN_SAME)}, ks=(1, 5), depth=5)
+
+
+def _same_sentence(docs):
+    run = _same_list(docs)
+    (sentence,) = [f.sentence for f in diagnose([run], run, NO_MOVES, _golden({f"j{i}": "x" for i in range(MIN_SAME)}))
+                   if f.kind == "same ranking"]
+    return sentence
+
+
+def test_a_same_list_names_its_first_three_documents_and_counts_the_rest():
+    three = _same_sentence(["a", "b", "c"])
+    assert "(a p.1, b p.2, c p.3)" in three and "more documents" not in three
+    assert "(a p.1, b p.2, c p.3 and 1 more documents)" in _same_sentence(["a", "b", "c", "d"])
+
+
+def test_a_single_score_is_not_called_constant():
+    one = _run("one", {"q0": [("d", (1,), "t", 0.5)]})
+    assert "constant scores" not in _kinds(diagnose([one], one, NO_MOVES, _golden({"q0": "x"})))
+    two = _run("two", {"q0": [("d", (1,), "t", 0.5)], "q1": [("e", (1,), "u", 0.5)]})
+    assert "constant scores" in _kinds(diagnose([two], two, NO_MOVES, _golden({"q0": "x", "q1": "x"})))
+
+
+def test_findings_come_for_the_subject_first_then_the_other_runs_newest_first():
+    lists = _distinct(3)
+    runs = [_run(name, {q: items[:2] for q, items in lists.items()}, ks=(1, 3)) for name in ("old", "mid", "new")]
+    for subject, order in ((runs[2], ["new", "mid", "old"]), (runs[0], ["old", "new", "mid"])):
+        found = diagnose(runs, subject, NO_MOVES, _golden({q: "x" for q in lists}))
+        assert [f.run for f in found if f.kind == "short depth"] == order

@@ -155,6 +155,27 @@ def test_runs_are_ordered_by_their_settings_then_file_time_never_the_report_time
         hist.order_logs([old], "newest")
 
 
+def test_runs_made_at_the_same_moment_keep_the_order_given(tmp_path):
+    a = _copy_log(NEW, tmp_path / "a.jsonl", settings=False, mtime=1_700_000_000)
+    b = _copy_log(OLD, tmp_path / "b.jsonl", settings=False, mtime=1_700_000_000)
+    assert [r["log"].name for r in hist.order_logs([load_log(b), load_log(a)])] == ["b", "a"]
+    assert [r["log"].name for r in hist.order_logs([load_log(a), load_log(b)])] == ["a", "b"]
+
+
+def test_saved_runs_made_at_the_same_moment_are_ordered_by_id(tmp_path):
+    import datetime as dt
+
+    from rag_metrics import evaluate
+    from rag_metrics.experiment.history import save_run
+
+    ev = evaluate(pd.DataFrame({"question_id": ["q"], "doc_id": ["d"]}),
+                  pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])
+    for second, name in [(0, "a"), (1, "longer_name"), (2, "b")]:
+        save_run(ev, tmp_path, name=name, config={"made_at": "2026-01-01T00:00:00.000000Z"},
+                 now=dt.datetime(2026, 11, 29, 12, 0, second, tzinfo=dt.timezone.utc))
+    assert [r["name"] for r in hist.experiment_history(tmp_path)] == ["a", "longer_name", "b"]
+
+
 def test_a_log_whose_time_cannot_be_told_is_refused(golden):
     from rag_metrics.io.logs import RunLog
 

@@ -87,6 +87,18 @@ def test_p_takes_up_to_six_decimals_before_falling_back_to_below_alpha():
     assert format_p(0.049996, 0.05) == "p = 0.049996"
 
 
+def test_p_of_exactly_a_thousandth_is_printed_and_below_it_reads_below():
+    assert format_p(0.001, 0.05) == "p = 0.001" and format_p(0.001) == "p = 0.001"
+    assert format_p(0.000999, 0.05) == "p < 0.001"
+    # at alpha = 0.001 itself, "< 0.001" still falls on the side of alpha the p does
+    assert format_p(0.0005, 0.001) == "p < 0.001"
+
+
+def test_a_p_at_alpha_whose_six_decimals_read_below_alpha_gets_six_significant_digits():
+    # 0.0512344 rounds to 0.051234 (below alpha = p): the fallback prints p with six significant digits
+    assert format_p(0.0512344, 0.0512344) == "p = 0.0512344"
+
+
 def _verdict(p, delta=-0.1, alpha=0.05):
     outcome = "worse" if p < alpha else "within noise"
     return Verdict("mrr", "base", "new", 70, 0, 0.5, 0.5 + delta, delta, delta - 0.05, delta + 0.05, p, 1, 2, 3, alpha,
@@ -295,3 +307,27 @@ def test_gate_warns_when_more_than_half_of_the_logged_questions_are_unknown(tmp_
     code, out, err = run(capsys, "--golden", golden, "--baseline", b, "--run", n, "--measure", "hit@5")
     assert code == 0, out + err
     assert ("not in the golden set (not used)" in out + err) == warned
+
+
+def test_a_gzipped_trec_run_is_read_as_trec(tmp_path):
+    import gzip
+
+    from rag_metrics.experiment.gate import read_side
+
+    path = tmp_path / "run.txt.gz"
+    path.write_bytes(gzip.compress(b"q001 Q0 d1 1 9 x\nq001 Q0 d2 2 8 x\n"))
+    side = read_side(path)
+    assert side.kind == "trec" and list(side.log.run["doc_id"]) == ["d1", "d2"]
+
+
+def test_a_log_against_a_trec_run_is_judged_by_the_judge_both_sides_have(tmp_path, capsys):
+    # the log could be judged by page, the TREC run (document IDs only) by document alone: the common judge wins
+    lines = []
+    for row in map(json.loads, LOG_B.read_text(encoding="utf-8").splitlines()):
+        docs = list(dict.fromkeys(item["doc_id"] for item in row["retrieved"]))
+        lines += [f"{row['question_id']} Q0 {d} {r} {10 - r} t" for r, d in enumerate(docs, start=1)]
+    trec = tmp_path / "t.txt"
+    trec.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "--golden", GOLDEN, "--baseline", LOG_A, "--run", trec)
+    assert code == 0, out + err
+    assert "document judge" in out

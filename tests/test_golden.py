@@ -544,6 +544,18 @@ def test_review_html_escapes_and_highlights():
     assert f"<mark>{first['answer']}</mark>" in html
 
 
+def test_the_review_page_shows_dropped_questions_first_each_part_in_review_order():
+    draft, sample = _draft_and_sample()
+    review = review_draft(draft, sample)
+    html = review_html(review, draft, sample)
+    ids = list(review["question_id"])
+    where = {q: re.search(rf"(?<![\w-]){re.escape(q)}(?![\w-])", html).start() for q in ids}
+    dropped = [q for q, d in zip(ids, review["decision"]) if d == "drop"]
+    kept = [q for q, d in zip(ids, review["decision"]) if d != "drop"]
+    assert dropped and kept
+    assert sorted(ids, key=where.get) == dropped + kept
+
+
 def test_review_page_opens_with_counts_and_the_pages_that_gave_none():
     from rag_metrics.golden.review import pages_without_questions
 
@@ -721,6 +733,9 @@ def test_answered_elsewhere_finds_other_documents_holding_the_answer():
     assert answered_elsewhere(golden, corpus, min_tokens=1, share=1.0) == {"q1": [("faq", 1)]}  # "monthly": own doc
     with pytest.raises(InputError, match="share"):
         answered_elsewhere(golden, corpus, share=0)
+    # q1's answer has 9 distinct tokens: a minimum of 9 still checks it, a minimum of 10 skips it; share 1 is allowed
+    assert answered_elsewhere(golden, corpus, min_tokens=9, share=1.0) == {"q1": [("faq", 1)]}
+    assert answered_elsewhere(golden, corpus, min_tokens=10) == {}
 
 
 def test_reconcile_cost_sets_a_reported_cost_beside_the_estimate():
@@ -802,3 +817,10 @@ def test_an_llm_generator_caches_in_the_default_folder_unless_an_option_names_on
     assert load_generator("openai", model="m", client=client).cache_dir is None
     assert isinstance(load_generator("extractive", default_cache=tmp_path / "d", n=1), ExtractiveGenerator), \
         "an offline generator has no cache: the default is not passed on"
+
+
+def test_names_are_joined_as_a_sentence_lists_them():
+    from rag_metrics.golden.review import _join
+
+    assert [_join(["bm25"]), _join(["bm25", "dense"]), _join(["bm25", "dense", "hybrid"]),
+            _join(list("abcd"))] == ["bm25", "bm25 and dense", "bm25, dense and hybrid", "a, b, c and d"]

@@ -115,3 +115,30 @@ def test_a_few_thousand_realistic_questions_give_the_pairs_of_the_definition():
         assert got == _near_duplicates_pairs_bruteforce(qs, threshold, every)
         assert len(got) > 100  # the edited copies (and phrases of one page) are found
     assert any(sim == 1.0 for *_, sim in got)  # exact duplicates (after folding) among them
+
+
+def test_a_cjk_title_is_named_by_any_six_character_run_of_it_and_only_a_whole_cjk_run():
+    from rag_metrics.golden.flags import _names_document
+
+    title = "経費精算規程集"  # seven characters: two runs of six
+    assert _names_document("経費精算規程について教えて", title, None) == "経費精算規程"
+    assert _names_document("費精算規程集とは何ですか", title, None) == "費精算規程集"  # the last run
+    assert _names_document("費精算規程とは", title, None) is None  # five of them are not enough
+    assert _names_document("a経費精算規とは", "A経費精算規程", None) is None  # five CJK and a letter: no run
+
+
+@pytest.mark.parametrize("page, question", [
+    ("###### Deep heading\n", "Deep heading"),            # the sixth heading level
+    ("## 1.2.3 Travel claims\n", "Travel claims"),        # numbering of any depth
+    ("## Travel claims.\n", "Travel claims"),             # a closing full stop
+    ("# 第3章 経費の精算\n", "経費の精算"),
+])
+def test_a_question_that_copies_a_heading_is_told_whatever_its_level_numbering_or_closing_mark(page, question):
+    from rag_metrics.golden.flags import heading_copy
+
+    assert heading_copy(question, page)
+    assert not heading_copy(question + " now", page)
+
+
+def test_underscores_and_punctuation_do_not_count_toward_similarity():
+    assert _trigrams("a_b c") == _trigrams("abc") == _trigrams("A-b.C")

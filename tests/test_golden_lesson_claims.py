@@ -173,6 +173,19 @@ def test_retriever_misses_are_the_questions_without_a_hit_even_with_complete_lab
     assert not none["condition"] and none["text_if_true"] == "" and none["figures"]["questions"] == []
 
 
+def test_three_named_questions_are_all_of_them_and_a_fourth_adds_and_more():
+    ids = ["q1", "q2", "q3", "q4"]
+    questions = pd.DataFrame({"question": ["a?", "b?", "c?", "d?"], "type": ["fact"] * 4, "answer": list("1234")},
+                             index=ids)
+    for n, more in ((3, False), (4, True)):
+        hit = [0.0] * n + [1.0] * (4 - n)
+        lost = unrecovered_claim(pd.DataFrame({"after the audit": hit, "complete labels": 1.0}, index=ids), questions, 3)
+        missed = retriever_misses_claim(pd.DataFrame({"complete labels": hit}, index=ids), questions, 3)
+        for text in (lost["text_if_true"], missed["text_if_true"]):
+            assert ('"c?" (expected answer: "3")' in text) and ('"d?"' not in text)
+            assert ("and more." in text) == more
+
+
 def test_disagreements_all_misses_mean_under_filling_and_other_patterns_say_so():
     misses = disagreements_claim(_agreed([(True, True)] * 20 + [(True, False)] * 29 + [(False, False)] * 61))
     assert misses["condition"] and misses["figures"] == {"both_relevant": 20, "missed": 29, "false_accepts": 0,
@@ -383,6 +396,15 @@ def test_why_flagged_counts_each_dropped_question_once():
         "why flagged": ["points at the page", HEADING_TEMPLATE, "near-duplicate"], "questions": [2, 1, 1],
         "examples": ["このガイドについて教えてください。 · Why this guide?", "What are the rules on x?", "dup"]}
     assert why_flagged(review.assign(decision="keep"), set()).empty
+
+
+def test_why_flagged_shows_three_examples_of_a_reason_and_no_more():
+    from rag_metrics.golden.review import why_flagged
+
+    review = pd.DataFrame({"question_id": list("abcd"), "decision": ["drop"] * 4, "question": ["A?", "B?", "C?", "D?"],
+                           "reasons": ["points at the page: 'x'"] * 4})
+    assert why_flagged(review, set()).to_dict("list") == {
+        "why flagged": ["points at the page"], "questions": [4], "examples": ["A? · B? · C?"]}
 
 
 def test_sample_claim_complete_or_naming_each_shortfall():

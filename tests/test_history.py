@@ -97,3 +97,63 @@ def test_a_broken_history_file_is_named(tmp_path, capsys):
     assert "20260102T000000000000Z_empty.json:1: malformed JSON" in err and "Move or delete the file" in err
     assert "_ok" in out and "broken" not in out
     assert main(["history", "--dir", str(tmp_path), "show", "20260101T000000000000Z_broken"]) == 2  # asked for by name
+
+
+def test_an_id_prefix_shared_by_two_runs_is_ambiguous_and_a_full_id_is_not(tmp_path):
+    from rag_metrics import InputError
+
+    first = _save(tmp_path, ["a", "x", "c"], "one")
+    _save(tmp_path, ["a", "b", "c"], "two", second=1)
+    with pytest.raises(InputError, match="ambiguous"):
+        load_run("20261129T1200", tmp_path)  # exactly two matches: one more than a unique prefix
+    assert load_run(first.stem, tmp_path)["name"] == "one"
+    assert load_run("two", tmp_path)["name"] == "two"
+
+
+def test_a_graded_value_that_rises_is_improved_and_one_that_falls_is_worsened(tmp_path):
+    # MRR moves by a graded step (1/2 <-> 1), not 0 <-> 1: the change is improved / worsened, never newly hit.
+    golden = pd.DataFrame({"question_id": ["q1", "q2"], "doc_id": ["a", "b"]})
+    runs = [pd.DataFrame({"question_id": ["q1", "q1", "q2"], "rank": [1, 2, 1], "doc_id": ["x", "a", "b"]}),
+            pd.DataFrame({"question_id": ["q1", "q2", "q2"], "rank": [1, 1, 2], "doc_id": ["a", "x", "b"]})]
+    paths = [save_run(evaluate(golden, run, ["mrr"]), tmp_path, name=f"r{i}",
+                      now=dt.datetime(2026, 11, 29, 12, 0, i, tzinfo=dt.timezone.utc)) for i, run in enumerate(runs)]
+    flips = diff(*paths).flips.set_index("question_id")
+    assert flips.loc["q1", "change"] == "improved" and flips.loc["q2", "change"] == "worsened"
+    assert flips.loc["q1", ["previous", "current"]].tolist() == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("label, name", [
+    ("bm25 run:1", "bm25-run-1"),             # space and colon, one dash for the run of them
+    ("a/b@c[d]^e\\f", "a-b-c-d-e-f"),          # characters that fall between '.' and '_' in ASCII
+    ("A.b_c-D9", "A.b_c-D9"),                 # the kept characters: letters, digits, '.', '_', '-'
+    ("..-x-..", "x"),                         # leading and trailing dots and dashes are stripped
+    ("-.run.-", "run"),
+    ("???", "run"),                            # nothing left: the default name
+])
+def test_a_log_label_becomes_a_run_name_of_letters_digits_dots_underscores_and_dashes(label, name):
+    from rag_metrics.experiment.history import safe_name
+
+    assert safe_name(label) == name
+
+
+def test_a_run_name_from_a_label_is_cut_at_100_characters():
+    from rag_metrics.core.errors import check_name
+    from rag_metrics.experiment.history import safe_name
+
+    assert safe_name("x" * 100) == "x" * 100
+    assert safe_name("y" * 101) == "y" * 100
+    assert safe_name("z" * 99 + "ab") == "z" * 99 + "a"
+    check_name(safe_name("w" * 150), what="run name")  # what it gives is a name save_run takes
+
+
+def test_the_trend_follows_the_runs_comparable_with_the_newest_not_the_oldest(tmp_path):
+    from rag_metrics.experiment.history import experiment_history, history_table, trend
+
+    _save(tmp_path, ["a", "x", "c"], "overlap_old")
+    _save(tmp_path, ["a", "b", "c"], "marker_mid", judge=MarkerJudge(), second=1)
+    _save(tmp_path, ["a", "b", "x"], "marker_new", judge=MarkerJudge(), second=2)
+    records = experiment_history(tmp_path)
+    assert [p["run"] for p in trend(records, "hit@1", n_resamples=200)] == ["marker_mid", "marker_new"]
+    table = history_table(records, ["hit@1"], n_resamples=200)
+    assert table["comparable"].tolist() == [False, True, True]
+    assert table["role"].tolist() == ["", "", "subject"]

@@ -190,6 +190,36 @@ def test_find_answer_normalizes_like_answer_matching():
     assert find_answer("text", None) == [] and find_answer("text", " ... ") == []
 
 
+def test_an_answer_at_the_very_start_or_end_of_the_text_is_found():
+    assert find_answer("30 days are allowed", "30 days") == [(0, 7)]
+    assert find_answer("allowed: 30", "30") == [(9, 11)]
+    assert find_answer("30", "30") == [(0, 2)]
+
+
+def test_runs_of_whitespace_fold_to_one_space_wherever_they_are():
+    assert find_answer("Due  in 30   days", "30 days") == [(8, 17)]
+    assert find_answer("  \n 30\t\t days", "30 days") == [(4, 13)]
+
+
+def test_an_accented_latin_letter_counts_as_a_word_character_at_the_answer_edges():
+    assert find_answer("cafés", "café") == [] and find_answer("Écus", "écu") == []
+    assert find_answer("un café.", "café") == [(3, 7)] and find_answer("Écu d'or", "écu") == [(0, 3)]
+
+
+def test_overlapping_occurrences_of_the_answer_are_each_found():
+    assert find_answer("1-1-1", "1-1") == [(0, 3), (2, 5)]
+
+
+def test_answer_sentences_end_at_the_mark_that_closes_them():
+    from rag_metrics.labels.assessors import answer_sentences
+
+    assert answer_sentences("Scope. Claims are due within 30 days. Late claims are refused.", "30 days") == [
+        "Claims are due within 30 days."]
+    assert answer_sentences("申請は5日以内。遅れは不可。", "5日") == ["申請は5日以内。"]
+    assert answer_sentences("Is it 30 days? Yes", "30 days") == ["Is it 30 days?"]
+    assert answer_sentences("first line\nwithin 30 days\nlast", "30 days") == ["within 30 days"]
+
+
 # ---- review, accept, provenance, history --------------------------------------------------------------------
 
 def _decide(world, tmp_path, decisions: dict, **extra):
@@ -609,3 +639,11 @@ def test_accept_summary_says_nothing_changed_only_when_nothing_was_decided_anew(
                         "against the new one")
     _, changed_without_decision = accept_summary(_meta(before="aaa", after="bbb"), "g", "n", "j")
     assert changed_without_decision.startswith("fingerprint aaa -> bbb"), "a changed fingerprint is always said"
+
+
+def test_where_the_answer_and_the_evidence_overlap_the_answer_is_marked():
+    from rag_metrics.labels.audit import _segments
+
+    for marks in ([(0, 4, "answer"), (2, 6, "evidence")], [(2, 6, "evidence"), (0, 4, "answer")]):
+        assert _segments("abcdefgh", marks) == [("abcd", "answer"), ("ef", "evidence"), ("gh", None)]
+    assert _segments("abc", [(1, 10, "evidence")]) == [("a", None), ("bc", "evidence")]  # a mark past the end

@@ -437,3 +437,32 @@ def test_boilerplate_cuts_fold_into_their_text_and_other_texts_stay():
         ("a", "is here. Acme Handbook #"): {0, 1, 2, 3}, ("a", "Chapter #"): {0, 1, 2, 3},
         ("a", "odd span"): {1},  # contains no kept text and is contained in none: kept, not hidden
         ("b", "here. Acme"): {0}}  # a document below the rule's minimum: nothing to fold into
+
+
+def test_shared_text_reads_the_gold_page_and_the_pages_within_the_window_either_side():
+    from types import SimpleNamespace
+
+    from rag_metrics.experiment.rulers import _shared
+
+    asked = []
+    index = SimpleNamespace(row={("d", p): p for p in range(1, 10)} | {("e", 5): 99},
+                            shared_spans=lambda norm, rows, n, rule: asked.append(sorted(rows)) or [(0, 4, False)])
+    assert _shared(None, index, "some text", [("d", 5), ("e", 5)], "d", 1, 8, "rule") == ("some", False)
+    assert _shared(None, index, "some text", [("d", 5)], "d", 0, 8, "rule") == ("some", False)
+    assert asked == [[4, 5, 6], [5]]
+
+
+def test_shared_text_is_the_longest_evidence_span_and_furniture_only_when_alone():
+    from types import SimpleNamespace
+
+    from rag_metrics.experiment.rulers import _shared
+
+    text = "aaa bbbbbbb cccccccccccccccc"
+
+    def index(spans):
+        return SimpleNamespace(row={("d", 1): 0}, shared_spans=lambda norm, rows, n, rule: spans)
+
+    spans = [(0, 3, False), (4, 11, False), (12, 28, True)]
+    assert _shared(None, index(spans), text, [("d", 1)], "d", 0, 8, "rule") == ("bbbbbbb", False)
+    furniture = [(0, 3, True), (12, 28, True), (4, 11, True)]
+    assert _shared(None, index(furniture), text, [("d", 1)], "d", 0, 8, "rule") == ("cccccccccccccccc", True)

@@ -435,6 +435,17 @@ def test_compare_to_baseline_decides_with_holm():
     assert table.loc["same", "within_noise"] and not table.loc["eight", "within_noise"]
 
 
+def test_a_holm_adjusted_p_of_exactly_alpha_is_within_noise_and_says_why():
+    import dataclasses
+
+    t = paired.paired_test([0.0] * 6 + [1.0] * 54, [1.0] * 60, measure="hit@3")
+    assert t.p_value < 0.05
+    at_alpha = dataclasses.replace(t, p_holm=0.05, decided_by="p_holm", verdict="within noise")
+    assert "On its own this change would count" in paired._sentence(at_alpha)
+    below = dataclasses.replace(at_alpha, p_holm=0.049, verdict="better")
+    assert "On its own this change would count" not in paired._sentence(below)
+
+
 def test_paired_verdict_primary_decides_the_others_are_holm_adjusted():
     n = 60
     a = pd.DataFrame({"hit@1": [0.0] * 8 + [1.0] * 52, "hit@3": [0.0] * 6 + [1.0] * 54,
@@ -648,6 +659,23 @@ def test_holm_multipliers_by_hand_at_and_around_alpha():
     assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]
 
 
+@pytest.mark.parametrize("n", [6, 7, 20])
+def test_the_interval_holds_the_change_when_every_question_moves_by_the_same_amount(n):
+    # the tolerance taken off and added back rounded the end past the mean: -0.49999999999999994 > -0.5
+    t = paired.paired_test([0.5] * n, [0.0] * n, measure="mrr")
+    assert t.ci_low <= t.delta == -0.5 <= t.ci_high < 0 and t.verdict == "worse"
+    up = paired.paired_test([0.0] * n, [0.5] * n, measure="mrr")
+    assert 0 < up.ci_low <= up.delta == 0.5 <= up.ci_high
+
+
+def test_paired_t_test_takes_two_pairs_and_not_one():
+    t, p = paired_t_test([0.0, 0.0], [0.2, 0.6])
+    expected = sps.ttest_rel([0.2, 0.6], [0.0, 0.0])
+    assert (t, p) == pytest.approx((expected.statistic, expected.pvalue))
+    assert all(math.isnan(x) for x in paired_t_test([0.0], [1.0]))
+    assert all(math.isnan(x) for x in paired_t_test([0.0, 0.0], [0.5, 0.5]))  # no spread: no t
+
+
 def test_paired_t_test_equals_scipy_on_every_variation():
     a = np.array([0.2, 0.5, 0.1, 0.9, 0.4, 0.3, 0.8])
     b = np.array([0.3, 0.7, 0.1, 0.8, 0.6, 0.5, 0.9])
@@ -706,3 +734,36 @@ def test_kappa_and_item_count_exactly_at_their_minimum_are_usable():
     assert at.usable and at.verdict.startswith("usable")
     assert not agreement(grades, human_frame, min_kappa=k + 0.01, min_items=10, n_resamples=200).usable
     assert not agreement(grades, human_frame, min_kappa=k, min_items=11, n_resamples=200).usable
+
+
+def test_mean_interval_takes_confidence_from_one_half_up_to_but_not_1_and_100_or_more_resamples():
+    from rag_metrics import InputError
+
+    values = [1.0, 0.5, 1 / 3, 0.0, 1.0, 1.0, 0.25]
+    half, wide = mean_interval(values, confidence=0.5, n_resamples=100), mean_interval(values, confidence=0.95)
+    assert half.low <= half.mean <= half.high and half.high - half.low < wide.high - wide.low
+    for bad in (0.4999, 1.0):
+        with pytest.raises(InputError, match=r"confidence.*\[0\.5, 1\)"):
+            mean_interval(values, confidence=bad)
+    with pytest.raises(InputError, match="n_resamples.*>= 100"):
+        mean_interval(values, n_resamples=99)
+
+
+def test_a_change_equal_to_the_discordant_rate_up_to_rounding_is_planned_not_refused():
+    # 0.1 + 0.2 is 0.30000000000000004: a change that large needs every differing question to move one way
+    delta = 0.1 + 0.2
+    assert delta > 0.3
+    power = planning.exact_power(40, delta, 0.3)
+    assert 0 < power <= 1 and power == pytest.approx(planning.exact_power(40, 0.3, 0.3))
+    from rag_metrics import InputError
+
+    with pytest.raises(InputError, match="cannot happen"):
+        planning.exact_power(40, 0.31, 0.3)
+
+
+def test_the_minimum_detectable_difference_needs_two_questions():
+    from rag_metrics import InputError
+
+    assert math.isfinite(planning.minimum_detectable_difference(2, 0.5))
+    with pytest.raises(InputError, match="'n' parameter must be an int >= 2"):
+        planning.minimum_detectable_difference(1, 0.5)

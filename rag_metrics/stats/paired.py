@@ -234,6 +234,8 @@ def _flip_rows(x: np.ndarray, *, alpha: float, n_resamples: int, seed, exact_max
     tol = tol[:, 0]
     low = np.where(low <= 0, np.minimum(low + tol, 0.0), low + tol)
     high = np.where(high >= 0, np.maximum(high - tol, 0.0), high - tol)
+    # adding back the tolerance rounds (-0.5 - 1e-9 + 1e-9 is -0.49999999999999994): keep the observed mean inside
+    low, high = np.minimum(low, mean[:, 0]), np.maximum(high, mean[:, 0])
     return {"p": p, "low": low, "high": high, "exact": exact, "resamples": total if exact else total - 1}
 
 
