@@ -820,7 +820,7 @@ def test_an_llm_generator_caches_in_the_default_folder_unless_an_option_names_on
 
 
 def test_names_are_joined_as_a_sentence_lists_them():
-    from rag_metrics.golden.review import _join
+    from rag_metrics.lab.golden_lesson import _join
 
     assert [_join(["bm25"]), _join(["bm25", "dense"]), _join(["bm25", "dense", "hybrid"]),
             _join(list("abcd"))] == ["bm25", "bm25 and dense", "bm25, dense and hybrid", "a, b, c and d"]

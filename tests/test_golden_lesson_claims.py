@@ -399,7 +399,7 @@ def test_why_flagged_counts_each_dropped_question_once():
 
 
 def test_why_flagged_shows_three_examples_of_a_reason_and_no_more():
-    from rag_metrics.golden.review import why_flagged
+    from rag_metrics.lab.golden_lesson import why_flagged
 
     review = pd.DataFrame({"question_id": list("abcd"), "decision": ["drop"] * 4, "question": ["A?", "B?", "C?", "D?"],
                            "reasons": ["points at the page: 'x'"] * 4})
