@@ -73,3 +73,17 @@ def test_bad_chunk_parameters(corpus, kwargs, message):
 def test_tokenizer_handles_japanese_and_full_width():
     assert tokenize("翌月５日") == tokenize("翌月5日") == ["翌月", "5", "日"]
     assert tokenize("USB storage") == ["usb", "storage"]
+
+
+def test_a_word_joined_by_a_dot_apostrophe_hyphen_or_comma_is_one_token():
+    text = "0.30 don't e-mail 1,500 a+b"
+    words = [text[s:e] for s, e in token_spans(text)]
+    assert words == ["0.30", "don't", "e-mail", "1,500", "a", "b"]
+    assert tokenize(text) == ["0.30", "don't", "e-mail", "1,500", "a", "b"]
+
+
+def test_accented_latin_letters_from_u00c0_to_u024f_stay_inside_a_word():
+    text = "Àpple caféɏ"  # U+00C0 and U+024F are the ends of the accented-Latin range
+    assert [text[s:e] for s, e in token_spans(text)] == ["Àpple", "caféɏ"]
+    outside = "a\u00bfb a\u0250b"  # U+00BF and U+0250, just outside the range, split a word
+    assert [outside[s:e] for s, e in token_spans(outside)] == ["a", "b", "a", "b"]

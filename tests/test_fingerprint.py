@@ -233,3 +233,16 @@ def test_a_golden_set_digests_its_tables_once(golden, monkeypatch):
     assert edited.fingerprint() != fresh.fingerprint() and len(calls) == 2  # a changed set is a new set
     assert edited.fingerprint() == digest(calls[1]) and len(calls) == 2  # asked again: not digested again
     assert pickle.loads(pickle.dumps(fresh)).fingerprint() == "3e25fee2f5f5facd"
+
+
+def test_a_component_recorded_by_one_run_only_makes_them_not_comparable():
+    from rag_metrics.core.errors import NotComparableError
+    from rag_metrics.core.fingerprint import check_comparable
+
+    a, b = {"k": "1", "corpus": "c1"}, {"k": "1"}
+    with pytest.raises(NotComparableError, match=r"corpus \(c1 vs missing\)"):
+        check_comparable(a, b)
+    assert check_comparable(a, b, force=True) == ["corpus"]
+    assert check_comparable({"k": "1", "judge": "j1"}, {"k": "1", "judge": "j2"}, refuse_on=("corpus",)) == ["judge"]
+    with pytest.raises(NotComparableError, match=r"judge \(j1 vs j2\)"):
+        check_comparable({"k": "1", "judge": "j1"}, {"k": "1", "judge": "j2"}, refuse_on=("judge",))

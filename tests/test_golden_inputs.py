@@ -157,6 +157,13 @@ def test_one_key_value_rule():
         parse_key_values(["colour=red"], keys=("doc_id", "page"))
 
 
+def test_a_value_with_a_plus_sign_or_a_leading_dot_is_a_number():
+    assert parse_value("+5") == 5 and isinstance(parse_value("+5"), int)
+    assert parse_value(".5") == 0.5 and parse_value("-.5") == -0.5 and parse_value(".5e1") == 5.0
+    assert parse_value("5.") == 5.0 and isinstance(parse_value("5."), float)
+    assert parse_value("+") == "+" and parse_value(".") == "." and parse_value("1.2.3") == "1.2.3"
+
+
 def test_one_callable_loader(tmp_path):
     with pytest.raises(InputError, match=r"retriever 'nocolon': expected MODULE:NAME"):
         load_callable("nocolon", what="retriever")
@@ -204,3 +211,16 @@ def test_version_and_help_text(capsys):
         main(["compare", "--help"])
     out = capsys.readouterr().out
     assert re.search(r"95%\s+interval", out) and "%%" not in out
+
+
+@pytest.mark.parametrize("cell", ["a\rb", "a\nb", "a,b", 'a"b', "a\r\nb"])
+def test_a_cell_with_a_line_break_comma_or_quote_is_quoted_and_reads_back_unchanged(tmp_path, cell):
+    from rag_metrics.core.serialize import csv_text
+    from rag_metrics.io.csvfile import read_csv
+
+    text = csv_text(["id", "note"], [["q1", cell], ["q2", "plain"]])
+    assert text.startswith("id,note\nq1,\"")
+    path = tmp_path / "cells.csv"
+    path.write_bytes(text.encode("utf-8"))
+    header, rows = read_csv(path, "a test file")
+    assert header == ["id", "note"] and [row["note"] for _, row in rows] == [cell, "plain"]

@@ -50,3 +50,10 @@ def test_unescaped_backticks_would_have_opened_a_code_span():
     """The test above can fail: the same value without md_escape renders markup."""
     assert "<code>" in markdown2html("model `x` here")
     assert "<img" in markdown2html("model `gpt`<img src=x onerror=alert(1)>`` here")  # 08's sentence before
+
+
+@pytest.mark.parametrize("value", ["- item", "+ item", "1. first"])
+def test_a_value_that_starts_a_list_on_its_own_renders_as_text(value):
+    """Alone in a Markdown cell a leading ``-``, ``+`` or ``1.`` would open a list: each is escaped."""
+    assert _text(markdown2html(md_escape(value))) == value
+    assert md_escape("-1") == "\\-1"

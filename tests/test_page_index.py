@@ -435,3 +435,23 @@ def test_adjacent_shared_fragments_merge_into_one_span():
 
     # "abc" and "xyz" each occur in a page and touch at position 3: one span, not two
     assert [(int(a), int(b)) for a, b in shared_spans("abcxyz", ["abc", "xyz"], 3)] == [(0, 6)]
+
+
+def test_a_text_of_exactly_n_characters_has_one_fragment_start_and_a_shorter_one_none():
+    from rag_metrics.core.text import Concat, gram_hashes
+
+    concat = Concat(["abc", "ab", "abcd", ""])
+    assert concat.starts(3).tolist() == [0, 5, 6]  # "abc" once, "ab" none, "abcd" at 0 and 1
+    assert concat.starts(3, step=2).tolist() == [0, 5]
+    assert concat.starts(2, step=2).tolist() == [0, 3, 5, 7]
+    assert len(gram_hashes("abc", 3)) == 1 and len(gram_hashes("ab", 3)) == 0
+    assert concat.hashes(np.array([0, 5]), 3).tolist() == [gram_hashes("abc", 3)[0]] * 2
+
+
+def test_text_blocks_start_a_new_block_at_the_first_text_ending_beyond_the_block():
+    from rag_metrics.core.text import text_blocks
+
+    offsets = np.array([0, 4, 8, 12])  # three texts of 4 characters
+    assert text_blocks(offsets, block=8).tolist() == [0, 8]  # 0..8 fills the block exactly; the third starts anew
+    assert text_blocks(offsets, block=7).tolist() == [0, 4, 8]
+    assert text_blocks(offsets, block=12).tolist() == [0]

@@ -25,6 +25,12 @@ def test_readable_names_columns_and_writes_cells_as_words():
     assert frame["pages"].tolist() == [(10,), (3, 4)]  # the caller's frame is not changed
 
 
+def test_a_timestamp_keeps_a_negative_utc_offset_and_drops_its_fraction():
+    frame = pd.DataFrame({"made at": ["2026-11-30T20:48:59.5-05:00", "2026-11-30 20:48:59-0500", "2026-11-30T20:48"]})
+    assert readable(frame)["made at"].tolist() == ["2026-11-30 20:48:59-05:00", "2026-11-30 20:48:59-0500",
+                                                   "2026-11-30T20:48"]  # no seconds: not a timestamp, left as is
+
+
 def test_readable_table_aligns_text_left_and_numbers_right_and_escapes():
     frame = pd.DataFrame({"question": ["<b>x</b>"], "n": [3], "share": [0.5]})
     html = str(readable_table(frame, index=False))
