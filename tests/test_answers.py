@@ -3,14 +3,7 @@
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.experiment import attribution
-from rag_metrics.judging import answers
 from rag_metrics.judging.answers import AnswerJudge, answer_match, is_refusal, normalize_answer, token_f1
-
-
-def test_attribution_uses_the_answer_judge_names():
-    for name in ("normalize_answer", "answer_match", "token_f1", "is_refusal", "MATCHES", "DEFAULT_REFUSALS"):
-        assert getattr(attribution, name) is getattr(answers, name)
 
 
 @pytest.mark.parametrize("match, predicted, expected, verdict", [
@@ -40,3 +33,9 @@ def test_refusals_and_normalization():
     assert normalize_answer('"30 Days."') == "30 days"
     assert is_refusal("") and is_refusal("  I don't know. ") and is_refusal("それは記載がありません。")
     assert not is_refusal("30 days") and is_refusal("n/a", patterns=("N/A",))
+
+
+def test_token_f1_counts_repeated_words_and_edge_underscores_are_punctuation():
+    assert token_f1("a a b", "a b") == pytest.approx(0.8)  # precision 2/3, recall 1
+    assert token_f1("a a", "a a") == 1.0
+    assert normalize_answer("_30 days_") == "30 days"

@@ -14,9 +14,8 @@ from rag_metrics import InputError
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir, load_corpus
-from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
-from rag_metrics.judging.judges import OverlapJudge, judge_run
+from rag_metrics.judging.judges import OverlapJudge
 from rag_metrics.judging.index import PageIndex
 from rag_metrics.measures.pages import evaluate_pages
 from rag_metrics.retrieval.chunking import chunk_fixed

@@ -4,7 +4,6 @@ concurrent reports, broken history files skipped, staging folders of dead builds
 import json
 import os
 import signal
-import stat
 import subprocess
 import sys
 import textwrap
@@ -15,7 +14,7 @@ import nbformat
 import pytest
 
 from rag_metrics.experiment.history import HistoryWarning, experiment_history, merge_history
-from rag_metrics.core.files import HOST, FileLock, LockHeld, atomic_write_text, process_alive
+from rag_metrics.core.files import HOST, FileLock, LockHeld, process_alive
 from rag_metrics.report.runner import ReportError, build_report, clean_stale_staging
 
 REPO = Path(__file__).resolve().parents[1]

@@ -252,7 +252,7 @@ def test_review_drops_few_at_two_or_a_tenth_and_many_above():
         c = review_drops_claim(dropped, generated, 35, 1.88)
         assert not c["condition"] and f"Review drops {dropped} of {generated} questions here, far more" in c["text_if_false"]
         assert c["figures"] == {"dropped": dropped, "generated": generated, "templated": 35}
-        assert f"far more than the source's 2 of 42. 35 of them are dropped only for being a page heading" in c["text_if_false"]
+        assert "far more than the source's 2 of 42. 35 of them are dropped only for being a page heading" in c["text_if_false"]
 
 
 # notebook 08: the heading copies among the kept questions, and the sentences moved out of its cells

@@ -3,12 +3,11 @@
 import json
 import re
 
-import pandas as pd
 import pytest
 
 from rag_metrics import InputError
 from rag_metrics.cli import main
-from rag_metrics.io.corpus import data_dir, load_corpus
+from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import PRESETS, doc_key, load_log, parse_field_mapping, resolve_documents
 from rag_metrics.io.pages import read_pages_jsonl, write_pages

@@ -57,3 +57,9 @@ def test_a_value_that_starts_a_list_on_its_own_renders_as_text(value):
     """Alone in a Markdown cell a leading ``-``, ``+`` or ``1.`` would open a list: each is escaped."""
     assert _text(markdown2html(md_escape(value))) == value
     assert md_escape("-1") == "\\-1"
+
+
+@pytest.mark.parametrize("value", ["# q1", "## heading", "#tag"])
+def test_a_value_that_starts_with_a_hash_is_not_a_heading(value):
+    assert md_escape(value).startswith("\\#")
+    assert "<h" not in markdown2html(md_escape(value))

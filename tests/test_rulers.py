@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from producers import bedrock_log, corpus_pdfs, langchain_log, llamaindex_log, write_pdf
+from producers import bedrock_log, corpus_pdfs, langchain_log, llamaindex_log
 from rag_metrics import InputError
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.cli import main

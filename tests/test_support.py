@@ -283,3 +283,34 @@ def test_a_short_japanese_answer_is_found_inside_longer_words():
     assert JUDGE.judge("10日", ctx)["supported"] is True
     assert JUDGE.judge("12日", ctx)["supported"] is False
     assert JUDGE.judge("翌月", ctx)["supported"] is False
+
+
+# ---- claims at their edges: each rule with the input on either side of it -----------------------------------------
+
+def test_a_three_letter_word_is_content_and_a_unit_of_up_to_three_letters_is_kept():
+    assert content_tokens("bus") == ["bus"]
+    assert quantities("3 hrs") == [(3.0, "hrs")]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("2億円", [(2e8, "円")]),  # 億 is 10^8, not 10^4
+    ("section 3.2.1", [(3.2, None)]),  # a dotted section number is one number, not 3.2 and 0.1
+    ("1,50", [(1.0, None), (50.0, None)]),  # a thousands comma takes exactly three digits
+    ("five days then 30 days", [(5.0, "day"), (30.0, "day")]),  # in the order they are written
+    ("5営業日", [(5.0, "営業日")]),  # a Japanese unit of three characters
+])
+def test_quantities_read_at_their_edges(text, expected):
+    assert quantities(text) == expected
+
+
+def test_a_quantity_without_a_unit_agrees_with_the_same_number_with_one():
+    assert quantities_agree([(30.0, "day")], [(30.0, None)])
+
+
+def test_negation_at_a_clause_end_and_only_as_a_whole_word():
+    assert negated("返金せず") and not negated("Play the piano.")
+
+
+def test_clauses_split_at_a_japanese_conjunction_and_not_at_an_english_comma_without_one():
+    assert split_claims("申請が必要ですが、上限はありません。") == ["申請が必要ですが", "上限はありません。"]
+    assert split_claims("Use the app, android phones included.") == ["Use the app, android phones included."]

@@ -4,7 +4,6 @@ judgments once for many runs."""
 import gzip
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
 

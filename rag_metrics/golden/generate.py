@@ -58,7 +58,7 @@ class Draft:
 
 
 def sampled_pages(sample: PageSample) -> list[Page]:
-    """The sampled pages as the generators receive them (:class:`~rag_metrics.golden.generators.Page`)."""
+    """The sampled pages as the generators receive them (:class:`~rag_metrics.llm.page.Page`)."""
     return _pages(sample)
 
 
