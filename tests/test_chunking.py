@@ -87,3 +87,11 @@ def test_accented_latin_letters_from_u00c0_to_u024f_stay_inside_a_word():
     assert [text[s:e] for s, e in token_spans(text)] == ["Àpple", "caféɏ"]
     outside = "a\u00bfb a\u0250b"  # U+00BF and U+0250, just outside the range, split a word
     assert [outside[s:e] for s, e in token_spans(outside)] == ["a", "b", "a", "b"]
+
+
+def test_no_chunk_lies_wholly_inside_the_previous_chunks_overlap():
+    """faq_ja has 1,205 characters: at size 400, overlap 100 the last chunk is [900, 1205), and no fifth chunk
+    [1200, 1205) holding only text the fourth already holds."""
+    chunks = chunk_fixed(load_corpus(sample=True), 400, 100)
+    faq = chunks[chunks["doc_id"] == "faq_ja"]
+    assert faq[["start", "end"]].values.tolist() == [[0, 400], [300, 700], [600, 1000], [900, 1205]]

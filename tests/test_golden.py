@@ -824,3 +824,13 @@ def test_names_are_joined_as_a_sentence_lists_them():
 
     assert [_join(["bm25"]), _join(["bm25", "dense"]), _join(["bm25", "dense", "hybrid"]),
             _join(list("abcd"))] == ["bm25", "bm25 and dense", "bm25, dense and hybrid", "a, b, c and d"]
+
+
+@pytest.mark.parametrize("text, taken", [("abcdefghij", True), ("abcdefghi", False)])
+def test_a_page_of_exactly_min_chars_can_be_sampled_and_one_character_less_cannot(text, taken):
+    pages = [{"doc_id": "d", "page": 1, "text": text}]
+    if taken:
+        assert len(sample_pages(pages, per_document=1, min_chars=10).pages) == 1
+    else:
+        with pytest.raises(InputError, match="min_chars"):
+            sample_pages(pages, per_document=1, min_chars=10)

@@ -337,3 +337,12 @@ def test_the_index_links_every_run_of_the_trend_shows_times_to_the_second_and_li
         assert f"2026-12-0{i} 06:02:2{i} UTC" in index
     assert ".123456" not in index
     assert index.index("z_experiment") < index.index("a_teaching")
+
+
+@pytest.mark.parametrize("extra, cut", [(-1, False), (0, False), (1, True)])
+def test_a_run_name_of_exactly_label_chars_is_shown_whole_and_one_more_is_cut(extra, cut):
+    from rag_metrics.report.index import LABEL_CHARS, _chart
+
+    name = "r" * (LABEL_CHARS + extra)
+    label = _chart([{"id": "a", "run": name, "made_at": "t", "mean": 0.5, "low": 0.4, "high": 0.6}], {})["points"][0]["label"]
+    assert label == (name[:LABEL_CHARS - 1] + "…" if cut else name)
