@@ -53,11 +53,12 @@ def candidates_sentence(candidates: pd.DataFrame, shown: int, min_evidence_chars
 
 def _named_questions(rows: pd.DataFrame) -> tuple[str, str]:
     """The kinds of the questions in ``rows`` (sorted, "multi-hop" style) and up to three of them named with their
-    expected answers, escaped for Markdown: what the audit's question sentences print."""
+    expected answers, escaped for Markdown, followed by " and more" when there are more than three: what the audit's
+    question sentences print."""
     kinds = ", ".join(sorted({str(t).replace("_", "-") for t in rows["type"]}))
     named = "; ".join(f'"{md_escape(q)}" (expected answer: "{md_escape(a)}")'
                       for q, a in zip(rows["question"].head(3), rows["answer"].head(3)))
-    return kinds, named
+    return kinds, named + ("" if len(rows) <= 3 else " and more")
 
 
 def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: int) -> dict:
@@ -71,8 +72,8 @@ def unrecovered_claim(per_question: pd.DataFrame, questions: pd.DataFrame, k: in
     kinds, named = _named_questions(questions.loc[lost])
     return {
         "condition": len(lost) > 0,
-        "text_if_true": (f"The audit cannot recover {counted(len(lost), 'question')} ({kinds}): {named}"
-                         f"{'' if len(lost) <= 3 else ' and more'}. A page that answers "
+        "text_if_true": (f"The audit cannot recover {counted(len(lost), 'question')} ({kinds}): {named}. "
+                         f"A page that answers "
                          f"{'it' if len(lost) == 1 else 'each'} is in the top {k}, but the expected answer is not "
                          "written word for word on it, so only a person reading the page can accept it."
                          if lost else ""),
@@ -93,7 +94,7 @@ def retriever_misses_claim(per_question: pd.DataFrame, questions: pd.DataFrame, 
     return {
         "condition": len(missed) > 0,
         "text_if_true": (f"Even with complete labels the retriever misses {counted(len(missed), 'question')} "
-                         f"({kinds}): {named}{'' if len(missed) <= 3 else ' and more'}. None of the pages "
+                         f"({kinds}): {named}. None of the pages "
                          f"the complete labels list for {'it' if len(missed) == 1 else 'them'} is in the top {k}: that is the retriever's real "
                          "failure, and what remains to blame." if missed else ""),
         "text_if_false": None,
