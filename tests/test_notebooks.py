@@ -91,16 +91,46 @@ def check_claims(path: Path, stem: str) -> list[str]:
     return problems
 
 
+@pytest.fixture(scope="session")
+def warm_kernel():
+    """One kernel for every notebook run of this test process (tests/warm_kernel.py says what it resets)."""
+    from warm_kernel import WarmKernel
+
+    kernel = WarmKernel()
+    yield kernel
+    kernel.close()
+
+
+def _outputs(path) -> list:
+    """What each code cell shows, without the execution counts and metadata that differ between kernels."""
+    nb = nbformat.read(str(path), as_version=4)
+    return [[{k: v for k, v in o.items() if k not in ("execution_count", "metadata")} for o in c.get("outputs", [])]
+            for c in nb.cells if c.cell_type == "code" and "injected-parameters" not in c.metadata.get("tags", [])]
+
+
+def test_a_warm_kernel_shows_what_a_fresh_one_shows(tmp_path, warm_kernel):
+    """The sweep below reuses one kernel: a notebook run after other notebooks in it shows exactly what it shows in
+    a fresh papermill kernel (same text, tables, figures and claims), so nothing a notebook leaves behind reaches
+    the next one."""
+    from rag_metrics.report.runner import execute_notebook
+
+    for name in ("notebooks/10_comparing_two_systems.ipynb", "rag_metrics/report/experiment.ipynb"):
+        warm_kernel.execute(ROOT / name, tmp_path / "before.ipynb", {})
+    name, params = "notebooks/07_small_sample_noise.ipynb", NOTEBOOK_RUNS["notebooks/07_small_sample_noise.ipynb"][0]
+    warm_kernel.execute(ROOT / name, tmp_path / "warm.ipynb", params)
+    execute_notebook(ROOT / name, tmp_path / "fresh.ipynb", params)
+    assert _outputs(tmp_path / "warm.ipynb") == _outputs(tmp_path / "fresh.ipynb")
+
+
 @pytest.mark.parametrize("name, label, params", RUNS)
-def test_every_notebook_runs_and_says_nothing_false(tmp_path, name, label, params):
+def test_every_notebook_runs_and_says_nothing_false(tmp_path, warm_kernel, name, label, params):
     """Each run of the fixed table and each random draw: no error, the checks cell ran to its end, and no claim is
-    false -- neither shown for a condition that does not hold, nor computed differently from what its sentence says."""
+    false -- neither shown for a condition that does not hold, nor computed differently from what its sentence says.
+    The runs share one warm kernel per test process (``test_a_warm_kernel_shows_what_a_fresh_one_shows``)."""
     path = ROOT / name
     out = tmp_path / "out.ipynb"
     params = {k: v.replace("{tmp}", str(tmp_path)) if isinstance(v, str) else v for k, v in params.items()}
-    from rag_metrics.report.runner import execute_notebook
-
-    execute_notebook(path, out, params)
+    warm_kernel.execute(path, out, params)
     nb = nbformat.read(str(out), as_version=4)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors, errors
