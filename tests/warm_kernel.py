@@ -4,8 +4,9 @@ The sweep (``test_every_notebook_runs_and_says_nothing_false``) runs each notebo
 kernel and importing pandas, matplotlib and the package took about 2 of the ~4.5 seconds of each run; here one
 kernel serves every run of a test process. Before each run the kernel's namespace is emptied (``%reset -f``), its
 figures closed and its working directory set to the notebook's folder, so a run sees what a fresh kernel would --
-except that imported modules stay imported (the package keeps no module-level state a notebook changes: no cache,
-no rcParams, no pandas option; ``tests/test_notebooks.py`` checks that).
+except that imported modules stay imported. No notebook sets a matplotlib rcParam or a pandas option and the package
+keeps no cache, so nothing else carries over; ``test_a_warm_kernel_shows_what_a_fresh_one_shows`` checks that a run
+after two other notebooks equals a fresh papermill run, output for output.
 
 What a fresh kernel per notebook proves is proved elsewhere: nbval re-runs every committed notebook in its own
 kernel, ``test_regenerating_gives_byte_identical_notebooks`` re-executes them through papermill, and the report
