@@ -314,3 +314,49 @@ def test_negation_at_a_clause_end_and_only_as_a_whole_word():
 def test_clauses_split_at_a_japanese_conjunction_and_not_at_an_english_comma_without_one():
     assert split_claims("申請が必要ですが、上限はありません。") == ["申請が必要ですが", "上限はありません。"]
     assert split_claims("Use the app, android phones included.") == ["Use the app, android phones included."]
+
+
+def test_min_overlap_is_a_share_up_to_and_including_one():
+    """``0 < min_overlap <= 1``: 1 is taken (every word of the claim in the span), just above 1 and 0 are refused."""
+    ctx = _passages("alpha beta gamma delta")
+    assert OfflineSupportJudge(1).judge("alpha beta gamma delta", ctx)["supported"] is True
+    assert OfflineSupportJudge(1).judge("alpha beta gamma zeta", ctx)["supported"] is False
+    for bad in (1.0001, 0, -0.5, "0.6"):
+        with pytest.raises(InputError, match="min_overlap"):
+            OfflineSupportJudge(bad)
+
+
+def test_sentences_end_at_each_mark_english_and_full_width():
+    """English sentences end at ``.``, ``!`` or ``?`` followed by a space, Japanese ones at ``。``, ``！`` or ``？``
+    with no space; a point inside a number or a word is not an end."""
+    assert sentences("Is it due? Yes! In 3.5 days. e.g.x stays") == ["Is it due?", "Yes!", "In 3.5 days.", "e.g.x stays"]
+    assert sentences("本当ですか？はい！締切は5日です。") == ["本当ですか？", "はい！", "締切は5日です。"]
+
+
+def test_a_claim_is_supported_by_two_adjacent_sentences_but_not_by_two_apart():
+    """Spans are single sentences and pairs of neighbours: a claim whose words lie in two adjacent sentences is
+    supported, the same words two sentences apart are not."""
+    claim = "Receipts are scanned daily and approvals arrive weekly by email."  # 3 + 4 of its 7 words
+    adjacent = _passages("Receipts are scanned daily. Approvals arrive weekly by email. Parking is free.")
+    apart = _passages("Receipts are scanned daily. Parking is free. Approvals arrive weekly by email.")
+    v = JUDGE.judge(claim, adjacent)
+    assert v["supported"] is True and v["span"] == "Receipts are scanned daily. Approvals arrive weekly by email."
+    assert JUDGE.judge(claim, apart)["supported"] is False
+
+
+def test_a_negation_in_a_clause_after_a_colon_or_semicolon_that_shares_no_word_does_not_flip():
+    """The span's polarity is read from the clauses (split at ``,;:`` and their full-width forms) sharing a word
+    with the claim; a negative clause about something else, after any of these marks, leaves the claim supported."""
+    for mark in (":", ";", ",", "、", "；"):
+        ctx = _passages(f"Laptops are replaced every four years{mark} monitors not at all.")
+        assert JUDGE.judge("Laptops are replaced every four years.", ctx)["supported"] is True, mark
+    ctx = _passages("Laptops are replaced every four years. Monitors are not replaced.")
+    assert JUDGE.judge("Monitors are replaced.", ctx)["reason"] == "negation differs"
+
+
+def test_a_text_item_over_two_pages_is_placed_on_its_first_page(corpus):
+    """A text-only context item that runs over a page break is placed on the first of its pages."""
+    first, second = corpus.page_text("expense_policy", 3), corpus.page_text("expense_policy", 4)
+    text = first[-150:] + "\n" + second[:150]
+    placed = context_passages([{"doc_id": None, "text": text}], corpus)
+    assert [(p["doc_id"], p["page"]) for p in placed] == [("expense_policy", 3)]
