@@ -360,3 +360,18 @@ def test_a_text_item_over_two_pages_is_placed_on_its_first_page(corpus):
     text = first[-150:] + "\n" + second[:150]
     placed = context_passages([{"doc_id": None, "text": text}], corpus)
     assert [(p["doc_id"], p["page"]) for p in placed] == [("expense_policy", 3)]
+
+
+def test_a_trailing_word_without_content_joins_the_last_claim_with_one_space():
+    """A leading "Yes." joins the claim after it, a trailing one the claim before it (English: one space between);
+    a bare yes/no/OK is no claim at all."""
+    assert split_claims("Taxis need a receipt. Yes.") == ["Taxis need a receipt. Yes."]
+    assert split_claims("Taxis need a receipt; hotels too. OK!") == ["Taxis need a receipt", "hotels too. OK!"]
+    assert split_claims("OK.") == [] and split_claims("Yes") == []
+
+
+def test_converted_units_compare_equal_despite_float_rounding():
+    """0.1 weeks is 0.7000000000000001 days in floating point: the conversion rounds, so it equals 0.7 days."""
+    assert canonical_quantities("0.1 weeks") == canonical_quantities("0.7 days") == [(0.7, "day")]
+    assert meaning_match("0.1 weeks", "0.7 days")["correct"] is True
+    assert meaning_match("0.1 weeks", "0.8 days")["correct"] is False
