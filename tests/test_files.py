@@ -14,7 +14,8 @@ import nbformat
 import pytest
 
 from rag_metrics.experiment.history import HistoryWarning, experiment_history, merge_history
-from rag_metrics.core.files import HOST, FileLock, LockHeld, process_alive
+from rag_metrics.core.errors import InputError
+from rag_metrics.core.files import HOST, FileLock, LockHeld, check_output, process_alive
 from rag_metrics.report.runner import ReportError, build_report, clean_stale_staging
 
 REPO = Path(__file__).resolve().parents[1]
@@ -83,6 +84,7 @@ def test_a_lock_names_its_holder_and_is_released(tmp_path):
 def test_process_alive():
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     assert process_alive(os.getpid()) and not process_alive(int(done.stdout)) and not process_alive(-1)
+    assert not process_alive(0)  # kill(0, 0) would signal our own process group and say yes
 
 
 _SAVE = """
@@ -251,3 +253,20 @@ def test_write_json_writes_what_it_reads_back(tmp_path):
     path = write_json(tmp_path / "sub" / "out.json", data)
     assert path == tmp_path / "sub" / "out.json" and json.loads(path.read_text(encoding="utf-8")) == data
     assert "日本語" in path.read_text(encoding="utf-8") and path.read_text(encoding="utf-8").endswith("}\n")
+
+
+def test_an_output_path_under_a_file_is_refused_at_any_depth_and_nothing_is_created(tmp_path):
+    """``check_output`` walks up to the first existing parent: a file there (directly above, or two folders up)
+    refuses the path; a folder there, or parents still to be made, take it. Nothing is created either way."""
+    (tmp_path / "notes.txt").write_text("x")
+    for path in (tmp_path / "notes.txt" / "out.csv", tmp_path / "notes.txt" / "a" / "b" / "out.csv"):
+        with pytest.raises(InputError, match="notes.txt is a file, so nothing can be written under it"):
+            check_output(path)
+        with pytest.raises(InputError, match="is a file, so nothing"):
+            check_output(path, folder=True)
+    assert check_output(tmp_path / "new" / "deeper" / "out.csv") == tmp_path / "new" / "deeper" / "out.csv"
+    with pytest.raises(InputError, match="-o: is a folder; expected a file"):
+        check_output(tmp_path)
+    with pytest.raises(InputError, match="--reports-dir: is a file; expected a folder"):
+        check_output(tmp_path / "notes.txt", folder=True, option="--reports-dir")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
