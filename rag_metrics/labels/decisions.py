@@ -220,44 +220,11 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
     if not len(decided):
         raise InputError("no candidate is accepted or rejected; nothing to write (decisions are 'pending').", **where)
     records = _raw_records(golden_path)
-    by_id = {str(r.get("question_id")).strip(): r for _, r in records}
     prior_path = _judgments_path(golden_path)
     prior = load_judgments(prior_path) if prior_path.is_file() else pd.DataFrame(columns=JUDGMENT_COLUMNS)
-    prior_keys = {(q, d, int(p)): bool(r) for q, d, p, r in zip(prior["question_id"], prior["doc_id"], prior["page"],
-                                                                 prior["relevant"])}
-    gold_of = {qid: {(d, int(p)) for d, p in zip(g["doc_id"], g["page"])}
-               for qid, g in old.gold_pages.groupby("question_id")}
-    new_judgments, accepted, unchanged = [], 0, 0
-    for row in decided.to_dict("records"):
-        qid, doc, page, line = row["question_id"], row["doc_id"], int(row["page"]), row.get("line")
-        loc = {"line": line, "question": qid, **where}
-        if qid not in by_id:
-            raise InputError(f"candidate {row['candidate_id']!r}: question {qid!r} is not in the golden set.", **loc)
-        if corpus is not None and not ((corpus.pages["doc_id"] == doc) & (corpus.pages["page"] == page)).any():
-            raise InputError(f"candidate {row['candidate_id']!r}: page {page} of {doc!r} is not in the corpus.", **loc)
-        relevant = row["decision"] == "accept"
-        is_gold = (doc, page) in gold_of.get(qid, ())
-        if is_gold and not relevant:
-            raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} is a gold page of {qid!r}, so decision "
-                             f"reject contradicts the golden set; remove the page from {golden_path} by hand if it "
-                             "is wrong.", field="decision", **loc)
-        if prior_keys.get((qid, doc, page), relevant) != relevant:
-            raise InputError(f"candidate {row['candidate_id']!r}: {doc!r} p.{page} was judged "
-                             f"{'relevant' if prior_keys[qid, doc, page] else 'not relevant'} before; change the "
-                             f"judgments file ({prior_path}) first.", **loc)
-        if is_gold or (qid, doc, page) in prior_keys:
-            unchanged += 1  # decided so already (the set is its own output, or the decision is repeated)
-            continue
-        # the first text given: a missing cell is None, or NaN once a frame held it (pandas 3's string dtype)
-        why = next((v for v in (row.get("why"), row.get("reasons")) if isinstance(v, str) and v.strip()), None)
-        new_judgments.append({"question_id": qid, "doc_id": doc, "page": page, "relevant": relevant, "by": by.strip(),
-                              "at": stamp, "why": why, "source": "label audit"})
-        if relevant:
-            _add_page(by_id[qid], doc, page, row.get("group"), loc)
-            by_id[qid].setdefault("label_provenance", []).append(
-                {"doc_id": doc, "page": page, "added_by": by.strip(), "added_at": stamp, "why": why,
-                 "source": "label audit", "decisions": None if decisions_source is None else str(decisions_source)})
-            accepted += 1
+    new_judgments, accepted, unchanged = _apply_decisions(
+        decided, records, old, prior, by=by.strip(), stamp=stamp, corpus=corpus, source=decisions_source,
+        golden_path=golden_path, prior_path=prior_path)
     new_set = golden_from_records(records, path=out, corpus=corpus)  # validated before anything is written
     judgments = prior.to_dict("records") + new_judgments
     jpath, meta_path = _judgments_path(out), Path(str(out) + ".meta.json")
@@ -273,6 +240,56 @@ def accept_labels(golden_path, decisions: pd.DataFrame, out, *, by: str, corpus=
     if golden.fingerprint() != new_set.fingerprint():  # pragma: no cover - the set read back is the set written
         raise AssertionError(f"{out} does not read back as written")
     return golden, out, jpath
+
+
+def _apply_decisions(decided: pd.DataFrame, records: list, old, prior: pd.DataFrame, *, by: str, stamp: str, corpus,
+                     source, golden_path: Path, prior_path: Path) -> tuple[list[dict], int, int]:
+    """Apply each decided row to ``records`` (the raw golden set, changed in place); return the new judgments and the
+    counts ``accepted`` and ``unchanged``. A row :func:`accept_labels` refuses raises before the caller writes."""
+    by_id = {str(r.get("question_id")).strip(): r for _, r in records}
+    prior_keys = {(q, d, int(p)): bool(r) for q, d, p, r in zip(prior["question_id"], prior["doc_id"], prior["page"],
+                                                                 prior["relevant"])}
+    gold_of = {qid: {(d, int(p)) for d, p in zip(g["doc_id"], g["page"])}
+               for qid, g in old.gold_pages.groupby("question_id")}
+    new_judgments, accepted, unchanged = [], 0, 0
+    for row in decided.to_dict("records"):
+        qid, doc, page = row["question_id"], row["doc_id"], int(row["page"])
+        loc = {"line": row.get("line"), "question": qid, "path": source}
+        relevant, is_gold = row["decision"] == "accept", (doc, page) in gold_of.get(qid, ())
+        _refuse_decision(row, page, relevant, is_gold, by_id, prior_keys, corpus, loc, golden_path, prior_path)
+        if is_gold or (qid, doc, page) in prior_keys:
+            unchanged += 1  # decided so already (the set is its own output, or the decision is repeated)
+            continue
+        # the first text given: a missing cell is None, or NaN once a frame held it (pandas 3's string dtype)
+        why = next((v for v in (row.get("why"), row.get("reasons")) if isinstance(v, str) and v.strip()), None)
+        new_judgments.append({"question_id": qid, "doc_id": doc, "page": page, "relevant": relevant, "by": by,
+                              "at": stamp, "why": why, "source": "label audit"})
+        if relevant:
+            _add_page(by_id[qid], doc, page, row.get("group"), loc)
+            by_id[qid].setdefault("label_provenance", []).append(
+                {"doc_id": doc, "page": page, "added_by": by, "added_at": stamp, "why": why,
+                 "source": "label audit", "decisions": None if source is None else str(source)})
+            accepted += 1
+    return new_judgments, accepted, unchanged
+
+
+def _refuse_decision(row: dict, page: int, relevant: bool, is_gold: bool, by_id: dict, prior_keys: dict, corpus, loc,
+                     golden_path, prior_path) -> None:
+    """Raise the :class:`InputError` of a decision :func:`accept_labels` refuses: an unknown question, a page not in
+    the corpus, a gold page rejected, a page judged the other way before."""
+    qid, doc, cand = row["question_id"], row["doc_id"], row["candidate_id"]
+    if qid not in by_id:
+        raise InputError(f"candidate {cand!r}: question {qid!r} is not in the golden set.", **loc)
+    if corpus is not None and not ((corpus.pages["doc_id"] == doc) & (corpus.pages["page"] == page)).any():
+        raise InputError(f"candidate {cand!r}: page {page} of {doc!r} is not in the corpus.", **loc)
+    if is_gold and not relevant:
+        raise InputError(f"candidate {cand!r}: {doc!r} p.{page} is a gold page of {qid!r}, so decision reject "
+                         f"contradicts the golden set; remove the page from {golden_path} by hand if it is wrong.",
+                         field="decision", **loc)
+    if prior_keys.get((qid, doc, page), relevant) != relevant:
+        raise InputError(f"candidate {cand!r}: {doc!r} p.{page} was judged "
+                         f"{'relevant' if prior_keys[qid, doc, page] else 'not relevant'} before; change the "
+                         f"judgments file ({prior_path}) first.", **loc)
 
 
 def _add_page(record: dict, doc: str, page: int, group, loc) -> None:
