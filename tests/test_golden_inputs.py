@@ -20,7 +20,7 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.golden.generate import Draft, generate_questions, read_draft, write_draft
 from rag_metrics.llm.page import Page
 from rag_metrics.llm.clients import OpenAIGenerator
-from rag_metrics.core.serialize import neutralize_cell, restore_cell
+from rag_metrics.core.serialize import csv_text, neutralize_cell, restore_cell
 from rag_metrics.golden.review_file import read_decisions, review_draft, write_review
 from rag_metrics.golden.sampler import sample_pages
 from rag_metrics.io.corpus import load_corpus
@@ -139,6 +139,16 @@ def test_neutralize_then_restore_is_the_identity(text):
     written = neutralize_cell(text)
     assert restore_cell(written) == text
     assert written[:1] not in ("=", "+", "-", "@", "\t", "\r")
+
+
+@pytest.mark.parametrize("text", ["5 days", "0.5 EUR", ".5", ",", "/tmp", ":x", ";", "<b>", ">", "?", "A1", "'5",
+                                  "'a", "*", ")", "~", "[", "{"])
+def test_only_the_formula_characters_get_a_quote(text):
+    """A cell starting with a character other than ``= + - @``, a tab or a carriage return (after any quotes) is
+    written as it is: the characters between ``+`` and ``@`` in ASCII order -- digits, ``. , / : ; < > ?`` -- are
+    not formula starts, however the character class is spelled."""
+    assert neutralize_cell(text) == text
+    assert csv_text(["id", "cell"], [["q1", text]]).splitlines()[1] in (f"q1,{text}", f'q1,"{text}"')
 
 
 # ---- the shared vocabulary --------------------------------------------------------------------------------------
