@@ -83,6 +83,17 @@ class Boilerplate:
 DEFAULT_BOILERPLATE = Boilerplate()
 
 
+def _same_codes(codes: np.ndarray, page_codes: np.ndarray, start, begin, length) -> np.ndarray:
+    """Whether ``codes[start[i]:start[i] + length[i]]`` equals ``page_codes[begin[i]:...]`` for each ``i``, compared
+    slice by slice (no copies of the texts)."""
+    spans = zip(np.asarray(start).tolist(), np.asarray(begin).tolist(), np.asarray(length).tolist())
+    if codes.dtype == page_codes.dtype:
+        return np.fromiter((codes[s:s + k].tobytes() == page_codes[b:b + k].tobytes() for s, b, k in spans),
+                           dtype=bool, count=len(begin))
+    return np.fromiter((np.array_equal(codes[s:s + k], page_codes[b:b + k]) for s, b, k in spans),
+                       dtype=bool, count=len(begin))
+
+
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The concatenation of ``arange(starts[i], ends[i])`` for every i."""
     lengths = np.maximum(ends - starts, 0)
@@ -430,8 +441,6 @@ class PageIndex:
         if not pair_text.shape[0] or not table.shape[0]:
             return source, none
         codes, t_off = texts
-        off = self._offsets
-        m, w = _plan(n)
         n_docs = max(len(self.docs), 1)
         combos, combo_of_pair = np.unique(pair_text * n_docs + self.code_of_row[pair_row], return_inverse=True)
         c_text, c_doc = combos // n_docs, combos % n_docs
@@ -439,13 +448,37 @@ class PageIndex:
         single[1:] &= c_text[1:] != c_text[:-1]
         single[:-1] &= c_text[:-1] != c_text[1:]
         start, length = t_off[c_text], t_off[c_text + 1] - t_off[c_text]
+        combo, begin, row = self._excerpt_starts(codes, table, c_doc, single, start, length, n)
+        same = _same_codes(codes, self._codes, start[combo], begin, length[combo])
+        combo, begin, row = combo[same], begin[same], row[same]
+        if not combo.shape[0]:
+            return source, none
+        located = np.full(combos.shape[0], -1, dtype=np.int64)
+        located[combo] = row
+        source[:] = located[combo_of_pair]
+        # the page's cross minimizers inside each excerpt, at the text's offsets
+        cross_pos, cross_hash = self._cross(n)
+        lo = np.searchsorted(cross_pos, begin, side="left")
+        hi = np.searchsorted(cross_pos, begin + length[combo] - _plan(n)[0], side="right")
+        picked = _ranges(lo, hi)
+        owner = np.repeat(np.arange(combo.shape[0]), np.maximum(hi - lo, 0))
+        given = (c_text[combo][owner], cross_pos[picked] - begin[owner], cross_hash[picked])
+        return source, given
+
+    def _excerpt_starts(self, codes, table, c_doc, single, start, length, n: int):
+        """Where each (text, document) combination would start on a page of its document: ``(combo, begin, row)``
+        for the combinations whose opening characters hold a minimizer with a single entry in the table, the text
+        paired with one document only and fitting inside the page from there (the characters are not compared yet)."""
+        off = self._offsets
+        m, w = _plan(n)
+        empty = np.zeros(0, dtype=np.int64)
         # the opening characters of each text, their minimizers, each looked up by key alone
         head = np.where(single & (length >= n), np.minimum(length, 2 * n), 0)
-        h_off = np.zeros(combos.shape[0] + 1, dtype=np.int64)
+        h_off = np.zeros(start.shape[0] + 1, dtype=np.int64)
         np.cumsum(head, out=h_off[1:])
         q_pos, q_hash = _minimizers_of(codes[_ranges(start, start + head)], h_off, m, w)
         if not q_pos.shape[0]:
-            return source, none
+            return empty, empty, empty
         q_combo = _owners(h_off, q_pos)
         key = _key32(c_doc[q_combo], q_hash) << np.uint64(32)
         order = np.argsort(key)  # sorted queries walk the table once
@@ -459,30 +492,7 @@ class PageIndex:
         begin = page_pos - (q_pos[chosen] - h_off[combo])  # where the text would start on the page
         row = np.searchsorted(off, page_pos, side="right") - 1
         fits = (self.code_of_row[row] == c_doc[combo]) & (begin >= off[row]) & (begin + length[combo] <= off[row + 1])
-        combo, begin, row = combo[fits], begin[fits], row[fits]
-        # the whole text is the page's characters from there (compared text by text: no copies)
-        page_codes = self._codes
-        spans = zip(start[combo].tolist(), begin.tolist(), length[combo].tolist())
-        if codes.dtype == page_codes.dtype:
-            same = np.fromiter((codes[s:s + k].tobytes() == page_codes[b:b + k].tobytes() for s, b, k in spans),
-                               dtype=bool, count=combo.shape[0])
-        else:
-            same = np.fromiter((np.array_equal(codes[s:s + k], page_codes[b:b + k]) for s, b, k in spans),
-                               dtype=bool, count=combo.shape[0])
-        combo, begin, row = combo[same], begin[same], row[same]
-        if not combo.shape[0]:
-            return source, none
-        located = np.full(combos.shape[0], -1, dtype=np.int64)
-        located[combo] = row
-        source[:] = located[combo_of_pair]
-        # the page's cross minimizers inside each excerpt, at the text's offsets
-        cross_pos, cross_hash = self._cross(n)
-        lo = np.searchsorted(cross_pos, begin, side="left")
-        hi = np.searchsorted(cross_pos, begin + length[combo] - m, side="right")
-        picked = _ranges(lo, hi)
-        owner = np.repeat(np.arange(combo.shape[0]), np.maximum(hi - lo, 0))
-        given = (c_text[combo][owner], cross_pos[picked] - begin[owner], cross_hash[picked])
-        return source, given
+        return combo[fits], begin[fits], row[fits]
 
     def boilerplate_starts(self, n: int, rule: Boilerplate | None) -> np.ndarray:
         """Global positions, ascending, where an ``n``-fragment that is boilerplate of its document starts (every
