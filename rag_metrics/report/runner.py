@@ -496,21 +496,12 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
     comparable run at level ``alpha``; at most ``drilldowns`` questions are shown item by item. On the terminal
     (stderr) it says when most of a log's questions are not in the golden set, and how the runs were ordered.
     """
-    import sys
-
-    from rag_metrics.experiment.history import RUN_ORDERS, RULES
-    from rag_metrics.core.errors import check_int
     from rag_metrics.io.logs import parse_run_spec
     from rag_metrics.report.inputs import hand_over
 
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
-    check_int(drilldowns, "drilldowns", low=0)
-    check_choice(order, RUN_ORDERS, "order", what="unknown run", field="order")
-    check_alpha(alpha)
-    allowed = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
-    if measure is not None:
-        check_choice(measure, allowed, "measure", what="", field="measure")
+    _check_comparison(drilldowns=drilldowns, order=order, alpha=alpha, measure=measure, ks=ks)
     absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
     specs = [parse_run_spec(r) for r in runs]
     history = Path(reports_dir) / experiment / "history"
@@ -527,24 +518,46 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
         cache = cache_dir / "inputs.pickle"
         # read and validated once, in a child: this process holds none of it
         info = hand_over(reading, order, cache, judge=judge)
-        for log in info["logs"]:
-            if log["unknown"] * 2 > log["questions"]:
-                print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
-                      "are not in the golden set and are not used (their IDs, or their texts when the log has no "
-                      "IDs, match no golden question).", file=sys.stderr)
-        for line in duplicate_logs(info["logs"]):
-            print(f"rag-metrics report: {line}", file=sys.stderr)
-        if progress_bar or len(info["order"]) > 1:
-            names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
-            rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
-            print(f"rag-metrics report: runs oldest first: {names}; ordered by "
-                  f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
+        _say_what_was_read(info, progress_bar)
         parameters["inputs"] = str(cache)
         return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
                             progress_bar=progress_bar, hide_input=True, history_dir=history)
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
 
+
+def _check_comparison(*, drilldowns, order, alpha, measure, ks) -> None:
+    """The comparison's options checked before any file is read: drill-downs, run order, alpha, the measure."""
+    from rag_metrics.core.errors import check_int
+    from rag_metrics.experiment.history import RUN_ORDERS
+
+    check_int(drilldowns, "drilldowns", low=0)
+    check_choice(order, RUN_ORDERS, "order", what="unknown run", field="order")
+    check_alpha(alpha)
+    if measure is not None:
+        check_choice(measure, [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"], "measure", what="",
+                     field="measure")
+
+
+def _say_what_was_read(info: dict, progress_bar: bool) -> None:
+    """On stderr: a log most of whose questions the golden set lacks, logs that are copies, and the runs' order
+    (always when there are several runs; with one, only alongside the progress bar)."""
+    import sys
+
+    from rag_metrics.experiment.history import RULES
+
+    for log in info["logs"]:
+        if log["unknown"] * 2 > log["questions"]:
+            print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
+                  "are not in the golden set and are not used (their IDs, or their texts when the log has no "
+                  "IDs, match no golden question).", file=sys.stderr)
+    for line in duplicate_logs(info["logs"]):
+        print(f"rag-metrics report: {line}", file=sys.stderr)
+    if progress_bar or len(info["order"]) > 1:
+        names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
+        rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
+        print(f"rag-metrics report: runs oldest first: {names}; ordered by "
+              f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
 
 def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
     """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
