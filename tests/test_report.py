@@ -346,3 +346,18 @@ def test_a_run_name_of_exactly_label_chars_is_shown_whole_and_one_more_is_cut(ex
     name = "r" * (LABEL_CHARS + extra)
     label = _chart([{"id": "a", "run": name, "made_at": "t", "mean": 0.5, "low": 0.4, "high": 0.6}], {})["points"][0]["label"]
     assert label == (name[:LABEL_CHARS - 1] + "…" if cut else name)
+
+
+def test_the_first_figure_of_a_fresh_kernel_is_an_image(tmp_path):
+    """``plt.show()`` in the first cell that draws, in a kernel just started, gives a PNG, not the figure's repr
+    ("<Figure size 400x300 with 1 Axes>"). Under matplotlib 3.8 with IPython 9 the inline backend was not in place
+    for a kernel's first figure, so every report page lost its first chart; pyproject.toml now asks for
+    matplotlib>=3.9, and this test runs in both environments `make test` builds."""
+    from rag_metrics.report.runner import execute_notebook
+
+    path = small_notebook(tmp_path / "fig.ipynb", "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(4, 3))\n"
+                          "ax.plot([1, 2], [k, k])\nplt.show()\nfig, ax = plt.subplots()\nplt.show()")
+    execute_notebook(path, tmp_path / "out.ipynb")
+    outputs = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
+    assert [("image/png" in o.get("data", {})) for o in outputs] == [True, True], [
+        o.get("data", {}).get("text/plain") for o in outputs]
