@@ -256,7 +256,8 @@ def _apply_decisions(decided: pd.DataFrame, records: list, old, prior: pd.DataFr
         qid, doc, page = row["question_id"], row["doc_id"], int(row["page"])
         loc = {"line": row.get("line"), "question": qid, "path": source}
         relevant, is_gold = row["decision"] == "accept", (doc, page) in gold_of.get(qid, ())
-        _refuse_decision(row, page, relevant, is_gold, by_id, prior_keys, corpus, loc, golden_path, prior_path)
+        _refuse_decision(row, page=page, relevant=relevant, is_gold=is_gold, by_id=by_id, prior_keys=prior_keys,
+                         corpus=corpus, loc=loc, golden_path=golden_path, prior_path=prior_path)
         if is_gold or (qid, doc, page) in prior_keys:
             unchanged += 1  # decided so already (the set is its own output, or the decision is repeated)
             continue
@@ -273,10 +274,11 @@ def _apply_decisions(decided: pd.DataFrame, records: list, old, prior: pd.DataFr
     return new_judgments, accepted, unchanged
 
 
-def _refuse_decision(row: dict, page: int, relevant: bool, is_gold: bool, by_id: dict, prior_keys: dict, corpus, loc,
-                     golden_path, prior_path) -> None:
+def _refuse_decision(row: dict, *, page: int, relevant: bool, is_gold: bool, by_id: dict, prior_keys: dict, corpus,
+                     loc: dict, golden_path, prior_path) -> None:
     """Raise the :class:`InputError` of a decision :func:`accept_labels` refuses: an unknown question, a page not in
-    the corpus, a gold page rejected, a page judged the other way before."""
+    the corpus, a gold page rejected, a page judged the other way before. ``by_id``: the raw records by question ID;
+    ``prior_keys``: the earlier judgments, ``(question, document, page) -> relevant``."""
     qid, doc, cand = row["question_id"], row["doc_id"], row["candidate_id"]
     if qid not in by_id:
         raise InputError(f"candidate {cand!r}: question {qid!r} is not in the golden set.", **loc)
