@@ -356,6 +356,30 @@ def test_the_command_says_when_most_logged_questions_are_unused(tmp_path, capsys
     assert f"{log}: 69 of 71 logged questions are not in the golden set and are not used" in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize("unknown, said", [(1, False), (2, False), (3, True), (4, True)])
+def test_the_unused_questions_warning_needs_more_than_half_of_the_log(capsys, unknown, said):
+    """The terminal warns when *most* of a log's questions are not in the golden set: 2 of 4 is half, not most."""
+    from rag_metrics.report.runner import _say_what_was_read
+
+    info = {"logs": [{"source": "a.jsonl", "unknown": unknown, "questions": 4, "fingerprint": "f"}], "order": []}
+    _say_what_was_read(info, progress_bar=False)
+    assert ("4 logged questions are not in the golden set" in capsys.readouterr().err) is said
+
+
+@pytest.mark.parametrize("runs, progress_bar, said", [(1, False, False), (1, True, True), (2, False, True),
+                                                      (2, True, True), (3, False, True)])
+def test_the_run_order_is_said_for_several_runs_and_for_one_only_beside_the_progress_bar(capsys, runs, progress_bar,
+                                                                                           said):
+    from rag_metrics.report.runner import _say_what_was_read
+
+    order = [{"source": f"/logs/r{i}.jsonl", "made_at": f"2026-12-0{i + 1}T00:00:00Z", "ordered_by": "settings"}
+             for i in range(runs)]
+    logs = [{"source": o["source"], "unknown": 0, "questions": 4, "fingerprint": str(i)} for i, o in enumerate(order)]
+    _say_what_was_read({"logs": logs, "order": order}, progress_bar=progress_bar)
+    err = capsys.readouterr().err
+    assert ("runs oldest first: r0.jsonl (2026-12-01T00:00:00Z)" in err) is said, err
+
 def test_sample_examples_are_what_the_runner_writes(golden, corpus):
     """data/examples holds logs of `rag-metrics run` with the built-in BM25 (only latency and times differ)."""
     search = builtin_search("bm25", corpus, size=400, overlap=100)

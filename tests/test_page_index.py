@@ -455,3 +455,18 @@ def test_text_blocks_start_a_new_block_at_the_first_text_ending_beyond_the_block
     assert text_blocks(offsets, block=8).tolist() == [0, 8]  # 0..8 fills the block exactly; the third starts anew
     assert text_blocks(offsets, block=7).tolist() == [0, 4, 8]
     assert text_blocks(offsets, block=12).tolist() == [0]
+
+
+def test_an_excerpt_of_exactly_n_characters_is_found_and_a_changed_last_character_is_not():
+    """``excerpts`` places a text of exactly ``n`` characters cut from a page (one less is too short to place), and
+    compares the whole text: a text that matches the page but for its last character is no excerpt."""
+    rng = random.Random(3)
+    pages = [{"doc_id": "alpha", "page": p, "text": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz  ") for _ in range(600))}
+             for p in (1, 2)]
+    index, n = PageIndex(pd.DataFrame(pages)), 24
+    page = normalize(pages[1]["text"])
+    cut = page[100:160]
+    changed = cut[:-1] + ("x" if cut[-1] != "x" else "y")
+    texts = [page[100:100 + n], cut, changed, page[100:100 + n - 1]]
+    source, _ = index.excerpts(normalize_codes(texts), [0, 1, 2, 3], [1, 1, 1, 1], n)
+    assert source.tolist() == [1, 1, -1, -1]
