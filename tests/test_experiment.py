@@ -380,6 +380,34 @@ def test_the_run_order_is_said_for_several_runs_and_for_one_only_beside_the_prog
     err = capsys.readouterr().err
     assert ("runs oldest first: r0.jsonl (2026-12-01T00:00:00Z)" in err) is said, err
 
+
+@pytest.mark.parametrize("measure, taken", [("recall@5", True), ("hit@3", True), ("mrr", True), ("recall@1", False),
+                                            ("hit@4", False)])
+def test_the_compared_measure_is_a_headline_measure_at_the_largest_cutoff_for_recall(measure, taken):
+    """With ks (1, 3, 5): hit@k at each k, MRR and recall at the largest k may carry the comparison; others are
+    refused before anything is read."""
+    from rag_metrics.report.runner import _check_comparison
+
+    if taken:
+        _check_comparison(drilldowns=20, order="made", alpha=0.05, measure=measure, ks=[1, 3, 5])
+    else:
+        with pytest.raises(InputError, match="measure"):
+            _check_comparison(drilldowns=20, order="made", alpha=0.05, measure=measure, ks=[1, 3, 5])
+
+
+def test_an_experiment_report_takes_paths_relative_to_where_it_is_started(tmp_path, monkeypatch):
+    """The notebook runs in its report folder, so the golden set and the logs given relative to the caller's folder
+    reach it as absolute paths."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "golden.jsonl").write_text((data_dir() / "golden.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    (work / "run.jsonl").write_text((EXAMPLES / "bm25_c400o100.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.chdir(work)
+    code = main(["report", "--experiment", "relative", "--golden", "golden.jsonl", "--run", "run.jsonl",
+                 "--reports-dir", "reports"])
+    assert code == 0
+    assert list((work / "reports" / "relative").glob("*/experiment.html"))
+
 def test_sample_examples_are_what_the_runner_writes(golden, corpus):
     """data/examples holds logs of `rag-metrics run` with the built-in BM25 (only latency and times differ)."""
     search = builtin_search("bm25", corpus, size=400, overlap=100)
