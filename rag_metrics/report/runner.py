@@ -559,6 +559,7 @@ def _say_what_was_read(info: dict, progress_bar: bool) -> None:
         print(f"rag-metrics report: runs oldest first: {names}; ordered by "
               f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
 
+
 def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
     """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
     from rag_metrics.core.errors import check_int
