@@ -116,3 +116,36 @@ def test_heading_chunks_searchable(setup):
     corpus = setup[0]
     run = BM25Retriever(chunk_by_heading(corpus)).search({"q": "What does error E2 mean?"}, 1)
     assert run["doc_id"].iloc[0] == "product_manual"
+
+
+@pytest.mark.parametrize("name", ["bm25", "dense", "hybrid"])
+def test_no_questions_give_an_empty_result_table(setup, name):
+    run = setup[3][name].search(pd.DataFrame({"question_id": [], "question": []}), 3)
+    assert run.empty and list(run.columns) == RESULT_COLUMNS
+
+
+@pytest.mark.parametrize("name", ["bm25", "dense"])
+@pytest.mark.parametrize("k", [1, 7, "all", "more"])
+def test_search_is_the_score_order_with_ties_by_chunk_order(setup, name, k):
+    """Against a plain ``sorted`` of each question's scores, ties broken by chunk order, at k = 1, in the middle, at
+    exactly the number of chunks (the last index) and beyond it; with and without a document restriction."""
+    corpus, golden, chunks, retrievers = setup
+    retriever = retrievers[name]
+    questions = golden.labelled.reset_index().iloc[:12]
+    n = len(chunks)
+    k = {"all": n, "more": n + 5}.get(k, k)
+    matrix = retriever.scores(questions["question"].tolist())
+    allowed = {qid: ({"terms_ja", "travel_policy"} if i % 2 else None) for i, qid in enumerate(questions["question_id"])}
+    for restriction in (None, allowed):
+        run = retriever.search(questions, k, allowed=restriction)
+        for i, qid in enumerate(questions["question_id"]):
+            keep = [j for j in range(n) if restriction is None or restriction[qid] is None
+                    or chunks["doc_id"].iloc[j] in restriction[qid]]
+            expected = sorted(keep, key=lambda j: (-matrix[i, j], j))[:k]
+            got = run[run["question_id"] == qid]
+            assert got["chunk_id"].tolist() == chunks["chunk_id"].iloc[expected].tolist()
+            assert got["rank"].tolist() == list(range(1, len(expected) + 1))
+            assert got["score"].tolist() == [float(matrix[i, j]) for j in expected]
+            assert got["doc_id"].tolist() == chunks["doc_id"].iloc[expected].tolist()
+            assert got["pages"].tolist() == [tuple(range(chunks["start_page"].iloc[j], chunks["end_page"].iloc[j] + 1))
+                                             for j in expected]

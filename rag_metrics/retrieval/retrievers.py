@@ -84,9 +84,11 @@ class _Base:
         """Top ``k`` chunks per question, optionally restricted to ``allowed[question_id]`` documents."""
         k = check_k(k, func="search")
         q = _questions(questions)
-        matrix = self.scores(q["question"].tolist())
-        docs = self.chunks["doc_id"].to_numpy()
-        rows = []
+        texts = q["question"].tolist()
+        matrix = self.scores(texts) if texts else np.zeros((0, len(self.chunks)))  # an embedder may refuse no texts
+        docs = self.chunks["doc_id"].to_numpy(dtype=object)
+        chunk_ids = self.chunks["chunk_id"].to_numpy(dtype=object)
+        columns = {name: [] for name in RESULT_COLUMNS}
         for i, qid in enumerate(q["question_id"]):
             score = matrix[i].astype(np.float64)
             candidates = np.arange(len(score))
@@ -96,9 +98,13 @@ class _Base:
                 if allowed[qid] is not None:  # None: no restriction for this question
                     candidates = candidates[np.isin(docs, list(allowed[qid]))]
             order = candidates[np.lexsort((candidates, -score[candidates]))][:k]
-            for rank, j in enumerate(order, start=1):
-                rows.append((qid, rank, self.chunks.at[j, "chunk_id"], docs[j], float(score[j]), self._pages[j]))
-        return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+            columns["question_id"] += [qid] * len(order)
+            columns["rank"] += range(1, len(order) + 1)
+            columns["chunk_id"] += chunk_ids[order].tolist()
+            columns["doc_id"] += docs[order].tolist()
+            columns["score"] += score[order].tolist()
+            columns["pages"] += [self._pages[j] for j in order]
+        return pd.DataFrame(columns if columns["rank"] else [], columns=RESULT_COLUMNS)
 
 
 class BM25Retriever(_Base):
