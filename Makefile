@@ -26,7 +26,9 @@ LOWEST_SKIP := --deselect "tests/test_notebooks.py::test_regenerating_gives_byte
   --deselect tests/test_report.py::test_report_renders_in_a_real_browser \
   --deselect tests/test_report.py::test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails
 # Python's default: compiled modules are cached (an environment that sets PYTHONDONTWRITEBYTECODE makes every test
-# process, kernel and report recompile the package and re-rewrite the tests' assertions).
+# process, kernel and report recompile the package and re-rewrite the tests' assertions). pip installs with
+# --no-compile: compiling every module of every dependency took 33 of the 61 s of installing .venv-lowest, while the
+# modules a report or a test imports -- a small part of them -- are compiled and cached at their first import.
 unexport PYTHONDONTWRITEBYTECODE
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
@@ -38,7 +40,7 @@ $(BIN)/python:
 
 # .venv/.stamp-EXTRA: the project installed with that extra (see pyproject.toml).
 $(VENV)/.stamp-%: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	$(BIN)/python -m pip install --quiet --no-compile -e '.[$*]'
 	touch $@
 
 report: $(VENV)/.stamp-report
@@ -49,7 +51,7 @@ $(LOWEST)/.stamp: pyproject.toml tools/lowest_constraints.py
 	$(PYTHON) -m venv $(LOWEST)
 	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
 	$(PYTHON) tools/lowest_constraints.py > $(LOWEST)/constraints.txt
-	$(LOWEST)/bin/python -m pip install --quiet -c $(LOWEST)/constraints.txt -e '.[report,test,dask,llamaindex-files]'
+	$(LOWEST)/bin/python -m pip install --quiet --no-compile -c $(LOWEST)/constraints.txt -e '.[report,test,dask,llamaindex-files]'
 	touch $@
 
 test: $(VENV)/.stamp-dev $(LOWEST)/.stamp
