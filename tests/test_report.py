@@ -361,3 +361,20 @@ def test_the_first_figure_of_a_fresh_kernel_is_an_image(tmp_path):
     outputs = nbformat.read(str(tmp_path / "out.ipynb"), as_version=4).cells[-1].outputs
     assert [("image/png" in o.get("data", {})) for o in outputs] == [True, True], [
         o.get("data", {}).get("text/plain") for o in outputs]
+
+
+def test_a_build_leaves_no_event_loop_or_socket_open(tmp_path):
+    """papermill's client makes an event loop in each thread that runs a notebook and never closes it: a long-lived
+    process (a JupyterLab kernel building reports) would keep two sockets per notebook run until garbage collection,
+    which then warns. The builder closes the loop of each of its threads, with one thread and with several."""
+    import gc
+    import warnings
+
+    nb = small_notebook(tmp_path / "nb.ipynb", "print(k)")
+    other = small_notebook(tmp_path / "other.ipynb", "print(k + 1)")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        for jobs in (1, 2):
+            build_report("loops", {}, [nb, other], reports_dir=tmp_path / "r", progress_bar=False, jobs=jobs)
+        gc.collect()
+    assert [str(w.message) for w in seen if issubclass(w.category, ResourceWarning)] == []

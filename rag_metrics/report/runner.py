@@ -400,6 +400,24 @@ def _copy_history(history_dir: Path, staged_history: Path) -> list[str]:
     return copied
 
 
+def _close_thread_event_loop() -> None:
+    """Close the event loop papermill's client made for this worker thread (jupyter_core's ``run_sync`` makes one per
+    thread and never closes it: its two sockets stay open until garbage collection, which then warns). The next run
+    in this thread gets a new loop. Only the calling thread's loop is touched, and only a pool thread calls this."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the event-loop policy API, deprecated in Python 3.14
+        try:
+            loop = asyncio.get_event_loop_policy().get_event_loop()
+        except RuntimeError:  # no loop was set in this thread
+            return
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()
+        asyncio.set_event_loop(None)
+
+
 def _run_notebooks(paths: list[Path], staging: Path, parameters: dict, hide_input: bool, progress_bar: bool,
                    jobs: int) -> list:
     """``[(path, NotebookRun, headlines, experiment record)]`` in notebook order: each notebook run into
@@ -413,7 +431,10 @@ def _run_notebooks(paths: list[Path], staging: Path, parameters: dict, hide_inpu
         i, path = numbered
         start = time.perf_counter()
         bar = {"desc": f"[{i}/{len(paths)}] {path.stem}", "file": sys.stderr} if progress_bar and jobs == 1 else False
-        item, found, record = _run_one(path, staging, parameters, hide_input, bar)
+        try:
+            item, found, record = _run_one(path, staging, parameters, hide_input, bar)
+        finally:
+            _close_thread_event_loop()
         if progress_bar and jobs > 1:
             status = "ok" if item.status == "ok" else f"FAILED: {item.error}"
             print(f"[{i}/{len(paths)}] {path.stem}: {status} ({time.perf_counter() - start:.1f} s)",
