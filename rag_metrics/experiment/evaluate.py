@@ -25,21 +25,27 @@ share with a gold page highlighted).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int
-from rag_metrics.io.logs import log_key
-from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, describe_judge, judge_run, judged_frame
-from rag_metrics.judging.index import PageIndex
-from rag_metrics.measures.evaluator import evaluate
-from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.core.html import render
+from rag_metrics.core.html import table as html_table
 from rag_metrics.core.text import PAGE_MARKER, normalize
+from rag_metrics.io.logs import log_key, match_log
+from rag_metrics.judging.audit import audit_pages, check_pages_in_documents
+from rag_metrics.judging.index import PageIndex, boilerplate_lines
+from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, describe_judge, judge_run, judged_frame
+from rag_metrics.judging.locate import locate_items, place_text_only
+from rag_metrics.measures.distributed import combine_per_question, map_by_question
+from rag_metrics.measures.evaluator import evaluate
+from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
+from rag_metrics.experiment.attribution import attribute, join_answers, status_summary, status_table
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from rag_metrics.experiment.attribution import status_summary, status_table
+from rag_metrics.experiment.rulers import ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
 
 __all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
@@ -58,9 +64,6 @@ def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd
     Adds ``pages_from`` (``logged``, ``located``, or ``""`` when the item has no page) and ``placed_by`` (how the
     item was placed: ``logged`` or one of :data:`rag_metrics.judging.locate.PLACED_BY`).
     """
-    from rag_metrics.judging.audit import check_pages_in_documents
-    from rag_metrics.judging.locate import locate_items, place_text_only
-
     run = run.copy()
     text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))
     if "page_label" not in run.columns:
@@ -130,8 +133,6 @@ def prepare_log(golden, log, corpus=None):
     done when the log was read with them, else here). Its text-only items are placed on the pages by
     :func:`evaluate_log` (:func:`rag_metrics.judging.locate.place_text_only`); a text-only log without the corpus is
     an error: the texts cannot be placed."""
-    from rag_metrics.io.logs import match_log
-
     known = list(corpus.documents.index) if corpus is not None else None
     against = log.matched_against
     if against is None or against[0] != golden.fingerprint() or (known is not None and list(against[2]) != known) \
@@ -209,8 +210,6 @@ class ExperimentResult:
         if judge is None or judge.boilerplate is None:
             return None
         if "raw_overlap" not in self._cache:
-            from dataclasses import replace
-
             raw = replace(judge, boilerplate=None)
             with_doc = self.run[self.run["doc_id"].notna()]
             judged = _judge_raw(with_doc, self.judged.get("overlap"), self.golden.gold_pages, raw, self.page_index)
@@ -221,34 +220,24 @@ class ExperimentResult:
 
     def ruler_table(self) -> pd.DataFrame:
         """Every headline measure under every ruler (:func:`rag_metrics.experiment.rulers.ruler_table`)."""
-        from rag_metrics.experiment.rulers import ruler_table
-
         return ruler_table(self)
 
     def ruler_changes(self, previous: "ExperimentResult") -> pd.DataFrame:
         """This run minus ``previous`` under every ruler (:func:`rag_metrics.experiment.rulers.ruler_changes`)."""
-        from rag_metrics.experiment.rulers import ruler_changes
-
         return ruler_changes(previous, self)
 
     def ruler_disagreements(self, a: str = "overlap", b: str = "page", k: int | None = None) -> pd.DataFrame:
         """Items ruler ``a`` credits and ``b`` does not, and the reverse, with the shared text
         (:func:`rag_metrics.experiment.rulers.ruler_disagreements`)."""
-        from rag_metrics.experiment.rulers import ruler_disagreements
-
         return ruler_disagreements(self, a, b, k)
 
     def unfindable_gold(self) -> pd.DataFrame:
         """Gold pages without text, unfindable by text judges (:func:`rag_metrics.experiment.rulers.unfindable_gold`)."""
-        from rag_metrics.experiment.rulers import unfindable_gold
-
         return unfindable_gold(self)
 
     def boilerplate(self) -> pd.DataFrame:
         """What the overlap judge left out as boilerplate, per document (its repeated text, digits as ``#``, and on
         how many pages); empty when the overlap judge does not apply."""
-        from rag_metrics.judging.index import boilerplate_lines
-
         judge = self.judges.get("overlap")
         if judge is None or self.page_index is None:
             return boilerplate_lines(None, 24, None)
@@ -260,8 +249,6 @@ class ExperimentResult:
         if self.page_index is None:
             return None
         if "audit" not in self._cache:
-            from rag_metrics.judging.audit import audit_pages
-
             logged = self.run[self.run["pages_from"] == "logged"] if "pages_from" in self.run else self.run
             read = (self.settings.get("read") or {})
             self._cache["audit"] = audit_pages(logged, self.page_index, min_chars=self.judges.get(
@@ -442,8 +429,6 @@ class ExperimentResult:
         would mix two systems), and when every answer's context is this run's top n, the statuses use k = n (what
         the generator read); otherwise k is the largest cutoff.
         """
-        from rag_metrics.experiment.attribution import attribute, join_answers
-
         logged = self.answers()
         notes: list = []
         if answers is not None:
@@ -564,12 +549,10 @@ class ExperimentResult:
         return _Html("explain.html.j2", {"q": self.explain_data(question_id, k)})
 
     def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        from rag_metrics.core.html import render, table
-
         return render("experiment_summary.html.j2", name=self.name, n_questions=len(self.golden.labelled),
-                      headline=table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
-                      judges=table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
-                      failures=table(self.failure_counts()), settings=self.settings,
+                      headline=html_table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
+                      judges=html_table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
+                      failures=html_table(self.failure_counts()), settings=self.settings,
                       unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
 
 
@@ -623,8 +606,6 @@ class _Html:
         return f"<drill-down of question {q.get('question_id')!r}: {'hit' if q.get('hit') else 'miss'} in the top {q.get('k')}>"
 
     def _repr_html_(self) -> str:
-        from rag_metrics.core.html import render
-
         return render(self.template, **self.context)
 
 
@@ -692,8 +673,6 @@ def _judge_and_evaluate_on_dask(golden, run: pd.DataFrame, judges: dict, index, 
     row order, the per-question values in the golden set's order, the questions no part holds (labelled, not in the
     log) as empty rankings (:func:`~rag_metrics.measures.distributed.combine_per_question`): the same tables and
     numbers as one process computes."""
-    from rag_metrics.measures.distributed import combine_per_question, map_by_question
-
     parts = map_by_question(_judge_and_evaluate_part, run, scheduler=scheduler, golden=golden, judges=judges,
                             index=index, measures=measures, chunk_level=chunk_level)
     _, whole_pages, whole_document, whole_chunk = judge_and_evaluate(golden, run.iloc[:0], judges, index, measures,
