@@ -366,7 +366,8 @@ def test_the_first_figure_of_a_fresh_kernel_is_an_image(tmp_path):
 def test_a_build_leaves_no_event_loop_or_socket_open(tmp_path):
     """papermill's client makes an event loop in each thread that runs a notebook and never closes it: a long-lived
     process (a JupyterLab kernel building reports) would keep two sockets per notebook run until garbage collection,
-    which then warns. The builder closes the loop of each of its threads, with one thread and with several."""
+    which then warns. The builder closes the loop of each of its threads, with one thread and with several, and
+    after a notebook that fails."""
     import gc
     import warnings
 
@@ -376,5 +377,8 @@ def test_a_build_leaves_no_event_loop_or_socket_open(tmp_path):
         warnings.simplefilter("always", ResourceWarning)
         for jobs in (1, 2):
             build_report("loops", {}, [nb, other], reports_dir=tmp_path / "r", progress_bar=False, jobs=jobs)
+        failing = small_notebook(tmp_path / "failing.ipynb", "raise ValueError(k)")
+        with pytest.raises(ReportError):  # a notebook that fails closes its thread's loop too
+            build_report("loops", {}, [failing], reports_dir=tmp_path / "r", progress_bar=False, jobs=1)
         gc.collect()
     assert [str(w.message) for w in seen if issubclass(w.category, ResourceWarning)] == []

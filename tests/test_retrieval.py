@@ -149,3 +149,24 @@ def test_search_is_the_score_order_with_ties_by_chunk_order(setup, name, k):
             assert got["doc_id"].tolist() == chunks["doc_id"].iloc[expected].tolist()
             assert got["pages"].tolist() == [tuple(range(chunks["start_page"].iloc[j], chunks["end_page"].iloc[j] + 1))
                                              for j in expected]
+
+
+@pytest.mark.parametrize("name", ["bm25", "dense", "hybrid"])
+def test_a_filter_that_allows_no_document_gives_that_question_no_rows(setup, name):
+    """An empty set is a restriction to nothing (a genre nobody has), not the same as None (no restriction)."""
+    corpus, golden, _, retrievers = setup
+    questions = golden.labelled.reset_index().iloc[:3]
+    first, *others = questions["question_id"]
+    allowed = {first: set(), **{qid: None for qid in others}}
+    run = retrievers[name].search(questions, 4, allowed=allowed)
+    assert first not in set(run["question_id"]) and list(run.columns) == RESULT_COLUMNS
+    assert run.groupby("question_id").size().to_dict() == {qid: 4 for qid in others}
+    nowhere = retrievers[name].search(questions, 4, allowed=genre_filter(questions, corpus, ["no_such_genre"]))
+    assert nowhere.empty and list(nowhere.columns) == RESULT_COLUMNS
+
+
+def test_the_last_chunk_can_be_retrieved(setup):
+    _, _, chunks, retrievers = setup
+    last = chunks.iloc[-1]
+    run = retrievers["bm25"].search({"q": last["text"]}, 1)
+    assert run["chunk_id"].tolist() == [last["chunk_id"]]
