@@ -403,19 +403,18 @@ def _copy_history(history_dir: Path, staged_history: Path) -> list[str]:
 def _close_thread_event_loop() -> None:
     """Close the event loop papermill's client made for this worker thread (jupyter_core's ``run_sync`` makes one per
     thread and never closes it: its two sockets stay open until garbage collection, which then warns). The next run
-    in this thread gets a new loop. Only the calling thread's loop is touched, and only a pool thread calls this."""
+    in this thread gets a new loop. Only the calling thread's loop is touched, and only a pool thread calls this
+    (outside the main thread ``get_event_loop`` never makes a loop: it returns the thread's or raises); no warning
+    filter is changed, as that would change it for every thread."""
     import asyncio
-    import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # the event-loop policy API, deprecated in Python 3.14
-        try:
-            loop = asyncio.get_event_loop_policy().get_event_loop()
-        except RuntimeError:  # no loop was set in this thread
-            return
-        if not loop.is_running() and not loop.is_closed():
-            loop.close()
-        asyncio.set_event_loop(None)
+    try:
+        loop = asyncio.get_event_loop()
+    except RuntimeError:  # no loop was set in this thread
+        return
+    if not loop.is_running() and not loop.is_closed():
+        loop.close()
+    asyncio.set_event_loop(None)
 
 
 def _run_notebooks(paths: list[Path], staging: Path, parameters: dict, hide_input: bool, progress_bar: bool,
