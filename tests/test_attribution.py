@@ -306,3 +306,18 @@ def test_status_summary_splits_right_answers_even_when_none_had_another_gold_doc
     assert partial_retrieval(a)["right"] == 1 and partial_retrieval(a)["right_partial"] == 0
     assert ("Of the 1 right answer(s) counted as retrieval failures, 0 had another gold document in the top 2 and 1 "
             "had none.") in status_summary(a)
+
+
+def test_the_no_answer_threshold_is_at_least_and_the_top_score_is_the_largest():
+    """"Nothing scoring at least ``threshold``": a top score equal to the threshold is confident junk; the top score
+    is the largest of the question's scores even when they do not fall with rank (after a reranker), and a score just
+    under the threshold is quiet."""
+    table = pd.DataFrame({"question_id": ["a", "eq", "unsorted", "under"], "type": ["fact"] + ["no_answer"] * 3,
+                          "expected_answer": ["x", None, None, None], "gold_ids": [["d"], [], [], []],
+                          "generated_answer": ["x", "29 EUR", "29 EUR", "29 EUR"]})
+    run = pd.DataFrame({"question_id": ["a", "eq", "eq", "unsorted", "unsorted", "under"],
+                        "rank": [1, 1, 2, 1, 2, 1], "doc_id": ["d", "z", "y", "z", "y", "z"],
+                        "score": [9.0, 0.5, 0.2, 0.3, 0.9, 0.4999]})
+    na = attribute(table, k=1, run=run, threshold=0.5).no_answer
+    assert na["top_score"].to_dict() == {"eq": 0.5, "unsorted": 0.9, "under": 0.4999}
+    assert na["nothing_above_threshold"].to_dict() == {"eq": False, "unsorted": False, "under": True}

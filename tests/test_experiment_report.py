@@ -849,3 +849,19 @@ def test_previous_comparable_is_the_newest_earlier_run_not_the_oldest():
                 "summary": {"mrr": 0.5}} for i in range(4)]
     assert hist.previous_comparable(records, "r3")["id"] == "r2"
     assert hist.previous_comparable(records, "r1")["id"] == "r0"
+
+
+def test_run_times_with_offsets_are_compared_in_utc():
+    """10:00 at +09:00 is 01:00 UTC, before 02:00 UTC: the run started at 10:00 in Tokyo is the older one, whatever
+    the order given, and its time is stored in UTC; a time without an offset is read as UTC."""
+    from rag_metrics.io.logs import RunLog
+
+    log = load_log(OLD)
+    tokyo = RunLog(log.run, log.questions, None, {"started_at": "2024-01-01T10:00:00+09:00"})
+    london = RunLog(log.run, log.questions, None, {"started_at": "2024-01-01T02:00:00+00:00"})
+    naive = RunLog(log.run, log.questions, None, {"started_at": "2024-01-01T01:30:00"})
+    assert hist.run_made_at(tokyo) == ("2024-01-01T01:00:00.000000Z", hist.RULE_SETTINGS)
+    assert hist.run_made_at(naive)[0] == "2024-01-01T01:30:00.000000Z"
+    name = {id(tokyo): "tokyo", id(naive): "naive", id(london): "london"}
+    for given in ([london, naive, tokyo], [tokyo, london, naive], [naive, tokyo, london]):
+        assert [name[id(r["log"])] for r in hist.order_logs(given)] == ["tokyo", "naive", "london"]

@@ -273,3 +273,16 @@ def test_answer_runs_refuse_several_generators_none_named_an_unknown_one_or_thre
         answer_runs(_answers("a", "b", "c"), ["a", "b", "c"])
     with pytest.raises(InputError, match="expected one or two"):  # three names without a generator column too
         answer_runs(pd.DataFrame({"question_id": ["q1"]}), ["a", "b", "c"])
+
+
+@pytest.mark.parametrize("pages, hit", [([8, 9], True), ([9, 8], True), ([9], True), ([8, 10], False)])
+def test_an_item_over_several_pages_is_a_hit_when_any_of_them_is_gold(golden, corpus, pages, hit):
+    """q010's gold page is expense_policy p. 9: a chunk spanning pages 8-9 holds it, whichever page is listed first."""
+    text = corpus.page_text("expense_policy", 8) + "\n" + corpus.page_text("expense_policy", 9)
+    answers = pd.DataFrame({"question_id": ["q010"], "generated_answer": ["5th day of the month following approval"],
+                            "retrieved": [[{"doc_id": "expense_policy", "pages": pages, "text": text}]]})
+    d = diagnose_answers(golden, answers, corpus, context_k=1)
+    assert bool(d.records.at["q010", "retrieval_ok"]) is hit
+    assert d.records.at["q010", "retrieval_level"] == "page"
+    if hit:
+        assert d.records.at["q010", "diagnosis"] == "passed"
