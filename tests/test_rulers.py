@@ -466,3 +466,31 @@ def test_shared_text_is_the_longest_evidence_span_and_furniture_only_when_alone(
     assert _shared(None, index(spans), text, [("d", 1)], "d", 0, 8, "rule") == ("bbbbbbb", False)
     furniture = [(0, 3, True), (12, 28, True), (4, 11, True)]
     assert _shared(None, index(furniture), text, [("d", 1)], "d", 0, 8, "rule") == ("cccccccccccccccc", True)
+
+
+def test_a_text_found_in_several_documents_goes_to_its_gold_document_else_the_first():
+    """``place_text_only``: a passage printed on page 1 of document b and page 2 of document a (b indexed first) is
+    placed in a -- the first by name, as candidates are listed -- when the question names no gold among them, and in
+    the gold one when it does."""
+    from rag_metrics.judging.locate import place_text_only
+
+    same = "the same passage appears in both documents here"
+    pages = pd.DataFrame({"doc_id": ["b", "a", "a"], "page": [1, 1, 2],
+                          "text": [same, "an unrelated first page of document a", same]})
+    index = PageIndex(pages)
+    run = pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": [None], "pages": [None], "text": [same]})
+    first = place_text_only(run, index)
+    assert (first.at[0, "doc_id"], first.at[0, "pages"], first.at[0, "placed_by"]) == ("a", (2,), "several candidates")
+    for doc, page in (("a", 2), ("b", 1)):
+        placed = place_text_only(run, index, gold={"q": [(doc, page)]})
+        assert (placed.at[0, "doc_id"], tuple(placed.at[0, "pages"])) == (doc, (page,))
+
+
+def test_a_logged_page_is_kept_up_to_the_documents_last_page():
+    from rag_metrics.judging.locate import item_pages
+
+    index = PageIndex(pd.DataFrame({"doc_id": ["a"] * 5, "page": [1, 2, 3, 4, 5], "text": ["x"] * 5}))
+    assert item_pages("a", [5], None, index, {"a": 5}, 24) == ([5], "metadata")
+    assert item_pages("a", [1], None, index, {"a": 5}, 24) == ([1], "metadata")
+    assert item_pages("a", [0, 6, 3], None, index, {"a": 5}, 24) == ([3], "metadata")
+    assert item_pages("a", [0, 6], None, index, {"a": 5}, 24) == ([], "metadata")
