@@ -1,5 +1,7 @@
 """evaluate() on DataFrames: exclusions are counted and listed, slicing, and input validation."""
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -202,3 +204,16 @@ def test_per_question_adds_one_entry_per_question_to_every_layout():
     assert [line.split("\t")[1] for line in ev.to_trec(per_question=False).splitlines()] == ["all", "all"]
     defined = {str(q) for q in ev.per_question["mrr"].dropna().index}  # trec_eval leaves undefined values out
     assert {line.split("\t")[1] for line in ev.to_trec().splitlines()} == defined | {"all"} != {"all"}
+
+
+@pytest.mark.parametrize("gain, expected", [
+    ("linear", (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))),
+    ("exponential", (1 + 7 / math.log2(3)) / (7 + 1 / math.log2(3))),  # 2**rel - 1
+])
+def test_evaluate_uses_the_gain_it_is_given(gain, expected):
+    """nDCG@2 on graded labels ranked worst first (d2 relevance 1, then d1 relevance 3), computed by hand: the gain
+    handed to ``evaluate`` reaches the measure (0.797 linear, 0.710 exponential)."""
+    golden = pd.DataFrame({"question_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [3, 1]})
+    run = pd.DataFrame({"question_id": ["q1", "q1"], "rank": [1, 2], "doc_id": ["d2", "d1"]})
+    ev = evaluate(golden, run, ["ndcg@2"], gain=gain)
+    assert ev.per_question.loc["q1", "ndcg@2"] == pytest.approx(expected)
