@@ -2,6 +2,7 @@
 every measure kind, logs that compare nothing are refused, partial or foreign logs are named."""
 
 import json
+import re
 import math
 
 import pytest
@@ -235,6 +236,26 @@ def test_a_golden_set_with_gold_documents_only_is_judged_by_document(tmp_path, c
     assert "document judge" in out and "1.000 → 0.500" in out
     code, out, err = run(capsys, "--golden", golden, "--baseline", b, "--run", n, "--judge", "page")
     assert code == 2 and "only the document judge applies" in err
+
+
+def test_a_graded_measure_lists_worsened_questions_beside_the_newly_missed(tmp_path, capsys):
+    """MRR (not 0/1): a question falling from rank 1 to 2 or from 3 to 5 is *worsened*, one falling out of the run is
+    *newly missed*; every one of them is a regressed question in the printed list, the Markdown table and the JUnit
+    cases, in the same order; the question that improved and the one unchanged are not."""
+    golden, b, n = docs_world(tmp_path, 5, [1, 1, 2, 1, 3], [2, None, 1, 1, 5])
+    md, junit = tmp_path / "gate.md", tmp_path / "junit.xml"
+    code, out, err = run(capsys, "--golden", golden, "--baseline", b, "--run", n, "--measure", "mrr",
+                         "--markdown", md, "--junit", junit)
+    assert code == 0, err  # within noise: 4 questions differ, too few to reach p < 0.05
+    assert "regressed questions (3): q001 (newly missed), q000 (worsened), q004 (worsened)" in out.splitlines()
+    rows = [line for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("| q0")]
+    assert rows == ["| q001 | newly missed: mrr 1\\.000 → 0\\.000 | Question 1? |",
+                    "| q000 | worsened: mrr 1\\.000 → 0\\.500 | Question 0? |",
+                    "| q004 | worsened: mrr 0\\.333 → 0\\.200 | Question 4? |"]
+    skipped = re.findall(r'name="(q\d+)"><skipped message="([^"]*)"', junit.read_text(encoding="utf-8"))
+    assert skipped == [("q001", "newly missed: mrr 1.000 → 0.000 (the gate passed)"),
+                       ("q000", "worsened: mrr 1.000 → 0.500 (the gate passed)"),
+                       ("q004", "worsened: mrr 0.333 → 0.200 (the gate passed)")]
 
 
 # ---- 12. output paths -----------------------------------------------------------------------------------------------------
