@@ -259,3 +259,18 @@ def test_presets_are_documented():
 
     for name in PRESETS:
         assert re.search(rf"^{name}\s", logs.__doc__, re.M), name
+
+
+def test_an_items_pages_are_read_once_each_in_order(tmp_path):
+    """``page`` repeated in ``pages``, a page listed twice, pages out of order: each page once, ascending -- the same
+    item whichever way a producer wrote it (and so the same fingerprint)."""
+    items = [{"doc_id": "expense_policy", "page": 2, "pages": [2, 3]}, {"doc_id": "expense_policy", "pages": [4, 4, 3]},
+             {"doc_id": "expense_policy", "pages": [2, 3]}, {"doc_id": "expense_policy", "pages": [3, 4]}]
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps({"question_id": "q001", "retrieved": items}) + "\n", encoding="utf-8")
+    log = load_log(path)
+    assert log.run["pages"].tolist() == [(2, 3), (3, 4), (2, 3), (3, 4)]
+    same = tmp_path / "same.jsonl"
+    same.write_text(json.dumps({"question_id": "q001", "retrieved": [items[2], items[3], items[2], items[3]]}) + "\n",
+                    encoding="utf-8")
+    assert load_log(same).fingerprint() == log.fingerprint()

@@ -168,3 +168,21 @@ def test_large_qrels_whose_questions_are_not_together(tmp_path, monkeypatch):
     for qrels in (small, large):
         ev = evaluator(qrels, ["mrr", "ndcg", "recall@1"]).evaluate(tmp_path / "r")
         assert ev.settings["engine"] == "fast" and ev.values["mrr"].tolist() == [0.5, 1.0, 1.0]
+
+
+def test_equal_scores_are_ranked_by_the_runs_own_id_column_descending():
+    """trec_eval's order for equal scores: the ID descending -- the chunk ID when the frame has chunks (here it orders
+    the tie opposite to the documents), else the document ID."""
+    chunks = Run.from_df(pd.DataFrame({"question_id": ["q1", "q1"], "chunk_id": ["c1", "c2"], "doc_id": ["dB", "dA"],
+                                       "score": [0.5, 0.5]})).to_dataframe()
+    assert chunks[["rank", "chunk_id", "doc_id"]].values.tolist() == [[1, "c2", "dA"], [2, "c1", "dB"]]
+    docs = Run.from_df(pd.DataFrame({"question_id": ["q1", "q1"], "doc_id": ["dA", "dB"],
+                                     "score": [0.5, 0.5]})).to_dataframe()
+    assert docs[["rank", "doc_id"]].values.tolist() == [[1, "dB"], [2, "dA"]]
+
+
+def test_graded_labels_round_trip_with_their_values_and_types():
+    labels = {"q1": {"d1": 0.5, "d2": 2, "d3": 1.0}}
+    back = Qrels.from_dict(labels).to_dict()
+    assert back == {"q1": {"d1": 0.5, "d2": 2, "d3": 1}}
+    assert [type(v) for v in back["q1"].values()] == [float, int, int]
