@@ -297,10 +297,10 @@ def test_accept_publishes_its_files_together(audited, tmp_path, capsys, monkeypa
             raise KeyboardInterrupt("killed between two files")
         return real(src, dst)
     monkeypatch.setattr(os, "replace", dying_replace)
-    with pytest.raises(KeyboardInterrupt):
-        main(["labels", "accept", "--golden", str(DATA / "golden.jsonl"), "--decisions", str(audited), "-o", str(new),
-              "--by", "A"])
+    code = main(["labels", "accept", "--golden", str(DATA / "golden.jsonl"), "--decisions", str(audited), "-o",
+                 str(new), "--by", "A"])
     monkeypatch.setattr(os, "replace", real)
+    assert code == 130 and capsys.readouterr().err == "rag-metrics labels: interrupted.\n"  # one line, no traceback
     assert moved[-1] != new.name and not new.exists()  # the golden set, published last, never appears alone
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]  # no staging folder left behind
     assert run(capsys, "labels", "accept", "--golden", DATA / "golden.jsonl", "--decisions", audited, "-o", new,

@@ -5,13 +5,16 @@ pages.jsonl), ``run`` (a retriever -> a log), ``report`` (logs or notebooks -> H
 baseline -> exit status for CI), ``history`` (saved runs), ``golden`` (pages -> a reviewed golden set), ``labels``
 (a golden set's labels audited, assessors measured) and ``answers`` (logged answers judged). Each command module
 has ``add(sub)`` (its parser, built from the shared option groups of :mod:`rag_metrics.cli.options`) and
-``run(args)`` (parse, call the package, print). Bad input (:class:`~rag_metrics.InputError`) exits with status 2
-and one line naming the file, line and what was expected; any other exception is a bug and shows its traceback.
+``run(args)`` (parse, call the package, print). Before a command runs, what it would write is checked against what
+it reads and against its other outputs, in one place (:func:`_check_files`). Bad input
+(:class:`~rag_metrics.InputError`) exits with status 2 and one line naming the file, line and what was expected;
+Ctrl-C with 130 and one line; any other exception is a bug and shows its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -77,21 +80,75 @@ def _one_line_warning(command: str, show):
     return one_line
 
 
+class _Stdout:
+    """Standard output that a reader may close early (`rag-metrics gate ... | head -1`): the first write or flush that
+    meets the closed pipe points the file descriptor at the null device, and the command goes on to write its files
+    and return its own decision. ``closed_early`` says it happened."""
+
+    def __init__(self, stream):
+        self._stream, self.closed_early = stream, False
+
+    def _closed(self) -> None:
+        self.closed_early = True
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # the interpreter's last flush goes nowhere, quietly
+            os.close(devnull)
+
+    def write(self, text):
+        if not self.closed_early:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_early:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _check_files(args) -> None:
+    """The one rule before any command writes (:func:`rag_metrics.core.files.check_writes`): its outputs, as its
+    parser declared them (:func:`rag_metrics.cli.options.files`), against its inputs and each other."""
+    from rag_metrics.cli.options import declared_files
+    from rag_metrics.core.files import check_writes
+
+    reads, outputs = declared_files(args)
+    if outputs:
+        check_writes(reads, outputs, force=bool(getattr(args, "force", False)))
+
+
 def main(argv=None) -> int:
+    """Run one command; its exit status: the command's own (0, or 1 for a failing gate or a failed run), 2 for bad
+    input (one line on stderr, nothing written), 130 when interrupted (Ctrl-C). A reader that closes standard output
+    early changes nothing: the command still writes its files and returns its decision."""
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     args = _parser(only="evaluate" if first == ["evaluate"] else None).parse_args(argv)
+    out = sys.stdout = _Stdout(sys.stdout)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warning(args.command, warnings.showwarning)
+            _check_files(args)
             code = _command(args.command).run(args)
-        sys.stdout.flush()
+        out.flush()
         return code
     except InputError as e:
         print(f"rag-metrics {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        # The reader stopped early (`rag-metrics evaluate ... | head`): not an error. Point stdout at
-        # devnull so that the interpreter's final flush does not fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+    except KeyboardInterrupt:
+        print(f"rag-metrics {args.command}: interrupted.", file=sys.stderr)
+        return 130
+    except OSError as e:
+        if e.filename is None or isinstance(e, BrokenPipeError):
+            raise
+        print(f"rag-metrics {args.command}: error: {e.filename}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    finally:
+        sys.stdout = out._stream

@@ -7,7 +7,13 @@ import json
 from pathlib import Path
 
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 from rag_metrics.core.errors import InputError
+
+
+_READS = ("--golden", "--pages", "--answers")
+_SHEET_SIDES = ()
+"""Files `answers sample` writes beside its sheet (suffixes)."""
 
 
 def add(sub) -> None:
@@ -28,6 +34,7 @@ def add(sub) -> None:
                                                      "sample) to measure the judge against people first")
     aj.add_argument("--force", action="store_true", help="use a judge below the stated agreement anyway")
     aj.add_argument("-o", "--output", metavar="FILE", help="write the diagnosis as JSON")
+    options.files(aj, reads=_READS + ("--labels",), writes=(Output("-o", None),))
     am = asub.add_parser("sample", help="draw judged claims at random for people to label supported or not",
                          description="Judges every claim of one generator's answers, then writes a labelling sheet "
                                      "(CSV): n judged claims drawn at random (seeded) with their question, the items "
@@ -36,6 +43,8 @@ def add(sub) -> None:
                                      "give the sheet to `answers assess --sheet`.")
     options.answers_inputs(am, several=False)
     options.seeded_sample(am, n_help="claims drawn (default 30)", output="support_sheet.csv")
+    am.add_argument("--force", action="store_true", help="replace a sheet that exists (it may hold labels)")
+    options.files(am, reads=_READS, writes=(Output("-o", None, files=_SHEET_SIDES, precious=("",)),))
     aa = asub.add_parser("assess", help="the judge against the people's labels of a sheet; the supported-claim rate, "
                                         "prediction-powered",
                          description="Judges the claims again as `answers sample` did (same options), reads the "
@@ -46,6 +55,7 @@ def add(sub) -> None:
     options.answers_inputs(aa, several=False)
     aa.add_argument("--sheet", required=True, metavar="FILE", help="the filled sheet of `answers sample`")
     aa.add_argument("-o", "--output", metavar="FILE", help="write the agreement and the rates as JSON")
+    options.files(aa, reads=_READS + ("--sheet",), writes=(Output("-o", None),))
 
 
 def _judged_answers(args):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 
 
 def add(sub) -> None:
@@ -35,19 +34,18 @@ def add(sub) -> None:
     gt.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE (a CI test report)")
     gt.add_argument("--report-link", metavar="URL", help="link the Markdown summary to the experiment report at URL "
                     "(an http(s) URL or a relative path)")
+    options.files(gt, reads=("--golden", "--baseline", "--run", "--pages", "--history-dir"),
+                  writes=(Output("--markdown", None), Output("--junit", None)))
 
 
 def run(args) -> int:
+    from rag_metrics.core.files import write_summaries
     from rag_metrics.experiment.gate import compare_for_gate, gate_settings, read_side
-    from rag_metrics.core.files import check_output
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import parse_field_mapping
 
     ks = gate_settings(args.ks, alpha=args.alpha, max_drop=args.max_drop)
-    for option, path in (("--markdown", args.markdown), ("--junit", args.junit)):  # refuse before any work
-        if path:
-            check_output(path, option=option)
     mapping = parse_field_mapping(args.field)
     corpus = load_corpus(args.pages) if args.pages else None
     golden = load_golden(args.golden, corpus=corpus)
@@ -56,12 +54,6 @@ def run(args) -> int:
     result = compare_for_gate(golden, baseline, new, corpus, ks=ks, min_chars=args.min_chars, window=args.window,
                               judge=args.judge, measure=args.measure, alpha=args.alpha, max_drop=args.max_drop)
     summary = result.markdown(report=args.report_link) if args.markdown else None  # a bad link refused first
-    if args.markdown:
-        Path(args.markdown).parent.mkdir(parents=True, exist_ok=True)
-        with open(args.markdown, "a", encoding="utf-8") as f:  # appended: a CI step summary may hold more
-            f.write(summary)
-    if args.junit:
-        Path(args.junit).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.junit).write_text(result.junit(), encoding="utf-8")
+    write_summaries(markdown=(args.markdown, summary), junit=(args.junit, result.junit() if args.junit else None))
     print(result.text())
     return result.decision.exit_code

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 from rag_metrics.cli.options import GOLDEN_WORK
 
 
@@ -22,6 +23,12 @@ def add(sub) -> None:
     _add_accept(gsub)
 
 
+def _errors_path(path):
+    from rag_metrics.golden.generate import errors_path
+
+    return errors_path(path)
+
+
 def _add_sample(gsub) -> None:
     gs = gsub.add_parser("sample", help="draw text-rich pages from every document (seeded)",
                          description="Body text weighed in characters (a kana/kanji counts 3); pages below "
@@ -35,6 +42,7 @@ def _add_sample(gsub) -> None:
     gs.add_argument("--min-chars", type=int, default=200, help="eligibility threshold, weighted characters "
                                                                "(default 200)")
     gs.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    options.files(gs, reads=("--pages",), writes=(Output("-o", None),))
 
 
 def _add_generate(gsub) -> None:
@@ -54,6 +62,7 @@ def _add_generate(gsub) -> None:
     gg.add_argument("--workers", type=int, default=4, help="pages at once (default 4): the concurrency limit")
     options.llm_cost(gg, cache_help=f"LLM response cache (default {GOLDEN_WORK}/cache); a re-run costs nothing")
     options.no_progress(gg)
+    options.files(gg, reads=("--sample",), writes=(Output("-o", None, files=(_errors_path,)),))
 
 
 def _add_review(gsub) -> None:
@@ -72,6 +81,8 @@ def _add_review(gsub) -> None:
                     help=f"the review page (default {GOLDEN_WORK}/review.html)")
     gr.add_argument("--duplicate-threshold", type=float, default=0.7,
                     help="trigram similarity from which a question is a near-duplicate (default 0.7)")
+    gr.add_argument("--force", action="store_true", help="replace a review file that exists (it may hold decisions)")
+    options.files(gr, reads=("draft", "--sample"), writes=(Output("-o", None, precious=("",)), Output("--html", None)))
 
 
 def _add_accept(gsub) -> None:
@@ -82,6 +93,7 @@ def _add_accept(gsub) -> None:
     ga.add_argument("-o", "--output", default=f"{GOLDEN_WORK}/golden.jsonl", metavar="FILE",
                     help=f"the golden set (default {GOLDEN_WORK}/golden.jsonl)")
     ga.add_argument("--pages", metavar="PATH", help="check gold documents and pages against these pages")
+    options.files(ga, reads=("draft", "--decisions", "--pages"), writes=(Output("-o", None, files=(".meta.json",)),))
 
 
 def _sample(args) -> int:

@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 from rag_metrics.cli.options import GOLDEN_WORK
+
+
+AUDIT_FILES = ("review.csv", "findings.csv", "audit.html", "audit.json")
+"""What `labels audit` writes into its folder; a person fills review.csv in."""
+ACCEPT_SIDES = (".meta.json", ".judgments.jsonl")
+"""What `labels accept` writes beside the new golden set."""
 
 
 def add(sub) -> None:
@@ -38,6 +45,9 @@ def _add_audit(lsub) -> None:
                     help="shared fragment with the gold evidence that makes a candidate (default 48)")
     la.add_argument("--duplicate-threshold", type=float, default=0.7,
                     help="trigram similarity from which questions are near-duplicates (default 0.7)")
+    la.add_argument("--force", action="store_true", help="replace a review file that exists (it may hold decisions)")
+    options.files(la, reads=("--golden", "--pages", "--run"),
+                  writes=(Output("-o", None, folder=True, files=AUDIT_FILES, precious=("review.csv",)),))
 
 
 def _add_assess(lsub) -> None:
@@ -65,6 +75,8 @@ def _add_assess(lsub) -> None:
     ls.add_argument("--sample", metavar="SHEET", help="a filled judging sheet (`labels sample`): a random sample of "
                                                       "questions people judged completely; gives the prediction-"
                                                       "powered figure")
+    options.files(ls, reads=("--golden", "--pages", "--run", "--judgments", "--sample"),
+                  writes=(Output("-o", None, folder=True, files=("agreement.json", "assessed.jsonl")),))
 
 
 def _add_sample(lsub) -> None:
@@ -77,6 +89,8 @@ def _add_sample(lsub) -> None:
     lm.add_argument("--run", required=True, metavar="LOG", help="retrieval log")
     lm.add_argument("-k", type=int, default=5, help="the top k listed (default 5)")
     options.seeded_sample(lm, n_help="questions drawn (default 30)", output="judging_sheet.csv")
+    lm.add_argument("--force", action="store_true", help="replace a sheet that exists (it may hold labels)")
+    options.files(lm, reads=("--golden", "--pages", "--run"), writes=(Output("-o", None, precious=("",)),))
 
 
 def _add_accept(lsub) -> None:
@@ -87,6 +101,8 @@ def _add_accept(lsub) -> None:
     lc.add_argument("-o", "--output", required=True, metavar="FILE", help="the new golden set (JSON lines)")
     lc.add_argument("--by", required=True, metavar="NAME", help="who reviewed (recorded with every accepted page)")
     lc.add_argument("--pages", metavar="PATH", help="check the pages against these documents")
+    options.files(lc, reads=("--golden", "--decisions", "--pages"),
+                  writes=(Output("-o", None, files=ACCEPT_SIDES),))
 
 
 def _audit(args) -> int:

@@ -8,7 +8,11 @@ evaluate` starts without pandas.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from rag_metrics.core.errors import GAINS
+from rag_metrics.core.files import Output
 
 OUTPUT_FORMATS = ("table", "json", "trec", "csv")
 """What ``evaluate`` and ``compare`` print: a table, the evaluation's JSON, trec_eval's layout, or CSV."""
@@ -152,3 +156,45 @@ def print_cost(estimate: dict, head: str) -> None:
         else f"${estimate['cost']:.4f}"
     print(f"{head}{estimate['calls']} call(s) to make, {estimate['cached']} cached; estimated "
           f"{estimate['input_tokens']} input + {estimate['output_tokens']} output tokens; cost {cost}")
+
+
+def files(parser, *, reads=(), writes=()) -> None:
+    """Declare what a command reads and writes, for the check every command goes through before it writes
+    (:func:`rag_metrics.core.files.check_writes`, called by :func:`rag_metrics.cli.main`): ``reads``, the options
+    (flags, or a positional argument's name) naming files or folders read; ``writes``, one
+    :class:`~rag_metrics.core.files.Output` per option that writes, its ``path`` left None here."""
+    parser.set_defaults(_reads=tuple(reads), _writes=tuple(writes))
+
+
+def _dest(flag: str) -> str:
+    return "output" if flag == "-o" else flag.lstrip("-").replace("-", "_")
+
+
+def _read_path(value: str):
+    """The file a read option names: the value itself, else the LOG of a ``PRESET:LOG`` run spec."""
+    if Path(value).exists() or ":" not in value:
+        return value
+    from rag_metrics.core.errors import InputError
+    from rag_metrics.io.logs import parse_run_spec
+
+    try:
+        return str(parse_run_spec(value).path)
+    except InputError:
+        return value
+
+
+def declared_files(args) -> tuple[list, list]:
+    """``(reads, outputs)`` of a parsed command line, as :func:`files` declared them: ``[(option, path)]`` and
+    :class:`~rag_metrics.core.files.Output` with their paths."""
+    reads = []
+    for flag in getattr(args, "_reads", ()):
+        values = getattr(args, _dest(flag), None)
+        for value in values if isinstance(values, list) else [values]:
+            if isinstance(value, str) and value:
+                reads.append((flag, _read_path(value)))
+    outputs = []
+    for out in getattr(args, "_writes", ()):
+        value = getattr(args, _dest(out.option), None)
+        if isinstance(value, str) and value:
+            outputs.append(replace(out, path=Path(value)))
+    return reads, outputs

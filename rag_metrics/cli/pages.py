@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rag_metrics.cli import options
+from rag_metrics.core.files import Output
+
 import os
 
 
@@ -11,6 +14,7 @@ def add(sub) -> None:
                                     "known. Formats: help(rag_metrics.io.pages).")
     pg.add_argument("docs", help="a folder of documents (recursively), or one document file")
     pg.add_argument("-o", "--output", required=True, metavar="PAGES.jsonl", help="where to write pages.jsonl")
+    options.files(pg, reads=("docs",), writes=(Output("-o", None),))
 
 
 def run(args) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 
 
 def add(sub) -> None:
@@ -43,6 +44,8 @@ def add(sub) -> None:
     rp.add_argument("--notebooks-dir", default="notebooks")
     rp.add_argument("--reports-dir", default="reports")
     rp.add_argument("--jobs", type=int, metavar="N", help="notebooks run at once (default: one per CPU core)")
+    options.files(rp, reads=("--golden", "--run", "--pages", "--answers", "--notebook", "--notebooks-dir"),
+                  writes=(Output("--reports-dir", None, folder=True, files=("index.html",)),))
 
 
 def run(args) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from rag_metrics.cli import options
+from rag_metrics.core.files import Output
 
 
 def add(sub) -> None:
@@ -31,6 +32,8 @@ def add(sub) -> None:
                     help="give up a call after this long (retried like an error; default: no limit)")
     rn.add_argument("--no-resume", dest="resume", action="store_false", help="refuse to resume a partial log")
     options.no_progress(rn)
+    options.files(rn, reads=("--golden", "--pages"),
+                  writes=(Output("--out", None, files=(".settings.json",)), Output("--runs-dir", None, folder=True)))
 
 
 def run(args) -> int:

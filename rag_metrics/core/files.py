@@ -11,6 +11,10 @@
 * :func:`process_alive` -- whether a process ID is running on this machine.
 * :func:`check_output` -- refuse an output path that cannot be written (a folder where a file is asked, a file
   where a folder is asked or on the way to it) before anything is written: one :class:`~rag_metrics.InputError`.
+* :func:`check_writes` -- the one rule every command goes through before it writes: no file it would write is one of
+  its inputs, lies inside an input folder, or is another of its outputs (compared resolved, through symbolic and hard
+  links), each output can be written (probed, nothing left behind), and a file a person fills in (a labelling sheet,
+  a review file) is never replaced without ``force``. One :class:`~rag_metrics.InputError` naming both options.
 * :func:`publish_files` -- several files published together: written into one hidden staging folder, then moved
   into place by renames, the file readers look for (the last given) last; a folder that does not exist yet
   appears with all its files in one rename.
@@ -27,10 +31,11 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["atomic_write_text", "atomic_open", "FileLock", "LockHeld", "process_alive",
-           "check_output", "publish_files", "write_json", "HOST"]
+           "check_output", "check_writes", "Output", "publish_files", "write_summaries", "write_json", "HOST"]
 
 HOST = socket.gethostname()
 """This machine's name (PIDs are only meaningful on the machine that wrote them)."""
@@ -101,7 +106,11 @@ def write_json(path, data) -> Path:
 def check_output(path, *, folder: bool = False, option: str = "-o") -> Path:
     """``path`` as an output of a command (``folder``: a folder the command writes files into, else a file);
     an :class:`~rag_metrics.InputError` naming the path and ``option`` when it cannot be: a folder given for a
-    file, a file given for a folder, or a file on the way to it. Nothing is created."""
+    file, a file given for a folder, a file on the way to it, or a place this process may not create files in
+    (probed with a temporary file that is gone at once, so a read-only folder is refused as root too). Nothing is
+    created."""
+    import tempfile
+
     from rag_metrics.core.errors import InputError
 
     path = Path(path)
@@ -109,12 +118,147 @@ def check_output(path, *, folder: bool = False, option: str = "-o") -> Path:
         raise InputError(f"{option}: is a file; expected a folder to write into.", path=path)
     if not folder and path.is_dir():
         raise InputError(f"{option}: is a folder; expected a file to write.", path=path)
-    for parent in path.parents:
+    for parent in ([path] if folder else []) + list(path.parents):
         if parent.exists():
             if not parent.is_dir():
                 raise InputError(f"{option}: {parent} is a file, so nothing can be written under it.", path=path)
+            try:
+                with tempfile.TemporaryFile(dir=parent):
+                    pass
+            except OSError as e:
+                raise InputError(f"{option}: cannot write in {parent} ({e.strerror or e}).", path=path) from None
             break
     return path
+
+
+@dataclass(frozen=True)
+class Output:
+    """What one option of a command writes. ``path``: a file, or (``folder``) a folder the command writes into;
+    ``files``: for a folder, the names it writes there (where known), for a file, the files it writes beside it:
+    suffixes (``.meta.json`` -> ``PATH.meta.json``) or functions of the path; ``precious``: of those (``""`` for the
+    file itself), the ones a person fills in, never replaced without ``force``."""
+
+    option: str
+    path: Path
+    folder: bool = False
+    files: tuple = ()
+    precious: tuple = ()
+
+    def written(self) -> list[tuple[Path, bool]]:
+        """``(path, precious)`` of every file this option writes that is known before it runs."""
+        if self.folder:
+            return [(self.path / name, name in self.precious) for name in self.files]
+        return [(self.path, "" in self.precious)] + [
+            (Path(side(self.path)) if callable(side) else Path(f"{self.path}{side}"), side in self.precious)
+            for side in self.files]
+
+
+def _real(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+def _same(a: Path, b: Path) -> bool:
+    if _real(a) == _real(b):
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links
+    except OSError:
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies in it, resolved; or is a hard link of a file in it."""
+    real, top = _real(path), _real(folder)
+    if real.startswith(top.rstrip(os.sep) + os.sep) or _same(path, folder):
+        return True
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return False
+    for base, _, names in os.walk(folder):
+        for name in names:
+            with contextlib.suppress(OSError):
+                if os.path.samestat(st, os.stat(os.path.join(base, name))):
+                    return True
+    return False
+
+
+def check_writes(reads, outputs, *, force: bool = False, force_option: str = "--force") -> None:
+    """Refuse, before anything is written, a command whose outputs would change what it reads or each other.
+
+    ``reads``: ``(option, path)`` of every file or folder the command reads; ``outputs``: :class:`Output` of every
+    option that writes (a None path is skipped). Raises one :class:`~rag_metrics.InputError` naming both options
+    when a file an output writes is an input file (the same path, a symbolic link to it or a hard link of it), lies
+    in an input folder, or is written by another output too; when an output folder is an input folder or lies
+    in one; when an output cannot be written (:func:`check_output`); and, unless ``force``, when a file a person
+    fills in (``Output.precious``) exists already."""
+    from rag_metrics.core.errors import InputError
+
+    reads = [(option, Path(p)) for option, p in reads if p is not None and Path(p).exists()]
+    outputs = [o for o in outputs if o.path is not None]
+    for out in outputs:
+        targets = [p for p, _ in out.written()] + ([out.path] if out.folder else [])
+        for option, read in reads:
+            for target in targets:
+                if read.is_dir() and _inside(target, read):
+                    raise InputError(f"{out.option}: {target} would be written into the folder given as {option} "
+                                     f"({read}), which this command reads; choose an output outside it. Nothing was "
+                                     "written.", path=out.path)
+                if not read.is_dir() and _same(target, read):
+                    what = "is" if target == out.path else f"would write {target}, which is"
+                    raise InputError(f"{out.option}: {what} the file given as {option} ({read}); an output never "
+                                     "replaces an input: choose another path. Nothing was written.", path=out.path)
+    seen: list[tuple[str, Path]] = []
+    for out in outputs:
+        for target, _ in out.written() + ([(out.path, False)] if out.folder else []):
+            for option, other in seen:
+                if option != out.option and _same(target, other):
+                    raise InputError(f"{out.option} and {option} would both write {target}; give each its own "
+                                     "path. Nothing was written.", path=out.path)
+            seen.append((out.option, target))
+    for out in outputs:
+        check_output(out.path, folder=out.folder, option=out.option)
+    if not force:
+        for out in outputs:
+            for target, precious in out.written():
+                if precious and target.exists():
+                    raise InputError(f"{out.option}: {target} exists and may hold a person's labels or decisions; "
+                                     f"give another path, or {force_option} to replace it. Nothing was written.",
+                                     path=out.path)
+
+
+def write_summaries(*, markdown=(None, None), junit=(None, None)) -> None:
+    """A CI step's two summaries, both or neither: ``markdown`` ``(path, text)`` appended to ``path`` (a CI summary
+    file may hold other steps' text), ``junit`` ``(path, text)`` written whole. The JUnit file is staged first, so a
+    failure leaves neither changed; the append comes next, then the staged file is renamed into place."""
+    (md_path, md_text), (xml_path, xml_text) = markdown, junit
+    staged = None
+    if xml_path is not None:
+        xml_path = Path(xml_path)
+        xml_path.parent.mkdir(parents=True, exist_ok=True)
+        staged = _temp_path(xml_path)
+        fd = _create(staged, xml_path)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(xml_text)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+            raise
+    try:
+        if md_path is not None:
+            Path(md_path).parent.mkdir(parents=True, exist_ok=True)
+            with open(md_path, "a", encoding="utf-8") as f:
+                f.write(md_text)
+        if staged is not None:
+            os.replace(staged, xml_path)
+            staged = None
+    finally:
+        if staged is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
 
 
 def publish_files(files: dict, *, folder=None) -> list[Path]:
