@@ -6,6 +6,7 @@ import json
 import random
 import re
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -24,10 +25,11 @@ CORPUS = str(data_dir() / "corpus")
 
 
 def refused(capsys, tmp_path, args, message, command="report"):
-    """The command exits 2 with one line matching ``message``, and writes nothing."""
+    """The command exits 2 with one line matching ``message``, and writes nothing: ``report`` and ``run`` are pointed
+    at ``tmp_path/written`` here, ``answers``, ``labels`` and ``gate`` by their ``args`` (:func:`written`)."""
     out = tmp_path / "written"
     extra = {"report": ["--experiment", "bad", "--reports-dir", str(out)],
-             "run": ["--runs-dir", str(out), "--no-progress"]}[command]
+             "run": ["--runs-dir", str(out), "--no-progress"]}.get(command, [])
     code = main([command, *extra, *args])
     err = capsys.readouterr().err
     lines = err.strip().splitlines()
@@ -36,6 +38,11 @@ def refused(capsys, tmp_path, args, message, command="report"):
     assert re.search(message, lines[0]), lines[0]
     assert not out.exists()
     return lines[0]
+
+
+def written(tmp_path, name) -> str:
+    """Where a command of the catalog writes: in ``tmp_path/written``, which :func:`refused` checks is not made."""
+    return str(tmp_path / "written" / name)
 
 
 def log_file(tmp_path, *records, name="log.jsonl"):
@@ -453,3 +460,179 @@ def test_a_name_with_a_path_or_punctuation_character_is_refused(name):
 
     with pytest.raises(InputError):
         check_name(name)
+
+
+# ---- answers: the context an answer was made from, read as a retrieval log's items (issue 45) --------------------
+
+ANSWERS = str(data_dir() / "answers.jsonl")
+Q010 = {"question_id": "q010", "generator": "gen_a", "generated_answer": "5th day of the month following approval"}
+
+
+def answers_judge(path, *extra, command="judge"):
+    return [command, "--golden", GOLDEN, "--pages", CORPUS, "--answers", path, *extra]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"retrieved": [{"doc_id": "expense_policy", "pages": [9.7]}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: page 9\.7 \(field pages\) is not an integer >= 1"),
+    ({"retrieved": [{"doc_id": "expense_policy", "pages": [-1]}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: page -1 \(field pages\) is not an integer >= 1"),
+    ({"retrieved": [{"doc_id": "expense_policy", "pages": [99]}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: page 99 of 'expense_policy' is beyond its last page \(12\)"),
+    ({"retrieved": [{"doc_id": "expense_policy", "pages": ["x"]}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: page 'x' \(field pages\) is not an integer >= 1"),
+    ({"retrieved": [{"doc_id": "expense_policy", "pages": 3}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: pages 3 is not a list of page numbers"),
+    ({"retrieved": [3]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: expected a document ID or an object \(doc_id, page or pages, "
+     r"text\), got 3"),
+    ({"retrieved_ids": "expense_policy"},
+     r"a\.jsonl:1: question 'q010': retrieved_ids 'expense_policy' is not a list of document IDs"),
+    ({"retrieved_ids": ["expense_policy"], "generated_answer": 30},
+     r"a\.jsonl:1: question 'q010': generated_answer 30 is not text"),
+    ({"retrieved_ids": ["expense_policy"], "generated_answer": ["on the 5th"]},
+     r"a\.jsonl:1: question 'q010': generated_answer \['on the 5th'\] is not text"),
+    ({"retrieved": [{"doc_id": "nope", "pages": [1]}]},
+     r"a\.jsonl:1: question 'q010', retrieved item 1: document 'nope' is not in the corpus"),
+    ({"retrieved_ids": ["expense_policy", "nope"]},
+     r"a\.jsonl:1: question 'q010', retrieved_ids item 2: document 'nope' is not in the corpus"),
+])
+def test_an_answers_context_is_read_as_a_log_is(tmp_path, capsys, change, message):
+    path = log_file(tmp_path, {**Q010, **change}, name="a.jsonl")
+    refused(capsys, tmp_path, answers_judge(path, "--context-k", "1", "-o", written(tmp_path, "d.json")), message,
+            command="answers")
+
+
+def test_a_context_item_with_one_page_is_that_page(tmp_path, capsys):
+    """``"page": 8`` (as most logs write it) is page 8 -- not the whole document, which holds the answer on p.9."""
+    path = log_file(tmp_path, {**Q010, "retrieved": [{"doc_id": "expense_policy", "page": 8}]}, name="a.jsonl")
+    out = tmp_path / "d.json"
+    assert main(["answers", *answers_judge(path, "--context-k", "1", "-o", str(out))]) == 0, capsys.readouterr().err
+    q010, = json.loads(out.read_text(encoding="utf-8"))["runs"]["gen_a"]["questions"]
+    assert (q010["retrieval_level"], q010["retrieval_ok"], q010["context"]) == ("page", False, "expense_policy p.8")
+    assert q010["support"] == "none"
+
+
+def test_answers_name_file_line_and_question(tmp_path, capsys):
+    lines = open(ANSWERS, encoding="utf-8").read().splitlines()
+    twice = log_file(tmp_path, lines[0], lines[1], lines[0], name="twice.jsonl")
+    refused(capsys, tmp_path, answers_judge(twice, "-o", written(tmp_path, "d.json")),
+            r"twice\.jsonl:3: question 'q001' has two answers \(also at line 1\)", command="answers")
+    unknown = log_file(tmp_path, lines[0], {**json.loads(lines[1]), "question_id": "zzz"}, name="unknown.jsonl")
+    refused(capsys, tmp_path, answers_judge(unknown, "-o", written(tmp_path, "d.json")),
+            r"unknown\.jsonl:2: question 'zzz' is not in the golden set", command="answers")
+
+
+@pytest.mark.parametrize("context, message", [
+    ([["nope", 3]], r"claims\.jsonl:2: claim 'c002': context document 'nope' is not in the corpus"),
+    ([["expense_policy", 99]], r"claims\.jsonl:2: claim 'c002': context page 99 of 'expense_policy' is beyond its "
+                               r"last page \(12\)"),
+])
+def test_a_labelled_support_set_is_checked_against_the_documents(tmp_path, capsys, context, message):
+    lines = open(data_dir() / "support" / "claims.jsonl", encoding="utf-8").read().splitlines()[:3]
+    labels = log_file(tmp_path, lines[0], {**json.loads(lines[1]), "context": context}, lines[2], name="claims.jsonl")
+    refused(capsys, tmp_path, answers_judge(ANSWERS, "--generator", "gen_a", "--labels", labels, "-o",
+                                            written(tmp_path, "d.json")), message, command="answers")
+
+
+def test_a_support_sheet_is_assessed_under_the_settings_it_was_drawn_with(tmp_path, capsys):
+    import csv
+
+    sheet = tmp_path / "sheet.csv"
+    assert main(["answers", *answers_judge(ANSWERS, "--generator", "gen_a", "-n", "5", "-o", str(sheet),
+                                          command="sample")]) == 0
+    with open(sheet, encoding="utf-8-sig", newline="") as f:
+        rows = [{**row, "supported": "yes"} for row in csv.DictReader(f)]
+    with open(sheet, "w", encoding="utf-8", newline="") as f:
+        csv.DictWriter(f, fieldnames=list(rows[0])).writerows([dict(zip(rows[0], rows[0])), *rows])
+    refused(capsys, tmp_path, answers_judge(ANSWERS, "--generator", "gen_a", "--context-k", "1", "--sheet", str(sheet),
+                                            "-o", written(tmp_path, "a.json"), command="assess"),
+            r"sheet\.csv:2: context_k: the sheet was drawn with context_k 3, not 1 as now", command="answers")
+
+
+def test_a_claim_cell_in_another_unicode_form_reads_as_the_same_claim(tmp_path, capsys):
+    nfd = unicodedata.normalize("NFD", "週2日まで")
+    assert nfd != "週2日まで"
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text(f"claim_id,claim,supported\nq001#1,30 days,yes\nq051#1,{nfd},yes\n", encoding="utf-8")
+    out = tmp_path / "a.json"
+    code = main(["answers", *answers_judge(ANSWERS, "--generator", "gen_a", "--sheet", str(sheet), "-o", str(out),
+                                          command="assess")])
+    assert code == 0, capsys.readouterr().err
+    assert "2 labelled of 67 judged claims" in capsys.readouterr().out and out.exists()
+
+
+LABELS_RUN = ["--golden", GOLDEN, "--pages", CORPUS, "--run", OK_LOG]
+
+
+@pytest.mark.parametrize("row, message", [
+    ("q001,expense_policy,99,no", r"js\.csv:3: question 'q001': page 99 of 'expense_policy' is beyond its last page "
+                                  r"\(12\)"),
+    ("q001,EXPENSE_POLICY,4,no", r"js\.csv:3: question 'q001': document 'EXPENSE_POLICY' is not in the corpus "
+                                 r"\(did you mean 'expense_policy'\?\)"),
+])
+def test_a_judging_sheet_is_checked_against_the_documents(tmp_path, capsys, row, message):
+    sheet = golden_csv(tmp_path, f"question_id,doc_id,page,relevant\nq001,expense_policy,3,yes\n{row}\n")
+    sheet = str(Path(sheet).rename(Path(sheet).with_name("js.csv")))
+    refused(capsys, tmp_path, ["assess", *LABELS_RUN, "--sample", sheet, "-o", written(tmp_path, "assess")], message,
+            command="labels")
+
+
+@pytest.mark.parametrize("command", [["answers", "sample", "--golden", GOLDEN, "--pages", CORPUS, "--answers", ANSWERS,
+                                      "--generator", "gen_a"], ["labels", "sample", *LABELS_RUN]])
+def test_a_negative_seed_is_refused(tmp_path, capsys, command):
+    refused(capsys, tmp_path, [*command[1:], "--seed", "-1", "-o", written(tmp_path, "sheet.csv")],
+            r"--seed: expected a whole number >= 0, got -1", command=command[0])
+
+
+def test_a_misspelled_option_names_the_keys_taken(tmp_path, capsys):
+    refused(capsys, tmp_path, answers_judge(ANSWERS, "--generator", "gen_a", "--option", "min_overlp=0.5", "-o",
+                                            written(tmp_path, "d.json")),
+            r"option 'min_overlp': unknown key for the offline judge; did you mean 'min_overlap'\? It takes "
+            r"min_overlap, ", command="answers")
+    refused(capsys, tmp_path, ["assess", *LABELS_RUN, "--option", "min_evidence_charz=3", "-o",
+                               written(tmp_path, "assess")],
+            r"option 'min_evidence_charz': unknown key for the offline assessor; did you mean 'min_evidence_chars'\? "
+            r"It takes min_evidence_chars, related_share", command="labels")
+
+
+@pytest.mark.parametrize("command, option, value", [
+    (["answers", "judge", "--golden", GOLDEN, "--pages", CORPUS, "--answers", ANSWERS, "--generator", "gen_a"],
+     "--price-in", "-1"),
+    (["labels", "assess", *LABELS_RUN], "--price-out", "nan"),
+    (["golden", "generate"], "--price-in", "1e309"),
+])
+def test_a_price_that_is_negative_or_not_finite_is_refused_when_parsed(tmp_path, capsys, command, option, value):
+    with pytest.raises(SystemExit) as e:
+        main([*command, option, value, "--dry-run", "--cache", written(tmp_path, "cache")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert e.value.code == 2 and not (tmp_path / "written").exists()
+    assert [line for line in err if "error:" in line] == [
+        f"rag-metrics {' '.join(command[:2])}: error: argument {option}: {value!r}: expected a finite number >= 0 "
+        "(USD per million tokens)"]
+
+
+def test_two_logs_of_one_name_are_refused(tmp_path, capsys):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    a, b = tmp_path / "a" / "run.jsonl", tmp_path / "b" / "run.jsonl"
+    a.write_bytes(open(OK_LOG, "rb").read())
+    b.write_bytes(open(EXAMPLES / "bm25_c400o100.jsonl", "rb").read())
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--pages", CORPUS, "--run", str(a), "--run", str(b)],
+            rf"--run: {re.escape(str(a))} and {re.escape(str(b))} are both run 'run' \(a run is named after its log's "
+            r"file name, without the extension\); give one of them another file name")
+
+
+def test_a_report_refuses_answers_naming_an_unknown_document(tmp_path, capsys):
+    first, *rest = open(ANSWERS, encoding="utf-8").read().splitlines()
+    answers = log_file(tmp_path, {**json.loads(first), "retrieved_ids": ["nope"]}, *rest, name="a.jsonl")
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--pages", CORPUS, "--run", OK_LOG, "--answers", answers,
+                               "--generator", "gen_a"],
+            r"a\.jsonl:1: question 'q001', retrieved_ids item 1: document 'nope' is not in the corpus")
+
+
+@pytest.mark.parametrize("link", ["//host/x", "\\\\host\\x"])
+def test_the_gate_refuses_a_report_link_to_another_host(tmp_path, capsys, link):
+    refused(capsys, tmp_path, ["--golden", GOLDEN, "--baseline", OK_LOG, "--run", str(EXAMPLES / "bm25_c400o100.jsonl"),
+                               "--markdown", written(tmp_path, "x.md"), "--report-link", link],
+            rf"report link {re.escape(repr(link))}: a network-path reference", command="gate")

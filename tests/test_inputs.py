@@ -44,10 +44,12 @@ def test_pdf_pages_latin_japanese_and_an_empty_page(tmp_path, pdf_maker):
 
 def test_unreadable_pdf_is_named(tmp_path, capsys):
     pytest.importorskip("pypdf")
-    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 this is not a pdf")
     with pytest.raises(InputError, match=r"broken.pdf: not a readable PDF"):
-        load_corpus(tmp_path)
-    assert main(["pages", str(tmp_path), "-o", str(tmp_path / "p.jsonl")]) == 2
+        load_corpus(docs)
+    assert main(["pages", str(docs), "-o", str(tmp_path / "p.jsonl")]) == 2  # outside the folder it reads
     assert "broken.pdf: not a readable PDF" in capsys.readouterr().err
     assert not (tmp_path / "p.jsonl").exists()
 

@@ -74,7 +74,7 @@ from rag_metrics.stats.paired import sign_test
 __all__ = ["DIAGNOSES", "diagnosis_of", "stops_short", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
            "measure_judges", "SupportAgreement", "SUPPORT_KINDS", "LOOK_AT", "judge_tasks", "diagnose_log",
            "SheetAgreement", "sheet_agreement", "support_drilldown", "SupportDrilldown", "change_claim",
-           "change_table", "answer_runs", "support_set_tasks"]
+           "change_table", "answer_runs", "support_set_tasks", "check_logged_answers"]
 
 DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported", "misled", "incomplete", "retrieval_failure",
              "hallucinated", "generation_failure")
@@ -171,15 +171,78 @@ def _plain(value):
     return value
 
 
-def _items(row: dict, context_k: int) -> list:
+def _line(row: dict):
+    """The file line of an answers row (:func:`~rag_metrics.io.corpus.load_answers` keeps it), or None."""
+    line = row.get("line")
+    return int(line) if isinstance(line, (int, np.integer, float)) and not _missing(line) else None
+
+
+def _items(row: dict, context_k: int | None, source=None) -> list:
+    """The top ``context_k`` (None: all) items of an answer's context, read as a retrieval log's items are
+    (:func:`~rag_metrics.io.logs.read_context`): ``{"doc_id", "pages", "text"}`` mappings from ``retrieved``, or
+    document IDs from ``retrieved_ids``. Errors name ``source``, the row's line and its question."""
+    from rag_metrics.io.logs import read_context, read_document_ids
+
+    qid, line = row["question_id"], _line(row)
+    where = dict(who=f"question {qid!r}", path=source, line=line)
     items = row.get("retrieved")
-    if isinstance(items, (list, tuple)):
-        return list(items)[:context_k]
+    if isinstance(items, np.ndarray):
+        items = items.tolist()
+    if not _missing_value(items):
+        return read_context(items, **where)[:context_k]
     ids = row.get("retrieved_ids")
-    if isinstance(ids, (list, tuple, np.ndarray)):
-        return [str(d) for d in list(ids)[:context_k]]
-    raise InputError(f"question {row['question_id']!r}: the log has neither 'retrieved' items nor 'retrieved_ids'.",
-                     question=row["question_id"])
+    if not _missing_value(ids):
+        return read_document_ids(ids, **where)[:context_k]
+    raise InputError(f"question {qid!r}: the log has neither 'retrieved' items nor 'retrieved_ids'.", path=source,
+                     line=line, question=qid, field="retrieved_ids")
+
+
+def _missing_value(value) -> bool:
+    """A cell with nothing in it: absent (None, NaN, pd.NA); a list, even empty, is a value."""
+    return not isinstance(value, (list, tuple, np.ndarray)) and _missing(value)
+
+
+def check_logged_answers(golden, answers: pd.DataFrame, corpus=None, *, source=None) -> None:
+    """What judging ``answers`` (one generator's) would refuse, refused up front, each problem naming the file
+    (``source``, default ``answers.attrs["source"]``), the line and the question: a missing question_id or
+    generated_answer column, a question answered twice or not in the golden set, an answer that is not text, a
+    context that does not read as a log's items (:func:`_items`) and -- with ``corpus`` -- a context document the
+    corpus does not hold (an item without text is looked up there) or a page beyond its document's last page."""
+    from rag_metrics.io.corpus import answer_text
+
+    source = source if source is not None else answers.attrs.get("source")
+    missing = [c for c in ("question_id", "generated_answer") if c not in answers.columns]
+    if missing:
+        raise InputError(f"answers: missing column(s) {missing}; found {list(answers.columns)}.", path=source)
+    n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
+    seen, questions = {}, set(golden.questions.index)
+    for row in answers.to_dict("records"):
+        qid, line = row["question_id"], _line(row)
+        where = dict(path=source, line=line, question=qid)
+        if qid in seen:
+            also = f" (also at line {seen[qid]})" if seen[qid] is not None else ""
+            raise InputError(f"question {qid!r} has two answers{also}; keep one generator's (e.g. --generator).",
+                             field="question_id", **where)
+        seen[qid] = line
+        if qid not in questions:
+            raise InputError(f"question {qid!r} is not in the golden set.", field="question_id", **where)
+        answer_text(row["generated_answer"], who=f"question {qid!r}", path=source, line=line)
+        if _missing_value(row.get("retrieved")) and _missing_value(row.get("retrieved_ids")):
+            continue  # no context logged: judging refuses it where it needs one
+        field = "retrieved" if not _missing_value(row.get("retrieved")) else "retrieved_ids"
+        items = _items(row, None, source)
+        for rank, item in enumerate(items if n_pages is not None else (), start=1):
+            doc = item if isinstance(item, str) else item["doc_id"]
+            text = None if isinstance(item, str) else item["text"]
+            pages = [] if isinstance(item, str) else item["pages"]
+            who = f"question {qid!r}, {field} item {rank}"
+            if doc not in n_pages and not (isinstance(text, str) and text.strip()):
+                raise InputError(f"{who}: document {doc!r} is not in the corpus; check --pages and the doc_id.",
+                                 field=field, **where)
+            if doc in n_pages and pages and max(pages) > n_pages[doc]:
+                raise InputError(f"{who}: page {max(pages)} of {doc!r} is beyond its last page ({n_pages[doc]}); "
+                                 "check the page and that the documents are the ones the generator read from.",
+                                 field=field, **where)
 
 
 def _item_label(item) -> str:
@@ -208,20 +271,15 @@ def _retrieval_hit(items: list, gold_pages: set, gold_docs: set) -> tuple[bool, 
     return False, level
 
 
-def _answerable(golden, answers: pd.DataFrame, context_k: int, excluded: dict):
+def _answerable(golden, answers: pd.DataFrame, context_k: int, excluded: dict, corpus=None):
     """``(question_id, question row, expected, answer, context items, (retrieval_ok, level))`` of every answerable
-    question with a logged answer; the others are listed in ``excluded``."""
-    missing = [c for c in ("question_id", "generated_answer") if c not in answers.columns]
-    if missing:
-        raise InputError(f"answers: missing column(s) {missing}; found {list(answers.columns)}.")
-    dup = answers["question_id"].duplicated()
-    if dup.any():
-        raise InputError(f"answers: question {answers.loc[dup, 'question_id'].iloc[0]!r} has two answers; keep one "
-                         "generator's (e.g. --generator).")
+    question with a logged answer, once every answer is checked (:func:`check_logged_answers`); the others are listed in
+    ``excluded``."""
+    from rag_metrics.io.corpus import answer_text
+
+    source = answers.attrs.get("source")
+    check_logged_answers(golden, answers, corpus, source=source)
     q = golden.questions
-    unknown = sorted(set(answers["question_id"]) - set(q.index))
-    if unknown:
-        raise InputError(f"answers: question {unknown[0]!r} is not in the golden set.", question=unknown[0])
     pages_by_q = golden.pages_by_question()
     docs_by_q = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set).to_dict()
     by_q = {r["question_id"]: r for r in answers.to_dict("records")}
@@ -237,8 +295,8 @@ def _answerable(golden, answers: pd.DataFrame, context_k: int, excluded: dict):
         if row is None:
             excluded["no_log"].append(qid)
             continue
-        answer = row["generated_answer"] if isinstance(row["generated_answer"], str) else ""
-        items = _items(row, context_k)
+        answer = answer_text(row["generated_answer"], who=f"question {qid!r}", path=source, line=_line(row))
+        items = _items(row, context_k, source)
         yield qid, question, expected, answer, items, _retrieval_hit(items, set(pages_by_q.get(qid, ())),
                                                                     docs_by_q.get(qid, set()))
 
@@ -264,7 +322,7 @@ def judge_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) ->
     tasks = []
     for _, question, expected, answer, items, _ in _answerable(golden, answers, context_k, {"no_answer": [],
                                                                                           "unlabelled": [],
-                                                                                          "no_log": []}):
+                                                                                          "no_log": []}, corpus):
         passages = context_passages(items, corpus)
         tasks += [("support", claim, passages) for claim in split_claims(answer)]
         tasks.append(("correct", answer, expected, question["question"]))
@@ -287,7 +345,8 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
     judge = judge if judge is not None else OfflineSupportJudge()
     correctness = correctness if correctness is not None else MeaningJudge()
     rows, claim_rows, context, excluded = [], [], {}, {"no_answer": [], "unlabelled": [], "no_log": []}
-    for qid, question, expected, answer, items, (ok, level) in _answerable(golden, answers, context_k, excluded):
+    for qid, question, expected, answer, items, (ok, level) in _answerable(golden, answers, context_k, excluded,
+                                                                           corpus):
         if retrieval is not None:
             if qid not in retrieval:
                 raise InputError(f"retrieval: no verdict for question {qid!r}.", question=qid)
@@ -362,9 +421,11 @@ def diagnosis_change(a: Diagnosis, b: Diagnosis, *, alpha: float = 0.05) -> dict
 
 # --- a human-labelled support set, and judges measured against it --------------------------------------------------
 
-def read_support_set(path) -> pd.DataFrame:
-    """A labelled support set (``data/support/README.md`` gives the fields); every problem names file, line, field."""
+def read_support_set(path, *, corpus=None) -> pd.DataFrame:
+    """A labelled support set (``data/support/README.md`` gives the fields); every problem names file, line, field.
+    With ``corpus``, each context page is checked to be a page of a document it holds."""
     path = Path(path)
+    n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
     rows, seen = [], set()
     for line, obj in iter_jsonl(path, "labelled support claims (JSON lines)"):
         def bad(field_, expected):
@@ -387,6 +448,13 @@ def read_support_set(path) -> pd.DataFrame:
                 isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], int)
                 and not isinstance(c[1], bool) for c in ctx):
             bad("context", "a non-empty list of [doc_id, page] pairs")
+        for doc, page in ctx if n_pages is not None else ():
+            who = dict(path=path, line=line, field="context")
+            if doc not in n_pages:
+                raise InputError(f"claim {obj['claim_id']!r}: context document {doc!r} is not in the corpus.", **who)
+            if not 1 <= page <= n_pages[doc]:
+                where = f"beyond its last page ({n_pages[doc]})" if page > n_pages[doc] else "not a page (from 1)"
+                raise InputError(f"claim {obj['claim_id']!r}: context page {page} of {doc!r} is {where}.", **who)
         span = obj.get("span")
         if obj["supported"] != isinstance(span, dict):
             bad("span", "an object {doc_id, page, text} exactly when supported is true")

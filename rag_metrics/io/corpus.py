@@ -39,7 +39,7 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.io.jsonl import iter_jsonl
 from rag_metrics.io.pages import read_document, read_documents, read_pages_jsonl
 
-__all__ = ["Corpus", "load_corpus", "load_answers", "data_dir", "sample_path", "corpus_from_pages"]
+__all__ = ["Corpus", "load_corpus", "load_answers", "answer_text", "data_dir", "sample_path", "corpus_from_pages"]
 
 
 def data_dir() -> Path:
@@ -159,12 +159,42 @@ def load_corpus(path=None, *, sample: bool = False) -> Corpus:
     return corpus_from_pages(pages, source=path)
 
 
+def answer_text(value, *, who: str, path=None, line=None) -> str:
+    """A logged ``generated_answer`` as text: a string as it is, none (missing or null) as ``""`` -- no answer, whose
+    claims are none --; anything else (a number, a list) is an error naming ``who``, ``path`` and ``line``."""
+    if isinstance(value, str):
+        return value
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return ""
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    raise InputError(f"{who}: generated_answer {shown} is not text; expected the answer as a string (null when the "
+                     "generator gave none).", path=path, line=line, field="generated_answer")
+
+
 def load_answers(path=None, *, sample: bool = False) -> pd.DataFrame:
     """Load a logged-answers file, one JSON object per line (``sample=True``, no path: the project's sample
     ``answers.jsonl``).
 
-    Fields: question_id, generator, retrieved_ids, retrieved_scores, generated_answer, faithfulness.
-    Numbers are read exactly as written (0.95 stays 0.95). A malformed line is an error naming it.
+    Fields: question_id, generator, retrieved_ids, retrieved_scores, generated_answer, faithfulness; ``retrieved``
+    (items with doc_id, page or pages, text) may stand for ``retrieved_ids``. Numbers are read exactly as written
+    (0.95 stays 0.95). Each line is checked as it is read: the answer is text or null (:func:`answer_text`), and the
+    context is read as a retrieval log's items are (:func:`rag_metrics.io.logs.read_context`,
+    :func:`~rag_metrics.io.logs.read_document_ids`); a problem names the file, the line and the field. The table
+    keeps each row's ``line`` and, in ``attrs["source"]``, the file, so that later checks name them too.
     """
+    from rag_metrics.io.logs import read_context, read_document_ids
+
     path = sample_path("answers.jsonl", path, sample=sample, func="load_answers", what="the logged answers")
-    return pd.DataFrame([row for _, row in iter_jsonl(path, "logged answers (JSON lines)")])
+    rows = []
+    for line, row in iter_jsonl(path, "logged answers (JSON lines)"):
+        qid = row.get("question_id")
+        who = f"question {qid!r}" if qid is not None else f"the answer at line {line}"
+        answer_text(row.get("generated_answer"), who=who, path=path, line=line)
+        if row.get("retrieved") is not None:
+            read_context(row["retrieved"], who=who, path=path, line=line)
+        if row.get("retrieved_ids") is not None:
+            read_document_ids(row["retrieved_ids"], who=who, path=path, line=line)
+        rows.append({**row, "line": line})
+    table = pd.DataFrame(rows)
+    table.attrs["source"] = str(path)
+    return table

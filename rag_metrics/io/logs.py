@@ -82,6 +82,10 @@ names a document of it is an error. Questions are matched by ID, else by their w
 text; the same question logged twice -- by ID and by text too -- is an error naming both lines. A
 record's key is :func:`log_key`. How many items stayed unmatched is in :attr:`RunLog.documents`.
 
+**The context an answer was made from** (an answers file's ``retrieved`` / ``retrieved_ids``) is read the same way:
+:func:`read_context` reads each item as a log's native item (``"page": 2`` is page 2, ``3.7`` is refused) and
+:func:`read_document_ids` each ID as a log's ``doc_id``.
+
 TREC run files are read by :mod:`rag_metrics.io.trec` and evaluated by :func:`rag_metrics.evaluate_trec`.
 """
 
@@ -106,7 +110,7 @@ from rag_metrics.io.jsonl import iter_jsonl
 
 __all__ = ["RunLog", "load_log", "PRESETS", "ITEM_FIELDS", "RECORD_FIELDS", "parse_field_mapping", "doc_key",
            "resolve_documents", "log_records", "log_key", "match_log", "parse_run_spec", "RunSpec", "native_items",
-           "detect_item_preset"]
+           "detect_item_preset", "read_context", "read_document_ids"]
 
 ITEM_FIELDS = ("doc_id", "page", "pages", "page_label", "chunk_id", "text", "score")
 RECORD_FIELDS = ("question_id", "question", "items", "answer", "latency_ms", "error")
@@ -383,14 +387,15 @@ def _show(path) -> str:
     return " or ".join(path) if isinstance(path, tuple) else str(path)
 
 
-def _page_number(value, base, path, line, where, field_path):
+def _page_number(value, base, path, line, where, field_path, note="see --page-base"):
     if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
         value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < base:
         raise InputError(f"{where}: page {value!r} (field {_show(field_path)}) is not an integer >= {base} "
-                         f"(pages counted from {base}; see --page-base).", path=path, line=line, field="page")
+                         f"(pages counted from {base}{'; ' + note if note else ''}).", path=path, line=line,
+                         field="page")
     return int(value) - base + 1
 
 
@@ -413,6 +418,8 @@ _HINTS = {
             "question_id": "map one with --field question_id=PATH"},
     "run": {"doc_id": "return items with a doc_id (or LangChain Documents / LlamaIndex nodes)",
             "items": "return a list of items", "question_id": "log the question"},
+    "answers": {"doc_id": "give each context item its doc_id (or the text the generator read)",
+                "items": "give the context as a list", "question_id": "give the question_id", "page": ""},
 }
 
 
@@ -561,7 +568,7 @@ def _item_row(item: dict, rec, question_row: dict, rank: int, item_paths: dict, 
     doc = _text_or_none(_get(item, item_paths.get("doc_id")), where, path, line, "doc_id")
     chunk = _text_or_none(_get(item, item_paths.get("chunk_id")), where, path, line, "chunk_id")
     text = _get(item, item_paths.get("text"))
-    pages = _item_pages(item, item_paths, base, where, path, line)
+    pages = _item_pages(item, item_paths, base, where, path, line, hints.get("page", "see --page-base"))
     label = _get(item, item_paths.get("page_label"))
     label = None if label is _MISSING or label is None else str(label)
     if text is not _MISSING and text is not None and not isinstance(text, str):
@@ -584,19 +591,19 @@ def _item_row(item: dict, rec, question_row: dict, rank: int, item_paths: dict, 
             "score": float(score), "line": line, "logged_doc_id": doc}
 
 
-def _item_pages(item: dict, item_paths: dict, base: int, where: str, path, line) -> list[int]:
-    """The item's page numbers counted from 1 (:func:`_page_number`): its ``page`` then its ``pages`` (a list, else
-    an error), as logged (duplicates kept)."""
+def _item_pages(item: dict, item_paths: dict, base: int, where: str, path, line, note="see --page-base") -> list[int]:
+    """The item's page numbers counted from 1 (:func:`_page_number`; ``note`` ends its error): its ``page`` then its
+    ``pages`` (a list, else an error), as logged (duplicates kept)."""
     pages = []
     one = _get(item, item_paths.get("page"))
     many = _get(item, item_paths.get("pages"))
     if one is not _MISSING and one is not None:
-        pages.append(_page_number(one, base, path, line, where, item_paths.get("page")))
+        pages.append(_page_number(one, base, path, line, where, item_paths.get("page"), note))
     if many is not _MISSING and many is not None:
         if not isinstance(many, list):
             raise InputError(f"{where}: pages {many!r} is not a list of page numbers.", path=path, line=line,
                              field="pages")
-        pages += [_page_number(p, base, path, line, where, item_paths.get("pages")) for p in many]
+        pages += [_page_number(p, base, path, line, where, item_paths.get("pages"), note) for p in many]
     return pages
 
 
@@ -937,4 +944,54 @@ def native_items(items: list, *, context: str = "run", path=None, line=None) -> 
         if score is not _MISSING:
             native["score"] = score
         out.append(native)
+    return out
+
+
+# ---- the context an answer was made from -------------------------------------------------------
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read_context(items, *, who: str | None = None, field: str = "retrieved", path=None, line=None) -> list[dict]:
+    """The items a generator read (an answers file's ``retrieved``), each read as a retrieval log's item is: a
+    document ID, a native item or what :func:`native_items` reads (a LangChain / LlamaIndex dump...), its ``page``
+    and ``pages`` read by :func:`_item_pages` (whole numbers >= 1; ``"page": 2`` is page 2). Returns
+    ``[{"doc_id", "pages", "text"}]`` in order, ``pages`` a list of 1-based pages (empty: the whole document).
+    ``who`` (``"question 'q1'"``), ``path`` and ``line`` name the place in errors; without ``who`` an item is
+    ``context item N``."""
+    if not isinstance(items, (list, tuple)):
+        raise InputError(f"{who or 'context'}: {field} {_shown(items)} is not a list of items.", path=path, line=line,
+                         field=field)
+    out = []
+    for rank, raw in enumerate(items, start=1):
+        where = f"{who}, {field} item {rank}" if who else f"context item {rank}"
+        if isinstance(raw, str):
+            raw = {"doc_id": raw}  # a bare document ID, as retrieved_ids holds them
+        if not isinstance(raw, dict):
+            raise InputError(f"{where}: expected a document ID or an object (doc_id, page or pages, text), got "
+                             f"{_shown(raw)}.", path=path, line=line, field=field)
+        item, = native_items([raw], path=path, line=line)
+        row = _item_row(item, {}, {"question_id": None, "question": None}, rank, PRESETS["native"]["item"], 1, where,
+                        path, line, _HINTS["answers"], "native", False)
+        out.append({"doc_id": row["doc_id"], "pages": list(row["pages"]), "text": row["text"]})
+    return out
+
+
+def read_document_ids(ids, *, who: str | None = None, field: str = "retrieved_ids", path=None, line=None) -> list[str]:
+    """An answers file's ``retrieved_ids``: a list of document IDs, each read as a log's ``doc_id`` (non-empty text;
+    a number is its text). Errors name ``who``, ``path``, ``line`` and ``field``."""
+    if isinstance(ids, np.ndarray):
+        ids = ids.tolist()
+    if not isinstance(ids, (list, tuple)):
+        raise InputError(f"{who or 'context'}: {field} {_shown(ids)} is not a list of document IDs.", path=path,
+                         line=line, field=field)
+    out = []
+    for rank, value in enumerate(ids, start=1):
+        where = f"{who}, {field} item {rank}" if who else f"{field} item {rank}"
+        doc = _text_or_none(value, where, path, line, field)
+        if doc is None:
+            raise InputError(f"{where}: {_shown(value)} is not a document ID.", path=path, line=line, field=field)
+        out.append(doc)
     return out

@@ -58,19 +58,17 @@ def sentences(text: str) -> list[str]:
 
 def context_passages(items, corpus, *, index=None) -> list[dict]:
     """The passages a generator read: one ``{"rank", "doc_id", "page", "text"}`` per page of each item (module
-    docstring). ``items``: mappings with ``doc_id`` (or None), optional ``pages`` and ``text``, or bare document IDs;
+    docstring). ``items``: mappings with ``doc_id`` (or None), optional ``page`` or ``pages`` and ``text``, or bare
+    document IDs, read as a retrieval log's items are (:func:`rag_metrics.io.logs.read_context`);
     ``corpus``: a :class:`~rag_metrics.io.corpus.Corpus`; ``index``: a PageIndex to place text-only items
     (built on demand)."""
+    from rag_metrics.io.logs import read_context
+
     pages = corpus.pages
     by_doc = {d: g.sort_values("page") for d, g in pages.groupby("doc_id", sort=False)}
     out = []
-    for rank, item in enumerate(items, start=1):
-        if isinstance(item, str):
-            item = {"doc_id": item}
-        if not isinstance(item, dict):
-            raise InputError(f"context item {rank}: expected a document ID or a mapping with doc_id/pages/text, "
-                             f"got {item!r}.")
-        doc, text, wanted = item.get("doc_id"), item.get("text"), item.get("pages")
+    for rank, item in enumerate(read_context(items), start=1):  # read as a retrieval log's items are
+        doc, text, wanted = item["doc_id"], item["text"], item["pages"]
         if isinstance(text, str) and text.strip():
             if doc is None:
                 from rag_metrics.judging.locate import locate_items
