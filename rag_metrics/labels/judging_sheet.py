@@ -43,6 +43,7 @@ def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd
     import numpy as np
 
     n = check_int(n, "n", low=2, func="judging_sample")
+    seed = check_int(seed, "seed", low=0, func="judging_sample")
     k = max(result.ks) if k is None else check_int(k, "k", func="judging_sample")
     check_matches(result)
     golden = result.golden
@@ -70,11 +71,28 @@ def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd
     return sheet
 
 
-def read_judging_sheet(path, *, by: str | None = None, golden=None) -> tuple[pd.DataFrame, list]:
+def _check_page(doc: str, page: int, n_pages: dict, *, who: str, path, line) -> None:
+    """Refuse a document the corpus does not hold (naming the one it holds under another case, or a close ID) and a
+    page beyond its document's last page."""
+    if doc not in n_pages:
+        import difflib
+
+        close = [d for d in n_pages if d.casefold() == doc.casefold()] or \
+            difflib.get_close_matches(doc, list(n_pages), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"{who}: document {doc!r} is not in the corpus{hint}.", path=path, line=line, field="doc_id")
+    if page > n_pages[doc]:
+        raise InputError(f"{who}: page {page} of {doc!r} is beyond its last page ({n_pages[doc]}).", path=path,
+                         line=line, field="page")
+
+
+def read_judging_sheet(path, *, by: str | None = None, golden=None, corpus=None) -> tuple[pd.DataFrame, list]:
     """A filled judging sheet (:func:`judging_sample`): ``(judgments, sampled question IDs)``. Every row with a page
     needs ``relevant`` yes or no; errors name the line. With ``golden`` (the set the sheet was drawn from) a question
-    it does not hold, a question without an answer (no_answer) and a gold page marked no are refused too."""
+    it does not hold, a question without an answer (no_answer) and a gold page marked no are refused too; with
+    ``corpus``, a document it does not hold (a close ID named) and a page beyond its document's last page."""
     path = Path(path)
+    n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
     gold = set() if golden is None else \
         set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
     answerable = None if golden is None else set(golden.answerable)
@@ -102,6 +120,8 @@ def read_judging_sheet(path, *, by: str | None = None, golden=None) -> tuple[pd.
         if doc is None or (isinstance(doc, str) and not doc.strip()):
             continue  # nothing retrieved for the question
         page = cell_positive_int(row.get("page"), path, line, "page", f"question {qid!r}")
+        if n_pages is not None:
+            _check_page(doc.strip(), page, n_pages, who=f"question {qid!r}", path=path, line=line)
         value = row.get("relevant")
         relevant = yes_no(value)
         if relevant is None:

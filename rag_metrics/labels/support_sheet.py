@@ -13,9 +13,17 @@ pages (:func:`rag_metrics.labels.judging_sheet.judging_sample`):
    and may name the claim's ``kind`` (:data:`~rag_metrics.experiment.support.SUPPORT_KINDS`) and ``why``.
 3. :func:`read_support_sheet` reads it back against the same judged claims (re-judged by ``rag-metrics answers
    assess``): a claim that is not among them -- the answers, the judge or ``--context-k`` changed since the sheet was
-   drawn -- or whose text differs is refused, naming file, line and field;
+   drawn -- or whose text differs (compared in Unicode NFC: a spreadsheet may save ``で`` as ``て`` and a combining
+   mark) is refused, naming file, line and field;
    :func:`~rag_metrics.experiment.support.sheet_agreement` gives the judge's Cohen's kappa with its interval (per
    kind where the sheet names kinds) and the prediction-powered supported-claim rate over every judged claim.
+
+**The settings a sheet was drawn under** (:data:`SETTINGS`: the generator, ``context_k`` and the judge) are written
+on every row, in the last columns (the sheet stays one table a spreadsheet opens); a sheet read under other
+settings is refused, naming both values -- people labelled each claim against the context the generator read at
+that ``context_k``, and a judge measured against them must judge the same context. A sheet without these columns
+(written before they were) is read as before, unchecked, and :func:`read_support_sheet` says so
+(``attrs["settings_checked"]`` False).
 
 Written with the review files' writer (:func:`~rag_metrics.golden.review_file.write_review`: CSV with a byte-order
 mark, formula-like cells neutralized, or JSON lines) and read with the one CSV reader
@@ -24,6 +32,7 @@ mark, formula-like cells neutralized, or JSON lines) and read with the one CSV r
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -35,11 +44,13 @@ from rag_metrics.io.csvfile import read_rows
 from rag_metrics.labels.judging_sheet import yes_no
 from rag_metrics.golden.review_file import write_review
 
-__all__ = ["SHEET_COLUMNS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet", "judge_claims",
-           "claim_tasks"]
+__all__ = ["SHEET_COLUMNS", "SETTINGS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet",
+           "judge_claims", "claim_tasks"]
 
 SHEET_COLUMNS = ["claim_id", "question_id", "question", "claim", "supported", "kind", "why", "context", "doc_id",
                  "page", "span"]
+SETTINGS = ("generator", "context_k", "judge")
+"""The settings a sheet is drawn under, written as its last columns (module docstring)."""
 _YES, _NO = {"yes", "y", "true", "1", "supported"}, {"no", "n", "false", "0", "not supported", "unsupported"}
 
 
@@ -73,6 +84,7 @@ def claims_sample(diagnosis, questions: pd.Series, n: int, *, seed: int = 0) -> 
     without replacement (``seed``), ``supported``, ``kind`` and ``why`` empty. ``questions``: question text by
     question_id (the golden set's)."""
     n = check_int(n, "n", low=2, func="claims_sample")
+    seed = check_int(seed, "seed", low=0, func="claims_sample")
     judged = judged_claims(diagnosis)
     if n > len(judged):
         raise InputError(f"claims_sample: {n} claims asked, the judge judged {len(judged)}.")
@@ -96,8 +108,14 @@ def _cell(value) -> str | None:
     return str(value)
 
 
-def write_support_sheet(sheet: pd.DataFrame, path) -> Path:
-    """Write the sheet (CSV, or JSON lines by extension) and read it back: every cell must read back as written."""
+def write_support_sheet(sheet: pd.DataFrame, path, *, settings: dict | None = None) -> Path:
+    """Write the sheet (CSV, or JSON lines by extension) and read it back: every cell must read back as written.
+    ``settings``: what it was drawn under (:data:`SETTINGS`), written on every row as its last columns."""
+    if settings is not None:
+        missing = [k for k in SETTINGS if k not in settings]
+        if missing:
+            raise InputError(f"write_support_sheet: settings {missing} missing; expected {list(SETTINGS)}.")
+        sheet = sheet.assign(**{k: str(settings[k]) for k in SETTINGS})
     path = write_review(sheet, path)
     _, rows = read_rows(path, jsonl="a labelling sheet (JSON lines)", csv_what="a labelling sheet")
     want = [{c: _cell(v) for c, v in row.items()} for row in sheet.to_dict("records")]
@@ -107,11 +125,17 @@ def write_support_sheet(sheet: pd.DataFrame, path) -> Path:
     return path
 
 
-def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def read_support_sheet(path, judged: pd.DataFrame, *, settings: dict | None = None) -> pd.DataFrame:
     """A filled labelling sheet read against the judged claims (:func:`judged_claims`): one row per labelled claim,
     claim_id, human (bool), kind (or None), why (or None), line. Every row needs ``supported`` yes or no; a claim
-    not among ``judged``, a claim text that differs from the judged one, a claim listed twice, an unknown kind and a
-    sheet without rows are refused with the file, line and field (nothing is written before)."""
+    not among ``judged``, a claim text that differs from the judged one (in NFC), a claim listed twice, an unknown
+    kind and a sheet without rows are refused with the file, line and field (nothing is written before).
+    ``settings``: those the claims were judged under now (:data:`SETTINGS`); a sheet that records others is refused
+    naming both. ``attrs["settings_checked"]``: whether the sheet records its settings (an older one does not)."""
     path = Path(path)
     columns, rows = read_rows(path, jsonl="a labelling sheet (JSON lines)",
                               csv_what="a labelling sheet (CSV from `rag-metrics answers sample`)")
@@ -120,8 +144,19 @@ def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
         raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics answers sample` (found "
                          f"{sorted(columns)}).", path=path, line=1)
     texts = dict(zip(judged["claim_id"], judged["claim"]))
+    recorded = settings is not None and all(k in columns for k in SETTINGS)
+    partly = [k for k in SETTINGS if k not in columns]
+    if settings is not None and not recorded and len(partly) < len(SETTINGS):
+        raise InputError(f"missing column(s) {partly}: the sheet records the settings it was drawn with in "
+                         f"{list(SETTINGS)}; keep all of them.", path=path, line=1)
     out, seen = [], {}
     for line, row in rows:
+        for key in SETTINGS if recorded else ():
+            drawn, now = ("" if row.get(key) is None else str(row[key]).strip()), str(settings[key])
+            if drawn != now:
+                raise InputError(f"{key}: the sheet was drawn with {key} {drawn or '(empty)'}, not {now} as now; read "
+                                 f"it under the settings it was drawn with, or draw a new sheet.", path=path,
+                                 line=line, field=key)
         cid = row.get("claim_id")
         if not isinstance(cid, str) or not cid.strip():
             raise InputError(f"claim_id {cid!r} is empty.", path=path, line=line, field="claim_id")
@@ -135,7 +170,7 @@ def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
                              field="claim_id")
         seen[cid] = line
         claim = row.get("claim")
-        if isinstance(claim, str) and claim.strip() and claim.strip() != texts[cid].strip():
+        if isinstance(claim, str) and claim.strip() and _nfc(claim) != _nfc(texts[cid]):
             raise InputError(f"claim {cid!r}: the 'claim' cell reads {claim.strip()[:80]!r} but the answers judged "
                              f"now say {texts[cid][:80]!r}: the answers changed since the sheet was drawn.", path=path,
                              line=line, field="claim")
@@ -155,5 +190,7 @@ def read_support_sheet(path, judged: pd.DataFrame) -> pd.DataFrame:
                     "why": why.strip() if isinstance(why, str) and why.strip() else None, "line": line})
     if not out:
         raise InputError("no claim found: the sheet has no row.", path=path)
-    return pd.DataFrame({c: pd.Series([r[c] for r in out], dtype=object if c in ("kind", "why") else None)
-                         for c in ("claim_id", "human", "kind", "why", "line")})  # None stays None (pandas 3)
+    table = pd.DataFrame({c: pd.Series([r[c] for r in out], dtype=object if c in ("kind", "why") else None)
+                          for c in ("claim_id", "human", "kind", "why", "line")})  # None stays None (pandas 3)
+    table.attrs["settings_checked"] = recorded
+    return table
