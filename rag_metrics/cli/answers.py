@@ -60,7 +60,7 @@ def add(sub) -> None:
 
 def _judged_answers(args):
     """``(golden, corpus, [(generator, answers)], judge)`` of an `answers` action."""
-    from rag_metrics.experiment.support import answer_runs
+    from rag_metrics.experiment.support import answer_runs, check_logged_answers
     from rag_metrics.io.corpus import load_answers, load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.judging.support_llm import load_judge
@@ -72,6 +72,8 @@ def _judged_answers(args):
     several = isinstance(args.generator, list)
     given = args.generator if several else [g for g in [args.generator] if g is not None]
     runs = answer_runs(load_answers(args.answers), given, source=args.answers, pair=several)
+    for _, frame in runs:  # every answer and its context checked against the documents before any is judged
+        check_logged_answers(golden, frame, corpus, source=args.answers)
     judge = load_judge(args.support_judge, cache_dir=args.cache, **options.parse_options(args.option))
     return golden, corpus, runs, judge
 
@@ -102,7 +104,7 @@ def _judge(args) -> int:
 
     out = _json_output(args.output)
     golden, corpus, runs, judge = _judged_answers(args)
-    labels = read_support_set(args.labels) if args.labels else None
+    labels = read_support_set(args.labels, corpus=corpus) if args.labels else None
     if hasattr(judge, "estimate"):
         tasks = [t for _, frame in runs for t in judge_tasks(golden, frame, corpus, context_k=args.context_k)]
         if labels is not None:
@@ -146,6 +148,8 @@ def _sheet(args) -> int:
         check_output(args.output)
         if args.n < 2:
             raise InputError(f"-n: expected a whole number >= 2 (a sheet of one claim measures nothing), got {args.n}.")
+        if args.seed < 0:
+            raise InputError(f"--seed: expected a whole number >= 0, got {args.seed}.")
     out = _json_output(args.output) if args.action == "assess" else None
     golden, corpus, runs, judge = _judged_answers(args)
     (name, frame), = runs
@@ -153,15 +157,20 @@ def _sheet(args) -> int:
                                                                               context_k=args.context_k)):
         return 0
     diagnosis, judged = judge_claims(golden, frame, corpus, judge, context_k=args.context_k)
+    settings = {"generator": name, "context_k": args.context_k, "judge": args.support_judge}
     if args.action == "sample":
         sheet = claims_sample(diagnosis, golden.questions["question"], args.n, seed=args.seed)
-        write_support_sheet(sheet, args.output)
+        write_support_sheet(sheet, args.output, settings=settings)
         print(f"wrote {args.output}: {len(sheet)} of {len(judged)} judged claims of {name} drawn at random (seed "
               f"{args.seed}) from {sheet['question_id'].nunique()} questions; mark every row supported yes or no "
               "against the whole context (the judge's verdict is not shown), then `rag-metrics answers assess "
               "--sheet`")
         return 0
-    labels = read_support_sheet(args.sheet, judged).set_index("claim_id")
+    labels = read_support_sheet(args.sheet, judged, settings=settings)
+    if not labels.attrs.get("settings_checked"):
+        print(f"{args.sheet} does not record the settings it was drawn with (a sheet written before they were): its "
+              "generator, --context-k and --judge are taken to be these, unchecked")
+    labels = labels.set_index("claim_id")
     verdicts = judged.set_index("claim_id")["supported"]
     result = sheet_agreement(labels["human"], verdicts, kinds=labels["kind"], judge=args.support_judge)
     print(f"{name}: {len(labels)} labelled of {len(verdicts)} judged claims; {result.verdict()}; accuracy "

@@ -146,7 +146,8 @@ def _assess(args) -> int:
     assessor = load_assessor(args.assessor, default_cache=args.cache, **options.parse_options(args.option))
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
-    judgments, sample = people_judgments(args.golden, judgments=args.judgments, sheet=args.sample, golden=golden)
+    judgments, sample = people_judgments(args.golden, judgments=args.judgments, sheet=args.sample, golden=golden,
+                                         corpus=corpus)
     plan = plan_assessment(golden, corpus, load_log(args.run), k=args.k, judgments=judgments, sample=sample)
     head = f"{len(plan.items)} retrieved top-{args.k} pages ({sum(plan.labelled)} labelled by people"
     if hasattr(assessor, "estimate"):
@@ -190,6 +191,10 @@ def _sample(args) -> int:
     from rag_metrics.io.logs import load_log
 
     check_output(args.output)
+    if args.seed < 0:
+        from rag_metrics.core.errors import InputError
+
+        raise InputError(f"--seed: expected a whole number >= 0, got {args.seed}.")
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
     sheet = judging_sample(evaluate_log(golden, load_log(args.run), corpus, ks=(args.k,)), args.n, seed=args.seed,

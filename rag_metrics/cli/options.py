@@ -104,11 +104,24 @@ def key_values(parser, *, help: str) -> None:
 
 
 def llm_cost(parser, *, cache_help: str = "LLM response cache") -> None:
-    """An LLM's cache and what a run would cost before any call."""
+    """An LLM's cache and what a run would cost before any call; a price is a finite number >= 0, refused when
+    parsed otherwise (a cost of $-0.25, $nan or $inf says nothing)."""
+    def price(text: str) -> float:
+        import argparse
+        import math
+
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= 0):
+            raise argparse.ArgumentTypeError(f"{text!r}: expected a finite number >= 0 (USD per million tokens)")
+        return value
+
     parser.add_argument("--cache", default=f"{GOLDEN_WORK}/cache", metavar="DIR", help=cache_help)
     parser.add_argument("--dry-run", action="store_true", help="print calls, estimated tokens and cost; call nothing")
-    parser.add_argument("--price-in", type=float, metavar="USD", help="price per million input tokens (cost estimate)")
-    parser.add_argument("--price-out", type=float, metavar="USD", help="price per million output tokens")
+    parser.add_argument("--price-in", type=price, metavar="USD", help="price per million input tokens (cost estimate)")
+    parser.add_argument("--price-out", type=price, metavar="USD", help="price per million output tokens")
 
 
 def no_progress(parser) -> None:

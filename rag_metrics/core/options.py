@@ -16,7 +16,8 @@ written                                read as
 anything else                          the text as written (surrounding spaces removed)
 =====================================  ===========================================
 
-A key given twice is an error (the second would silently win).
+A key given twice is an error (the second would silently win). :func:`check_keys` refuses a key the receiver
+does not take (naming the closest one it does, :func:`keywords_of`) before it becomes a keyword argument.
 
 :func:`load_callable` finds ``package.module:attribute`` (``attribute`` may be dotted); a module in the
 current folder is found as ``python -m`` would find it.
@@ -33,7 +34,7 @@ import sys
 
 from rag_metrics.core.errors import InputError
 
-__all__ = ["parse_key_values", "parse_value", "load_callable"]
+__all__ = ["parse_key_values", "parse_value", "load_callable", "check_keys", "keywords_of"]
 
 _INT = re.compile(r"[+-]?[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?:\.[0-9]*)?[eE][+-]?[0-9]+|\.[0-9]+[eE][+-]?[0-9]+)")
@@ -84,6 +85,40 @@ def parse_key_values(items, *, what: str = "option", keys=None, typed: bool = Tr
                 raise InputError(f"{what} {item!r}: the value after '=' is empty.", field=key)
             out[key] = value.strip()
     return out
+
+
+def keywords_of(cls, *, skip=()) -> list[str]:
+    """The keyword arguments ``cls(...)`` takes, in order: those of its ``__init__`` and, while an ``__init__`` passes
+    ``**options`` on, those of the next class of its method resolution order that defines one; ``skip``: those its
+    caller sets itself."""
+    import inspect
+
+    names = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if klass is object:
+            break
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]
+        names += [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return [n for n in dict.fromkeys(names) if n not in skip]
+
+
+def check_keys(options, accepted, *, owner: str, what: str = "option") -> None:
+    """Refuse the first key of ``options`` that is not ``accepted``, naming the closest accepted one ("did you
+    mean") and all of them: ``owner`` says whose options they are (``"offline judge"``)."""
+    accepted = list(accepted)
+    for key in options:
+        if key not in accepted:
+            import difflib  # only for the message
+
+            close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else "."
+            raise InputError(f"{what} {key!r}: unknown key for the {owner}{hint} It takes {', '.join(accepted)}.",
+                             field=key)
 
 
 def _import(module_name: str):

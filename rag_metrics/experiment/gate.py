@@ -224,14 +224,18 @@ class GateResult:
 
 
 def _md_link(target: str) -> str:
-    """A link target made inert in Markdown: an http(s) URL or a relative path (no ``javascript:``), percent-encoded
-    where it could end the link or open markup."""
+    """A link target made inert in Markdown: an http(s) URL or a relative path (no ``javascript:``, and no
+    network-path reference ``//host/...`` -- a browser reads ``\\host`` so too --, which leaves for another host),
+    percent-encoded where it could end the link or open markup."""
     from urllib.parse import quote, urlsplit
 
     scheme = urlsplit(str(target)).scheme.lower()
     if scheme not in ("", "http", "https"):
         raise InputError(f"report link {str(target)[:60]!r}: expected an http(s) URL or a relative path.",
                          field="report_link")
+    if not scheme and re.match(r"\s*[/\\]{2}", str(target)):
+        raise InputError(f"report link {str(target)[:60]!r}: a network-path reference (it names another host); "
+                         "expected an http(s) URL or a relative path.", field="report_link")
     return quote(str(target), safe="/:#?=&.-_~%")
 
 

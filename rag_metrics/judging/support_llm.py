@@ -211,14 +211,20 @@ def load_judge(name: str, *, cache_dir=None, **options):
     ``min_overlap``), ``token-overlap`` (its baseline without number and negation checks), ``openai`` / ``bedrock``
     (:class:`LLMJudge` over the client of that name; options ``model`` and the client's: ``base_url``, ``region``,
     ``retries``, ``backoff``, ``max_tokens``...)."""
+    from rag_metrics.core.options import check_keys, keywords_of
     from rag_metrics.judging.support import OfflineSupportJudge
     from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator
 
     if name == "offline":
+        check_keys(options, keywords_of(OfflineSupportJudge), owner="offline judge")
         return OfflineSupportJudge(**options)
     if name == "token-overlap":
+        check_keys(options, keywords_of(OfflineSupportJudge, skip=("check_numbers", "check_negation", "name")),
+                   owner="token-overlap judge")
         return OfflineSupportJudge(**options, check_numbers=False, check_negation=False, name="token-overlap")
     if name in ("openai", "bedrock"):
+        check_keys(options, keywords_of(OpenAIGenerator if name == "openai" else BedrockGenerator),
+                   owner=f"{name} judge")
         options = dict(options)
         model = options.pop("model", None)
         chat = (OpenAIGenerator if name == "openai" else BedrockGenerator)(model, **options)

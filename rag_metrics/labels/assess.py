@@ -18,11 +18,12 @@ import pandas as pd
 KEYS = ["question_id", "doc_id", "page"]
 
 
-def people_judgments(golden_path, *, judgments=None, sheet=None, golden=None) -> tuple[pd.DataFrame | None,
-                                                                                         list | None]:
+def people_judgments(golden_path, *, judgments=None, sheet=None, golden=None, corpus=None) -> tuple[
+        pd.DataFrame | None, list | None]:
     """``(judgments, sampled question IDs)``: the judgments file ``judgments`` (default ``<golden_path>.judgments
     .jsonl``, used only when it exists), merged with the filled judging sheet ``sheet`` when given (the sheet's label
-    wins where both judge a page; its question IDs are the random sample). ``(None, None)`` when there is neither."""
+    wins where both judge a page; its question IDs are the random sample; read against ``golden`` and ``corpus``,
+    :func:`~rag_metrics.labels.judging_sheet.read_judging_sheet`). ``(None, None)`` when there is neither."""
     from rag_metrics.labels.judging_sheet import read_judging_sheet
     from rag_metrics.labels.decisions import load_judgments
 
@@ -30,7 +31,7 @@ def people_judgments(golden_path, *, judgments=None, sheet=None, golden=None) ->
     found = load_judgments(path) if judgments or Path(path).is_file() else None
     if not sheet:
         return found, None
-    labelled, sample = read_judging_sheet(sheet, golden=golden)
+    labelled, sample = read_judging_sheet(sheet, golden=golden, corpus=corpus)
     if found is None:
         return labelled, sample
     return pd.concat([found, labelled], ignore_index=True).drop_duplicates(KEYS, keep="last"), sample

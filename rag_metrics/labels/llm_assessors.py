@@ -230,10 +230,16 @@ def load_assessor(spec, *, default_cache=None, **options):
             raise InputError(f"assessor {spec!r}: expected one of {list(BUILTIN_ASSESSORS)} or an object with "
                              "assess(question, expected_answer, text).")
         return spec
+    from rag_metrics.core.options import check_keys, keywords_of
+
     if spec == "offline":
         from rag_metrics.labels.assessors import OfflineAssessor
 
+        check_keys(options, keywords_of(OfflineAssessor), owner="offline assessor")
         return OfflineAssessor(**options)
+    if spec in ("openai", "bedrock"):
+        check_keys(options, keywords_of(OpenAIAssessor if spec == "openai" else BedrockAssessor, skip=("n",)),
+                   owner=f"{spec} assessor")
     if spec in ("openai", "bedrock") and default_cache is not None:
         options.setdefault("cache_dir", default_cache)
     if spec == "openai":

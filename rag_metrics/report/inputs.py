@@ -82,14 +82,17 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
         check_log_pages(log, corpus)
         logs.append(log)
         unknown.append(len(log.unknown_questions or []))
-    table = check_answers(answers, generator, golden_set) if answers else None
+    table = check_answers(answers, generator, golden_set, corpus) if answers else None
     return ExperimentInputs(golden_set, corpus, logs, table, unknown)
 
 
-def check_answers(answers, generator, golden_set):
+def check_answers(answers, generator, golden_set, corpus=None):
     """The answers file read and checked as the report joins it: one generator's (``generator``; required when the
-    file holds several), one per labelled question. Returns the whole table (the report picks ``generator``)."""
+    file holds several), one per labelled question, each answer's context checked against the documents (``corpus``)
+    as the report's diagnosis reads it (:func:`rag_metrics.experiment.support.check_logged_answers`). Returns the
+    whole table (the report picks ``generator``)."""
     from rag_metrics.experiment.attribution import join_answers
+    from rag_metrics.experiment.support import check_logged_answers
     from rag_metrics.io.corpus import load_answers
 
     table = load_answers(answers)
@@ -104,6 +107,7 @@ def check_answers(answers, generator, golden_set):
             raise InputError(f"no answer of generator {generator!r}; the answers hold "
                              f"{', '.join(map(str, table['generator'].unique()))}.", path=answers, field="generator")
         chosen = table[table["generator"] == generator]
+    check_logged_answers(golden_set, chosen, corpus, source=answers)  # file, line and question named
     try:
         join_answers(golden_set, chosen[["question_id", "generated_answer"]])
     except InputError as e:

@@ -580,6 +580,23 @@ def _say_what_was_read(info: dict, progress_bar: bool) -> None:
               f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
 
 
+def check_run_names(runs) -> None:
+    """Refuse two different logs that would be one run name: a run is named after its log's file name without its
+    extension (:attr:`rag_metrics.io.logs.RunLog.name`), and the report and its history tell runs apart by it
+    (``a/run.jsonl`` and ``b/run.jsonl`` would both be run ``run``). The same file given twice is one run (the
+    report says so)."""
+    from rag_metrics.io.logs import parse_run_spec
+
+    seen: dict = {}
+    for run in runs:
+        path = parse_run_spec(run).path
+        name, resolved = Path(path).stem, Path(path).resolve()
+        first = seen.setdefault(name, (path, resolved))
+        if first[1] != resolved:
+            raise InputError(f"--run: {first[0]} and {path} are both run {name!r} (a run is named after its log's file "
+                             "name, without the extension); give one of them another file name.", field="run")
+
+
 def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
     """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
     from rag_metrics.core.errors import check_int
@@ -594,6 +611,7 @@ def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, m
     check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
     if page_base is not None and page_base not in (0, 1):
         raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
+    check_run_names(runs)
     mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
     ks = sorted({check_int(k, "k") for k in ks})
     if not ks:
