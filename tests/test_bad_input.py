@@ -607,9 +607,9 @@ def test_a_price_that_is_negative_or_not_finite_is_refused_when_parsed(tmp_path,
         main([*command, option, value, "--dry-run", "--cache", written(tmp_path, "cache")])
     err = capsys.readouterr().err.strip().splitlines()
     assert e.value.code == 2 and not (tmp_path / "written").exists()
-    assert [line for line in err if "error:" in line] == [
-        f"rag-metrics {' '.join(command[:2])}: error: argument {option}: {value!r}: expected a finite number >= 0 "
-        "(USD per million tokens)"]
+    prog = f"rag-metrics {' '.join(command[:2])}"
+    assert err == [f"{prog}: error: argument {option}: {value!r}: expected a finite number >= 0 (USD per million "
+                   f"tokens) (see {prog} --help)"]  # one line: no usage block above it
 
 
 def test_two_logs_of_one_name_are_refused(tmp_path, capsys):

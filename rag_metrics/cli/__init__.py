@@ -55,10 +55,18 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors one line (``rag-metrics answers judge: error: ...; see --help``), exit 2: a
+    usage block above the one line would hide it in a CI log."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only`` (a command), that command alone: building every subcommand costs
     more than evaluating a small run (argparse looks up translations for each one)."""
-    parser = argparse.ArgumentParser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
+    parser = _Parser(prog="rag-metrics", description="Exact retrieval metrics for RAG evaluation.")
     parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in [only] if only else COMMANDS:
