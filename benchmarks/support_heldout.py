@@ -69,7 +69,9 @@ def development(corpus) -> pd.DataFrame:
 
 
 def judge_claims(judge, claims: pd.DataFrame) -> np.ndarray:
-    return np.array([bool(judge.judge(c, p)["supported"]) for c, p in zip(claims["claim"], claims["passages"])])
+    """Each claim judged with its question where the set has one (the development set has none)."""
+    return np.array([bool(judge.judge(c, p, question=q)["supported"])
+                     for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])])
 
 
 def bootstrap_kappa(a, b, *, n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
@@ -97,8 +99,8 @@ def measure(judge, corpus) -> dict:
     dev = development(corpus)
     start = time.perf_counter()
     claims["judge"] = judge_claims(judge, claims)
-    levels = [LEVEL[answer_support(support_of_answer(a, p, judge))] for a, p in zip(answers["answer"],
-                                                                                     answers["passages"])]
+    levels = [LEVEL[answer_support(support_of_answer(a, p, judge, question=q))]
+              for a, p, q in zip(answers["answer"], answers["passages"], answers["question"])]
     seconds = time.perf_counter() - start
     answers["judge"] = levels
     dev["judge"] = judge_claims(judge, dev)
@@ -150,8 +152,16 @@ def report(results: dict, people) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="update benchmarks/support_heldout.md")
+    ap.add_argument("--speed", type=int, metavar="N", help="also time judging N answers (the held-out ones repeated)")
     args = ap.parse_args(argv)
     corpus = load_corpus(data_dir() / "corpus")
+    if args.speed:
+        _, answers = heldout(corpus)
+        judge, rows = OfflineSupportJudge(), answers.sample(args.speed, replace=True, random_state=0)
+        start = time.perf_counter()
+        for a, p, q in zip(rows["answer"], rows["passages"], rows["question"]):
+            support_of_answer(a, p, judge, question=q)
+        print(f"judged {args.speed:,} answers in {time.perf_counter() - start:.1f} s")
     table = report(measure(OfflineSupportJudge(), corpus), human_agreement())
     print(table)
     if args.write:

@@ -237,7 +237,8 @@ def test_property_negation(pair, claim_negative, passage_negative, before):
 
 # --- answers judged by meaning (offline) -------------------------------------------------------------------------
 
-from rag_metrics.judging.correctness import MeaningJudge, canonical_quantities, meaning_match  # noqa: E402
+from rag_metrics.judging.claims import canonical_quantities
+from rag_metrics.judging.correctness import MeaningJudge, meaning_match  # noqa: E402
 
 
 @pytest.mark.parametrize("predicted, expected, correct, reason", [
@@ -375,3 +376,72 @@ def test_converted_units_compare_equal_despite_float_rounding():
     assert canonical_quantities("0.1 weeks") == canonical_quantities("0.7 days") == [(0.7, "day")]
     assert meaning_match("0.1 weeks", "0.7 days")["correct"] is True
     assert meaning_match("0.1 weeks", "0.8 days")["correct"] is False
+
+
+# ---- the quantity reader the support and correctness judges share; refusals as absence claims (issue 46) ----------
+
+from rag_metrics.experiment.support import diagnosis_of  # noqa: E402
+from rag_metrics.judging.claims import refusal_rest  # noqa: E402
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("十日", [(10.0, "日")]), ("十五文字", [(15.0, "文字")]), ("二十日", [(20.0, "日")]), ("百円", [(100.0, "円")]),
+    ("三百二十円", [(320.0, "円")]), ("千五百円", [(1500.0, "円")]), ("五万円", [(50000.0, "円")]),
+    ("二〇二六年", [(2026.0, "年")]), ("十二か月", [(12.0, "か月")]), ("十分後に", [(10.0, "分")]),
+    ("一般的に", []), ("十分です", []), ("十分な", []), ("九日と十一日", [(9.0, "日"), (11.0, "日")]),
+])
+def test_kanji_numerals_are_read_before_a_unit_only(text, expected):
+    assert quantities(text) == expected
+
+
+@pytest.mark.parametrize("claim,page,supported", [
+    ("Submit it within more than 14 days.", "Submit it within two weeks.", True),
+    ("Submit it within 15 days.", "Submit it within two weeks.", False),
+    ("申請は二十日までです。", "申請は20日までです。", True),
+    ("申請は二十日までです。", "申請は１０日までです。", False),
+    ("パスワードは十五文字以上です。", "パスワードは15文字以上です。", True),
+    ("パスワードは十四文字以上です。", "パスワードは15文字以上です。", False),
+])
+def test_numbers_are_compared_in_one_unit_whatever_their_script(claim, page, supported):
+    assert OfflineSupportJudge().judge(claim, _passages(page))["supported"] is supported
+
+
+PAGE = "SMS codes are accepted as a temporary fallback for seven days. Passwords do not expire on a schedule."
+
+
+@pytest.mark.parametrize("claim,supported", [
+    ("The documents do not say how long SMS codes are accepted.", False),  # the page says it
+    ("The documents do not say who pays for the phone.", True),
+    ("資料には、電話代を誰が払うかの記載はありません。", True),
+    ("This is not mentioned in the context.", None),  # a bare refusal, no question: nothing to judge
+])
+def test_a_refusal_is_an_absence_claim(claim, supported):
+    assert refusal_rest(claim) is not None
+    verdict = OfflineSupportJudge().judge(claim, _passages(PAGE))
+    assert verdict["supported"] is supported
+    if supported is False:
+        assert verdict["reason"] == "a refusal, but a passage states it" and verdict["span"].startswith("SMS codes")
+
+
+def test_a_bare_refusal_takes_what_is_missing_from_the_question():
+    judge = OfflineSupportJudge()
+    asked = judge.judge("I don't know.", _passages(PAGE), question="How long are SMS codes accepted as a fallback?")
+    assert asked["supported"] is False
+    other = judge.judge("I don't know.", _passages(PAGE), question="Who pays for the company phone?")
+    assert other["supported"] is True
+
+
+@pytest.mark.parametrize("claim", ["Private extensions of a trip are not covered.",
+                                   "The insurance does not cover private extensions.",
+                                   "Alcohol is not reimbursable.", "The policy does not pay for taxis.",
+                                   "私的な延長は保険の対象外です。"])
+def test_a_negative_statement_is_not_a_refusal(claim):
+    assert refusal_rest(claim) is None
+
+
+@pytest.mark.parametrize("retrieval_ok,expected", [(False, "retrieval_failure"), (True, "generation_failure")])
+@pytest.mark.parametrize("support", ["full", "none", "no claims"])
+def test_a_refusal_is_diagnosed_by_retrieval_not_as_hallucinated_or_misled(retrieval_ok, expected, support):
+    assert diagnosis_of(retrieval_ok, False, support, refused=True) == expected
+    if support == "full":  # the same levels without the refusal flag: misled, as before
+        assert diagnosis_of(retrieval_ok, False, support) == "misled"

@@ -27,6 +27,8 @@ retrieval_failure       miss       no       not full         retrieval: chunking
 hallucinated            hit        no       none             generation: the evidence was there, unused
 generation_failure      hit        no       partial / none   generation: prompt, model, context noise
                                             claims
+retrieval_failure       miss       refused  any              the model rightly said the context lacks it
+generation_failure      hit        refused  any              the evidence was read, the model refused
 ======================  =========  =======  ===============  ===============================================
 
 *Short* (:func:`stops_short`): a wrong answer that says part of the expected one and nothing against it.
@@ -62,9 +64,10 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, NotComparableError, check_choice
 from rag_metrics.io.jsonl import iter_jsonl
-from rag_metrics.judging.answers import MATCHES, answer_match
+from rag_metrics.judging.answers import MATCHES, answer_match, is_refusal
 from rag_metrics.judging.claims import content_tokens, negated, split_claims
-from rag_metrics.judging.correctness import MeaningJudge, canonical_quantities, meaning_match
+from rag_metrics.judging.claims import canonical_quantities
+from rag_metrics.judging.correctness import MeaningJudge, meaning_match
 from rag_metrics.judging.support import SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages, support_of_answer
 from rag_metrics.stats.agreement import MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, ppi_mean
 from rag_metrics.stats.agreement import wilson_mean
@@ -106,10 +109,14 @@ def stops_short(answer: str, expected: str) -> bool:
     return shared_number or (bool(words) and 2 * len(words & expected_words) >= len(words))
 
 
-def diagnosis_of(retrieval_ok: bool, correct: bool, support: str, short: bool = False) -> str:
+def diagnosis_of(retrieval_ok: bool, correct: bool, support: str, short: bool = False, refused: bool = False) -> str:
     """The diagnosis of one answer (module docstring's table); ``short``: the wrong answer stops short of the
-    expected one (:func:`stops_short`), read only for a wrong answer whose every claim is supported."""
+    expected one (:func:`stops_short`), read only for a wrong answer whose every claim is supported; ``refused``:
+    the answer is a refusal ("The documents do not say."), which states nothing to be misled or hallucinated by: a
+    retrieval failure when no gold item was read, else a generation failure (the evidence was there, unused)."""
     check_choice(support, SUPPORT_LEVELS, "support", func="diagnosis_of")
+    if refused and not correct:
+        return "generation_failure" if retrieval_ok else "retrieval_failure"
     if correct:
         if support == "full":
             return "passed" if retrieval_ok else "label_gap"
@@ -351,7 +358,7 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
             if qid not in retrieval:
                 raise InputError(f"retrieval: no verdict for question {qid!r}.", question=qid)
             ok, level = bool(retrieval[qid]), "given"
-        claims = support_of_answer(answer, context_passages(items, corpus), judge)
+        claims = support_of_answer(answer, context_passages(items, corpus), judge, question=question["question"])
         if hasattr(correctness, "correct"):
             verdict = correctness.correct(answer, expected, question["question"])
         elif isinstance(correctness, MeaningJudge):
@@ -365,7 +372,7 @@ def diagnose_answers(golden, answers: pd.DataFrame, corpus, *, judge=None, corre
                      "correct_reason": verdict["reason"], "support": support, "n_claims": len(claims),
                      "n_supported": sum(bool(c["supported"]) for c in claims),
                      "diagnosis": diagnosis_of(ok, bool(verdict["correct"]), support,
-                                               short=stops_short(answer, expected))})
+                                               short=stops_short(answer, expected), refused=is_refusal(answer))})
         claim_rows += [{"claim_id": f"{qid}#{n}", "question_id": qid,
                         **{k: c[k] for k in ("claim", "supported", "doc_id", "page", "span", "reason")}}
                        for n, c in enumerate(claims, start=1)]

@@ -7,8 +7,12 @@
 * :func:`quantities` -- every number of a text as ``(value, unit)``: NFKC first (full-width digits, ``４,８００``),
   thousands separators (``1,500`` = 1500), decimals, Japanese ``万`` / ``億`` multipliers (``50万円`` = 500000 円),
   English number words up to twenty and the tens (``five``, ``fourteen``, ``thirty``) and ordinals (``5th``,
-  ``fifth``). The unit is the word after the number (plural ``s`` dropped) or, in Japanese, the character(s) after it
+  ``fifth``), kanji numerals before a Japanese unit (``二十日`` = 20 日, ``十五文字``, ``三百万円``). The unit is the word after the number (plural ``s`` dropped) or, in Japanese, the character(s) after it
   (``日``, ``か月``, ``円``); None when what follows is not a unit word.
+* :func:`canonical_quantities` -- the same with units converted to one unit per dimension (``two weeks`` = ``14
+  days`` = ``２週間`` = ``14日``), read by the support and the correctness judges alike.
+* :func:`refusal_rest` -- whether a claim says the documents do not state something (``The documents do not say
+  ...``, ``資料には...の記載はありません``), and what it says they do not state.
 * :func:`negated` -- whether a text states a negation: ``not``, ``no``, ``never``, ``cannot``, ``n't``, ``neither``,
   ``nor``; ``ない``, ``ません``, ``ず``, ``不可``, ``認めない``... with the Japanese double negatives of obligation
   (``なければならない``, ``なくてはならない``: "must") read as positive.
@@ -23,7 +27,8 @@ import unicodedata
 
 from rag_metrics.core.text import CJK
 
-__all__ = ["split_claims", "quantities", "negated", "content_tokens", "quantities_agree", "STOPWORDS"]
+__all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
+           "refusal_rest", "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
 _CLAUSE_EN = re.compile(r"\s*;\s*|,\s+(?=(?:and|but|while|whereas)\s)")
@@ -113,7 +118,37 @@ def quantities(text: str) -> list[tuple[float, str | None]]:
         value = _WORDS.get(word, _ORDINALS.get(word))
         if value is not None:
             found.append((m.start(), float(value), _unit(text, m.end())))
+    for m in _KANJI_NUMBER.finditer(text):
+        unit = _unit(text, m.end())
+        after = text[m.end() + len(unit or ""):m.end() + len(unit or "") + 1]
+        if unit is None or unit not in _JA_UNIT_NAMES or (m.group(0) == "十" and unit == "分" and after in _ADVERB):
+            continue  # 一般 has no unit; 十分に / 十分な / 十分です is "enough", not ten minutes
+        found.append((m.start(), float(_kanji_value(m.group(0))), unit))
     return [(v, u) for _, v, u in sorted(found, key=lambda x: x[0])]
+
+
+_ADVERB = frozenset("になでだとすか")
+_KANJI_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "両": 2}
+_KANJI_POWERS = {"十": 10, "百": 100, "千": 1000}
+_KANJI_NUMBER = re.compile(r"(?<![〇一二三四五六七八九十百千万億零])[〇一二三四五六七八九十百千零両]+(?:[万億][〇一二三四五六七八九十百千]*)*")
+
+
+def _kanji_value(text: str) -> int:
+    """A number written in kanji: 十五 = 15, 二十 = 20, 三百二十 = 320, 千五百 = 1500, 五万 = 50000, and digit by digit
+    (二〇二六 = 2026)."""
+    if all(c in _KANJI_DIGITS for c in text):
+        return int("".join(str(_KANJI_DIGITS[c]) for c in text))
+    total, section, digit = 0, 0, 0
+    for c in text:
+        if c in _KANJI_DIGITS:
+            digit = _KANJI_DIGITS[c]
+        elif c in _KANJI_POWERS:
+            section += (digit or 1) * _KANJI_POWERS[c]
+            digit = 0
+        else:  # 万, 億
+            total += (section + digit) * (10_000 if c == "万" else 100_000_000)
+            section = digit = 0
+    return total + section + digit
 
 
 def _unit(text: str, end: int) -> str | None:
@@ -130,6 +165,36 @@ def _unit(text: str, end: int) -> str | None:
     if word in ("percent", "per", "%"):
         return "%" if word != "per" else None
     return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+UNITS = {
+    "day": ("day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1), "営業日": ("working day", 1),
+    "week": ("day", 7), "週間": ("day", 7), "週": ("day", 7),
+    "month": ("month", 1), "か月": ("month", 1), "year": ("month", 12), "年": ("month", 12),
+    "hour": ("minute", 60), "時間": ("minute", 60), "minute": ("minute", 1), "分": ("minute", 1),
+    "second": ("second", 1), "秒": ("second", 1),
+    "eur": ("eur", 1), "euro": ("eur", 1), "ユーロ": ("eur", 1), "yen": ("yen", 1), "円": ("yen", 1),
+    "time": ("time", 1), "回": ("time", 1), "%": ("%", 1), "character": ("character", 1), "文字": ("character", 1),
+}
+"""Units converted to one unit per dimension (:func:`canonical_quantities`): English and Japanese names mapped to one
+another, weeks to days, years to months, hours to minutes."""
+_JA_UNIT_NAMES = frozenset(_JA_UNITS) | {"か月"}
+
+
+def canonical_quantities(text: str) -> list[tuple[float, str | None]]:
+    """:func:`quantities` with units converted to one unit per dimension (:data:`UNITS`): the one quantity reader of
+    the support and the correctness judges.
+
+    >>> canonical_quantities("two weeks") == canonical_quantities("14日") == canonical_quantities("十四日")
+    True
+    >>> canonical_quantities("3 hours")
+    [(180.0, 'minute')]
+    """
+    out = []
+    for value, unit in quantities(text):
+        name, factor = UNITS.get(unit, (unit, 1)) if unit is not None else (None, 1)
+        out.append((round(value * factor, 9), name))
+    return out
 
 
 def quantities_agree(claim: list, passage: list) -> bool:
@@ -174,3 +239,35 @@ def content_tokens(text: str) -> list[str]:
             out.append(run)
         out.extend(run[i:i + 2] for i in range(len(run) - 1))
     return out
+
+
+_DOCS = r"(?:documents?|context|sources?|pages?|texts?|materials?|information|passages?)"
+_REFUSAL = re.compile(
+    r"\b(?:i\s+(?:do\s+not|don't)\s+know|no\s+(?:information|mention)\b|not\s+(?:mentioned|stated|specified)\b|"
+    rf"{_DOCS}\s+(?:provided\s+)?(?:(?:does|do|did)\s+not|doesn't|don't)\s+(?:say|state|mention|specify|contain|"
+    r"describe|provide|give)|(?:cannot|can't|unable\s+to)\s+(?:find|answer|tell)\b)"
+    r"|記載(?:は|が)?(?:あり|ござい)ません|記載されていません|記されていません|書かれていません|明記されていません|"
+    r"記述(?:は|が)?(?:あり|見当たり)ません|情報(?:は|が)?(?:あり|見当たり|見つかり)ません|見当たりません|"
+    r"わかりません|分かりません|触れられていません|言及(?:は|が)?(?:あり|され)ません")
+_REFUSAL_WORDS = frozenset("document documents source sources context page pages text information policy guide "
+                           "manual say state mention specify provided given answer find know tell".split())
+_REFUSAL_JA = re.compile(r"資料|文書|ドキュメント|記載|情報|について|には|では|の中")
+
+
+def refusal_rest(claim: str) -> str | None:
+    """None when ``claim`` is not a refusal; else what it says the documents do not state: the claim without its
+    refusal phrase, stop words and the words that name the documents (``"The documents do not say how long SMS codes
+    are valid."`` -> ``"long sms codes valid"``; an empty string for a bare "I don't know").
+
+    >>> refusal_rest("The documents do not say how long SMS codes are valid.")
+    'long sms codes valid'
+    >>> refusal_rest("Alcohol is not reimbursable.") is None
+    True
+    """
+    text = _nfkc(claim).casefold()
+    m = _REFUSAL.search(text)
+    if m is None:
+        return None
+    rest = (text[:m.start()] + " " + text[m.end():]).strip()
+    rest = " ".join(w for w in rest.split() if w.strip(".,;:!?") not in _REFUSAL_WORDS and w not in STOPWORDS)
+    return _REFUSAL_JA.sub(" ", rest).strip(" 、。,.!?")

@@ -24,36 +24,12 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.judging.answers import DEFAULT_REFUSALS, is_refusal, normalize_answer
-from rag_metrics.judging.claims import content_tokens, negated, quantities
+from rag_metrics.judging.claims import UNITS, canonical_quantities, content_tokens, negated
 
-__all__ = ["meaning_match", "MeaningJudge", "canonical_quantities"]
-
-_UNITS = {
-    "day": ("day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1), "営業日": ("working day", 1),
-    "week": ("day", 7), "週間": ("day", 7), "週": ("day", 7),
-    "month": ("month", 1), "か月": ("month", 1), "year": ("month", 12), "年": ("month", 12),
-    "hour": ("minute", 60), "時間": ("minute", 60), "minute": ("minute", 1), "分": ("minute", 1),
-    "second": ("second", 1), "秒": ("second", 1),
-    "eur": ("eur", 1), "euro": ("eur", 1), "ユーロ": ("eur", 1), "yen": ("yen", 1), "円": ("yen", 1),
-    "time": ("time", 1), "回": ("time", 1), "%": ("%", 1), "character": ("character", 1), "文字": ("character", 1),
-}
-
-
-def canonical_quantities(text: str) -> list[tuple[float, str | None]]:
-    """:func:`~rag_metrics.judging.claims.quantities` with units converted to one unit per dimension.
-
-    >>> canonical_quantities("two weeks") == canonical_quantities("14日") == [(14.0, "day")]
-    True
-    """
-    out = []
-    for value, unit in quantities(text):
-        name, factor = _UNITS.get(unit, (unit, 1)) if unit is not None else (None, 1)
-        out.append((round(value * factor, 9), name))
-    return out
-
+__all__ = ["meaning_match", "MeaningJudge"]
 
 def _unit_words() -> set:
-    return {t for u in _UNITS for t in content_tokens(u)} | {t for u in _UNITS for t in content_tokens(u + "s")}
+    return {t for u in UNITS for t in content_tokens(u)} | {t for u in UNITS for t in content_tokens(u + "s")}
 
 
 _UNIT_WORDS = _unit_words()

@@ -18,6 +18,12 @@ chunk-level one.
 3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words):
    "allowed" is not supported by "not allowed".
 
+Numbers are compared in one unit per dimension (:func:`~rag_metrics.judging.claims.canonical_quantities`, the reader
+the correctness judge uses too): "more than 14 days" agrees with "two weeks", 二十日 with 20日. A refusal ("The
+documents do not say how long SMS codes are valid.", 「資料には記載がありません」,
+:func:`~rag_metrics.judging.claims.refusal_rest`) is an *absence claim*: supported when no span holds ``min_overlap``
+of what it says is missing (a bare "I don't know": the question's topic words), unsupported when one does.
+
 The first span (in context order) passing all three supports the claim: its document, page and text are reported.
 Otherwise the claim is unsupported and the reason names the closest span's failing test.
 
@@ -25,20 +31,23 @@ Otherwise the claim is unsupported and the reason names the closest span's faili
 "lowest fare"); world knowledge and arithmetic ("half a year" = 6 months, a total of two amounts); a claim whose
 words and numbers all occur in a span that says something else (word order, who does what to whom: "the approver
 escalates after five days" when five days is the approval delay); negation carried by words outside its list
-("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items. Its
-agreement with people is measured on ``data/support/claims.jsonl``
-(:func:`rag_metrics.experiment.support.measure_judges`), not assumed.
+("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items; a claim in one
+language against a page in another. Its agreement with people is measured on ``data/support/claims.jsonl`` (its
+development set, :func:`rag_metrics.experiment.support.measure_judges`) and on a held-out set it was not built on
+(``benchmarks/support_heldout.md``), not assumed.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 import unicodedata
 from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK
-from rag_metrics.judging.claims import content_tokens, negated, quantities, quantities_agree, split_claims
+from rag_metrics.judging.claims import (canonical_quantities, content_tokens, negated, quantities, quantities_agree,
+                                       refusal_rest, split_claims)
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -100,18 +109,26 @@ class OfflineSupportJudge:
     name: str = "offline"
 
     def __post_init__(self):
-        if not isinstance(self.min_overlap, (int, float)) or not 0 < self.min_overlap <= 1:
+        if isinstance(self.min_overlap, bool) or not isinstance(self.min_overlap, (int, float)) \
+                or not 0 < self.min_overlap <= 1:
             raise InputError(f"min_overlap must be a share in (0, 1]; got {self.min_overlap!r}.")
 
     def params(self) -> dict:
         return {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                 "check_negation": self.check_negation}
 
-    def judge(self, claim: str, passages: list[dict]) -> dict:
+    def judge(self, claim: str, passages: list[dict], question: str | None = None) -> dict:
         """One claim against the passages: ``supported`` (bool, None when the claim has no content to judge),
-        ``doc_id``, ``page``, ``rank``, ``span``, ``overlap`` (share of the claim's words in the span) and ``reason``."""
+        ``doc_id``, ``page``, ``rank``, ``span``, ``overlap`` (share of the claim's words in the span) and ``reason``.
+
+        A refusal ("The documents do not say X") is an absence claim: supported when no passage states X,
+        unsupported when one does (:meth:`_absence`); ``question``, the question the answer replies to, says what a
+        bare refusal ("I don't know.") says is missing."""
+        rest = refusal_rest(claim)
+        if rest is not None:
+            return self._absence(claim, rest, passages, question)
         words = set(content_tokens(claim))
-        numbers = quantities(claim)
+        numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
         if not words and not numbers:
@@ -120,25 +137,64 @@ class OfflineSupportJudge:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
         best = None
-        for passage in passages:
-            parts = sentences(passage["text"])
-            spans = parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]
-            for span in spans:
-                overlap = _overlap(words, span) if words else 1.0
-                reason = "too few of the claim's words" if overlap < self.min_overlap else None
-                if reason is None and self.check_numbers and not quantities_agree(numbers, quantities(span)):
-                    reason = "a number differs: " + _numbers(numbers) + " vs " + (_numbers(quantities(span)) or "none")
-                elif reason is None and self.check_negation and polarity != _span_negated(span, words):
-                    reason = "negation differs"
-                if reason is None:
-                    return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
-                                     "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
-                key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
-                if best is None or key > best[0]:
-                    best = (key, passage, span, reason)
+        for passage, span in _spans(passages):
+            overlap = _overlap(words, span) if words else 1.0
+            reason = "too few of the claim's words" if overlap < self.min_overlap else None
+            if reason is None and self.check_numbers and not quantities_agree(numbers, canonical_quantities(span)):
+                reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
+            elif reason is None and self.check_negation and polarity != _span_negated(span, words):
+                reason = "negation differs"
+            if reason is None:
+                return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
+                                 "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
+            key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
+            if best is None or key > best[0]:
+                best = (key, passage, span, reason)
         (_, overlap), passage, span, reason = best
         return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
                          "rank": passage["rank"], "span": span, "overlap": overlap, "reason": reason}
+
+    def _absence(self, claim: str, rest: str, passages: list[dict], question: str | None) -> dict:
+        """A refusal judged as an absence claim: what it says is missing (the claim's own words, else the question's)
+        is looked for; a span holding at least ``min_overlap`` of those words states it."""
+        words = set(content_tokens(rest)) or _topic(question)
+        result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
+                  "overlap": 0.0, "reason": "nothing to judge"}
+        if not words:
+            return result
+        best = None
+        for passage, span in _spans(passages):
+            overlap = _overlap(words, span)
+            if best is None or overlap > best[0]:
+                best = (overlap, passage, span)
+        if best is None or best[0] < self.min_overlap:
+            return result | {"supported": True, "overlap": 0.0 if best is None else best[0],
+                             "reason": "a refusal: no passage states it"}
+        overlap, passage, span = best
+        return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
+                         "rank": passage["rank"], "span": span, "overlap": overlap,
+                         "reason": "a refusal, but a passage states it"}
+
+
+def _spans(passages: list[dict]):
+    """``(passage, span)``: each sentence of each passage, then each two adjacent ones, in context order."""
+    for passage in passages:
+        parts = sentences(passage["text"])
+        for span in parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]:
+            yield passage, span
+
+
+_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_QUESTION_WORDS = frozenset("many much long often can may could should would does how what when where which who whom "
+                            "why need".split())
+
+
+def _topic(question: str | None) -> set:
+    """The question's topic words: its content words without question words, and of Japanese only the bigrams
+    without hiragana (the particles and endings of ``...ですか`` say nothing of the subject)."""
+    if not isinstance(question, str):
+        return set()
+    return {w for w in content_tokens(question) if w not in _QUESTION_WORDS and not _HIRAGANA.search(w)}
 
 
 def _overlap(words: set, span: str) -> float:
@@ -159,9 +215,12 @@ def _span_negated(span: str, words: set) -> bool:
     return negated(" ".join(clauses) if clauses else span)
 
 
-def support_of_answer(answer: str, passages: list[dict], judge) -> list[dict]:
-    """Every claim of ``answer`` judged by ``judge`` (``judge.judge(claim, passages)``), in order."""
-    return [judge.judge(claim, passages) for claim in split_claims(answer)]
+def support_of_answer(answer: str, passages: list[dict], judge, question: str | None = None) -> list[dict]:
+    """Every claim of ``answer`` judged by ``judge`` (``judge.judge(claim, passages)``, with ``question=`` when given
+    and the judge takes it), in order."""
+    takes = question is not None and "question" in inspect.signature(judge.judge).parameters
+    return [judge.judge(claim, passages, question=question) if takes else judge.judge(claim, passages)
+            for claim in split_claims(answer)]
 
 
 def answer_support(claims: list[dict]) -> str:
