@@ -121,3 +121,54 @@ def test_the_box_keeps_to_its_two_runs(tmp_path, golden, corpus):
     assert about_oldest  # the diagnosis section still says it, under its run's name
     assert all(f.run in ("a", "b", None) for f in rep.banner_findings())
     assert "oldest" not in rep.banner()._repr_html_()
+
+
+# ---- item 3: credit that rests on the page window or on one ruler is marked ------------------------------------
+
+from rag_metrics.experiment.content import credit_note  # noqa: E402
+from rag_metrics.experiment.evaluate import evaluate_log  # noqa: E402
+
+AUDIT_TEXT = "The finance team audits a random sample of claims every quarter."  # on expense_policy p.11, q014's gold
+
+
+def one_item(tmp_path, name, **item):
+    rec = {"question_id": "q014", "question": "How often are expense claims audited?",
+           "retrieved": [{"doc_id": "expense_policy", **item}]}
+    return load_log(write_log(tmp_path / name, [rec]))
+
+
+@pytest.mark.parametrize("page,note", [(11, ""), (10, "only through the ±1 page window"),
+                                       (12, "only through the ±1 page window")])
+def test_a_hit_through_the_window_alone_is_marked(tmp_path, golden, corpus, page, note):
+    result = evaluate_log(golden, one_item(tmp_path, "log.jsonl", page=page), corpus, ks=(1,))
+    assert result.primary == "page" and result.evaluation.per_question["hit@1"]["q014"] == 1.0
+    assert credit_note(result, "q014", "hit@1") == note
+
+
+def test_a_miss_has_no_note_and_the_window_follows_the_judge(tmp_path, golden, corpus):
+    far = evaluate_log(golden, one_item(tmp_path, "far.jsonl", page=9), corpus, ks=(1,))
+    assert far.evaluation.per_question["hit@1"]["q014"] == 0.0 and credit_note(far, "q014", "hit@1") == ""
+    wide = evaluate_log(golden, one_item(tmp_path, "wide.jsonl", page=9), corpus, ks=(1,), window=2)
+    assert credit_note(wide, "q014", "mrr") == "only through the ±2 page window"
+
+
+def test_a_hit_only_one_ruler_sees_is_marked(tmp_path, golden, corpus):
+    text_on_p11 = one_item(tmp_path, "t.jsonl", page=2, text=AUDIT_TEXT)  # the page says 2, the text is p.11's
+    result = evaluate_log(golden, text_on_p11, corpus, ks=(1,))
+    assert result.primary == "overlap" and result.pages["page"].per_question["hit@1"]["q014"] == 0.0
+    assert credit_note(result, "q014", "hit@1") == "only the overlap ruler credits it (page does not)"
+    near = evaluate_log(golden, one_item(tmp_path, "n.jsonl", page=10, text=AUDIT_TEXT), corpus, ks=(1,))
+    assert credit_note(near, "q014", "hit@1") == "only through the ±1 page window"  # logged p.10: window=0 misses
+    both = evaluate_log(golden, one_item(tmp_path, "b.jsonl", page=11, text=AUDIT_TEXT), corpus, ks=(1,))
+    assert credit_note(both, "q014", "hit@1") == ""
+
+
+def test_the_sample_reports_q014_as_newly_hit_through_the_window_only(tmp_path, golden, corpus):
+    new = EXAMPLES / "bm25_c400o100.jsonl"
+    rep = experiment_report(golden, [load_log(OLD), load_log(new)], corpus, order="given",
+                            history_dir=tmp_path / "history", n_resamples=200)
+    moved = rep.moved().set_index("question_id")
+    assert moved.loc["q014", "change"] == "newly hit" and moved.loc["q014", "credit"] == \
+        "only through the ±1 page window"
+    assert moved.loc["q015", "credit"] == ""
+    assert "q014 (only through the ±1 page window)" in rep.banner()._repr_html_()

@@ -180,8 +180,22 @@ class ExperimentReport:
                 before, after = before[before.index.isin(both)], after[after.index.isin(both)]
             table = moved_questions(before, after)
             table.insert(1, "question", table["question_id"].map(self.subject.golden.questions["question"]))
+            notes = self._credit_notes(table)
+            table["credit"] = table["question_id"].map(notes).fillna("")
             self._cache["moved"] = table
         return self._cache["moved"]
+
+    def _credit_notes(self, moved: pd.DataFrame) -> dict:
+        """``{question_id: note}`` for the moved questions whose credit rests on the page window alone or on one
+        ruler (:func:`credit_note`): the subject's credit for a question that rose, the baseline's for one that fell
+        (when the baseline's log is among the inputs)."""
+        notes = {}
+        for q, change in zip(moved["question_id"], moved["change"]):
+            result = self.subject if change in ("newly hit", "improved") else self.baseline
+            note = credit_note(result, q, self.measure) if result is not None else ""
+            if note:
+                notes[q] = note
+        return notes
 
     def diagnosis(self) -> "DiagnosisView":
         """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.experiment.diagnosis.diagnose`):
@@ -207,7 +221,9 @@ class ExperimentReport:
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
-            "moved": [(c, int(n), [str(q) for q in moved.loc[moved["change"] == c, "question_id"].head(3)])
+            "moved": [(c, int(n), [str(q) + (f" ({note})" if note else "") for q, note in
+                                   moved.loc[moved["change"] == c, ["question_id", "credit"]].head(3).itertuples(
+                                       index=False)])
                       for c, n in counts.items()],
             "findings": [f.sentence for f in self.banner_findings()[:3]],
             "more_findings": max(0, len(self.diagnosis().findings) - min(3, len(self.banner_findings()))),
@@ -541,6 +557,47 @@ class DiagnosisView:
         from rag_metrics.core.html import render
 
         return render("diagnosis.html.j2", findings=self.findings)
+
+
+def _cutoff(result, measure: str) -> int:
+    head, _, k = measure.partition("@")
+    return int(k) if k.isdigit() else max(result.ks)
+
+
+def _through_window(doc, pages, satisfied, window: int) -> bool:
+    """Whether an item is credited only because a gold page lies within ``window`` of its own pages: every gold page
+    it satisfies is 1 to ``window`` pages away from its nearest own page (none is one of its pages, none is further:
+    a page found by its text, :mod:`rag_metrics.judging.locate`, is no window credit)."""
+    pages = [p for p in (pages or ()) if p is not None]
+    if not pages or not satisfied:
+        return False
+    gaps = [min(abs(g - p) for p in pages) for d, g in satisfied if d == doc]
+    return bool(gaps) and all(1 <= gap <= window for gap in gaps)
+
+
+def credit_note(result, question_id, measure: str) -> str:
+    """Why a question's credit under ``result``'s primary ruler is fragile, or ``""``: every item credited in the
+    top k (``measure``'s k, the largest for MRR) is credited only through the judge's page window -- none of its own
+    pages is a gold page it satisfies -- (``"only through the ±1 page window"``), and/or no other page ruler of the
+    run credits the question at all (``"only the overlap ruler credits it (page, marker do not)"``)."""
+    k = _cutoff(result, measure)
+    judged = result.judged.get(result.primary)
+    notes = []
+    if judged is not None and "satisfies" in judged.columns:
+        rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k) & judged["hit"].astype(bool)]
+        window = getattr(result.judges.get(result.primary), "window", 0)
+        if len(rows) and window and all(_through_window(doc, pages, sat, window) for doc, pages, sat in
+                                        zip(rows["doc_id"], rows["pages"], rows["satisfies"])):
+            notes.append(f"only through the ±{window} page window")
+    hit = f"hit@{k}"
+    others = [name for name in ("page", "marker", "overlap") if name != result.primary and name in result.pages
+              and hit in result.pages[name].per_question]
+    primary = result.pages[result.primary].per_question
+    if others and hit in primary and primary[hit].get(question_id, 0) > 0 and \
+            all(result.pages[name].per_question[hit].get(question_id, 0) == 0 for name in others):
+        notes.append(f"only the {result.primary} ruler credits it ({', '.join(others)} "
+                     f"do{'es' if len(others) == 1 else ''} not)")
+    return "; ".join(notes)
 
 
 def log_profile(result) -> dict:
