@@ -426,9 +426,12 @@ def test_gate_fails_a_planted_regression_and_writes_its_summaries(tmp_path, caps
     assert "regressed questions (12): " + ", ".join(f"{q} (newly missed)" for q in lost) in out
     text = md.read_text()
     assert text.startswith("\n## rag-metrics gate: ❌ failed\n") and "### Regressed questions (12)" in text
-    assert text.endswith("|\n\n")  # self-contained: a blank line before and after, whatever is appended next
-    assert ("| q001 | newly missed: hit@5 1\\.000 → 0\\.000 | What is the deadline for submitting an expense claim? |"
+    assert text.endswith(".\n\n")  # self-contained: a blank line before and after, whatever is appended next
+    assert ("| q001 | newly missed: hit@5 1.000 → 0.000 | What is the deadline for submitting an expense claim? |"
             in text)
+    patterns = text.split("### Patterns (")[1]  # the diagnosis's patterns, after the regressed questions
+    assert "12 of 12 newly missed questions have expense\\_policy as gold document" in patterns
+    assert "pattern: 12 of 12 newly missed questions have expense_policy as gold document" in out
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
     cases = suite.findall("testcase")
@@ -439,7 +442,7 @@ def test_gate_fails_a_planted_regression_and_writes_its_summaries(tmp_path, caps
     # appended twice (two gates in one step summary), each block stays whole; a report link when given
     assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", md, "--report-link", "reports/exp/index.html") == 1
     text = md.read_text()
-    assert "|\n\n\n## rag-metrics gate" in text and "[The experiment report](reports/exp/index.html)" in text
+    assert ").\n\n\n## rag-metrics gate" in text and "[The experiment report](reports/exp/index.html)" in text
     assert gate_cli("--baseline", NEW, "--run", bad, "--markdown", tmp_path / "x.md",
                     "--report-link", "javascript:alert(1)") == 2
     assert not (tmp_path / "x.md").exists() and "report link" in capsys.readouterr().err
@@ -775,7 +778,9 @@ def test_the_sample_banner_says_what_changed_and_that_the_rulers_disagree(both):
     assert f"the headline's ruler, {both.subject.primary}, sees {both.verdict.delta:+.3f}" in html
     moved = both.moved()
     newly = list(moved.loc[moved["change"] == "newly hit", "question_id"])
-    assert f"{len(newly)} newly hit ({', '.join(newly[:3])}" in html  # the moved questions named on the first screen
+    named = [q + (f" ({c})" if c else "") for q, c in moved.loc[moved["change"] == "newly hit", ["question_id", "credit"]]
+             .head(3).itertuples(index=False)]
+    assert f"{len(newly)} newly hit ({', '.join(named)}" in html  # the moved questions named on the first screen
 
 
 def test_the_banner_escapes_settings_and_ruler_names_from_users_files():

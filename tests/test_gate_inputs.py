@@ -249,9 +249,9 @@ def test_a_graded_measure_lists_worsened_questions_beside_the_newly_missed(tmp_p
     assert code == 0, err  # within noise: 4 questions differ, too few to reach p < 0.05
     assert "regressed questions (3): q001 (newly missed), q000 (worsened), q004 (worsened)" in out.splitlines()
     rows = [line for line in md.read_text(encoding="utf-8").splitlines() if line.startswith("| q0")]
-    assert rows == ["| q001 | newly missed: mrr 1\\.000 → 0\\.000 | Question 1? |",
-                    "| q000 | worsened: mrr 1\\.000 → 0\\.500 | Question 0? |",
-                    "| q004 | worsened: mrr 0\\.333 → 0\\.200 | Question 4? |"]
+    assert rows == ["| q001 | newly missed: mrr 1.000 → 0.000 | Question 1? |",
+                    "| q000 | worsened: mrr 1.000 → 0.500 | Question 0? |",
+                    "| q004 | worsened: mrr 0.333 → 0.200 | Question 4? |"]
     skipped = re.findall(r'name="(q\d+)"><skipped message="([^"]*)"', junit.read_text(encoding="utf-8"))
     assert skipped == [("q001", "newly missed: mrr 1.000 → 0.000 (the gate passed)"),
                        ("q000", "worsened: mrr 1.000 → 0.500 (the gate passed)"),

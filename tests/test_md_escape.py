@@ -24,6 +24,12 @@ HOSTILE = [
     "1. not a list",
     "back\\slash \\` escaped tick",
     "| a | b |",
+    "www.evil.example and https://evil.example/x",
+    "<https://evil.example>",
+    "&lt;script&gt; and &#60;b&#62;",
+    "> a quote",
+    "2) second",
+    "3. third",
 ]
 
 
@@ -56,10 +62,23 @@ def test_unescaped_backticks_would_have_opened_a_code_span():
 def test_a_value_that_starts_a_list_on_its_own_renders_as_text(value):
     """Alone in a Markdown cell a leading ``-``, ``+`` or ``1.`` would open a list: each is escaped."""
     assert _text(markdown2html(md_escape(value))) == value
-    assert md_escape("-1") == "\\-1"
+    assert md_escape("- 1") == "\\- 1" and md_escape("-1") == "-1"  # a number is not a list item
 
 
 @pytest.mark.parametrize("value", ["# q1", "## heading", "#tag"])
 def test_a_value_that_starts_with_a_hash_is_not_a_heading(value):
     assert md_escape(value).startswith("\\#")
     assert "<h" not in markdown2html(md_escape(value))
+
+
+@pytest.mark.parametrize("value", ["0.815 (p < 0.001)", "+0.026, interval -0.129 to 0.129", "3 wins & 0 losses",
+                                   "1.5 days", "x > y", "it's \"quoted\"", "p = 0.04996!"])
+def test_what_cannot_form_markup_stays_readable_in_the_raw_markdown(value):
+    """Issue 47: the gate's Markdown read `0\\.815` and `\\(p &lt; 0\\.001\\)`; figures and prose are left as written."""
+    assert md_escape(value) == value
+    assert _text(markdown2html(f"model {md_escape(value)} here")) == f"model {value} here"
+
+
+@pytest.mark.parametrize("value", ["www.evil.example", "evil.example", "a@evil.example"])
+def test_a_bare_domain_does_not_become_a_link(value):
+    assert "<a " not in markdown2html(f"see {md_escape(value)} now")

@@ -13,7 +13,11 @@ from urllib.parse import quote
 
 __all__ = ["render", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
-_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
+_MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]#|~^$])")
+_BLOCK_START = re.compile(r"^(\s*)([-+](?=\s|$)|>|\d+(?=[.)](?:\s|$)))")  # a list, quote or ordered-list marker opening the value
+_DOMAIN_DOT = re.compile(r"\.(?=[A-Za-z])|:(?=//)")  # file.html, evil.com, https://: no autolink
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # what could open HTML; "p < 0.001" cannot
+_ENTITY_START = re.compile(r"&(?=[A-Za-z#])")  # what could be read as an entity; "Q & A" cannot
 
 _ENV = None
 
@@ -55,14 +59,26 @@ def md_escape(value) -> str:
     """A value from a user's file made inert inside Markdown that a notebook displays.
 
     nbconvert renders Markdown outputs and passes raw HTML through, so an ID like ``q<img onerror=...>`` or a
-    ``[x](javascript:...)`` link in a displayed sentence would become live markup in the report. Markdown
-    punctuation is backslash-escaped (no code spans, emphasis, links, headings or lists), then ``< > & " '``
-    become entities; line breaks become spaces (a value cannot start a block of its own).
+    ``[x](javascript:...)`` link in a displayed sentence would become live markup in the report. The characters
+    that open inline markup are backslash-escaped (no code span, emphasis, link, image or table cell); ``<`` that
+    could open a tag and ``&`` that could open an entity become entities; a dot before a letter is escaped (no bare
+    domain becomes a link) and so is the colon of ``://``; a list, quote or ordered-list marker at the start is escaped; line breaks become spaces
+    (a value cannot start a block of its own). What cannot form markup is left as written, so the raw Markdown stays
+    readable: ``0.815 (p < 0.001)``.
     The result is for running text, not for inside a code span (where neither escapes nor entities are read): never
     wrap it in backticks.
     """
     text = " ".join(str(value).splitlines())
-    return html.escape(_MARKDOWN_PUNCTUATION.sub(r"\\\1", text), quote=True)
+    text = _MARKDOWN_PUNCTUATION.sub(r"\\\1", text)
+    text = _TAG_START.sub("&lt;", _ENTITY_START.sub("&amp;", text))
+    text = _DOMAIN_DOT.sub(lambda m: "\\" + m.group(0), text)
+    m = _BLOCK_START.match(text)
+    if m:  # a marker at the very start would open a block: escape it, or the digits' period / parenthesis
+        lead, marker = m.groups()
+        rest = text[m.end():]
+        text = lead + ("\\" + marker if not marker.isdigit() else marker + "\\" + rest[0]) + \
+            (rest if not marker.isdigit() else rest[1:])
+    return text
 
 
 def href(*parts: str) -> str:

@@ -54,6 +54,7 @@ class ExperimentReport:
     verdict: Verdict | None
     history_dir: str
     n_resamples: int = N_RESAMPLES
+    coverage: dict | None = None
     _cache: dict = field(default_factory=dict, repr=False)
 
     # ---- the runs --------------------------------------------------------------------------------------------
@@ -172,20 +173,40 @@ class ExperimentReport:
         if self.baseline_record is None:
             return pd.DataFrame(columns=["question_id", "question", "before", "after", "change"])
         if "moved" not in self._cache:
-            table = moved_questions(_history.per_question(self.baseline_record, self.measure),
-                                    self.subject.evaluation.per_question[self.measure])
+            before = _history.per_question(self.baseline_record, self.measure)
+            after = self.subject.evaluation.per_question[self.measure]
+            if self.coverage is not None:  # a question one run did not log has not moved: it is listed apart
+                both = self.coverage["both"]
+                before, after = before[before.index.isin(both)], after[after.index.isin(both)]
+            table = moved_questions(before, after)
             table.insert(1, "question", table["question_id"].map(self.subject.golden.questions["question"]))
+            notes = self._credit_notes(table)
+            table["credit"] = table["question_id"].map(notes).fillna("")
             self._cache["moved"] = table
         return self._cache["moved"]
+
+    def _credit_notes(self, moved: pd.DataFrame) -> dict:
+        """``{question_id: note}`` for the moved questions whose credit rests on the page window alone or on one
+        ruler (:func:`credit_note`): the subject's credit for a question that rose, the baseline's for one that fell
+        (when the baseline's log is among the inputs)."""
+        notes = {}
+        for q, change in zip(moved["question_id"], moved["change"]):
+            result = self.subject if change in ("newly hit", "improved") else self.baseline
+            note = credit_note(result, q, self.measure) if result is not None else ""
+            if note:
+                notes[q] = note
+        return notes
 
     def diagnosis(self) -> "DiagnosisView":
         """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.experiment.diagnosis.diagnose`):
         a list of :class:`~rag_metrics.experiment.diagnosis.Finding`, rendered in JupyterLab as in the page."""
         if "diagnosis" not in self._cache:
-            from rag_metrics.experiment.diagnosis import diagnose
+            from rag_metrics.experiment.diagnosis import coverage_finding, diagnose
 
-            self._cache["diagnosis"] = DiagnosisView(diagnose(self.results, self.subject, self.moved(),
-                                                              self.subject.golden))
+            first = [] if self.coverage is None else [coverage_finding(self.coverage, self.subject.name,
+                                                                       self.baseline_record["name"])]
+            self._cache["diagnosis"] = DiagnosisView(first + diagnose(self.results, self.subject, self.moved(),
+                                                                      self.subject.golden))
         return self._cache["diagnosis"]
 
     def banner(self) -> "_Html":
@@ -200,11 +221,19 @@ class ExperimentReport:
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
-            "moved": [(c, int(n), [str(q) for q in moved.loc[moved["change"] == c, "question_id"].head(3)])
+            "moved": [(c, int(n), [str(q) + (f" ({note})" if note else "") for q, note in
+                                   moved.loc[moved["change"] == c, ["question_id", "credit"]].head(3).itertuples(
+                                       index=False)])
                       for c, n in counts.items()],
-            "findings": [f.sentence for f in self.diagnosis().findings[:3]],
-            "more_findings": max(0, len(self.diagnosis().findings) - 3),
+            "findings": [f.sentence for f in self.banner_findings()[:3]],
+            "more_findings": max(0, len(self.diagnosis().findings) - min(3, len(self.banner_findings()))),
             "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()})
+
+    def banner_findings(self) -> list:
+        """The findings the banner shows: those about the two runs it compares (the subject and the baseline) or
+        about both; a third run's patterns stay in the diagnosis section, under its name."""
+        ours = {self.subject.name, (self.baseline_record or {}).get("name")}
+        return [f for f in self.diagnosis().findings if f.run is None or f.run in ours]
 
     def changed_settings(self, limit: int = 2) -> dict:
         """What the banner says changed between the baseline and the subject: ``{"rows": [(setting, before,
@@ -253,7 +282,7 @@ class ExperimentReport:
         groups, where = [], {}
         for q, why in zip(plan["question_id"], plan["why"]):
             key = (why, lists.get(q, ()))
-            if key[1] and key in where:
+            if (key[1] or why.startswith("not logged")) and key in where:  # one drill-down per pattern
                 where[key]["others"].append(q)
                 continue
             group = {"question_id": q, "why": why, "others": []}
@@ -280,9 +309,15 @@ class ExperimentReport:
                                                "changed": len(moved)})
 
     def remaining_misses(self) -> list:
-        """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move."""
-        moved = set(self.moved()["question_id"])
-        return [q for q in self.subject.misses() if q not in moved]
+        """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move, among the
+        questions its log held (:meth:`not_logged` lists the others)."""
+        moved, absent = set(self.moved()["question_id"]), set(self.not_logged())
+        return [q for q in self.subject.misses() if q not in moved and q not in absent]
+
+    def not_logged(self) -> list:
+        """The answerable questions the subject's log did not hold (each a miss of nothing retrieved)."""
+        answerable = set(self.subject.golden.answerable)
+        return [q for q in self.subject.missing_questions if q in answerable]
 
     def drilldown_plan(self, cap: int = DRILLDOWNS) -> pd.DataFrame:
         """Every question the report lists, in the order shown: the moved questions, then the remaining misses;
@@ -293,6 +328,7 @@ class ExperimentReport:
         rows = [{"question_id": q, "why": c} for q, c in zip(moved["question_id"], moved["change"])]
         rows += [{"question_id": q, "why": "missed" + (" in both runs" if self.baseline_record is not None else "")}
                  for q in self.remaining_misses()]
+        rows += [{"question_id": q, "why": f"not logged by {self.subject.name}"} for q in self.not_logged()]
         plan = pd.DataFrame(rows, columns=["question_id", "why"])
         plan["drilldown"] = pd.Series([i < cap for i in range(len(plan))], index=plan.index, dtype=bool)
         questions = self.subject.golden.questions
@@ -474,12 +510,14 @@ class ExperimentReport:
 
     # ---- what the index records -----------------------------------------------------------------------------
 
-    def trend(self) -> list:
-        """The primary measure across the runs comparable with the subject, made up to the subject, oldest first."""
+    def trend(self, partial_runs: bool = False) -> list:
+        """The primary measure across the runs comparable with the subject, made up to the subject, oldest first; a
+        run whose log held a minority of the questions only when ``partial_runs`` (:func:`~rag_metrics.experiment.
+        history.partial`)."""
         ids = [r["id"] for r in self.records]
         upto = self.records[: ids.index(self.subject_record["id"]) + 1]
         return _history.trend([r for r in upto if _history.comparable(r, self.subject_record)], self.measure,
-                              n_resamples=self.n_resamples)
+                              n_resamples=self.n_resamples, partial_runs=partial_runs)
 
     def summary(self) -> dict:
         """What the run folder's ``summary.json`` and the index record about this report: the subject (the newest
@@ -519,6 +557,47 @@ class DiagnosisView:
         from rag_metrics.core.html import render
 
         return render("diagnosis.html.j2", findings=self.findings)
+
+
+def _cutoff(result, measure: str) -> int:
+    head, _, k = measure.partition("@")
+    return int(k) if k.isdigit() else max(result.ks)
+
+
+def _through_window(doc, pages, satisfied, window: int) -> bool:
+    """Whether an item is credited only because a gold page lies within ``window`` of its own pages: every gold page
+    it satisfies is 1 to ``window`` pages away from its nearest own page (none is one of its pages, none is further:
+    a page found by its text, :mod:`rag_metrics.judging.locate`, is no window credit)."""
+    pages = [p for p in (pages or ()) if p is not None]
+    if not pages or not satisfied:
+        return False
+    gaps = [min(abs(g - p) for p in pages) for d, g in satisfied if d == doc]
+    return bool(gaps) and all(1 <= gap <= window for gap in gaps)
+
+
+def credit_note(result, question_id, measure: str) -> str:
+    """Why a question's credit under ``result``'s primary ruler is fragile, or ``""``: every item credited in the
+    top k (``measure``'s k, the largest for MRR) is credited only through the judge's page window -- none of its own
+    pages is a gold page it satisfies -- (``"only through the ±1 page window"``), and/or no other page ruler of the
+    run credits the question at all (``"only the overlap ruler credits it (page, marker do not)"``)."""
+    k = _cutoff(result, measure)
+    judged = result.judged.get(result.primary)
+    notes = []
+    if judged is not None and "satisfies" in judged.columns:
+        rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k) & judged["hit"].astype(bool)]
+        window = getattr(result.judges.get(result.primary), "window", 0)
+        if len(rows) and window and all(_through_window(doc, pages, sat, window) for doc, pages, sat in
+                                        zip(rows["doc_id"], rows["pages"], rows["satisfies"])):
+            notes.append(f"only through the ±{window} page window")
+    hit = f"hit@{k}"
+    others = [name for name in ("page", "marker", "overlap") if name != result.primary and name in result.pages
+              and hit in result.pages[name].per_question]
+    primary = result.pages[result.primary].per_question
+    if others and hit in primary and primary[hit].get(question_id, 0) > 0 and \
+            all(result.pages[name].per_question[hit].get(question_id, 0) == 0 for name in others):
+        notes.append(f"only the {result.primary} ruler credits it ({', '.join(others)} "
+                     f"do{'es' if len(others) == 1 else ''} not)")
+    return "; ".join(notes)
 
 
 def log_profile(result) -> dict:
@@ -599,10 +678,30 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
     baseline = None
     if baseline_record is not None:  # the baseline's evaluation, when its log is among this report's inputs
         baseline = next((r for r, rid in zip(results[::-1], ids[::-1]) if rid == baseline_record["id"]), None)
-    v = None
+    v, coverage = None, None
     if baseline_record is not None:
-        v = verdict(_history.per_question(baseline_record, measure), subject.evaluation.per_question[measure], measure,
-                    before_name=baseline_record["name"], after_name=subject_record["name"], alpha=alpha,
-                    n_resamples=n_resamples)
+        before, after = _history.per_question(baseline_record, measure), subject.evaluation.per_question[measure]
+        named = dict(measure=measure, before_name=baseline_record["name"], after_name=subject_record["name"],
+                     alpha=alpha, n_resamples=n_resamples)
+        coverage = _coverage(baseline_record, subject_record)
+        if coverage is not None:  # compared on the questions both logged; the whole-set figure kept beside it
+            both = coverage["both"]
+            coverage["all"] = verdict(before, after, **named)
+            before, after = before[before.index.isin(both)], after[after.index.isin(both)]
+        v = verdict(before, after, **named)
     return ExperimentReport(results, ordered, records, ids, subject, subject_record, baseline_record, baseline,
-                            measure, alpha, v, history_dir, n_resamples)
+                            measure, alpha, v, history_dir, n_resamples, coverage)
+
+
+def _coverage(baseline_record: dict, subject_record: dict) -> dict | None:
+    """None when both runs logged the same questions; else ``both`` (the questions both logged, the verdict's),
+    ``subject_only_missing`` (logged by the baseline, not by the subject), ``baseline_only_missing`` (the other
+    way), the counts each logged, and ``all`` (the verdict over every question, added by the caller)."""
+    before, after = _history.logged(baseline_record), _history.logged(subject_record)
+    if set(before) == set(after):
+        return None
+    after_set, before_set = set(after), set(before)
+    return {"both": [q for q in after if q in before_set], "baseline_logged": len(before),
+            "subject_logged": len(after), "questions": len(subject_record["per_query"]),
+            "subject_only_missing": [q for q in before if q not in after_set],
+            "baseline_only_missing": [q for q in after if q not in before_set]}

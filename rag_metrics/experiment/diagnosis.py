@@ -12,7 +12,9 @@ and at the questions that moved, and returns :class:`Finding` objects, most tell
   document far more than the answerable questions overall (:data:`CONCENTRATED_SHARE` of at least
   :data:`MIN_LOSSES`, :data:`CONCENTRATION_EXCESS` above its share overall);
 * ``short depth`` -- a cutoff k deeper than what the log holds;
-* ``identical logs`` -- two runs that returned the same items for every question.
+* ``identical logs`` -- two runs that returned the same items for every question;
+* ``partial log`` (:func:`coverage_finding`, placed first by the report) -- the two runs compared did not log the same
+  questions: the questions one of them left out would read as misses, so the verdict compares those both logged.
 
 Sentences are plain text (run names, documents and question IDs come from users' files): escape them on every
 HTML or Markdown path (the report's template does).
@@ -28,7 +30,7 @@ import pandas as pd
 
 from rag_metrics.core.text import KANA, KANJI
 
-__all__ = ["Finding", "diagnose", "same_rankings", "ranked_lists", "language", "MIN_SAME", "DOMINANT_SHARE", "CONCENTRATED_SHARE",
+__all__ = ["Finding", "diagnose", "coverage_finding", "same_rankings", "ranked_lists", "language", "MIN_SAME", "DOMINANT_SHARE", "CONCENTRATED_SHARE",
            "MIN_LOSSES",
            "CONCENTRATION_EXCESS"]
 
@@ -234,3 +236,24 @@ def diagnose(results, subject, moved: pd.DataFrame, golden) -> list[Finding]:
     for r in ordered:
         found += _same(r) + _scores(r) + _texts(r) + _dominant(r) + _depth(r)
     return found + _identical(results)
+
+
+def _ids(questions, shown: int = 5) -> str:
+    return ", ".join(map(str, questions[:shown])) + (", ..." if len(questions) > shown else "")
+
+
+def coverage_finding(coverage: dict, subject: str, baseline: str) -> Finding:
+    """The ``partial log`` finding of a comparison whose two runs logged different questions (``coverage``:
+    :func:`rag_metrics.experiment.content.experiment_report`'s, with ``all``, the verdict over every question)."""
+    both, whole = len(coverage["both"]), coverage["all"]
+    gone, back = coverage["subject_only_missing"], coverage["baseline_only_missing"]
+    parts = []
+    if gone:
+        parts.append(f"{subject} logged {coverage['subject_logged']} of the {coverage['questions']} questions, "
+                     f"{len(gone)} fewer than {baseline} ({baseline} logged {coverage['baseline_logged']}); not "
+                     f"logged: {_ids(gone)}.")
+    if back:
+        parts.append(f"{baseline} did not log {len(back)} question(s) {subject} logged: {_ids(back)}.")
+    parts.append(f"The verdict compares the {both} question(s) both logged; over every question, counting what a run "
+                 f"did not log as a miss, the change would read {whole.delta:+.3f} ({whole.outcome}).")
+    return Finding("partial log", subject, len(gone) + len(back), " ".join(parts), tuple(gone) + tuple(back))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -143,6 +143,7 @@ class GateResult:
     baseline: Side
     new: Side
     warnings: list
+    findings: list = field(default_factory=list)
 
     def text(self) -> str:
         """What the command prints: the outcome, the verdict line, the rules that failed, every regressed question."""
@@ -156,6 +157,7 @@ class GateResult:
                 f"{q} ({c})" for q, c in zip(self.regressed["question_id"], self.regressed["change"])))
         else:
             lines.append("regressed questions: none")
+        lines += [f"pattern: {f}" for f in self.findings]
         return "\n".join(lines)
 
     def reason(self, row) -> str:
@@ -189,6 +191,8 @@ class GateResult:
                            f"{md_escape(row.question if isinstance(row.question, str) else '')} |")
         else:
             out.append("None.")
+        if self.findings:
+            out += ["", f"### Patterns ({len(self.findings)})", "", *[f"- {md_escape(f)}" for f in self.findings]]
         return "\n".join(out) + "\n\n"
 
     def junit(self) -> str:
@@ -207,8 +211,8 @@ class GateResult:
             failure = ET.SubElement(case, "failure", message=_xml_text("; ".join(self.decision.reasons)),
                                     type="regression")
             failure.text = _xml_text(self.text())
-        out = ET.SubElement(case, "system-out")
-        out.text = _xml_text(self.text())
+        else:  # the summary once: in the failure when the gate fails, else as the case's output
+            ET.SubElement(case, "system-out").text = _xml_text(self.text())
         for row in self.regressed.itertuples(index=False):
             question = ET.SubElement(suite, "testcase", classname="rag_metrics.gate.questions",
                                      name=_xml_text(str(row.question_id)))
@@ -359,4 +363,11 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
     moved = moved_questions(before, after)
     regressed = moved[moved["change"].isin(("newly missed", "worsened"))].copy()
     regressed.insert(1, "question", regressed["question_id"].map(golden.questions["question"]))
-    return GateResult(v, decision, regressed.reset_index(drop=True), judge, measure, baseline, new, warnings)
+    findings = []
+    if all(id(s) in results for s in (baseline, new)):  # the patterns of the report's diagnosis, for two logs
+        from rag_metrics.experiment.diagnosis import diagnose
+
+        rb, rn = results[id(baseline)], results[id(new)]
+        findings = [f.sentence for f in diagnose([rb, rn], rn, moved, golden)]
+    return GateResult(v, decision, regressed.reset_index(drop=True), judge, measure, baseline, new, warnings,
+                      findings)

@@ -44,7 +44,7 @@ from rag_metrics.core.fingerprint import check_comparable, digest
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
            "history_table", "safe_name", "merge_history", "HistoryWarning", "RUN_ORDERS", "RULES", "run_made_at",
            "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
-           "config_diff", "trend", "CONFIG_ROWS"]
+           "config_diff", "trend", "CONFIG_ROWS", "logged", "partial"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -331,7 +331,8 @@ def _save_experiment(result, history_dir, fp_golden, judge, made_at, rule, n_res
               "chunking": (options or {}).get("chunking"), "k": rs.get("k"), "depth": _log_depth(result),
               "corpus": rs.get("corpus"), "golden": fp_golden, "judge": judge.params(),
               "software": rs.get("software") or rs.get("version"),
-              "evaluated_by": f"rag_metrics {rag_metrics.__version__}", "preset": read.get("preset")}
+              "evaluated_by": f"rag_metrics {rag_metrics.__version__}", "preset": read.get("preset"),
+              "not_logged": sorted(map(str, result.missing_questions))}
     per_question = result.evaluation.per_question
     intervals = {m: run_interval(per_question[m], n_resamples=n_resamples) for m in result.headline_measures
                  if m in per_question}
@@ -374,6 +375,13 @@ def run_key(record: dict) -> str:
     golden set and its judge (a record's ``id`` also holds the time it was saved)."""
     return digest({"log": record.get("config", {}).get("log_fingerprint") or record["id"],
                    "golden": record["fingerprint"].get("golden"), "judge": record["fingerprint"].get("judge")})
+
+
+def logged(record: dict) -> list:
+    """The questions a saved run's log held: its per-question values less the golden questions its log did not
+    hold (``config.not_logged``; a record saved before it was kept counts every question as logged)."""
+    missing = set((record.get("config") or {}).get("not_logged") or ())
+    return [q for q in record["per_query"] if q not in missing]
 
 
 def per_question(record: dict, measure: str) -> pd.Series:
@@ -462,14 +470,23 @@ def config_diff(before: dict, after: dict) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("setting")
 
 
-def trend(records: list[dict], measure: str, *, n_resamples: int = N_RESAMPLES) -> list[dict]:
+def partial(record: dict) -> bool:
+    """Whether a saved run's log held only a minority of the golden set's questions (:func:`logged`): its mean
+    then speaks of the questions it did not log as misses, and a trend would read it as a collapse."""
+    return 2 * len(logged(record)) < len(record["per_query"])
+
+
+def trend(records: list[dict], measure: str, *, n_resamples: int = N_RESAMPLES, partial_runs: bool = False) -> list[dict]:
     """The runs comparable with the newest one (same golden set and judge) that hold ``measure``, oldest first:
-    ``id`` (:func:`run_key`), ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend)."""
+    ``id`` (:func:`run_key`), ``run``, ``made_at``, ``mean``, ``low``, ``high``, ``n`` (the index's small trend).
+    A run whose log held a minority of the questions (:func:`partial`) is left out unless ``partial_runs``."""
     if not records:
         return []
     newest = records[-1]
     out = []
     for rec in records:
+        if partial(rec) and not partial_runs:
+            continue
         if comparable(rec, newest) and measure in rec["summary"]:
             iv = interval(rec, measure, n_resamples=n_resamples)
             out.append({"id": run_key(rec), "run": rec["name"], "made_at": made_at(rec), "mean": iv["mean"],

@@ -172,8 +172,10 @@ def _hand_over(reading: dict, order: str, cache, judge=None) -> dict:
     inputs = read_inputs(**reading, judge=judge)
     ordered = order_logs(inputs.logs, order)
     write_cache(inputs, cache, **reading)
+    labelled = set(inputs.golden.labelled.index)
     return {"logs": [{"source": log.source, "questions": len(log.questions), "unknown": unknown,
-                      "fingerprint": log.fingerprint()}
+                      "fingerprint": log.fingerprint(), "labelled": len(labelled),
+                      "not_logged": len(labelled - set(log.questions["question_id"]))}
                      for log, unknown in zip(inputs.logs, inputs.unknown)],
             "order": [{"source": e["log"].source, "made_at": e["made_at"], "ordered_by": e["ordered_by"]}
                       for e in ordered]}

@@ -571,6 +571,10 @@ def _say_what_was_read(info: dict, progress_bar: bool) -> None:
             print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
                   "are not in the golden set and are not used (their IDs, or their texts when the log has no "
                   "IDs, match no golden question).", file=sys.stderr)
+        if log.get("not_logged"):
+            print(f"rag-metrics report: {log['source']}: logged {log['labelled'] - log['not_logged']} of the "
+                  f"{log['labelled']} labelled questions; {log['not_logged']} are not in it. Two runs are compared on "
+                  "the questions both logged.", file=sys.stderr)
     for line in duplicate_logs(info["logs"]):
         print(f"rag-metrics report: {line}", file=sys.stderr)
     if progress_bar or len(info["order"]) > 1:
