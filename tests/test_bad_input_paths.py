@@ -216,6 +216,23 @@ def test_a_closed_stdout_changes_neither_the_files_nor_the_exit_status(inputs, t
         assert Path(path).exists() and (Path(path).is_dir() or Path(path).stat().st_size > 0), path
 
 
+def test_a_report_whose_stdout_is_closed_is_still_published_with_exit_0(tmp_path, capsys, monkeypatch):
+    """`rag-metrics report` writes its pages and index, then prints; a closed pipe changes neither."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# A page"), nbformat.v4.new_code_cell("print(1 + 1)")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(tmp_path / "one.ipynb"))
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    code = main(["report", "--experiment", "pipe", "--notebook", str(tmp_path / "one.ipynb"), "--reports-dir",
+                 str(tmp_path / "reports")])
+    monkeypatch.undo()
+    assert code == 0, capsys.readouterr().err
+    assert (tmp_path / "reports" / "index.html").stat().st_size > 0
+    assert list((tmp_path / "reports" / "pipe").glob("*/one.html"))
+
+
 def test_a_failing_gate_piped_into_head_exits_1_with_both_summaries_written(inputs, tmp_path):
     argv, outs, _ = writers(inputs, tmp_path)["gate"]
     cli = [sys.executable, "-m", "rag_metrics.cli", *argv]

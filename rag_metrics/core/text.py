@@ -22,11 +22,13 @@ import unicodedata
 import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
-           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
+           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK", "HIRAGANA",
            "CJK_CHAR", "cjk_count", "hash_powers", "counted"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 """An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
+HIRAGANA = "\u3040-\u309f"
+"""Hiragana, as the body of a character class: the particles and endings of Japanese (は, を, ですか)."""
 KANA = "\u3040-\u30ff\uff66-\uff9f"
 """Hiragana, katakana and half-width katakana, as the body of a regex character class."""
 KANJI = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -45,7 +45,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.core.text import CJK
+from rag_metrics.core.text import CJK, HIRAGANA
 from rag_metrics.judging.claims import (canonical_quantities, content_tokens, negated, quantities, quantities_agree,
                                        refusal_rest, split_claims)
 
@@ -184,7 +184,7 @@ def _spans(passages: list[dict]):
             yield passage, span
 
 
-_HIRAGANA = re.compile(r"[\u3040-\u309f]")
+_HIRAGANA = re.compile(f"[{HIRAGANA}]")
 _QUESTION_WORDS = frozenset("many much long often can may could should would does how what when where which who whom "
                             "why need".split())
 
