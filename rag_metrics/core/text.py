@@ -22,8 +22,8 @@ import unicodedata
 import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
-           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK", "HIRAGANA",
-           "CJK_CHAR", "cjk_count", "hash_powers", "counted"]
+           "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
+           "HIRAGANA", "CJK_CHAR", "cjk_count", "hash_powers", "counted"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 """An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
