@@ -82,7 +82,8 @@ def _add_review(gsub) -> None:
     gr.add_argument("--duplicate-threshold", type=float, default=0.7,
                     help="trigram similarity from which a question is a near-duplicate (default 0.7)")
     gr.add_argument("--force", action="store_true", help="replace a review file that exists (it may hold decisions)")
-    options.files(gr, reads=("draft", "--sample"), writes=(Output("-o", None, precious=("",)), Output("--html", None)))
+    options.files(gr, reads=("draft", "--sample"),
+                  writes=(Output("-o", None, precious=("",)), Output("--html", None)))
 
 
 def _add_accept(gsub) -> None:

@@ -14,7 +14,8 @@ from urllib.parse import quote
 __all__ = ["render", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]#|~^$])")
-_BLOCK_START = re.compile(r"^(\s*)([-+](?=\s|$)|>|\d+(?=[.)](?:\s|$)))")  # a list, quote or ordered-list marker opening the value
+# a list, quote or ordered-list marker opening the value
+_BLOCK_START = re.compile(r"^(\s*)([-+](?=\s|$)|>|\d+(?=[.)](?:\s|$)))")
 _DOMAIN_DOT = re.compile(r"\.(?=[A-Za-z])|:(?=//)")  # file.html, evil.com, https://: no autolink
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # what could open HTML; "p < 0.001" cannot
 _ENTITY_START = re.compile(r"&(?=[A-Za-z#])")  # what could be read as an entity; "Q & A" cannot
