@@ -172,3 +172,12 @@ def test_the_sample_reports_q014_as_newly_hit_through_the_window_only(tmp_path, 
         "only through the ±1 page window"
     assert moved.loc["q015", "credit"] == ""
     assert "q014 (only through the ±1 page window)" in rep.banner()._repr_html_()
+
+
+def test_the_rulers_warning_compares_the_questions_both_logged(tmp_path, golden, corpus):
+    rep = partial_report(tmp_path, golden, corpus, keep=12)
+    changes = rep.ruler_changes()
+    assert changes is not None and (changes[rep.measure].abs() < 1e-12).all()  # 12 of 12 hit by every ruler
+    assert rep.rulers_apart() is None
+    missing = rep.coverage["subject_only_missing"]
+    assert f"not logged: {', '.join(missing[:5])} and {len(missing) - 5} more." in rep.diagnosis().findings[0].sentence

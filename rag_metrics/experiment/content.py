@@ -390,7 +390,8 @@ class ExperimentReport:
         if self.baseline is None:
             return None
         if "ruler_changes" not in self._cache:
-            long = self.subject.ruler_changes(self.baseline)
+            both = None if self.coverage is None else self.coverage["both"]  # the verdict's questions
+            long = _rulers.ruler_changes(self.baseline, self.subject, questions=both)
             self._cache["ruler_changes"] = long["change"].astype(float).unstack("measure").reindex(
                 columns=[m for m in self.measures if m in set(long.index.get_level_values("measure"))]).reindex(
                 index=list(dict.fromkeys(long.index.get_level_values("ruler"))))

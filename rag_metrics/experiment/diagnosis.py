@@ -239,7 +239,8 @@ def diagnose(results, subject, moved: pd.DataFrame, golden) -> list[Finding]:
 
 
 def _ids(questions, shown: int = 5) -> str:
-    return ", ".join(map(str, questions[:shown])) + (", ..." if len(questions) > shown else "")
+    more = len(questions) - shown
+    return ", ".join(map(str, questions[:shown])) + (f" and {more} more" if more > 0 else "")
 
 
 def coverage_finding(coverage: dict, subject: str, baseline: str) -> Finding:

@@ -43,29 +43,38 @@ def _rulers(result) -> dict:
     return out
 
 
-def ruler_table(result) -> pd.DataFrame:
-    """One row per ruler, one column per headline measure (``judge`` describes the ruler; ``n`` questions)."""
+def _means(ev, measures, questions) -> tuple[dict, int]:
+    """``({measure: mean}, questions evaluated)`` of an evaluation, over ``questions`` only when given."""
+    if questions is None:
+        s = ev.summary_dict()
+        return {m: s.get(m, {}).get("mean") for m in measures}, s["mrr"]["evaluated"]
+    pq = ev.per_question[ev.per_question.index.isin(list(questions))]
+    means = {m: float(pq[m].mean()) if m in pq and pq[m].notna().any() else None for m in measures}
+    return means, int(pq["mrr"].notna().sum())
+
+
+def ruler_table(result, questions=None) -> pd.DataFrame:
+    """One row per ruler, one column per headline measure (``judge`` describes the ruler; ``n`` questions); over
+    ``questions`` only when given (two runs compared on the questions both logged)."""
     rows = {}
     for name, (describe, ev, _) in _rulers(result).items():
-        s = ev.summary_dict()
-        rows[name] = {"judge": describe, **{m: s[m]["mean"] for m in result.headline_measures},
-                      "n": s["mrr"]["evaluated"]}
+        means, n = _means(ev, result.headline_measures, questions)
+        rows[name] = {"judge": describe, **means, "n": n}
     for label, ev, what in (("document level (gold documents)", result.document, "document IDs against gold_docs"),
                             ("chunk level (gold chunk IDs)", result.chunk, "chunk IDs against gold_chunks")):
         if ev is None:
             continue
-        s = ev.summary_dict()
-        rows[label] = {"judge": what, **{m: s.get(m, {}).get("mean") for m in result.headline_measures},
-                       "n": s["mrr"]["evaluated"]}
+        means, n = _means(ev, result.headline_measures, questions)
+        rows[label] = {"judge": what, **means, "n": n}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "ruler"
     return table
 
 
-def ruler_changes(previous, current) -> pd.DataFrame:
+def ruler_changes(previous, current, questions=None) -> pd.DataFrame:
     """``current - previous`` for every headline measure under every ruler both runs have: rows ``(ruler,
-    measure)``, columns previous, current, change (means over each run's own questions)."""
-    a, b = ruler_table(previous), ruler_table(current)
+    measure)``, columns previous, current, change (means over each run's own questions, or over ``questions``)."""
+    a, b = ruler_table(previous, questions), ruler_table(current, questions)
     measures = [m for m in current.headline_measures if m in a.columns]
     rows = []
     for ruler in [r for r in b.index if r in a.index]:
