@@ -188,8 +188,10 @@ def test_index_escapes_names_and_quotes_links(tmp_path):
     assert 'href="exp/20260101T000000Z/a%23b%2050%25%20%3Ci%3Ex.html"' in index
     from urllib.parse import unquote
 
-    href = re.search(r'href="([^"]+)"', index).group(1)
+    href = re.search(r'href="([^#"][^"]*)"', index).group(1)
     assert (root / unquote(href)).is_file()  # the link opens the page, '#' and all
+    for anchor in re.findall(r'href="#([^"]+)"', index):  # the contents' links lead to their sections
+        assert f'id="{anchor}"' in index
 
 
 def test_notebook_with_odd_file_name_end_to_end(tmp_path):
@@ -331,12 +333,38 @@ def test_the_index_links_every_run_of_the_trend_shows_times_to_the_second_and_li
              "trend": trend}
     index = _index_of(tmp_path, {"a_teaching": [("20261201T000000Z", None, "01_x.html")],
                                  "z_experiment": [("20261202T000000Z", block, "experiment.html")]})
-    assert index.count('href="z_experiment/20261202T000000Z/experiment.html"') >= 3 + 1  # each run, and the subject
+    page = "z_experiment/20261202T000000Z/experiment.html"
+    assert f'<a href="{page}">run3</a>' in index  # the subject: its own report
+    for i in (1, 2):  # no build describes them: said so, with the report that shows them
+        assert f'<a href="{page}">run{i}</a>' not in index
+        assert f'run{i} <small>(no report of its own: shown in <a href="{page}">the report of run3</a>)</small>' in index
     for i in (1, 2, 3):
-        assert f'<a href="z_experiment/20261202T000000Z/experiment.html">run{i}</a>' in index
         assert f"2026-12-0{i} 06:02:2{i} UTC" in index
     assert ".123456" not in index
-    assert index.index("z_experiment") < index.index("a_teaching")
+    assert index.index('id="exp-z_experiment"') < index.index('id="exp-a_teaching"')
+    contents = index.split('<ul class="contents">')[1].split("</ul>")[0]  # the experiments at the top, verdict first
+    assert '<a href="#exp-z_experiment">z_experiment</a>: <span class="within">Within noise</span> -- run3 against' \
+        in contents and '<a href="#exp-a_teaching">a_teaching</a>: 1 build(s)' in contents
+
+
+def test_each_run_links_to_its_own_report_when_one_describes_it(tmp_path):
+    """Two builds, each describing its newest run: each run of the trend opens the report about it, not the newest
+    page (issue 47: every run link of an experiment opened the same page)."""
+    trend = [{"id": f"r{i}", "run": f"run{i}", "made_at": f"2026-12-0{i}T06:00:00Z", "mean": 0.9, "low": 0.8,
+              "high": 0.95, "n": 65} for i in (1, 2)]
+    first = {"subject": "run1", "subject_id": "r1", "made_at": trend[0]["made_at"], "measure": "hit@5",
+             "judge": "overlap", "line": None, "verdict": None, "trend": trend[:1]}
+    second = {"subject": "run2", "subject_id": "r2", "baseline_id": "r1", "baseline": "run1",
+              "made_at": trend[1]["made_at"], "measure": "hit@5", "judge": "overlap", "line": "Better",
+              "verdict": {"outcome": "better"}, "trend": trend}
+    index = _index_of(tmp_path, {"default": [("20261201T000000Z", None, "01_x.html")],
+                                 "exp": [("20261201T000000Z", first, "experiment.html"),
+                                         ("20261202T000000Z", second, "experiment.html")]})
+    assert '<a href="exp/20261201T000000Z/experiment.html">run1</a>' in index
+    assert '<a href="exp/20261202T000000Z/experiment.html">run2</a>' in index
+    assert "no report of its own" not in index
+    assert "<h2 id=\"exp-default\">Teaching notebooks <small>(experiment <code>default</code>)</small></h2>" in index
+    assert "Experiment <code>default</code>" not in index
 
 
 @pytest.mark.parametrize("extra, cut", [(-1, False), (0, False), (1, True)])

@@ -8,7 +8,8 @@ once. Per experiment:
 * an experiment report (``rag-metrics report --run``) records its newest run, verdict and trend in
   ``summary.json``; the index shows, from the build describing the experiment's newest *run* (by when the runs
   were made, not when reports were built), the verdict line, a small trend of the primary measure across the
-  runs with their intervals (each run linking to the newest report describing it) and that build's headline
+  runs with their intervals (each run linking to its own report -- the newest build describing it -- or, when no
+  build describes it, saying which run's report shows it) and that build's headline
   figures -- the change between runs comes from the experiment's history, never from comparing report builds;
 * other notebooks: each headline figure's latest value with its CI and the change against the previous build
   that recorded it (there, a build is a run);
@@ -132,25 +133,29 @@ def _experiment_view(records: list[dict]) -> dict | None:
     # records are newest build first: max() keeps the first of equal run times
     newest = max(built, key=lambda r: r["_summary"][EXPERIMENT_KEY].get("made_at") or "")
     block = newest["_summary"][EXPERIMENT_KEY]
-    links: dict = {}
-    def ids(block, key):
-        return [t.get("id") for t in block.get("trend") or []] if key == "trend" else [block.get(key)]
-
-    # a run links to the newest report describing it, else comparing with it, else showing it in its trend (the
-    # first run of an experiment built from several logs at once is neither subject nor baseline of any build)
-    for key in ("subject_id", "baseline_id", "trend"):
-        for rec in built:  # newest build first
-            page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
-            for sid in ids(rec["_summary"][EXPERIMENT_KEY], key):
-                if sid and page and sid not in links:
-                    links[sid] = href(rec["_dir"], page)
+    own: dict = {}  # a run's own report: the newest build describing it (its subject)
+    shown: dict = {}  # else the newest build that shows it, as baseline or in its trend, and that build's subject
+    for rec in built:  # newest build first
+        page = next((nb.get("html") for nb in rec.get("notebooks", []) if nb.get("html")), None)
+        if not page:
+            continue
+        summary = rec["_summary"][EXPERIMENT_KEY]
+        link = href(rec["_dir"], page)
+        own.setdefault(summary.get("subject_id"), link)
+        for sid in [summary.get("baseline_id")] + [t.get("id") for t in summary.get("trend") or []]:
+            if sid:
+                shown.setdefault(sid, (link, summary.get("subject")))
     verdict = block.get("verdict") or {}
     trend = [{**t, "made_at": when(t.get("made_at"))} for t in block.get("trend") or []]
+    rows = []
+    for t in trend:
+        elsewhere = shown.get(t["id"]) if t["id"] not in own else None
+        rows.append({**t, "href": own.get(t["id"]), "shown_href": elsewhere[0] if elsewhere else None,
+                     "shown_in": elsewhere[1] if elsewhere else None})
     return {"subject": block.get("subject"), "made_at": when(block.get("made_at")), "measure": block.get("measure"),
             "judge": block.get("judge"), "baseline": block.get("baseline"), "line": block.get("line"),
             "outcome": verdict.get("outcome"), "build": newest["timestamp"],
-            "href": links.get(block.get("subject_id")), "chart": _chart(trend, links),
-            "trend": [{**t, "href": links.get(t["id"])} for t in trend]}
+            "href": own.get(block.get("subject_id")), "chart": _chart(trend, own), "trend": rows}
 
 
 def when(stamp) -> str | None:
@@ -203,7 +208,8 @@ def _context(root: Path) -> dict:
             run_rows.append({"timestamp": rec["timestamp"], "parameters": _parameters(rec.get("parameters")),
                              "describes": block.get("subject") if isinstance(block, dict) else None,
                              "pages": pages})
-        experiments.append({"name": name, "latest": records[0]["timestamp"], "view": view,
+        title = "Teaching notebooks" if view is None and name == "default" else None
+        experiments.append({"name": name, "latest": records[0]["timestamp"], "view": view, "title": title,
                             "figures": figures, "runs": run_rows})
     # experiment reports first (their verdicts are what a reader looks for), then the teaching notebooks' builds
     experiments.sort(key=lambda e: (e["view"] is None, e["name"]))
