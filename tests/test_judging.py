@@ -322,3 +322,14 @@ def test_item_pages_keeps_logged_pages_of_the_document_else_the_pages_sharing_th
     assert item_pages("a", None, "no fragment of this occurs anywhere at all", index, n_pages, 24) == ([], "text")
     # unlike locate_items, the document is never left and a minority of shared fragments suffices
     assert locate_items([text], index).iloc[0]["placed_by"] == "not found"
+
+
+def test_a_judge_label_shows_no_python_none():
+    """Issue 47: the report's ruler table read 'boilerplate_share=None'."""
+    from dataclasses import replace
+
+    from rag_metrics.judging.judges import OverlapJudge, describe_judge
+
+    kept = describe_judge(replace(OverlapJudge(), boilerplate=None))
+    assert kept == "overlap (min_chars=24, window=1, boilerplate_share=off)" and "None" not in kept
+    assert describe_judge(OverlapJudge()).endswith("boilerplate_share=0.5, boilerplate_min_pages=3)")

@@ -325,9 +325,11 @@ def make_judge(name: str, **params):
 
 
 def describe_judge(judge) -> str:
-    """``name (param=value, ...)``: a judge as reports name it (its settings but the name)."""
+    """``name (param=value, ...)``: a judge as reports name it (its settings but the name; a setting that is None
+    reads ``off``: a page shows no Python ``None``)."""
     params = {k: v for k, v in judge.params().items() if k != "judge"}
-    return judge.name + (" (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")" if params else "")
+    shown = ", ".join(f"{k}={'off' if v is None else v}" for k, v in params.items())
+    return judge.name + (f" ({shown})" if params else "")
 
 
 def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.DataFrame, judge, corpus, *,
