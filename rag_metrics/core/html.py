@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import quote
 
-__all__ = ["render", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
+__all__ = ["render", "HtmlView", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
 
@@ -32,6 +32,20 @@ def _env():
 def render(template: str, **context) -> str:
     """Render ``templates/<template>`` with autoescaping."""
     return _env().get_template(template).render(**context)
+
+
+class HtmlView:
+    """A rendered template: HTML when JupyterLab displays it (``_repr_html_``), one line of ``text`` elsewhere (a
+    drill-down, the verdict banner, the question view)."""
+
+    def __init__(self, template: str, context: dict, text: str = ""):
+        self.template, self.context, self.text = template, context, text
+
+    def __repr__(self) -> str:
+        return self.text or f"<{self.template.split('.')[0].replace('_', ' ')}: display in JupyterLab>"
+
+    def _repr_html_(self) -> str:
+        return render(self.template, **self.context)
 
 
 def table(frame, **to_html):

@@ -25,7 +25,8 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.experiment import history as _history
 from rag_metrics.experiment import rulers as _rulers
-from rag_metrics.experiment.evaluate import ExperimentResult, _Html, evaluate_log, latency_table
+from rag_metrics.core.html import HtmlView
+from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
 from rag_metrics.stats.intervals import N_RESAMPLES
 from rag_metrics.stats import format_p
 from rag_metrics.experiment.verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
@@ -188,7 +189,7 @@ class ExperimentReport:
                                                               self.subject.golden))
         return self._cache["diagnosis"]
 
-    def banner(self) -> "_Html":
+    def banner(self) -> HtmlView:
         """The verdict banner at the top of the page: outcome (better / worse / within noise / no baseline), the
         change with its interval and p, wins / ties / losses, the runs by name, the first findings of
         :meth:`diagnosis`, links to the moved questions and the diagnosis."""
@@ -196,7 +197,8 @@ class ExperimentReport:
         iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
         moved = self.moved()
         counts = moved["change"].value_counts()
-        return _Html("verdict_banner.html.j2", {
+        line = v.line() if v is not None else f"{self.subject.name}: no baseline to compare with"
+        return HtmlView("verdict_banner.html.j2", {
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
@@ -204,7 +206,7 @@ class ExperimentReport:
                       for c, n in counts.items()],
             "findings": [f.sentence for f in self.diagnosis().findings[:3]],
             "more_findings": max(0, len(self.diagnosis().findings) - 3),
-            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()})
+            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()}, f"<verdict banner: {line}>")
 
     def changed_settings(self, limit: int = 2) -> dict:
         """What the banner says changed between the baseline and the subject: ``{"rows": [(setting, before,
@@ -261,7 +263,7 @@ class ExperimentReport:
             groups.append(group)
         return groups[:cap]
 
-    def question_view(self) -> "_Html":
+    def question_view(self) -> HtmlView:
         """Every answerable question × the baseline and the subject: the rank of the first judged hit (largest k;
         "-" for none), red where missed and green where hit, the changed questions first; a small inline script
         filters to the changed questions and sorts (the table reads whole without it)."""
@@ -276,8 +278,10 @@ class ExperimentReport:
             rows.append({"question_id": q, "question": questions.at[q, "question"], "type": questions.at[q, "type"],
                          "ranks": ranks, "change": moved.get(q, "")})
         rows.sort(key=lambda r: (r["change"] == "", ))
-        return _Html("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
-                                               "changed": len(moved)})
+        return HtmlView("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
+                                                  "changed": len(moved)},
+                        f"<question view: {len(rows)} questions x runs {', '.join(r.name for r in runs)}, "
+                        f"{len(moved)} moved>")
 
     def remaining_misses(self) -> list:
         """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move."""
@@ -308,8 +312,10 @@ class ExperimentReport:
         shared with a gold page highlighted."""
         after = self.subject.explain_data(question_id)
         before = self.baseline.explain_data(question_id) if self.baseline is not None else None
-        return _Html("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
-                                              "baseline_name": (self.baseline_record or {}).get("name")})
+        return HtmlView("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
+                                                 "baseline_name": (self.baseline_record or {}).get("name")},
+                        f"<drill-down of question {question_id!r}: {'hit' if after['hit'] else 'miss'} in the top "
+                        f"{after['k']} of {self.subject.name}>")
 
     # ---- the rulers (rag_metrics.experiment.rulers, rag_metrics.judging.audit) -------------------------------------
 
