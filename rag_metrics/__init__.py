@@ -16,6 +16,7 @@ The experiment loop is one import away, loaded when first used::
 
     from rag_metrics import evaluate_log, load_log, load_golden, load_corpus
 
+and so is every subpackage, as an attribute: ``rm.stats.paired_test``, ``rm.judging.judges.OverlapJudge``.
 Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
@@ -39,19 +40,26 @@ _LAZY = {
 }
 """Public names that need pandas: imported on first use (PEP 562), so ``import rag_metrics`` stays light."""
 
+SUBPACKAGES = ("core", "io", "llm", "retrieval", "judging", "measures", "stats", "golden", "experiment", "labels",
+               "report", "lab", "cli")
+"""The subpackages, in the order of the data flow: ``rm.stats`` and the others are imported on first use too."""
+
 
 def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")
+    elif name in SUBPACKAGES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(SUBPACKAGES))
 
 
 __all__ = [
