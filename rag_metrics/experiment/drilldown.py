@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag_metrics.core.errors import InputError
+from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.html import HtmlView
 from rag_metrics.core.text import normalize
 from rag_metrics.judging.index import PageIndex
@@ -37,7 +37,7 @@ def explain_data(result, question_id, k: int | None = None) -> dict:
     items, each with every judge's verdict and its text split into segments, those shared with a gold page
     (± window) marked. Reuses the evaluation's page index and the judged rows grouped once, so a drill-down
     costs the question's items, not the whole run."""
-    k = max(result.ks) if k is None else k
+    k = max(result.ks) if k is None else check_int(k, "k", func="explain")
     if question_id not in result.golden.questions.index:
         raise InputError(f"question {question_id!r} is not in the golden set.", question=question_id)
     q = result.golden.questions.loc[question_id]

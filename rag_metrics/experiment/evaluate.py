@@ -27,21 +27,23 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.core.errors import InputError, check_choice, check_cutoffs
+from rag_metrics.io.coerce import as_corpus, as_golden, as_log
 from rag_metrics.core.text import PAGE_MARKER
 from rag_metrics.io.logs import log_key, match_log
 from rag_metrics.judging.audit import check_pages_in_documents
 from rag_metrics.judging.index import PageIndex
-from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, judge_run
+from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, as_judge, judge_run
 from rag_metrics.judging.locate import locate_items, place_text_only
 from rag_metrics.measures.distributed import combine_per_question, map_by_question
-from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.registry import measures_at
 from rag_metrics.experiment.failures import failure_breakdown_judged
 from rag_metrics.experiment.generation import GenerationView
+from rag_metrics.experiment.levels import LEVELS, evaluate_chunks, evaluate_documents
 from rag_metrics.experiment.result import ExperimentResult, headline_table
 
-__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
+__all__ = ["evaluate_log", "LEVELS", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
            "GenerationView", "latency_table", "judge_and_evaluate"]
 
 
@@ -171,11 +173,8 @@ def judge_and_evaluate(golden, run: pd.DataFrame, judges: dict, index, measures:
     for name, judge in judges.items():
         judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index, kept=name == "overlap")
         pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
-    chunk = None
-    if chunk_level:
-        chunk = evaluate(golden.chunk_gold(), run[["question_id", "rank", "chunk_id"]],
-                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")
+    document = evaluate_documents(golden, with_doc, measures)
+    chunk = evaluate_chunks(golden, run, measures) if chunk_level else None
     return judged, pages, document, chunk
 
 
@@ -209,28 +208,58 @@ LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
 
-def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
-                 primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
-    """Judge and evaluate a retrieval log (module docstring).
+def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level: str = "page", judge=None,
+                 min_chars: int = 24, window: int = 1, primary: str | None = None, engine: str = "local",
+                 scheduler: str | None = None) -> ExperimentResult:
+    """Judge and evaluate a retrieval log: the one way in for a log (module docstring).
 
     Parameters
     ----------
-    golden : GoldenSet
-    log : RunLog
-    corpus : Corpus, optional
-        The documents the log was retrieved from; needed to judge logged text by content overlap.
-    ks : cutoffs for hit@k (Recall@k at the largest).
+    golden : GoldenSet or path
+        A golden set, or the path of one (JSON lines or CSV; checked against the corpus when one is given).
+    log : RunLog or path
+        A retrieval log, or its path (``PRESET:PATH`` for another shape, e.g. ``langchain:run.jsonl``).
+    corpus : Corpus or path, optional
+        The documents the log was retrieved from (a folder, ``pages.jsonl`` or a document); needed to judge logged
+        text by content overlap and to place text-only items.
+    measures : measure names, optional
+        What to evaluate at every level, besides hit@k at each k, MRR and Recall@(largest k) that every result holds:
+        a name that needs a cutoff and has none (``"recall"``), or one written ``"ndcg@k"``, is taken at every k of
+        ``ks`` (:func:`rag_metrics.measures.registry.measures_at`). When given, they are the headline's measures.
+    ks : int or list of ints
+        The cutoffs (``ks=5`` is ``(5,)``).
+    level : {"page", "document", "chunk"}
+        What the headline (:attr:`ExperimentResult.evaluation`, :meth:`~ExperimentResult.summary`,
+        :meth:`~ExperimentResult.by`, :meth:`~ExperimentResult.misses`) counts: gold pages under ``judge`` (default),
+        gold documents, or gold chunk IDs (the golden set must give them). Every level is computed either way
+        (:meth:`ExperimentResult.at`).
+    judge : name or judge object, optional
+        The page judge of the headline, failures and drill-downs: ``"overlap"``, ``"page"``, ``"marker"``,
+        ``"document"``, or an object such as ``OverlapJudge(min_chars=30)`` (its parameters replace ``min_chars``
+        and ``window`` for that judge). Default: the first that applies of overlap, page, marker, document.
+        ``primary`` is its former name.
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
-    primary : judge of the headline; default the first that applies of overlap, page, marker, document.
     engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
+
+    Every parameter is checked before anything is read or judged; a wrong kind of value is an
+    :class:`~rag_metrics.InputError` saying what was expected.
     """
-    check_choice(engine, LOG_ENGINES, "engine", func="evaluate_log")
-    ks = tuple(sorted({check_int(k, "k") for k in ks}))
-    if not ks:
-        raise InputError("give at least one cutoff k.")
-    log = prepare_log(golden, log, corpus)
+    func = "evaluate_log"
+    check_choice(engine, LOG_ENGINES, "engine", func=func)
+    check_choice(level, LEVELS, "level", func=func)
+    ks = check_cutoffs(ks, func=func)
+    given = None if measures is None else [str(m) for m in measures_at(measures, ks)]
+    chosen = _chosen_judge(judge, primary, min_chars, window)
+    corpus = as_corpus(corpus, func=func)
+    golden = as_golden(golden, corpus, func=func)
+    log = prepare_log(golden, as_log(log, func=func), corpus)
+    if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
+        raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
+                         "level='page' or 'document'.", path=golden.source, field="level")
+    primary = None if chosen is None else chosen.name
+    min_chars = getattr(chosen, "min_chars", min_chars)  # an overlap judge given as an object places text alike
     qmap, unknown, documents = log.question_map, log.unknown_questions, log.documents
     run = log.run.copy()
     run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
@@ -251,6 +280,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     names = applicable_judges(log, corpus, run)
     judges = {"document": DocumentJudge(), "page": PageJudge(window=window), "marker": MarkerJudge(window=window),
               "overlap": OverlapJudge(min_chars=min_chars, window=window)}
+    if chosen is not None:
+        judges[chosen.name] = chosen
     judges = {n: judges[n] for n in names}
     if primary is None:
         primary = next(n for n in PRIMARY_ORDER if n in judges)
@@ -260,6 +291,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if golden.has_groups:
         measures += [f"sufficiency@{k}" for k in ks]
+    measures += [m for m in given or () if m not in measures]
     chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
     if engine == "dask":
         judged, pages, document, chunk = _judge_and_evaluate_on_dask(golden, run, judges, index, measures,
@@ -278,7 +310,23 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
                 "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
-                "run_settings": {k: v for k, v in log.settings.items() if k != "read"}}
+                "run_settings": {k: v for k, v in log.settings.items() if k != "read"}, "level": level,
+                "measures": given}
+    if level == "chunk" and chunk is None:
+        raise InputError("level='chunk' needs chunk IDs in the log (chunk_id) to judge against the golden set's.",
+                         path=log.source, field="level")
     return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap, index)
+                            failures, unknown, missing, failed, documents, settings, qmap, index, level=level)
+
+
+def _chosen_judge(judge, primary, min_chars: int, window: int):
+    """The headline judge asked for (``judge``, or its former name ``primary``) as a judge object, None for the
+    default; both given and different is an error."""
+    if judge is not None and primary is not None and getattr(judge, "name", judge) != primary:
+        raise InputError(f"judge={judge!r} and primary={primary!r} name two judges; give judge= alone.",
+                         field="judge")
+    judge = judge if judge is not None else primary
+    if judge is None:
+        return None
+    return as_judge(judge, func="evaluate_log", min_chars=min_chars, window=window)
 

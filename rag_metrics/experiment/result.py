@@ -24,7 +24,9 @@ from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
+from rag_metrics.experiment.levels import at_level, measure_values
 from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
+from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
 
 __all__ = ["ExperimentResult", "headline_table"]
@@ -55,6 +57,7 @@ class ExperimentResult:
     settings: dict = field(default_factory=dict)
     question_map: dict = field(default_factory=dict)
     page_index: object = None  # the PageIndex the judges used (page texts, normalized and hashed once)
+    level: str = "page"  # what the headline counts: "page" (under the primary judge), "document" or "chunk"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # -- rulers (rag_metrics.experiment.rulers) and page checks (rag_metrics.judging.audit) -------------------------
@@ -149,6 +152,11 @@ class ExperimentResult:
 
     @property
     def headline_measures(self) -> list[str]:
+        """The measures the headline shows: those asked for (``evaluate_log(measures=...)``), else hit@k at every k,
+        MRR, Recall@(largest k) when a question has several gold pages, sufficiency@(largest k) with groups."""
+        given = self.settings.get("measures")
+        if given:
+            return [m for m in given if m in self.evaluation.values]
         names = [f"hit@{k}" for k in self.ks] + ["mrr"]
         multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()
         groups = [f"sufficiency@{max(self.ks)}"] if getattr(self.golden, "has_groups", False) else []
@@ -156,8 +164,71 @@ class ExperimentResult:
 
     @property
     def evaluation(self) -> Evaluation:
-        """The page-level evaluation under the primary judge: the headline figures."""
-        return self.pages[self.primary]
+        """The headline evaluation: at :attr:`level` -- page level under the primary judge (the default), gold
+        documents or gold chunk IDs (:meth:`at`)."""
+        return self.at()
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures evaluated at every level (the headline's and the ones every result holds)."""
+        return self.evaluation.measures
+
+    def at(self, level: str | None = None, judge: str | None = None) -> Evaluation:
+        """The :class:`~rag_metrics.Evaluation` at ``level`` (default :attr:`level`): ``"page"`` under ``judge``
+        (default the primary judge; any judge that applied: :attr:`judges`), ``"document"`` or ``"chunk"``."""
+        return at_level(self, level, judge)
+
+    def attributes(self) -> pd.DataFrame:
+        """What a question can be sliced by (:func:`rag_metrics.experiment.slices.question_attributes`): the golden
+        set's fields (``type``, a team's own), ``document`` (its gold documents) and, with the corpus,
+        ``document.language``, ``document.genre``..."""
+        if "attributes" not in self._cache:
+            self._cache["attributes"] = question_attributes(self.golden, self.corpus)
+        return self._cache["attributes"]
+
+    @property
+    def per_question(self) -> pd.DataFrame:
+        """The headline evaluation's values, one row per question, with every attribute of :meth:`attributes`."""
+        table = self.evaluation.per_question
+        attrs = self.attributes()
+        return table.drop(columns=[c for c in attrs.columns if c in table.columns]).join(attrs, how="left")
+
+    def values(self, measure, level: str | None = None, judge: str | None = None) -> pd.Series:
+        """Per-question values of any measure at any cutoff (``"ndcg@7"``), at ``level`` under ``judge`` (defaults
+        as :meth:`at`): read from the evaluation when it holds the measure, else computed from the judged rows and
+        kept."""
+        return measure_values(self, measure, level, judge)
+
+    def summary(self, level: str | None = None, judge: str | None = None, measures=None, *,
+                n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+        """Each measure's mean with its 95% interval (``n``, ``mean``, ``ci_low``, ``ci_high``, ``excluded``,
+        ``method``; :func:`rag_metrics.experiment.slices.interval_table`) at ``level`` under ``judge`` (defaults
+        as :meth:`at`); ``measures`` default: every measure evaluated."""
+        ev = self.at(level, judge)
+        names = ev.measures if measures is None else [str(m) for m in measures]
+        table = pd.DataFrame({m: self.values(m, level, judge) for m in names})
+        return interval_table(table, names, n_resamples=n_resamples)
+
+    def by(self, key, level: str | None = None, judge: str | None = None, measures=None, *,
+           n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+        """:meth:`summary` per slice: one row per (value of ``key``, measure). ``key``: any attribute of
+        :meth:`attributes` (``"type"``, ``"document"``, ``"document.language"``, a golden-set field of your own),
+        a list of them, or a Series question ID -> value. A question with two gold documents counts in both
+        documents' slices; a misspelled name is an :class:`~rag_metrics.InputError` naming the attributes."""
+        ev = self.at(level, judge)
+        names = self.headline_measures if measures is None else [str(m) for m in measures]
+        table = pd.DataFrame({m: self.values(m, level, judge) for m in names}).reindex(ev.per_question.index)
+        return interval_table(table, names, by=key, attributes=self.attributes(), n_resamples=n_resamples)
+
+    def long(self, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+        """Every measure at every level and under every judge as one long table -- ``level``, ``judge``,
+        ``measure``, ``k``, ``value``, its interval -- for per-k plots
+        (:func:`rag_metrics.experiment.slices.long_table`)."""
+        evaluations = {("page", name): ev for name, ev in self.pages.items()}
+        evaluations[("document", None)] = self.document
+        if self.chunk is not None:
+            evaluations[("chunk", None)] = self.chunk
+        return long_table(evaluations, n_resamples=n_resamples)
 
     def headline(self, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """n, hit@k, MRR (and Recall@k) with 95% intervals (:func:`~.intervals.mean_table`), under the primary judge."""
@@ -214,9 +285,10 @@ class ExperimentResult:
         return pd.DataFrame(rows, columns=["question_id", "question", "retrieved", "top_document", "top_score", "answer"])
 
     def misses(self, k: int | None = None) -> list:
-        """Answerable questions with no judged hit in the top ``k`` (default the largest k), golden order."""
-        k = max(self.ks) if k is None else k
-        values = self.evaluation.per_question[f"hit@{k}"]
+        """Answerable questions with no hit in the top ``k`` (default the largest k; any k >= 1) at :attr:`level`,
+        golden order."""
+        k = max(self.ks) if k is None else check_int(k, "k", func="misses")
+        values = self.values(f"hit@{k}")
         return [q for q, v in values.items() if v == 0.0]
 
     @property
@@ -271,7 +343,8 @@ class ExperimentResult:
         return generation_view(self, answers, generator=generator)
 
     def explain_data(self, question_id, k: int | None = None) -> dict:
-        """One question's drill-down as plain data (:func:`rag_metrics.experiment.drilldown.explain_data`)."""
+        """One question's drill-down as plain data (:func:`rag_metrics.experiment.drilldown.explain_data`); ``k``:
+        the items shown (default the largest k; an int >= 1)."""
         return explain_data(self, question_id, k)
 
     def explain(self, question_id, k: int | None = None) -> HtmlView:

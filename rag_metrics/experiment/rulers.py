@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import check_choice, check_int
 from rag_metrics.judging.index import DEFAULT_BOILERPLATE
 from rag_metrics.judging.judges import describe_judge, judge_run, judged_frame
 from rag_metrics.core.text import normalize
@@ -49,7 +50,7 @@ def raw_overlap(result):
         raw = replace(judge, boilerplate=None)
         with_doc = result.run[result.run["doc_id"].notna()]
         judged = _judge_raw(with_doc, result.judged.get("overlap"), result.golden.gold_pages, raw, result.page_index)
-        measures = [f"hit@{k}" for k in result.ks] + ["mrr", f"recall@{max(result.ks)}"]
+        measures = result.pages["overlap"].measures  # the same measures as every other ruler
         result._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(result.golden, judged, measures,
                                                                              raw.params()), judged)
     return result._cache["raw_overlap"]
@@ -152,9 +153,8 @@ def ruler_disagreements(result, a: str, b: str, k: int | None = None, *, limit: 
     """
     rulers = _rulers(result)
     for name in (a, b):
-        if name not in rulers:
-            raise KeyError(f"ruler {name!r} does not apply to this run (rulers: {', '.join(rulers)})")
-    k = max(result.ks) if k is None else k
+        check_choice(name, tuple(rulers), "ruler", func="ruler_disagreements")
+    k = max(result.ks) if k is None else check_int(k, "k", func="ruler_disagreements")
     ja, jb = rulers[a][2], rulers[b][2]
     key = ["question_id", "rank"]
     both = ja[ja["rank"] <= k][key + ["doc_id", "pages", "text", "hit"]].merge(

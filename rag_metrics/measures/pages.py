@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import InputError
 from rag_metrics.io.judgments import Qrels
-from rag_metrics.io.rankings import Run
-from rag_metrics.judging.judges import judge_run
+from rag_metrics.io.rankings import Run, run_frame
+from rag_metrics.judging.judges import as_judge, judge_run
 from rag_metrics.measures.evaluator import Evaluator
 from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
 from rag_metrics.measures.result import Evaluation
@@ -36,14 +37,23 @@ def evaluate_pages(golden, run: pd.DataFrame, measures=None, *, judge=None, corp
 
     ``golden`` is a :class:`~rag_metrics.io.golden.GoldenSet`; questions without gold pages
     (no_answer) are evaluated and excluded where undefined, as at document level. The
-    judge's parameters are in ``settings``. ``run`` carries its texts (a logged run) or ``chunks``
+    judge's parameters are in ``settings``. ``run`` (a table, or a :class:`~rag_metrics.io.logs.RunLog`: its run
+    table) carries its texts (a logged run) or ``chunks``
     holds them (a run of the built-in retrievers); ``corpus`` is the documents (or a page index).
 
+    ``judge``: a judge object or its name (``"overlap"``, ``"marker"``, ``"page"``, ``"document"``, with its default
+    parameters: :func:`~rag_metrics.judging.judges.as_judge`).
+
     ``golden``, ``run``, ``measures`` sit where every ``evaluate*`` has them:
-    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge=OverlapJudge(), corpus=corpus, chunks=chunks)``.
+    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge="overlap", corpus=corpus, chunks=chunks)``. A retrieval
+    log is evaluated whole -- every judge, every level, drill-downs -- by :func:`rag_metrics.evaluate_log`, which
+    judges and evaluates with these same functions.
     """
     if judge is None:
-        raise TypeError("evaluate_pages: give the judge (judge=OverlapJudge(), MarkerJudge(), PageJudge() ...).")
+        raise InputError("evaluate_pages: give the judge: judge='overlap' (or 'marker', 'page', 'document'), or a "
+                         "judge object such as OverlapJudge(min_chars=24).")
+    judge = as_judge(judge, func="evaluate_pages")
+    run = run_frame(run, func="evaluate_pages")
     judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)
     return evaluate_judged(golden, judged, measures, judge.params())
 
