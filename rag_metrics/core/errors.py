@@ -77,13 +77,14 @@ def wrong_type(value, name: str, expected: str, *, func: str = "", hint: str = "
                           + (f" {hint}" if hint else ""))
 
 
-def close_matches(word, choices, n: int = 3) -> list:
-    """The ``choices`` closest to ``word`` (difflib, cutoff 0.6; case ignored), for a "did you mean" hint."""
+def close_matches(word, choices, n: int = 3, cutoff: float = 0.6) -> list:
+    """The ``choices`` closest to ``word`` (difflib's ratio >= ``cutoff``; case ignored), for a "did you mean"
+    hint."""
     import difflib  # only for messages
 
     choices = [str(c) for c in choices]
     lowered = {c.lower(): c for c in choices}
-    return [lowered[m] for m in difflib.get_close_matches(str(word).lower(), list(lowered), n=n, cutoff=0.6)]
+    return [lowered[m] for m in difflib.get_close_matches(str(word).lower(), list(lowered), n=n, cutoff=cutoff)]
 
 
 def check_choice(value, choices, name: str, *, func: str = "", what: str | None = None, path=None, line=None,
