@@ -26,6 +26,8 @@ from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.experiment import history as _history
 from rag_metrics.experiment import rulers as _rulers
 from rag_metrics.core.html import HtmlView
+from rag_metrics.io.coerce import as_corpus, as_golden, as_logs
+from rag_metrics.experiment.diagnosis import DiagnosisView, diagnose
 from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
 from rag_metrics.stats.intervals import N_RESAMPLES
 from rag_metrics.stats import format_p
@@ -179,11 +181,10 @@ class ExperimentReport:
             self._cache["moved"] = table
         return self._cache["moved"]
 
-    def diagnosis(self) -> "DiagnosisView":
+    def diagnosis(self) -> DiagnosisView:
         """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.experiment.diagnosis.diagnose`):
         a list of :class:`~rag_metrics.experiment.diagnosis.Finding`, rendered in JupyterLab as in the page."""
         if "diagnosis" not in self._cache:
-            from rag_metrics.experiment.diagnosis import diagnose
 
             self._cache["diagnosis"] = DiagnosisView(diagnose(self.results, self.subject, self.moved(),
                                                               self.subject.golden))
@@ -506,27 +507,6 @@ class ExperimentReport:
         return latency_table(self.results)
 
 
-class DiagnosisView:
-    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
-
-    def __init__(self, findings):
-        self.findings = list(findings)
-
-    def __iter__(self):
-        return iter(self.findings)
-
-    def __len__(self) -> int:
-        return len(self.findings)
-
-    def __repr__(self) -> str:
-        return "\n".join(f.sentence for f in self.findings) or "no pattern found"
-
-    def _repr_html_(self) -> str:
-        from rag_metrics.core.html import render
-
-        return render("diagnosis.html.j2", findings=self.findings)
-
-
 def log_profile(result) -> dict:
     """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
     already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
@@ -569,9 +549,9 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
 
     Parameters
     ----------
-    golden : GoldenSet
-    logs : list of RunLog (any order; see ``order``)
-    corpus : Corpus, optional -- the documents, to judge logged text by content overlap
+    golden : GoldenSet or its path
+    logs : list of RunLog or paths (any order; see ``order``); one log or path is a list of one
+    corpus : Corpus or its path, optional -- the documents, to judge logged text by content overlap
     ks, min_chars, window, judge : as :func:`~rag_metrics.experiment.evaluate.evaluate_log` (``judge`` = its
         ``primary``: the ruler of the headline)
     measure : the primary measure of the verdict; default ``hit@<largest k>`` (a gold page among the items the
@@ -580,12 +560,13 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
     history_dir : the experiment's history folder (default: a new temporary folder, i.e. no history)
     alpha : the level of the verdict's test
     """
-    logs = list(logs)
+    corpus = as_corpus(corpus, func="experiment_report")
+    golden, logs = as_golden(golden, corpus, func="experiment_report"), as_logs(logs, func="experiment_report")
     if not logs:
         raise InputError("an experiment report needs at least one retrieval log.")
     n_resamples = check_int(n_resamples, "n_resamples")
     ordered = _history.order_logs(logs, order)
-    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, primary=judge)
+    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, judge=judge)
                for entry in ordered]
     subject = results[-1]
     measure = measure or f"hit@{max(subject.ks)}"

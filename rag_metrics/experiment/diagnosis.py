@@ -234,3 +234,25 @@ def diagnose(results, subject, moved: pd.DataFrame, golden) -> list[Finding]:
     for r in ordered:
         found += _same(r) + _scores(r) + _texts(r) + _dominant(r) + _depth(r)
     return found + _identical(results)
+
+
+class DiagnosisView:
+    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
+
+    def __init__(self, findings):
+        self.findings = list(findings)
+
+    def __iter__(self):
+        return iter(self.findings)
+
+    def __len__(self) -> int:
+        return len(self.findings)
+
+    def __repr__(self) -> str:  # the sentences, cut short: the HTML shows them whole
+        text = "\n".join(f.sentence for f in self.findings) or "no pattern found"
+        return text if len(text) <= 480 else text[:477] + "..."
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import render
+
+        return render("diagnosis.html.j2", findings=self.findings)

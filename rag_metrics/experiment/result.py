@@ -20,11 +20,13 @@ from rag_metrics.judging.audit import audit_pages
 from rag_metrics.judging.index import boilerplate_lines
 from rag_metrics.judging.judges import OverlapJudge, describe_judge
 from rag_metrics.measures.evaluator import evaluate
+from rag_metrics.measures.export import trec_qrels, trec_run
+from rag_metrics.measures.pages import judged_items
 from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
-from rag_metrics.experiment.levels import at_level, measure_values
+from rag_metrics.experiment.levels import _judge_name, at_level, measure_values
 from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
 from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
@@ -219,6 +221,29 @@ class ExperimentResult:
         names = self.headline_measures if measures is None else [str(m) for m in measures]
         table = pd.DataFrame({m: self.values(m, level, judge) for m in names}).reindex(ev.per_question.index)
         return interval_table(table, names, by=key, attributes=self.attributes(), n_resamples=n_resamples)
+
+    def to_trec(self, folder, level: str | None = None, judge: str | None = None, *,
+                order: str = "cut_then_dedup") -> tuple:
+        """Write this run and its judgments as TREC files in ``folder`` -- ``<name>.<level>.run`` and
+        ``qrels.<level>.txt`` -- that trec_eval, pytrec_eval and ranx read back to the numbers of :meth:`at` (``level``
+        default :attr:`level`; page level under ``judge``; the collapsing ``order`` at document level, stated in the
+        run's tag): :mod:`rag_metrics.measures.export` says what reads back the same. Returns ``(run_path,
+        qrels_path)``."""
+        from pathlib import Path
+
+        level = self.level if level is None else level
+        ev = self.at(level, judge)  # checks level and judge
+        if level == "page":
+            rows = judged_items(self.judged[_judge_name(self, judge)])
+        else:
+            rows = self.run[self.run["doc_id"].notna()] if level == "document" else self.run
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        run_path, qrels_path = folder / f"{self.name}.{level}.run", folder / f"qrels.{level}.txt"
+        run_path.write_text(trec_run(rows, level=level, order=order, name=self.name), encoding="utf-8")
+        qrels_path.write_text(trec_qrels(self.golden, level=level), encoding="utf-8")
+        assert ev is not None
+        return run_path, qrels_path
 
     def long(self, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """Every measure at every level and under every judge as one long table -- ``level``, ``judge``,
