@@ -34,7 +34,7 @@ from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
 __all__ = ["ExperimentResult", "headline_table"]
 
 
-@dataclass
+@dataclass(repr=False)
 class ExperimentResult:
     """Everything :func:`evaluate_log` computed (see the module docstring). Tables are pandas; figures
     are per question (NaN = undefined, excluded from means and counted)."""
@@ -205,9 +205,10 @@ class ExperimentResult:
                 n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """Each measure's mean with its 95% interval (``n``, ``mean``, ``ci_low``, ``ci_high``, ``excluded``,
         ``method``; :func:`rag_metrics.experiment.slices.interval_table`) at ``level`` under ``judge`` (defaults
-        as :meth:`at`); ``measures`` default: every measure evaluated."""
+        as :meth:`at`); ``measures`` default: every measure evaluated, the headline's first."""
         ev = self.at(level, judge)
-        names = ev.measures if measures is None else [str(m) for m in measures]
+        names = (list(dict.fromkeys([*self.headline_measures, *ev.measures])) if measures is None
+                 else [str(m) for m in measures])
         table = pd.DataFrame({m: self.values(m, level, judge) for m in names})
         return interval_table(table, names, n_resamples=n_resamples)
 
@@ -376,8 +377,17 @@ class ExperimentResult:
         """One question's drill-down, rendered inline in JupyterLab (:func:`rag_metrics.experiment.drilldown.explain`)."""
         return explain(self, question_id, k)
 
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
+    def __repr__(self) -> str:
+        summary = self.evaluation.summary_dict()
+        means = ", ".join(f"{m} {summary[m]['mean']:.3f}" for m in self.headline_measures[:6]
+                          if summary.get(m, {}).get("mean") is not None)
+        text = (f"<ExperimentResult {self.name}: {len(self.golden.labelled)} labelled questions at "
+                f"{self.evaluation.describe()}: {means}; {len(self.misses())} missed in the top {max(self.ks)}>")
+        return text if len(text) <= 480 else text[:476] + "...>"
+
+    def _repr_html_(self) -> str:
         return render("experiment_summary.html.j2", name=self.name, n_questions=len(self.golden.labelled),
+                      level=self.evaluation.describe(),
                       headline=html_table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
                       judges=html_table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
                       failures=html_table(self.failure_counts()), settings=self.settings,

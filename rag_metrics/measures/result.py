@@ -30,7 +30,7 @@ JUDGED_WARNING = 0.5
 """A mean Judged@k below this is flagged: most of the top k has no label, so low scores may be missing labels."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Evaluation:
     """Result of :func:`evaluate` and :func:`evaluate_trec`.
 
@@ -200,8 +200,31 @@ class Evaluation:
         out["settings"] = dict(self.settings)
         return jsonable(out)
 
+    def describe(self) -> str:
+        """What the numbers count, in words: ``page level under the overlap judge (min_chars=24, window=1, ...)``,
+        ``document level (cut_then_dedup)``, ``chunk level`` -- so evaluations under different rulers never look
+        alike."""
+        s = self.settings
+        level = s.get("level", "document")
+        if level == "page" and s.get("judge"):
+            params = ", ".join(f"{k}={v}" for k, v in s.items() if k in ("min_chars", "window"))
+            return f"page level under the {s['judge']} judge" + (f" ({params})" if params else "")
+        return f"{level} level" + (f" ({s['order']})" if level == "document" and s.get("order") else "")
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{m} {row['mean']:.3f}" if row["mean"] is not None else f"{m} -"
+                          for m, row in list(self.summary_dict().items())[:6])
+        more = f" (+{len(self.values) - 6} more)" if len(self.values) > 6 else ""
+        text = f"<Evaluation of {len(self.questions)} questions at {self.describe()}: {means}{more}>"
+        return text if len(text) <= 480 else text[:476] + "...>"
+
     def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
-        return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
+        from rag_metrics.core.html import summary
+
+        table = self.summary.drop(columns="excluded_ids")
+        more = f" The first 30 of {len(table)} measures." if len(table) > 30 else ""
+        return summary(f"Evaluation of {len(self.questions)} questions at {self.describe()}.{more}",
+                       (None, table.head(30), {"float_format": lambda v: f"{v:.4f}"}))
 
 
 def summary_rows(values, questions) -> dict:
