@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import quote
 
-__all__ = ["render", "HtmlView", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
+__all__ = ["render", "HtmlView", "one_line", "REPR_MAX", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
 
@@ -32,6 +32,19 @@ def _env():
 def render(template: str, **context) -> str:
     """Render ``templates/<template>`` with autoescaping."""
     return _env().get_template(template).render(**context)
+
+
+REPR_MAX = 480
+"""The longest ``repr`` of a result object: one line a notebook or a log shows whole (the HTML holds the rest)."""
+
+
+def one_line(text: str, limit: int = REPR_MAX) -> str:
+    """``text`` on one line, cut to ``limit`` characters with ``...`` (a ``<...>`` repr keeps its closing ``>``)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    end = ">" if text.endswith(">") else ""
+    return text[:limit - 3 - len(end)] + "..." + end
 
 
 class HtmlView:

@@ -24,8 +24,10 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.experiment import history as _history
+from rag_metrics.experiment.history import log_profile
 from rag_metrics.experiment import rulers as _rulers
-from rag_metrics.core.html import HtmlView
+from rag_metrics.core.html import HtmlView, one_line
+from rag_metrics.core.html import summary as html_summary
 from rag_metrics.io.coerce import as_corpus, as_golden, as_logs
 from rag_metrics.experiment.diagnosis import DiagnosisView, diagnose
 from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
@@ -39,7 +41,7 @@ DRILLDOWNS = 20
 """Default number of questions shown item by item (the moved ones first, then the remaining misses)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class ExperimentReport:
     """What :func:`experiment_report` computed (module docstring). ``results`` are the given logs' evaluations
     oldest first, ``order`` how each was placed; ``records`` the experiment's history, oldest first."""
@@ -58,6 +60,17 @@ class ExperimentReport:
     history_dir: str
     n_resamples: int = N_RESAMPLES
     _cache: dict = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        line = self.verdict.line() if self.verdict is not None else "no baseline to compare with"
+        return one_line(f"<ExperimentReport of {len(self.results)} run(s), subject {self.subject.name} at "
+                        f"{self.subject.evaluation.describe()}: {line}>")
+
+    def _repr_html_(self) -> str:
+        """The verdict banner and the runs, one row each (the report's notebook shows every section)."""
+        return self.banner()._repr_html_() + html_summary(
+            f"{len(self.results)} run(s) at {self.subject.evaluation.describe()}; the report's sections are this "
+            "object's methods (moved(), ruler_table(), page_audits()...).", (None, self.runs_table().head(30)))
 
     # ---- the runs --------------------------------------------------------------------------------------------
 
@@ -505,23 +518,6 @@ class ExperimentReport:
 
     def latency(self) -> pd.DataFrame:
         return latency_table(self.results)
-
-
-def log_profile(result) -> dict:
-    """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
-    already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
-    the score range (``-`` where the log holds no texts or scores)."""
-    run = result.run
-    texts = run["text"].map(lambda t: len(t) if isinstance(t, str) else None).dropna() if "text" in run else []
-    scores = run["score"].dropna() if "score" in run else []
-    per_question = run.groupby("question_id", sort=False).size() if len(run) else pd.Series(dtype=float)
-    pages = {(d, p) for d, ps in zip(run["doc_id"], run["pages"]) if isinstance(d, str)
-             for p in (ps if isinstance(ps, (tuple, list)) else ())}
-    return {"items per question": f"{per_question.mean():.1f}" if len(per_question) else "-",
-            "median text length, characters": f"{pd.Series(texts).median():.0f}" if len(texts) else "-",
-            "distinct documents": str(run["doc_id"].dropna().nunique()),
-            "distinct pages": str(len(pages)),
-            "score range": f"{scores.min():.3f} to {scores.max():.3f}" if len(scores) else "-"}
 
 
 def _first_hits(result, k: int) -> dict:

@@ -15,7 +15,7 @@ from rag_metrics.experiment.attribution import attribute, join_answers, status_s
 __all__ = ["GenerationView", "generation_view"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GenerationView:
     """Retrieval vs generation of one run (:meth:`ExperimentResult.generation`).
 
@@ -43,6 +43,24 @@ class GenerationView:
         """The section's sentence: headline figures and status counts, each status named for what it measures
         (:func:`~rag_metrics.experiment.attribution.status_summary`); empty without attribution."""
         return "" if self.attribution is None else status_summary(self.attribution)
+
+    def _lead(self) -> str:
+        if self.source is None:
+            return "Retrieval vs generation: no answers (neither an answers file nor answers in the log)."
+        if self.attribution is None:
+            return f"Retrieval vs generation: answers from the {self.source}, but no expected answers to judge them by."
+        return (f"Retrieval vs generation at document level, k = {self.k}, answers from the {self.source}: "
+                f"{self.summary()}")
+
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<GenerationView: {self._lead()}>")
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        return summary(" ".join([self._lead(), *self.notes]), (None, self.status_table().head(30)))
 
 
 def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str | None = None) -> GenerationView:

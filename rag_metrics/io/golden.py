@@ -81,7 +81,7 @@ _EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks"
              "gold_groups": '[[["doc", 3], ["faq", 2]], [["travel", 8]]]'}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GoldenSet:
     """A validated golden set.
 
@@ -191,6 +191,11 @@ class GoldenSet:
         known = digest(parts)
         object.__setattr__(self, "_fingerprint", known)  # a cache, not a field: equality and replace ignore it
         return known
+
+    def __repr__(self) -> str:
+        extra = [c for c in self.questions.columns if c not in ("question", "type", "answer", "labelled")]
+        return (f"<GoldenSet {self.source or ''}: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
+                f"{len(self.gold_pages)} gold pages{', attributes ' + ', '.join(map(str, extra)) if extra else ''}>")[:480]
 
     def _repr_html_(self) -> str:
         from rag_metrics.core.html import summary

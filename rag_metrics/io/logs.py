@@ -174,7 +174,7 @@ def log_key(question_id, question) -> str:
     return question_id if question_id is not None else f"text:{question}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunLog:
     """A retrieval log read into tables.
 
@@ -240,6 +240,10 @@ class RunLog:
         cols = self.run[["question_id", "rank", "logged_doc_id", "chunk_id", "pages", "text"]]
         return digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
 
+    def __repr__(self) -> str:
+        return (f"<RunLog {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"
+                f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}>")[:480]
+
     def _repr_html_(self) -> str:
         from rag_metrics.core.html import summary
 
@@ -248,7 +252,16 @@ class RunLog:
                        f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}"
                        f"{f', {len(self.failed)} failed' if self.failed else ''}"
                        f"{f', {unmatched} items matching no document' if unmatched else ''}.",
-                       (None, self.run.drop(columns=["line"]).head(10)))
+                       (None, _shown(self.run.drop(columns=["line"]).head(10))))
+
+
+def _shown(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows as a notebook shows them: a text on one line (pandas writes a line break as a literal ``\\n``), cut to
+    160 characters."""
+    rows = rows.copy()
+    rows["text"] = [t if not isinstance(t, str) else (lambda one: one if len(one) <= 160 else one[:159] + "…")(
+        " ".join(t.split())) for t in rows["text"]]
+    return rows
 
 
 _PAGE_AT = re.compile(r"(pages?)@([01])")

@@ -154,7 +154,7 @@ def sign_test(wins, losses, n, *, alpha: float = ALPHA) -> dict:
 
 # ---- one measure -----------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PairedTest:
     """Run b against run a on one measure (:func:`paired_test`; module docstring).
 
@@ -208,6 +208,17 @@ class PairedTest:
         from rag_metrics.core.serialize import jsonable
 
         return jsonable({**asdict(self), "within_noise": self.within_noise, "discordant": self.discordant})
+
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<PairedTest {self.sentence or self.measure}>")
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        row = pd.DataFrame([{c: getattr(self, c) for c in _TABLE}], index=pd.Index([self.measure], name="measure"))
+        return summary(self.sentence, (None, row))
 
 
 def format_p(p: float, alpha: float | None = None, *, significant: bool = False, name: str = "p") -> str:
@@ -365,7 +376,11 @@ def _with_holm(tests: list[PairedTest], role: str) -> list[PairedTest]:
     return out
 
 
-@dataclass(frozen=True)
+_TABLE = ["n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses",
+          "verdict"]
+
+
+@dataclass(frozen=True, repr=False)
 class PairedVerdict:
     """Run ``b`` (``name_b``) against run ``a`` (``name_a``) on several measures (:func:`paired_verdict`).
 
@@ -397,6 +412,18 @@ class PairedVerdict:
                 "wins", "ties", "losses", "min_p", "verdict", "method"]
         table = pd.DataFrame([{c: getattr(t, c) for c in cols} | {"measure": t.measure} for t in self.tests])
         return table.set_index("measure")[cols]
+
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<PairedVerdict {self.name_b} against {self.name_a}: {self.verdict} on {self.primary} "
+                        f"({self.primary_test.delta:+.3f}, p = {self.primary_test.p_value:.3g}); "
+                        f"{len(self.tests) - 1} other measure(s), Holm-adjusted>")
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        return summary(self.sentence, (None, self.table()[["role", *_TABLE]].head(30)))
 
     def to_dict(self) -> dict:
         from rag_metrics.core.serialize import jsonable
