@@ -193,3 +193,23 @@ def test_compare_is_a_runs_by_measures_table_with_marks_and_wins(golden, corpus,
     assert marked.loc[("b", "m"), "verdict"] == "better"
     with pytest.raises(InputError, match="compare needs at least two results"):
         rm.compare([a])
+
+
+def test_the_report_takes_any_measure_for_its_verdict_and_moved_questions(golden, corpus):
+    from rag_metrics.experiment.content import experiment_report
+
+    report = experiment_report(golden, [LOG_A, LOG_B], corpus, measure="ndcg@10", n_resamples=500)
+    assert report.verdict.measure == "ndcg@10" and report.measure == "ndcg@10"  # was refused: not a headline measure
+    t = rm.stats.paired_test(report.baseline.values("ndcg@10"), report.subject.values("ndcg@10"))
+    assert (report.verdict.wins, report.verdict.losses) == (t.wins, t.losses)
+    assert set(report.moved()["change"]) <= {"improved", "worsened", "newly hit", "newly missed"}
+    assert len(report.moved()) == t.wins + t.losses
+
+
+def test_answers_of_two_generators_name_the_generators(result):
+    answers = rm.load_answers(DATA / "answers.jsonl")
+    with pytest.raises(InputError, match=r"the answers come from 2 generators \(gen_a, gen_b\): name one, e\.g\. "
+                                         r"generation\(answers, generator='gen_a'\)"):
+        result.generation(answers)
+    with pytest.raises(InputError, match=r"The 'generator' parameter of generation must be one of \('gen_a', 'gen_b'\)"):
+        result.generation(answers, generator="gen_c")

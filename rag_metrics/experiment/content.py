@@ -22,15 +22,17 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.core.errors import InputError, check_cutoffs, check_int
 from rag_metrics.experiment import history as _history
 from rag_metrics.experiment.history import log_profile
 from rag_metrics.experiment import rulers as _rulers
 from rag_metrics.core.html import HtmlView, one_line
 from rag_metrics.core.html import summary as html_summary
 from rag_metrics.io.coerce import as_corpus, as_golden, as_logs
+from rag_metrics.measures.registry import parse_measure
 from rag_metrics.experiment.diagnosis import DiagnosisView, diagnose
 from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
+from rag_metrics.experiment.result import default_measures
 from rag_metrics.stats.intervals import N_RESAMPLES
 from rag_metrics.stats import format_p
 from rag_metrics.experiment.verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
@@ -550,8 +552,8 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
     corpus : Corpus or its path, optional -- the documents, to judge logged text by content overlap
     ks, min_chars, window, judge : as :func:`~rag_metrics.experiment.evaluate.evaluate_log` (``judge`` = its
         ``primary``: the ruler of the headline)
-    measure : the primary measure of the verdict; default ``hit@<largest k>`` (a gold page among the items the
-        generator reads)
+    measure : the primary measure of the verdict and of the moved questions, any measure (``"ndcg@10"``, graded);
+        default ``hit@<largest k>`` (a gold page among the items the generator reads)
     order : ``made`` (default) or ``given`` (:data:`rag_metrics.experiment.history.RUN_ORDERS`)
     history_dir : the experiment's history folder (default: a new temporary folder, i.e. no history)
     alpha : the level of the verdict's test
@@ -562,13 +564,12 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         raise InputError("an experiment report needs at least one retrieval log.")
     n_resamples = check_int(n_resamples, "n_resamples")
     ordered = _history.order_logs(logs, order)
-    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, judge=judge)
+    extra = None if measure is None else [str(parse_measure(measure))]  # any measure: a graded one too (ndcg@10)
+    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, judge=judge,
+                            measures=None if extra is None else [*default_measures(check_cutoffs(ks), golden), *extra])
                for entry in ordered]
     subject = results[-1]
-    measure = measure or f"hit@{max(subject.ks)}"
-    if measure not in subject.headline_measures:
-        raise InputError(f"measure {measure!r} is not one of the report's measures "
-                         f"({', '.join(subject.headline_measures)}).", field="measure")
+    measure = extra[0] if extra else f"hit@{max(subject.ks)}"
     history_dir = str(history_dir or tempfile.mkdtemp(prefix="experiment-history-"))
     ids = []
     for entry, result in zip(ordered, results):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from rag_metrics.core.errors import InputError, check_choice
 from rag_metrics.experiment.attribution import attribute, join_answers, status_summary, status_table
 
 __all__ = ["GenerationView", "generation_view"]
@@ -79,8 +80,13 @@ def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str
     notes: list = []
     if answers is not None:
         table = answers
-        if generator is not None and "generator" in table.columns:
+        generators = list(dict.fromkeys(table["generator"].dropna())) if "generator" in table.columns else []
+        if generator is not None and generators:
+            check_choice(generator, generators, "generator", func="generation")
             table = table[table["generator"] == generator]
+        elif len(generators) > 1:
+            raise InputError(f"the answers come from {len(generators)} generators ({', '.join(map(str, generators))}): "
+                             f"name one, e.g. generation(answers, generator={generators[0]!r}).", field="generator")
         source = "answers file"
     elif len(logged):
         labelled = list(self.golden.labelled.index)

@@ -31,7 +31,7 @@ from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disa
 from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
 
-__all__ = ["ExperimentResult", "headline_table"]
+__all__ = ["ExperimentResult", "headline_table", "default_measures"]
 
 
 @dataclass(repr=False)
@@ -159,10 +159,7 @@ class ExperimentResult:
         given = self.settings.get("measures")
         if given:
             return [m for m in given if m in self.evaluation.values]
-        names = [f"hit@{k}" for k in self.ks] + ["mrr"]
-        multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()
-        groups = [f"sufficiency@{max(self.ks)}"] if getattr(self.golden, "has_groups", False) else []
-        return names + ([f"recall@{max(self.ks)}"] if multi else []) + groups
+        return default_measures(self.ks, self.golden)
 
     @property
     def evaluation(self) -> Evaluation:
@@ -392,6 +389,15 @@ class ExperimentResult:
                       judges=html_table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
                       failures=html_table(self.failure_counts()), settings=self.settings,
                       unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
+
+
+def default_measures(ks, golden) -> list[str]:
+    """The headline's measures when none are asked for: hit@k at every k, MRR, Recall@(largest k) when a question
+    has several gold pages, sufficiency@(largest k) when the golden set has evidence groups."""
+    names = [f"hit@{k}" for k in ks] + ["mrr"]
+    multi = (golden.gold_pages.groupby("question_id").size() > 1).any()
+    groups = [f"sufficiency@{max(ks)}"] if getattr(golden, "has_groups", False) else []
+    return names + ([f"recall@{max(ks)}"] if multi else []) + groups
 
 
 def headline_table(per_question: dict, measures, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
