@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import quote
 
-__all__ = ["render", "HtmlView", "one_line", "REPR_MAX", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
+__all__ = ["render", "HtmlView", "one_line", "text_cells", "REPR_MAX", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^$])")
 
@@ -45,6 +45,15 @@ def one_line(text: str, limit: int = REPR_MAX) -> str:
         return text
     end = ">" if text.endswith(">") else ""
     return text[:limit - 3 - len(end)] + "..." + end
+
+
+def text_cells(frame, columns, limit: int = 160):
+    """``frame`` with the texts of ``columns`` on one line (pandas writes a line break in a cell as a literal
+    ``\\n``), cut to ``limit`` characters: a log's chunks as a notebook shows them."""
+    frame = frame.copy()
+    for c in columns:
+        frame[c] = [one_line(t, limit) if isinstance(t, str) else t for t in frame[c]]
+    return frame
 
 
 class HtmlView:

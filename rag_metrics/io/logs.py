@@ -245,23 +245,15 @@ class RunLog:
                 f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}>")[:480]
 
     def _repr_html_(self) -> str:
-        from rag_metrics.core.html import summary
+        from rag_metrics.core.html import summary, text_cells
 
         unmatched = (self.documents or {}).get("unmatched_items")
         return summary(f"Retrieval log {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"
                        f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}"
                        f"{f', {len(self.failed)} failed' if self.failed else ''}"
                        f"{f', {unmatched} items matching no document' if unmatched else ''}.",
-                       (None, _shown(self.run.drop(columns=["line"]).head(10))))
+                       (None, text_cells(self.run.drop(columns=["line"]).head(10), ["text"])))
 
-
-def _shown(rows: pd.DataFrame) -> pd.DataFrame:
-    """Rows as a notebook shows them: a text on one line (pandas writes a line break as a literal ``\\n``), cut to
-    160 characters."""
-    rows = rows.copy()
-    rows["text"] = [t if not isinstance(t, str) else (lambda one: one if len(one) <= 160 else one[:159] + "…")(
-        " ".join(t.split())) for t in rows["text"]]
-    return rows
 
 
 _PAGE_AT = re.compile(r"(pages?)@([01])")
