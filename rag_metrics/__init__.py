@@ -12,10 +12,14 @@ Top-level names: the per-question measures, chunk -> document collapsing, measur
 whole-set evaluation of DataFrames (:func:`evaluate`) and TREC files (:func:`evaluate_trec`), the
 typed inputs (:class:`Qrels`, :class:`Run`: judgments and rankings read once, from files, dicts or
 DataFrames) and a prepared :func:`evaluator` (judgments read once, many runs evaluated).
-The experiment loop is one import away, loaded when first used::
+The experiment loop is one import away, loaded when first used. :func:`evaluate_log` is the one way in for a
+retrieval log -- paths or objects, any measure at any k, page / document / chunk level, a judge by name -- and its
+result holds the summary with intervals, per-question values, slices, drill-downs, failures and TREC export
+(docs/exploring.md); :func:`compare` sets several results side by side::
 
     from rag_metrics import evaluate_log, load_log, load_golden, load_corpus
 
+and so is every subpackage, as an attribute: ``rm.stats.paired_test``, ``rm.judging.judges.OverlapJudge``.
 Nothing here imports pandas until it is used, so the command line stays fast.
 """
 
@@ -36,22 +40,31 @@ _LAZY = {
     "load_log": "rag_metrics.io.logs", "RunLog": "rag_metrics.io.logs",
     "evaluate_pages": "rag_metrics.measures.pages",
     "evaluate_log": "rag_metrics.experiment.evaluate", "ExperimentResult": "rag_metrics.experiment.evaluate",
+    "compare": "rag_metrics.experiment.compare", "trec_run": "rag_metrics.measures.export",
+    "trec_qrels": "rag_metrics.measures.export",
 }
 """Public names that need pandas: imported on first use (PEP 562), so ``import rag_metrics`` stays light."""
 
+SUBPACKAGES = ("core", "io", "llm", "retrieval", "judging", "measures", "stats", "golden", "experiment", "labels",
+               "report", "lab", "cli")
+"""The subpackages, in the order of the data flow: ``rm.stats`` and the others are imported on first use too."""
+
 
 def __getattr__(name):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
+    if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")
+    elif name in SUBPACKAGES:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        raise AttributeError(f"module 'rag_metrics' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(SUBPACKAGES))
 
 
 __all__ = [

@@ -327,7 +327,7 @@ def test_check_choice_names_the_parameter_or_the_place():
 
     assert check_choice("dask", ("local", "dask"), "engine") == "dask"
     with pytest.raises(InputError, match=r"^The 'engine' parameter of evaluate_log must be one of \('local', 'dask'\)\. "
-                                         r"Got 'Dask' instead\.$"):
+                                         r"Got 'Dask' instead\. Did you mean 'dask'\?$"):
         check_choice("Dask", ("local", "dask"), "engine", func="evaluate_log")
     with pytest.raises(InputError, match=r"^r\.csv:3: question 'q1': decision 'maybe'; expected one of keep, drop\.$") as e:
         check_choice("maybe", ("keep", "drop"), "decision", what="question 'q1':", path="r.csv", line=3,

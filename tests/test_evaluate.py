@@ -92,7 +92,7 @@ def test_bad_parameters():
         evaluate(GOLDEN, RUN, level="page")
     with pytest.raises(ValueError, match="'order' parameter of evaluate"):
         evaluate(GOLDEN, RUN, order="x")
-    with pytest.raises(TypeError, match="'golden' must be a pandas DataFrame"):
+    with pytest.raises(TypeError, match="The 'golden' parameter of evaluate must be a pandas DataFrame"):
         evaluate({"q": ["a"]}, RUN)
 
 

@@ -125,7 +125,7 @@ def test_the_box_keeps_to_its_two_runs(tmp_path, golden, corpus):
 
 # ---- item 3: credit that rests on the page window or on one ruler is marked ------------------------------------
 
-from rag_metrics.experiment.content import credit_note  # noqa: E402
+from rag_metrics.experiment.confidence import credit_note  # noqa: E402
 from rag_metrics.experiment.evaluate import evaluate_log  # noqa: E402
 
 AUDIT_TEXT = "The finance team audits a random sample of claims every quarter."  # on expense_policy p.11, q014's gold

@@ -232,7 +232,7 @@ def test_raw_overlap_judges_again_only_what_the_ruled_judge_left_short(footer):
     all gold pages of their document judged again (without them). Same rows, same gold pages credited."""
     from dataclasses import replace
 
-    from rag_metrics.experiment.evaluate import _judge_raw
+    from rag_metrics.experiment.rulers import _judge_raw
     from rag_metrics.judging.judges import judge_run
 
     *_, report = footer

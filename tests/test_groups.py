@@ -57,7 +57,9 @@ def test_a_subset_keeps_its_questions_rows_and_chunk_gold_carries_their_type():
             {"question_id": "q4", "question": "D?", "labelled": False},
             {"question_id": "q5", "question": "E?", "type": "fact", "gold_docs": ["faq"]}]
     g = golden_from_records(list(enumerate(rows, start=1)))
-    sub = g.subset({"q1", "q3", "zz"})
+    sub = g.subset({"q1", "q3"})
+    with pytest.raises(InputError, match=r"subset: question ID\(s\) \['zz'\] are not in the golden set"):
+        g.subset({"q1", "zz"})  # an ID the set does not hold is refused, not an empty part evaluated silently
     assert list(sub.questions.index) == ["q1", "q3"] and sub.backlog == ("q3",) and g.backlog == ("q3", "q4")
     assert set(g.gold["question_id"]) == {"q1", "q2", "q5"}
     for name in ("gold", "gold_pages", "gold_chunks", "gold_groups"):

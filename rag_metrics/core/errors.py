@@ -13,7 +13,8 @@ import numbers
 import re
 
 __all__ = [
-    "InputError", "NotComparableError", "check_choice", "check_int", "check_alpha", "check_k", "check_min_rel", "check_gain",
+    "InputError", "InputTypeError", "NotComparableError", "wrong_type", "close_matches", "check_choice", "check_int",
+    "check_cutoffs", "check_alpha", "check_k", "check_min_rel", "check_gain",
     "check_order", "check_name", "GAINS", "ORDERS", "NAME_MAX",
 ]
 
@@ -49,8 +50,41 @@ class NotComparableError(InputError):
     """Two runs differ in something a fair comparison must hold fixed."""
 
 
+class InputTypeError(InputError, TypeError):
+    """A parameter of the wrong kind (a path where a table is expected, a number where a list is): an
+    :class:`InputError` like every error a user can cause, and a ``TypeError`` for code that catches one."""
+
+
 def _of(func: str) -> str:
     return f" of {func}" if func else ""
+
+
+def _got(value) -> str:
+    """A value as an error message shows it: scalars and short strings as written, anything else by its type."""
+    if value is None or isinstance(value, (bool, numbers.Number)) or (isinstance(value, str) and len(value) <= 80):
+        return repr(value)
+    if isinstance(value, (list, tuple)) and len(repr(value)) <= 80:
+        return repr(value)
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def wrong_type(value, name: str, expected: str, *, func: str = "", hint: str = "") -> InputTypeError:
+    """The error for a parameter of the wrong kind, scikit-learn style: "The 'golden' parameter of evaluate_log must
+    be a GoldenSet or the path of a golden set. Got 3 instead." ``hint`` (a sentence) says how to get what is
+    expected. Returned, for the caller to raise."""
+    return InputTypeError(f"The {name!r} parameter{_of(func)} must be {expected}. Got {_got(value)} instead."
+                          + (f" {hint}" if hint else ""))
+
+
+def close_matches(word, choices, n: int = 3, cutoff: float = 0.6) -> list:
+    """The ``choices`` closest to ``word`` (difflib's ratio >= ``cutoff``; case ignored), for a "did you mean"
+    hint."""
+    import difflib  # only for messages
+
+    choices = [str(c) for c in choices]
+    lowered = {c.lower(): c for c in choices}
+    return [lowered[m] for m in difflib.get_close_matches(str(word).lower(), list(lowered), n=n, cutoff=cutoff)]
 
 
 def check_choice(value, choices, name: str, *, func: str = "", what: str | None = None, path=None, line=None,
@@ -71,6 +105,9 @@ def check_choice(value, choices, name: str, *, func: str = "", what: str | None 
         message = f"The {name!r} parameter{_of(func)} must be one of {choices}. Got {value!r} instead."
     else:
         message = f"{what + ' ' if what else ''}{name} {value!r}; expected one of {', '.join(map(str, choices))}."
+    near = close_matches(value, choices) if isinstance(value, str) else []
+    if near:
+        message += f" Did you mean {near[0]!r}?"
     raise InputError(message, path=path, line=line, question=question, field=field)
 
 
@@ -80,6 +117,20 @@ def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str |
         raise InputError(
             f"The {name!r} parameter{_of(func)} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
     return int(value)
+
+
+def check_cutoffs(ks, name: str = "ks", *, func: str = "") -> tuple:
+    """Cutoffs as a sorted tuple of distinct ints >= 1: one int (``ks=5``) is the cutoff 5, a list or tuple its
+    cutoffs; nothing else (a string, an empty list, ``0``) is accepted."""
+    if isinstance(ks, numbers.Integral) and not isinstance(ks, bool):
+        ks = (ks,)
+    if isinstance(ks, (str, bytes)) or not hasattr(ks, "__iter__"):
+        raise wrong_type(ks, name, "an int >= 1 or a list of them, such as 5 or (1, 3, 5)", func=func)
+    out = tuple(sorted({check_int(k, name, func=func, expected="an int >= 1 or a list of them") for k in ks}))
+    if not out:
+        raise InputError(f"The {name!r} parameter{_of(func)} must hold at least one cutoff, such as (1, 3, 5). "
+                         "Got none.")
+    return out
 
 
 def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha", high: float = 0.5) -> float:

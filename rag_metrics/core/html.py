@@ -11,7 +11,7 @@ import html
 import re
 from urllib.parse import quote
 
-__all__ = ["render", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
+__all__ = ["render", "HtmlView", "one_line", "text_cells", "REPR_MAX", "href", "md_escape", "table", "summary", "readable", "readable_table", "page_range", "COLUMN_NAMES"]
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]#|~^$])")
 # a list, quote or ordered-list marker opening the value
@@ -37,6 +37,42 @@ def _env():
 def render(template: str, **context) -> str:
     """Render ``templates/<template>`` with autoescaping."""
     return _env().get_template(template).render(**context)
+
+
+REPR_MAX = 480
+"""The longest ``repr`` of a result object: one line a notebook or a log shows whole (the HTML holds the rest)."""
+
+
+def one_line(text: str, limit: int = REPR_MAX) -> str:
+    """``text`` on one line, cut to ``limit`` characters with ``...`` (a ``<...>`` repr keeps its closing ``>``)."""
+    text = " ".join(str(text).split())
+    if len(text) <= limit:
+        return text
+    end = ">" if text.endswith(">") else ""
+    return text[:limit - 3 - len(end)] + "..." + end
+
+
+def text_cells(frame, columns, limit: int = 160):
+    """``frame`` with the texts of ``columns`` on one line (pandas writes a line break in a cell as a literal
+    ``\\n``), cut to ``limit`` characters: a log's chunks as a notebook shows them."""
+    frame = frame.copy()
+    for c in columns:
+        frame[c] = [one_line(t, limit) if isinstance(t, str) else t for t in frame[c]]
+    return frame
+
+
+class HtmlView:
+    """A rendered template: HTML when JupyterLab displays it (``_repr_html_``), one line of ``text`` elsewhere (a
+    drill-down, the verdict banner, the question view)."""
+
+    def __init__(self, template: str, context: dict, text: str = ""):
+        self.template, self.context, self.text = template, context, text
+
+    def __repr__(self) -> str:
+        return self.text or f"<{self.template.split('.')[0].replace('_', ' ')}: display in JupyterLab>"
+
+    def _repr_html_(self) -> str:
+        return render(self.template, **self.context)
 
 
 def table(frame, **to_html):

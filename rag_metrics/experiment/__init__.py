@@ -6,3 +6,7 @@ rulers (:mod:`.evaluate`, :mod:`.rulers`), the verdict between two runs and the 
 :mod:`.attribution`, :mod:`.diagnosis`), whether answers are supported by what was retrieved (:mod:`.support`) and
 every table and sentence of the experiment report (:mod:`.content`).
 """
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

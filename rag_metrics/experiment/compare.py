@@ -24,7 +24,10 @@ from rag_metrics.measures.result import Evaluation
 from rag_metrics.core.serialize import jsonable
 from rag_metrics.stats import N_RESAMPLES, compare_to_baseline
 
-__all__ = ["compare_runs", "Comparison"]
+__all__ = ["compare_runs", "compare", "comparison_table", "Comparison", "MARKS"]
+
+MARKS = {"better": "▲", "worse": "▼"}
+"""How :meth:`Comparison.wide` marks a run significantly better / worse than the baseline (Holm over the runs)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,36 @@ class Comparison:
 
     table: pd.DataFrame
     evaluations: dict
+
+    def wide(self, digits: int = 3) -> pd.DataFrame:
+        """ranx's ``compare()`` table: one row per run (the baseline first), one column per measure, each cell the
+        mean marked ``▲`` / ``▼`` when significantly better / worse than the baseline (the exact paired test,
+        Holm-adjusted over the runs), then ``W/T/L`` per measure: the questions it won, tied and lost against the
+        baseline."""
+        cells: dict = {}
+        for (run, measure), row in self.table.iterrows():
+            mean = "-" if row["mean"] is None or row["mean"] != row["mean"] else f"{row['mean']:.{digits}f}"
+            cells.setdefault(run, {})[measure] = mean + MARKS.get(row["verdict"] or "", "")
+            cells[run][f"{measure} W/T/L"] = ("" if row["wins"] != row["wins"]
+                                              else f"{int(row['wins'])}/{int(row['ties'])}/{int(row['losses'])}")
+        wide = pd.DataFrame.from_dict(cells, orient="index")
+        wide.index.name = "run"
+        return wide
+
+    def __repr__(self) -> str:
+        runs = list(self.evaluations)
+        measures = list(dict.fromkeys(self.table.index.get_level_values("measure")))
+        marked = {f"{r} {m}: {v}" for (r, m), v in self.table["verdict"].items() if v in MARKS}
+        text = (f"<Comparison of {len(runs)} runs against {runs[0]} on {', '.join(measures)}: "
+                f"{'; '.join(sorted(marked)) or 'no change beyond noise'}>")
+        return text if len(text) <= 480 else text[:477] + "...>"
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        return summary(f"{len(self.evaluations)} runs against the baseline {next(iter(self.evaluations))}: "
+                       "▲ / ▼ significantly better / worse (exact paired test, Holm over the runs); W/T/L questions "
+                       "won / tied / lost.", (None, self.wide().head(30)))
 
     def to_dict(self) -> dict:
         rows = {}
@@ -108,26 +141,58 @@ def compare_runs(qrels, runs, measures=None, *, n_resamples: int = N_RESAMPLES, 
     for run in runs:
         label = _label(run.source or "run", taken) if hasattr(run, "source") else _label(run, taken)
         evaluations[label] = prepared.evaluate(run, run_format=run_format, order_by=order_by)
-    names = list(evaluations)
-    base_name, base = names[0], evaluations[names[0]]
+    values = {name: {m: pd.Series(ev.values[m], index=list(ev.questions)) for m in ev.measures}
+              for name, ev in evaluations.items()}
+    return Comparison(comparison_table(values, n_resamples=n_resamples, seed=seed), evaluations)
+
+
+def comparison_table(values: dict, *, n_resamples: int = N_RESAMPLES, seed: int = 0) -> pd.DataFrame:
+    """The table of a :class:`Comparison`: ``values`` is ``{run: {measure: per-question Series}}``, the baseline
+    first, every run holding the baseline's measures; one row per (run, measure) -- ``mean`` and ``evaluated`` over
+    the defined values, and against the baseline the paired test's numbers, Holm-adjusted over the runs
+    (:func:`rag_metrics.stats.compare_to_baseline`)."""
+    names = list(values)
+    base_name = names[0]
     rows = []
-    for m in base.measures:
-        series = {name: pd.Series(ev.values[m], index=list(ev.questions)) for name, ev in evaluations.items()}
+    for m in values[base_name]:
+        series = {name: v[m] for name, v in values.items()}
         others = {name: s for name, s in series.items() if name != base_name}
         stats = compare_to_baseline(series[base_name], others, n_resamples=n_resamples, seed=seed, measure=m)
-        for name, ev in evaluations.items():
-            summary = ev.summary_dict()[m]
-            row = {"run": name, "measure": m, "mean": summary["mean"], "evaluated": summary["evaluated"]}
+        for name, s in series.items():
+            defined = s.dropna()
+            row = {"run": name, "measure": m, "mean": float(defined.mean()) if len(defined) else None,
+                   "evaluated": int(len(defined))}
             if name == base_name:
                 row |= {k: np.nan for k in ("delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses",
                                             "min_p")}
                 row |= {"verdict": None, "within_noise": None, "method": None}
             else:
-                s = stats.loc[name]
-                row |= {"delta": s["mean_diff"], "ci_low": s["ci_low"], "ci_high": s["ci_high"], "p_value": s["p_value"],
-                        "p_holm": s["p_holm"], "wins": s["wins"], "ties": s["ties"], "losses": s["losses"],
-                        "min_p": s["min_p"], "verdict": s["verdict"], "within_noise": bool(s["within_noise"]),
-                        "method": s["method"]}
+                t = stats.loc[name]
+                row |= {"delta": t["mean_diff"], "ci_low": t["ci_low"], "ci_high": t["ci_high"], "p_value": t["p_value"],
+                        "p_holm": t["p_holm"], "wins": t["wins"], "ties": t["ties"], "losses": t["losses"],
+                        "min_p": t["min_p"], "verdict": t["verdict"], "within_noise": bool(t["within_noise"]),
+                        "method": t["method"]}
             rows.append(row)
-    table = pd.DataFrame(rows).set_index(["run", "measure"])
-    return Comparison(table, evaluations)
+    return pd.DataFrame(rows).set_index(["run", "measure"])
+
+
+def compare(results, measures=None, *, level: str | None = None, judge: str | None = None,
+            n_resamples: int = N_RESAMPLES, seed: int = 0) -> Comparison:
+    """Several evaluated runs (:func:`rag_metrics.evaluate_log` results, the baseline first) on the same golden set,
+    compared as :func:`compare_runs` compares TREC runs: :meth:`Comparison.wide` is the runs x measures table with
+    significance marks and wins/ties/losses. ``measures`` (any, at any cutoff: the results compute what they lack)
+    default: the baseline's headline measures; ``level``/``judge`` as :meth:`ExperimentResult.at
+    <rag_metrics.experiment.result.ExperimentResult.at>`."""
+    results = list(results)
+    if len(results) < 2:
+        raise InputError("compare needs at least two results: the baseline first, then the runs to compare with it.")
+    fingerprints = {r.golden.fingerprint() for r in results}
+    if len(fingerprints) > 1:
+        raise InputError("compare: the results were evaluated on different golden sets; a paired comparison needs the "
+                         "same questions and gold.")
+    measures = results[0].headline_measures if measures is None else [str(m) for m in measures]
+    taken: set = set()
+    names = [_label(Path(r.name), taken) for r in results]
+    values = {name: {m: r.values(m, level, judge) for m in measures} for name, r in zip(names, results)}
+    evaluations = {name: r.at(level, judge) for name, r in zip(names, results)}
+    return Comparison(comparison_table(values, n_resamples=n_resamples, seed=seed), evaluations)

@@ -22,10 +22,18 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.core.errors import InputError, check_cutoffs, check_int
 from rag_metrics.experiment import history as _history
+from rag_metrics.experiment.history import log_profile
 from rag_metrics.experiment import rulers as _rulers
-from rag_metrics.experiment.evaluate import ExperimentResult, _Html, evaluate_log, latency_table
+from rag_metrics.core.html import HtmlView, one_line
+from rag_metrics.core.html import summary as html_summary
+from rag_metrics.io.coerce import as_corpus, as_golden, as_logs
+from rag_metrics.measures.registry import parse_measure
+from rag_metrics.experiment.confidence import credit_note, logged_coverage
+from rag_metrics.experiment.diagnosis import DiagnosisView, coverage_finding, diagnose
+from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
+from rag_metrics.experiment.result import default_measures
 from rag_metrics.stats.intervals import N_RESAMPLES
 from rag_metrics.stats import format_p
 from rag_metrics.experiment.verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
@@ -36,7 +44,7 @@ DRILLDOWNS = 20
 """Default number of questions shown item by item (the moved ones first, then the remaining misses)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class ExperimentReport:
     """What :func:`experiment_report` computed (module docstring). ``results`` are the given logs' evaluations
     oldest first, ``order`` how each was placed; ``records`` the experiment's history, oldest first."""
@@ -56,6 +64,17 @@ class ExperimentReport:
     n_resamples: int = N_RESAMPLES
     coverage: dict | None = None
     _cache: dict = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        line = self.verdict.line() if self.verdict is not None else "no baseline to compare with"
+        return one_line(f"<ExperimentReport of {len(self.results)} run(s), subject {self.subject.name} at "
+                        f"{self.subject.evaluation.describe()}: {line}>")
+
+    def _repr_html_(self) -> str:
+        """The verdict banner and the runs, one row each (the report's notebook shows every section)."""
+        return self.banner()._repr_html_() + html_summary(
+            f"{len(self.results)} run(s) at {self.subject.evaluation.describe()}; the report's sections are this "
+            "object's methods (moved(), ruler_table(), page_audits()...).", (None, self.runs_table().head(30)))
 
     # ---- the runs --------------------------------------------------------------------------------------------
 
@@ -197,19 +216,17 @@ class ExperimentReport:
                 notes[q] = note
         return notes
 
-    def diagnosis(self) -> "DiagnosisView":
+    def diagnosis(self) -> DiagnosisView:
         """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.experiment.diagnosis.diagnose`):
         a list of :class:`~rag_metrics.experiment.diagnosis.Finding`, rendered in JupyterLab as in the page."""
         if "diagnosis" not in self._cache:
-            from rag_metrics.experiment.diagnosis import coverage_finding, diagnose
-
             first = [] if self.coverage is None else [coverage_finding(self.coverage, self.subject.name,
                                                                        self.baseline_record["name"])]
             self._cache["diagnosis"] = DiagnosisView(first + diagnose(self.results, self.subject, self.moved(),
                                                                       self.subject.golden))
         return self._cache["diagnosis"]
 
-    def banner(self) -> "_Html":
+    def banner(self) -> HtmlView:
         """The verdict banner at the top of the page: outcome (better / worse / within noise / no baseline), the
         change with its interval and p, wins / ties / losses, the runs by name, the first findings of
         :meth:`diagnosis`, links to the moved questions and the diagnosis."""
@@ -217,7 +234,8 @@ class ExperimentReport:
         iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
         moved = self.moved()
         counts = moved["change"].value_counts()
-        return _Html("verdict_banner.html.j2", {
+        line = v.line() if v is not None else f"{self.subject.name}: no baseline to compare with"
+        return HtmlView("verdict_banner.html.j2", {
             "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
             "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
             "p": format_p(v.p_value, v.alpha) if v is not None else None,
@@ -227,7 +245,7 @@ class ExperimentReport:
                       for c, n in counts.items()],
             "findings": [f.sentence for f in self.banner_findings()[:3]],
             "more_findings": max(0, len(self.diagnosis().findings) - min(3, len(self.banner_findings()))),
-            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()})
+            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()}, f"<verdict banner: {line}>")
 
     def banner_findings(self) -> list:
         """The findings the banner shows: those about the two runs it compares (the subject and the baseline) or
@@ -290,7 +308,7 @@ class ExperimentReport:
             groups.append(group)
         return groups[:cap]
 
-    def question_view(self) -> "_Html":
+    def question_view(self) -> HtmlView:
         """Every answerable question × the baseline and the subject: the rank of the first judged hit (largest k;
         "-" for none), red where missed and green where hit, the changed questions first; a small inline script
         filters to the changed questions and sorts (the table reads whole without it)."""
@@ -305,8 +323,10 @@ class ExperimentReport:
             rows.append({"question_id": q, "question": questions.at[q, "question"], "type": questions.at[q, "type"],
                          "ranks": ranks, "change": moved.get(q, "")})
         rows.sort(key=lambda r: (r["change"] == "", ))
-        return _Html("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
-                                               "changed": len(moved)})
+        return HtmlView("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
+                                                  "changed": len(moved)},
+                        f"<question view: {len(rows)} questions x runs {', '.join(r.name for r in runs)}, "
+                        f"{len(moved)} moved>")
 
     def remaining_misses(self) -> list:
         """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move, among the
@@ -344,8 +364,10 @@ class ExperimentReport:
         shared with a gold page highlighted."""
         after = self.subject.explain_data(question_id)
         before = self.baseline.explain_data(question_id) if self.baseline is not None else None
-        return _Html("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
-                                              "baseline_name": (self.baseline_record or {}).get("name")})
+        return HtmlView("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
+                                                 "baseline_name": (self.baseline_record or {}).get("name")},
+                        f"<drill-down of question {question_id!r}: {'hit' if after['hit'] else 'miss'} in the top "
+                        f"{after['k']} of {self.subject.name}>")
 
     # ---- the rulers (rag_metrics.experiment.rulers, rag_metrics.judging.audit) -------------------------------------
 
@@ -539,85 +561,6 @@ class ExperimentReport:
         return latency_table(self.results)
 
 
-class DiagnosisView:
-    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
-
-    def __init__(self, findings):
-        self.findings = list(findings)
-
-    def __iter__(self):
-        return iter(self.findings)
-
-    def __len__(self) -> int:
-        return len(self.findings)
-
-    def __repr__(self) -> str:
-        return "\n".join(f.sentence for f in self.findings) or "no pattern found"
-
-    def _repr_html_(self) -> str:
-        from rag_metrics.core.html import render
-
-        return render("diagnosis.html.j2", findings=self.findings)
-
-
-def _cutoff(result, measure: str) -> int:
-    head, _, k = measure.partition("@")
-    return int(k) if k.isdigit() else max(result.ks)
-
-
-def _through_window(doc, pages, satisfied, window: int) -> bool:
-    """Whether an item is credited only because a gold page lies within ``window`` of its own pages: every gold page
-    it satisfies is 1 to ``window`` pages away from its nearest own page (none is one of its pages, none is further:
-    a page found by its text, :mod:`rag_metrics.judging.locate`, is no window credit)."""
-    pages = [p for p in (pages or ()) if p is not None]
-    if not pages or not satisfied:
-        return False
-    gaps = [min(abs(g - p) for p in pages) for d, g in satisfied if d == doc]
-    return bool(gaps) and all(1 <= gap <= window for gap in gaps)
-
-
-def credit_note(result, question_id, measure: str) -> str:
-    """Why a question's credit under ``result``'s primary ruler is fragile, or ``""``: every item credited in the
-    top k (``measure``'s k, the largest for MRR) is credited only through the judge's page window -- none of its own
-    pages is a gold page it satisfies -- (``"only through the ±1 page window"``), and/or no other page ruler of the
-    run credits the question at all (``"only the overlap ruler credits it (page, marker do not)"``)."""
-    k = _cutoff(result, measure)
-    judged = result.judged.get(result.primary)
-    notes = []
-    if judged is not None and "satisfies" in judged.columns:
-        rows = judged[(judged["question_id"] == question_id) & (judged["rank"] <= k) & judged["hit"].astype(bool)]
-        window = getattr(result.judges.get(result.primary), "window", 0)
-        if len(rows) and window and all(_through_window(doc, pages, sat, window) for doc, pages, sat in
-                                        zip(rows["doc_id"], rows["pages"], rows["satisfies"])):
-            notes.append(f"only through the ±{window} page window")
-    hit = f"hit@{k}"
-    others = [name for name in ("page", "marker", "overlap") if name != result.primary and name in result.pages
-              and hit in result.pages[name].per_question]
-    primary = result.pages[result.primary].per_question
-    if others and hit in primary and primary[hit].get(question_id, 0) > 0 and \
-            all(result.pages[name].per_question[hit].get(question_id, 0) == 0 for name in others):
-        notes.append(f"only the {result.primary} ruler credits it ({', '.join(others)} "
-                     f"do{'es' if len(others) == 1 else ''} not)")
-    return "; ".join(notes)
-
-
-def log_profile(result) -> dict:
-    """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
-    already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
-    the score range (``-`` where the log holds no texts or scores)."""
-    run = result.run
-    texts = run["text"].map(lambda t: len(t) if isinstance(t, str) else None).dropna() if "text" in run else []
-    scores = run["score"].dropna() if "score" in run else []
-    per_question = run.groupby("question_id", sort=False).size() if len(run) else pd.Series(dtype=float)
-    pages = {(d, p) for d, ps in zip(run["doc_id"], run["pages"]) if isinstance(d, str)
-             for p in (ps if isinstance(ps, (tuple, list)) else ())}
-    return {"items per question": f"{per_question.mean():.1f}" if len(per_question) else "-",
-            "median text length, characters": f"{pd.Series(texts).median():.0f}" if len(texts) else "-",
-            "distinct documents": str(run["doc_id"].dropna().nunique()),
-            "distinct pages": str(len(pages)),
-            "score range": f"{scores.min():.3f} to {scores.max():.3f}" if len(scores) else "-"}
-
-
 def _first_hits(result, k: int) -> dict:
     """Question -> rank of the first item the headline judge credits within the top ``k`` (questions without one left
     out)."""
@@ -643,29 +586,29 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
 
     Parameters
     ----------
-    golden : GoldenSet
-    logs : list of RunLog (any order; see ``order``)
-    corpus : Corpus, optional -- the documents, to judge logged text by content overlap
+    golden : GoldenSet or its path
+    logs : list of RunLog or paths (any order; see ``order``); one log or path is a list of one
+    corpus : Corpus or its path, optional -- the documents, to judge logged text by content overlap
     ks, min_chars, window, judge : as :func:`~rag_metrics.experiment.evaluate.evaluate_log` (``judge`` = its
         ``primary``: the ruler of the headline)
-    measure : the primary measure of the verdict; default ``hit@<largest k>`` (a gold page among the items the
-        generator reads)
+    measure : the primary measure of the verdict and of the moved questions, any measure (``"ndcg@10"``, graded);
+        default ``hit@<largest k>`` (a gold page among the items the generator reads)
     order : ``made`` (default) or ``given`` (:data:`rag_metrics.experiment.history.RUN_ORDERS`)
     history_dir : the experiment's history folder (default: a new temporary folder, i.e. no history)
     alpha : the level of the verdict's test
     """
-    logs = list(logs)
+    corpus = as_corpus(corpus, func="experiment_report")
+    golden, logs = as_golden(golden, corpus, func="experiment_report"), as_logs(logs, func="experiment_report")
     if not logs:
         raise InputError("an experiment report needs at least one retrieval log.")
     n_resamples = check_int(n_resamples, "n_resamples")
     ordered = _history.order_logs(logs, order)
-    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, primary=judge)
+    extra = None if measure is None else [str(parse_measure(measure))]  # any measure: a graded one too (ndcg@10)
+    results = [evaluate_log(golden, entry["log"], corpus, ks=ks, min_chars=min_chars, window=window, judge=judge,
+                            measures=None if extra is None else [*default_measures(check_cutoffs(ks), golden), *extra])
                for entry in ordered]
     subject = results[-1]
-    measure = measure or f"hit@{max(subject.ks)}"
-    if measure not in subject.headline_measures:
-        raise InputError(f"measure {measure!r} is not one of the report's measures "
-                         f"({', '.join(subject.headline_measures)}).", field="measure")
+    measure = extra[0] if extra else f"hit@{max(subject.ks)}"
     history_dir = str(history_dir or tempfile.mkdtemp(prefix="experiment-history-"))
     ids = []
     for entry, result in zip(ordered, results):
@@ -684,7 +627,7 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         before, after = _history.per_question(baseline_record, measure), subject.evaluation.per_question[measure]
         named = dict(measure=measure, before_name=baseline_record["name"], after_name=subject_record["name"],
                      alpha=alpha, n_resamples=n_resamples)
-        coverage = _coverage(baseline_record, subject_record)
+        coverage = logged_coverage(baseline_record, subject_record)
         if coverage is not None:  # compared on the questions both logged; the whole-set figure kept beside it
             both = coverage["both"]
             coverage["all"] = verdict(before, after, **named)
@@ -692,17 +635,3 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         v = verdict(before, after, **named)
     return ExperimentReport(results, ordered, records, ids, subject, subject_record, baseline_record, baseline,
                             measure, alpha, v, history_dir, n_resamples, coverage)
-
-
-def _coverage(baseline_record: dict, subject_record: dict) -> dict | None:
-    """None when both runs logged the same questions; else ``both`` (the questions both logged, the verdict's),
-    ``subject_only_missing`` (logged by the baseline, not by the subject), ``baseline_only_missing`` (the other
-    way), the counts each logged, and ``all`` (the verdict over every question, added by the caller)."""
-    before, after = _history.logged(baseline_record), _history.logged(subject_record)
-    if set(before) == set(after):
-        return None
-    after_set, before_set = set(after), set(before)
-    return {"both": [q for q in after if q in before_set], "baseline_logged": len(before),
-            "subject_logged": len(after), "questions": len(subject_record["per_query"]),
-            "subject_only_missing": [q for q in before if q not in after_set],
-            "baseline_only_missing": [q for q in after if q not in before_set]}

@@ -258,3 +258,25 @@ def coverage_finding(coverage: dict, subject: str, baseline: str) -> Finding:
     parts.append(f"The verdict compares the {both} question(s) both logged; over every question, counting what a run "
                  f"did not log as a miss, the change would read {whole.delta:+.3f} ({whole.outcome}).")
     return Finding("partial log", subject, len(gone) + len(back), " ".join(parts), tuple(gone) + tuple(back))
+
+
+class DiagnosisView:
+    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
+
+    def __init__(self, findings):
+        self.findings = list(findings)
+
+    def __iter__(self):
+        return iter(self.findings)
+
+    def __len__(self) -> int:
+        return len(self.findings)
+
+    def __repr__(self) -> str:  # the sentences, cut short: the HTML shows them whole
+        text = "\n".join(f.sentence for f in self.findings) or "no pattern found"
+        return text if len(text) <= 480 else text[:477] + "..."
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import render
+
+        return render("diagnosis.html.j2", findings=self.findings)

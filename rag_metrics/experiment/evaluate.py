@@ -18,39 +18,33 @@
    the failure breakdown, the no_answer questions and the backlog, latency, and retrieval vs
    generation statuses when answers are present.
 
-The :class:`ExperimentResult` renders as HTML in JupyterLab; :meth:`ExperimentResult.explain` shows
-one question's drill-down (gold pages, the top-k items with their judgments and the text they
-share with a gold page highlighted).
+The :class:`~rag_metrics.experiment.result.ExperimentResult` renders as HTML in JupyterLab;
+:meth:`~rag_metrics.experiment.result.ExperimentResult.explain` shows one question's drill-down (gold pages, the top-k
+items with their judgments and the text they share with a gold page highlighted).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
-import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_choice, check_int
-from rag_metrics.core.html import render
-from rag_metrics.core.html import table as html_table
-from rag_metrics.core.text import PAGE_MARKER, normalize
+from rag_metrics.core.errors import InputError, check_choice, check_cutoffs
+from rag_metrics.io.coerce import as_corpus, as_golden, as_log
+from rag_metrics.core.text import PAGE_MARKER
 from rag_metrics.io.logs import log_key, match_log
-from rag_metrics.judging.audit import audit_pages, check_pages_in_documents
-from rag_metrics.judging.index import PageIndex, boilerplate_lines
-from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, describe_judge, judge_run, judged_frame
+from rag_metrics.judging.audit import check_pages_in_documents
+from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, as_judge, judge_run
 from rag_metrics.judging.locate import locate_items, place_text_only
 from rag_metrics.measures.distributed import combine_per_question, map_by_question
-from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.pages import evaluate_judged
-from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
-from rag_metrics.experiment.attribution import attribute, join_answers, status_summary, status_table
-from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING, failure_breakdown_judged
-from rag_metrics.experiment.rulers import ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
-from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
+from rag_metrics.measures.registry import measures_at
+from rag_metrics.experiment.failures import failure_breakdown_judged
+from rag_metrics.experiment.generation import GenerationView
+from rag_metrics.experiment.levels import LEVELS, evaluate_chunks, evaluate_documents
+from rag_metrics.experiment.result import ExperimentResult, headline_table
 
-__all__ = ["evaluate_log", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
+__all__ = ["evaluate_log", "LEVELS", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
            "GenerationView", "latency_table", "judge_and_evaluate"]
-
 
 
 def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
@@ -147,445 +141,6 @@ def prepare_log(golden, log, corpus=None):
     return log
 
 
-def _judge_raw(with_doc, ruled, gold_pages, raw, index):
-    """The overlap judge with boilerplate kept (``raw``) on the rows ``with_doc``, given the same rows judged with
-    boilerplate left out (``ruled``, or None). When the ruled judge kept its furniture-kept answers
-    (``satisfies_kept``: :func:`~rag_metrics.judging.judges.judge_run` with ``kept=True``) they are the answer.
-    Otherwise: keeping boilerplate only adds fragments, so every gold page the ruled judge credits the raw one
-    credits too, and only the rows short of some gold page of their document are judged again
-    (:func:`~rag_metrics.judging.judges.judge_run` on all of them gives the same)."""
-    if ruled is None or len(ruled) != len(with_doc):
-        return judge_run(with_doc, None, gold_pages, raw, index)
-    if "satisfies_kept" in ruled.columns:
-        out = judged_frame(with_doc)
-        out["satisfies"] = ruled["satisfies_kept"].to_numpy(dtype=object)
-        out["hit"] = [bool(x) for x in out["satisfies"]]
-        return out
-    per_doc = gold_pages.groupby(["question_id", "doc_id"])["page"].nunique().to_dict()
-    short = np.fromiter((len(s) < per_doc.get((q, d), 0) for q, d, s in
-                         zip(with_doc["question_id"], with_doc["doc_id"], ruled["satisfies"])), dtype=bool,
-                        count=len(with_doc))
-    satisfies = ruled["satisfies"].to_numpy(dtype=object).copy()
-    if short.any():
-        again = judge_run(with_doc[short], None, gold_pages, raw, index)
-        satisfies[short] = again["satisfies"].to_numpy(dtype=object)
-    out = judged_frame(with_doc)
-    out["satisfies"] = list(satisfies)
-    out["hit"] = [bool(x) for x in satisfies]
-    return out
-
-
-@dataclass
-class ExperimentResult:
-    """Everything :func:`evaluate_log` computed (see the module docstring). Tables are pandas; figures
-    are per question (NaN = undefined, excluded from means and counted)."""
-
-    name: str
-    golden: object
-    log: object
-    corpus: object
-    run: pd.DataFrame
-    ks: tuple
-    judges: dict
-    primary: str
-    judged: dict
-    pages: dict
-    document: Evaluation
-    chunk: Evaluation | None
-    failures: pd.DataFrame
-    unknown_questions: list
-    missing_questions: list
-    failed_questions: list
-    documents: dict
-    settings: dict = field(default_factory=dict)
-    question_map: dict = field(default_factory=dict)
-    page_index: object = None  # the PageIndex the judges used (page texts, normalized and hashed once)
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    # -- rulers (rag_metrics.experiment.rulers) and page checks (rag_metrics.judging.audit) -------------------------
-    def raw_overlap(self):
-        """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
-        furniture does; None when the overlap judge does not apply or keeps boilerplate already."""
-        judge = self.judges.get("overlap")
-        if judge is None or judge.boilerplate is None:
-            return None
-        if "raw_overlap" not in self._cache:
-            raw = replace(judge, boilerplate=None)
-            with_doc = self.run[self.run["doc_id"].notna()]
-            judged = _judge_raw(with_doc, self.judged.get("overlap"), self.golden.gold_pages, raw, self.page_index)
-            measures = [f"hit@{k}" for k in self.ks] + ["mrr", f"recall@{max(self.ks)}"]
-            self._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(self.golden, judged, measures, raw.params()),
-                                          judged)
-        return self._cache["raw_overlap"]
-
-    def ruler_table(self) -> pd.DataFrame:
-        """Every headline measure under every ruler (:func:`rag_metrics.experiment.rulers.ruler_table`)."""
-        return ruler_table(self)
-
-    def ruler_changes(self, previous: "ExperimentResult") -> pd.DataFrame:
-        """This run minus ``previous`` under every ruler (:func:`rag_metrics.experiment.rulers.ruler_changes`)."""
-        return ruler_changes(previous, self)
-
-    def ruler_disagreements(self, a: str = "overlap", b: str = "page", k: int | None = None) -> pd.DataFrame:
-        """Items ruler ``a`` credits and ``b`` does not, and the reverse, with the shared text
-        (:func:`rag_metrics.experiment.rulers.ruler_disagreements`)."""
-        return ruler_disagreements(self, a, b, k)
-
-    def unfindable_gold(self) -> pd.DataFrame:
-        """Gold pages without text, unfindable by text judges (:func:`rag_metrics.experiment.rulers.unfindable_gold`)."""
-        return unfindable_gold(self)
-
-    def boilerplate(self) -> pd.DataFrame:
-        """What the overlap judge left out as boilerplate, per document (its repeated text, digits as ``#``, and on
-        how many pages); empty when the overlap judge does not apply."""
-        judge = self.judges.get("overlap")
-        if judge is None or self.page_index is None:
-            return boilerplate_lines(None, 24, None)
-        return boilerplate_lines(self.page_index, judge.min_chars, judge.boilerplate)
-
-    def page_audit(self):
-        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.audit.audit_pages`); None without
-        the documents."""
-        if self.page_index is None:
-            return None
-        if "audit" not in self._cache:
-            logged = self.run[self.run["pages_from"] == "logged"] if "pages_from" in self.run else self.run
-            read = (self.settings.get("read") or {})
-            self._cache["audit"] = audit_pages(logged, self.page_index, min_chars=self.judges.get(
-                "overlap", OverlapJudge()).min_chars, page_base=read.get("page_base"), name=self.name)
-        return self._cache["audit"]
-
-    def placements(self) -> pd.DataFrame:
-        """How the items got their document and pages: one row per (placed_by, pages_from) with its item count."""
-        cols = [c for c in ("placed_by", "pages_from") if c in self.run.columns]
-        if not cols:
-            return pd.DataFrame(columns=["items"])
-        return self.run.groupby(cols, dropna=False).size().rename("items").to_frame()
-
-    def notices(self) -> list[str]:
-        """Sentences a report must show about its rulers: a page-base offset (with its fix), items placed by their
-        text, printed labels ignored, gold pages no text judge can find, what boilerplate was left out."""
-        out = []
-        audit = self.page_audit()
-        if audit is not None and audit.warning:
-            out.append(audit.warning)
-        if "placed_by" in self.run.columns:
-            placed = self.run[self.run["placed_by"] != "logged"]["placed_by"].value_counts()
-            if len(placed):
-                out.append(f"{self.name}: {int(placed.sum())} item(s) had no document or no physical page and were "
-                           "placed by finding their text on the pages: "
-                           + ", ".join(f"{v} {k}" for k, v in placed.items()) + ".")
-        if "page_label" in self.run.columns and self.run["page_label"].notna().any():
-            out.append(f"{self.name}: page_label is the label printed on a page (i, ii, 1...), not its position in the "
-                       "file; it was not read as a page (pages were located from the text).")
-        unfindable = self.unfindable_gold()
-        if len(unfindable):
-            qs = ", ".join(dict.fromkeys(unfindable["question_id"].astype(str)))
-            out.append(f"{len(unfindable)} gold page(s) have no text (scanned pages?): text judges cannot find them, "
-                       f"so questions {qs} are misses under those judges whatever the retriever does.")
-        furniture = self.boilerplate()
-        if len(furniture):
-            out.append(f"The overlap judge left out text repeated on most pages of {furniture['doc_id'].nunique()} "
-                       f"document(s) ({len(furniture)} repeated line(s), e.g. {furniture['text'].iloc[0]!r}): "
-                       "shared page furniture is no evidence of a page.")
-        return out
-
-    def answers(self) -> pd.Series:
-        """The answers logged with the questions, indexed by golden question ID (empty when none)."""
-        out = {}
-        for qid, text, answer in zip(self.log.questions["question_id"], self.log.questions["question"],
-                                     self.log.questions["answer"]):
-            key = log_key(qid, text)
-            if answer is not None and key in self.question_map:
-                out[self.question_map[key]] = str(answer)
-        return pd.Series(out, dtype=object, name="generated_answer")
-
-    @property
-    def headline_measures(self) -> list[str]:
-        names = [f"hit@{k}" for k in self.ks] + ["mrr"]
-        multi = (self.golden.gold_pages.groupby("question_id").size() > 1).any()
-        groups = [f"sufficiency@{max(self.ks)}"] if getattr(self.golden, "has_groups", False) else []
-        return names + ([f"recall@{max(self.ks)}"] if multi else []) + groups
-
-    @property
-    def evaluation(self) -> Evaluation:
-        """The page-level evaluation under the primary judge: the headline figures."""
-        return self.pages[self.primary]
-
-    def headline(self, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
-        """n, hit@k, MRR (and Recall@k) with 95% intervals (:func:`~.intervals.mean_table`), under the primary judge."""
-        return headline_table({self.name: self.evaluation.per_question}, self.headline_measures,
-                              n_resamples=n_resamples)
-
-    def judges_table(self) -> pd.DataFrame:
-        """The same figures under every judge that applies, side by side ("suspect the ruler first")."""
-        rows = {}
-        for name, ev in self.pages.items():
-            s = ev.summary_dict()
-            rows[name] = {"judge": describe_judge(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
-                          "n": s["mrr"]["evaluated"]}
-        rows["document level (gold documents)"] = {
-            "judge": "document IDs against gold_docs",
-            **{m: self.document.summary_dict().get(m, {}).get("mean") for m in self.headline_measures},
-            "n": self.document.summary_dict()["mrr"]["evaluated"]}
-        if self.chunk is not None:
-            rows["chunk level (gold chunk IDs)"] = {
-                "judge": "chunk IDs against gold_chunks",
-                **{m: self.chunk.summary_dict().get(m, {}).get("mean") for m in self.headline_measures},
-                "n": self.chunk.summary_dict()["mrr"]["evaluated"]}
-        table = pd.DataFrame.from_dict(rows, orient="index")
-        table.index.name = "ruler"
-        return table
-
-    def by_type(self) -> pd.DataFrame:
-        """The primary judge's figures per question type (``n``: questions evaluated)."""
-        table = self.evaluation.by("type")
-        means = table["mean"].unstack("measure")[self.headline_measures]
-        means.insert(0, "n", table["evaluated"].unstack("measure")["mrr"].astype(int))
-        return means[means["n"] > 0]
-
-    def failure_counts(self) -> pd.DataFrame:
-        """Questions per failure kind; with evidence groups, also ``group_missing`` (a hit, but a group missing)."""
-        kinds = FAILURE_KINDS + ((GROUP_MISSING,) if getattr(self.golden, "has_groups", False) else ())
-        counts = self.failures["failure"].value_counts()
-        return pd.DataFrame({"questions": [int(counts.get(k, 0)) for k in kinds],
-                             "question IDs": [", ".join(self.failures.loc[self.failures["failure"] == k, "question_id"])
-                                              for k in kinds]}, index=pd.Index(kinds, name="failure"))
-
-    def no_answer(self) -> pd.DataFrame:
-        """The no_answer questions: what came back for them (they have no gold; evaluated apart)."""
-        q = self.golden.labelled
-        ids = q.index[q["type"] == "no_answer"]
-        top = self.run[self.run["rank"] == 1].set_index("question_id")
-        answers = self.answers()
-        rows = []
-        for qid in ids:
-            rows.append({"question_id": qid, "question": q.at[qid, "question"],
-                         "retrieved": int((self.run["question_id"] == qid).sum()),
-                         "top_document": top["doc_id"].get(qid), "top_score": top["score"].get(qid),
-                         "answer": answers.get(qid)})
-        return pd.DataFrame(rows, columns=["question_id", "question", "retrieved", "top_document", "top_score", "answer"])
-
-    def misses(self, k: int | None = None) -> list:
-        """Answerable questions with no judged hit in the top ``k`` (default the largest k), golden order."""
-        k = max(self.ks) if k is None else k
-        values = self.evaluation.per_question[f"hit@{k}"]
-        return [q for q, v in values.items() if v == 0.0]
-
-    @property
-    def depth(self) -> int:
-        """The most items the log holds for one question (0 when it holds none): what any k can reach."""
-        if "depth" not in self._cache:
-            counts = self.log.run.groupby("question_id", sort=False).size() if len(self.log.run) else []
-            self._cache["depth"] = int(max(counts, default=0))
-        return self._cache["depth"]
-
-    def depth_warning(self) -> str | None:
-        """A sentence when a cutoff k exceeds the depth the log holds (None otherwise): hit@k at such a k counts
-        only the items logged, so it cannot differ from hit@depth -- the log cannot say what ranks beyond it held."""
-        over = [k for k in self.ks if k > self.depth]
-        if not over:
-            return None
-        asked = (self.settings.get("run_settings") or {}).get("k")
-        run_k = f" (the run asked for {asked})" if asked is not None else ""
-        return (f"k = {', '.join(map(str, over))} exceeds the depth run {self.name} logged: at most {self.depth} "
-                f"item(s) per question{run_k}. Figures at k = {', '.join(map(str, over))} count only those "
-                f"{self.depth}, so they equal the figures at k = {self.depth}; log deeper to measure them.")
-
-    def judged_at_k(self, k: int | None = None) -> dict:
-        """Judged@k (ir_measures' measure, not trec_eval's) on the answerable questions only, at document level:
-        the share of the top k whose document is labelled for the question. ``no_answer`` questions have no label
-        at all and would count as 0, so they are left out (``excluded``).
-
-        When the golden set labels only relevant documents (``positive_only``: no label below 1), "labelled" means
-        "relevant": judged@k then measures what precision@k measures, and a low value says the top k holds
-        documents nobody labelled -- irrelevant ones or relevant ones missing from the golden set, which judged@k
-        cannot tell apart. ``precision`` is precision@k on the same questions, for comparison. ``warn``: the mean is
-        below ``warning_below`` on a golden set that labels non-relevant documents too -- the only case where a low
-        Judged@k says labels are missing (on a relevant-only set it is a precision, low whenever k exceeds the gold).
-        """
-        k = max(self.ks) if k is None else check_int(k, "k")
-        answerable = set(self.golden.answerable)
-        gold = self.golden.gold[self.golden.gold["question_id"].isin(answerable)]
-        run = self.run[self.run["question_id"].isin(answerable) & self.run["doc_id"].notna()]
-        ev = evaluate(gold, run[["question_id", "rank", "doc_id"]], [f"judged@{k}", f"precision@{k}"])
-        summary = ev.summary_dict()
-        labels = gold.loc[gold["doc_id"].notna(), "relevance"]
-        no_answer = int((self.golden.labelled["type"] == "no_answer").sum())
-        mean, positive_only = summary[f"judged@{k}"]["mean"], bool((labels >= 1).all())
-        return {"k": k, "mean": mean, "evaluated": summary[f"judged@{k}"]["evaluated"],
-                "excluded": no_answer, "positive_only": positive_only,
-                "precision": summary[f"precision@{k}"]["mean"], "warning_below": JUDGED_WARNING,
-                "warn": bool(mean is not None and mean < JUDGED_WARNING and not positive_only)}
-
-    def generation(self, answers: pd.DataFrame | None = None, *, generator: str | None = None) -> GenerationView:
-        """Retrieval vs generation for this run (:func:`rag_metrics.experiment.attribution.attribute`).
-
-        The answers come from ``answers`` (a table with question_id and generated_answer, and optionally generator
-        and retrieved_ids -- e.g. :func:`rag_metrics.io.corpus.load_answers`; ``generator`` picks one) or else from
-        the log itself. Answerable questions without an expected answer in the golden set are left out (listed); ``no_answer`` questions are attributed apart (refusals). When the
-        answers file says which documents each answer was generated from (``retrieved_ids``), they are checked
-        against this run's top items: answers generated from another retrieval are counted and named (the statuses
-        would mix two systems), and when every answer's context is this run's top n, the statuses use k = n (what
-        the generator read); otherwise k is the largest cutoff.
-        """
-        logged = self.answers()
-        notes: list = []
-        if answers is not None:
-            table = answers
-            if generator is not None and "generator" in table.columns:
-                table = table[table["generator"] == generator]
-            source = "answers file"
-        elif len(logged):
-            labelled = list(self.golden.labelled.index)
-            table = pd.DataFrame({"question_id": labelled, "generated_answer": [logged.get(q, "") for q in labelled]})
-            source = "log"
-        else:
-            return GenerationView(None, None, [], None, {}, [])
-        joined = join_answers(self.golden, table[[c for c in ("question_id", "generated_answer") if c in table]])
-        expected = joined["expected_answer"]
-        has_expected = expected.notna() & (expected.astype(str).str.strip() != "")
-        answerable = joined["question_id"].isin(set(self.golden.answerable))
-        without = [str(q) for q in joined.loc[~has_expected & answerable, "question_id"]]
-        joined = joined[has_expected | ~answerable]  # no_answer questions are attributed apart (refusals)
-        if not has_expected.any():
-            return GenerationView(source, None, without, None, {}, notes)
-        context: dict = {}
-        k = max(self.ks)
-        if source == "answers file":
-            if "retrieved_ids" in table.columns:
-                ids = dict(zip(table["question_id"], table["retrieved_ids"]))
-                ranked = self.run.sort_values(["question_id", "rank"], kind="stable")
-                logged_ids = {q: (list(g["logged_doc_id"]), list(g["doc_id"])) for q, g in ranked.groupby("question_id")}
-                differ, depths = [], set()
-                checked_ids = [q for q in joined["question_id"] if q in set(self.golden.answerable)]
-                for q in checked_ids:
-                    used = ids.get(q)
-                    if not isinstance(used, list):
-                        continue
-                    used = [str(u) for u in used]
-                    depths.add(len(used))
-                    raw, resolved = logged_ids.get(q, ([], []))
-                    if used not in (raw[:len(used)], resolved[:len(used)]):
-                        differ.append(str(q))
-                checked = sum(isinstance(ids.get(q), list) for q in checked_ids)
-                context = {"checked": checked, "differ": differ, "depth": next(iter(depths)) if len(depths) == 1 else None}
-                if checked and not differ and context["depth"]:
-                    k = context["depth"]
-                    notes.append(f"every answer was generated from this run's top {k}: statuses at k = {k}")
-            else:
-                notes.append("the answers file does not say which documents each answer was generated from "
-                             "(retrieved_ids): the statuses assume this run's retrieval")
-        run_rows = self.run[self.run["question_id"].isin(set(joined["question_id"])) & self.run["doc_id"].notna()]
-        attribution = attribute(joined, k=k, run=run_rows[["question_id", "rank", "doc_id", "score"]])
-        return GenerationView(source, attribution, without, k, context, notes)
-
-    def _rows(self, judge: str) -> dict:
-        """Row positions of each question in ``judged[judge]``, grouped once (drill-downs reuse them)."""
-        key = ("rows", judge)
-        if key not in self._cache:
-            self._cache[key] = self.judged[judge].groupby("question_id", sort=False).indices
-        return self._cache[key]
-
-    def _gold_pages(self, question_id) -> list:
-        if "gold" not in self._cache:
-            self._cache["gold"] = self.golden.pages_by_question()
-        return self._cache["gold"].get(question_id, [])
-
-    def explain_data(self, question_id, k: int | None = None) -> dict:
-        """One question's drill-down as plain data (see :meth:`explain`): the question, its gold pages and the top-k
-        items, each with every judge's verdict and its text split into segments, those shared with a gold page
-        (± window) marked. Reuses the evaluation's page index and the judged rows grouped once, so a drill-down
-        costs the question's items, not the whole run."""
-        k = max(self.ks) if k is None else k
-        if question_id not in self.golden.questions.index:
-            raise InputError(f"question {question_id!r} is not in the golden set.", question=question_id)
-        q = self.golden.questions.loc[question_id]
-        gold_pages = self._gold_pages(question_id)
-        judged = self.judged[self.primary]
-        positions = self._rows(self.primary).get(question_id, np.zeros(0, dtype=int))
-        rows = judged.iloc[positions]
-        rows = rows[rows["rank"] <= k].sort_values("rank", kind="stable")
-        verdicts_by_rank = {}
-        for name, table in self.judged.items():
-            mine = table.iloc[self._rows(name).get(question_id, np.zeros(0, dtype=int))]
-            for rank, satisfies in zip(mine["rank"], mine["satisfies"]):
-                verdicts_by_rank.setdefault(int(rank), {})[name] = bool(satisfies)
-        index = self.page_index if self.page_index is not None else (
-            PageIndex(self.corpus) if self.corpus is not None else None)
-        judge = self.judges[self.primary]
-        window = getattr(judge, "window", 1)
-        f = getattr(judge, "min_chars", 24)
-        rule = self.judges["overlap"].boilerplate if "overlap" in self.judges else None
-        items = []
-        for row in rows.itertuples(index=False):
-            verdicts = verdicts_by_rank.get(int(row.rank), {})
-            text = row.text if isinstance(row.text, str) else None
-            segments = [(text or "", False)]
-            longest = 0
-            if text is not None and index is not None:
-                norm = normalize(text)
-                near = [index.row[d, p2] for d, p in gold_pages for p2 in range(p - window, p + window + 1)
-                        if (d, p2) in index.row]
-                # boilerplate (running headers, footers) is no evidence: it is not highlighted
-                spans = [(a, b) for a, b, furniture in index.shared_spans(norm, near, f, rule) if not furniture]
-                short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
-                         if not furniture] if not spans else []
-                longest = max((b - a for a, b in spans or short), default=0)
-                # the match that decides (at or above the threshold) is marked; shorter shared text is context only
-                segments = _segments(norm, spans, "decides") if spans else _segments(norm, short, "context")
-            items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
-                          "pages": list(row.pages), "score": None if row.score != row.score else float(row.score),
-                          "verdicts": verdicts, "hit": bool(verdicts.get(self.primary)), "segments": segments,
-                          "longest": longest, "threshold": f})
-        return {"question_id": question_id, "question": q["question"], "type": q["type"],
-                "answer": q["answer"], "gold": gold_pages, "k": k, "primary": self.primary,
-                "judge": describe_judge(judge), "items": items, "run": self.name,
-                "hit": any(i["hit"] for i in items), "normalized": index is not None,
-                "unfindable": [] if index is None else [(d, p) for d, p in gold_pages if (d, p) in set(index.empty)]}
-
-    def explain(self, question_id, k: int | None = None):
-        """One question's drill-down, rendered inline in JupyterLab (an object with ``_repr_html_``)."""
-        return _Html("explain.html.j2", {"q": self.explain_data(question_id, k)})
-
-    def _repr_html_(self) -> str:  # pragma: no cover - notebooks
-        return render("experiment_summary.html.j2", name=self.name, n_questions=len(self.golden.labelled),
-                      headline=html_table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
-                      judges=html_table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
-                      failures=html_table(self.failure_counts()), settings=self.settings,
-                      unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
-
-
-@dataclass(frozen=True)
-class GenerationView:
-    """Retrieval vs generation of one run (:meth:`ExperimentResult.generation`).
-
-    ``source``: where the answers came from (``"answers file"``, ``"log"``, or None: no answers anywhere);
-    ``attribution``: the per-question statuses (None without answers or expected answers); ``without_expected``:
-    labelled questions the golden set gives no expected answer for (left out); ``k``: the cutoff of the statuses;
-    ``context``: the check of the answers' retrieved IDs against the run (``checked``, ``differ`` -- question IDs
-    whose answer was generated from other documents than this run's top items -- and ``depth``); ``notes``.
-    """
-
-    source: str | None
-    attribution: object
-    without_expected: list
-    k: int | None
-    context: dict
-    notes: list
-
-    def status_table(self) -> pd.DataFrame:
-        """Questions per status, each with what it measures under the rule (empty without attribution)."""
-        if self.attribution is None:
-            return pd.DataFrame(columns=["what it measures", "questions"])
-        return status_table(self.attribution)
-
-    def summary(self) -> str:
-        """The section's sentence: headline figures and status counts, each status named for what it measures
-        (:func:`~rag_metrics.experiment.attribution.status_summary`); empty without attribution."""
-        return "" if self.attribution is None else status_summary(self.attribution)
-
-
 def latency_table(results) -> pd.DataFrame:
     """Median and 95th percentile of the logged latency (``latency_ms``) per run; runs without latency are left
     out (an empty table when none has any)."""
@@ -593,39 +148,6 @@ def latency_table(results) -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index", columns=["n", "median_ms", "p95_ms"])
     table.index.name = "run"
     return table
-
-
-class _Html:
-    """Rendered on display in JupyterLab; plain text elsewhere."""
-
-    def __init__(self, template, context):
-        self.template, self.context = template, context
-
-    def __repr__(self) -> str:
-        q = self.context.get("q", {})
-        return f"<drill-down of question {q.get('question_id')!r}: {'hit' if q.get('hit') else 'miss'} in the top {q.get('k')}>"
-
-    def _repr_html_(self) -> str:
-        return render(self.template, **self.context)
-
-
-def _segments(text: str, spans, kind: str = "decides") -> list[tuple[str, str | bool]]:
-    """``text`` cut at ``spans``: ``(piece, kind)`` for a piece inside a span, ``(piece, False)`` between them."""
-    out, pos = [], 0
-    for a, b in spans:
-        if a > pos:
-            out.append((text[pos:a], False))
-        out.append((text[a:b], kind))
-        pos = b
-    if pos < len(text):
-        out.append((text[pos:], False))
-    return out
-
-
-def headline_table(per_question: dict, measures, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
-    """One row per run: n and each measure's mean with its 95% interval (``{run: per-question table}``;
-    :func:`~rag_metrics.stats.mean_interval`: Clopper--Pearson for 0/1 values, BCa bootstrap otherwise)."""
-    return mean_table(per_question, measures, n_resamples=n_resamples)
 
 
 def judge_and_evaluate(golden, run: pd.DataFrame, judges: dict, index, measures: list, *,
@@ -651,11 +173,8 @@ def judge_and_evaluate(golden, run: pd.DataFrame, judges: dict, index, measures:
     for name, judge in judges.items():
         judged[name] = judge_run(with_doc, None, golden.gold_pages, judge, index, kept=name == "overlap")
         pages[name] = evaluate_judged(golden, judged[name], measures, judge.params())
-    document = evaluate(golden.document_gold(), with_doc[["question_id", "rank", "doc_id"]], measures)
-    chunk = None
-    if chunk_level:
-        chunk = evaluate(golden.chunk_gold(), run[["question_id", "rank", "chunk_id"]],
-                         [m for m in measures if not m.startswith("sufficiency")], level="chunk")
+    document = evaluate_documents(golden, with_doc, measures)
+    chunk = evaluate_chunks(golden, run, measures) if chunk_level else None
     return judged, pages, document, chunk
 
 
@@ -689,28 +208,58 @@ LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
 
-def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24, window: int = 1,
-                 primary: str | None = None, engine: str = "local", scheduler: str | None = None) -> ExperimentResult:
-    """Judge and evaluate a retrieval log (module docstring).
+def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level: str = "page", judge=None,
+                 min_chars: int = 24, window: int = 1, primary: str | None = None, engine: str = "local",
+                 scheduler: str | None = None) -> ExperimentResult:
+    """Judge and evaluate a retrieval log: the one way in for a log (module docstring).
 
     Parameters
     ----------
-    golden : GoldenSet
-    log : RunLog
-    corpus : Corpus, optional
-        The documents the log was retrieved from; needed to judge logged text by content overlap.
-    ks : cutoffs for hit@k (Recall@k at the largest).
+    golden : GoldenSet or path
+        A golden set, or the path of one (JSON lines or CSV; checked against the corpus when one is given).
+    log : RunLog or path
+        A retrieval log, or its path (``PRESET:PATH`` for another shape, e.g. ``langchain:run.jsonl``).
+    corpus : Corpus or path, optional
+        The documents the log was retrieved from (a folder, ``pages.jsonl`` or a document); needed to judge logged
+        text by content overlap and to place text-only items.
+    measures : measure names, optional
+        What to evaluate at every level, besides hit@k at each k, MRR and Recall@(largest k) that every result holds:
+        a name that needs a cutoff and has none (``"recall"``), or one written ``"ndcg@k"``, is taken at every k of
+        ``ks`` (:func:`rag_metrics.measures.registry.measures_at`). When given, they are the headline's measures.
+    ks : int or list of ints
+        The cutoffs (``ks=5`` is ``(5,)``).
+    level : {"page", "document", "chunk"}
+        What the headline (:attr:`ExperimentResult.evaluation`, :meth:`~ExperimentResult.summary`,
+        :meth:`~ExperimentResult.by`, :meth:`~ExperimentResult.misses`) counts: gold pages under ``judge`` (default),
+        gold documents, or gold chunk IDs (the golden set must give them). Every level is computed either way
+        (:meth:`ExperimentResult.at`).
+    judge : name or judge object, optional
+        The page judge of the headline, failures and drill-downs: ``"overlap"``, ``"page"``, ``"marker"``,
+        ``"document"``, or an object such as ``OverlapJudge(min_chars=30)`` (its parameters replace ``min_chars``
+        and ``window`` for that judge). Default: the first that applies of overlap, page, marker, document.
+        ``primary`` is its former name.
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
-    primary : judge of the headline; default the first that applies of overlap, page, marker, document.
     engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
+
+    Every parameter is checked before anything is read or judged; a wrong kind of value is an
+    :class:`~rag_metrics.InputError` saying what was expected.
     """
-    check_choice(engine, LOG_ENGINES, "engine", func="evaluate_log")
-    ks = tuple(sorted({check_int(k, "k") for k in ks}))
-    if not ks:
-        raise InputError("give at least one cutoff k.")
-    log = prepare_log(golden, log, corpus)
+    func = "evaluate_log"
+    check_choice(engine, LOG_ENGINES, "engine", func=func)
+    check_choice(level, LEVELS, "level", func=func)
+    ks = check_cutoffs(ks, func=func)
+    given = None if measures is None else [str(m) for m in measures_at(measures, ks)]
+    chosen = _chosen_judge(judge, primary, min_chars, window)
+    corpus = as_corpus(corpus, func=func)
+    golden = as_golden(golden, corpus, func=func)
+    log = prepare_log(golden, as_log(log, func=func), corpus)
+    if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
+        raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
+                         "level='page' or 'document'.", path=golden.source, field="level")
+    primary = None if chosen is None else chosen.name
+    min_chars = getattr(chosen, "min_chars", min_chars)  # an overlap judge given as an object places text alike
     qmap, unknown, documents = log.question_map, log.unknown_questions, log.documents
     run = log.run.copy()
     run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
@@ -731,6 +280,8 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     names = applicable_judges(log, corpus, run)
     judges = {"document": DocumentJudge(), "page": PageJudge(window=window), "marker": MarkerJudge(window=window),
               "overlap": OverlapJudge(min_chars=min_chars, window=window)}
+    if chosen is not None:
+        judges[chosen.name] = chosen
     judges = {n: judges[n] for n in names}
     if primary is None:
         primary = next(n for n in PRIMARY_ORDER if n in judges)
@@ -740,6 +291,7 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
     measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
     if golden.has_groups:
         measures += [f"sufficiency@{k}" for k in ks]
+    measures += [m for m in given or () if m not in measures]
     chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
     if engine == "dask":
         judged, pages, document, chunk = _judge_and_evaluate_on_dask(golden, run, judges, index, measures,
@@ -758,7 +310,23 @@ def evaluate_log(golden, log, corpus=None, *, ks=(1, 3, 5), min_chars: int = 24,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
                 "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
-                "run_settings": {k: v for k, v in log.settings.items() if k != "read"}}
+                "run_settings": {k: v for k, v in log.settings.items() if k != "read"}, "level": level,
+                "measures": given}
+    if level == "chunk" and chunk is None:
+        raise InputError("level='chunk' needs chunk IDs in the log (chunk_id) to judge against the golden set's.",
+                         path=log.source, field="level")
     return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap, index)
+                            failures, unknown, missing, failed, documents, settings, qmap, index, level=level)
+
+
+def _chosen_judge(judge, primary, min_chars: int, window: int):
+    """The headline judge asked for (``judge``, or its former name ``primary``) as a judge object, None for the
+    default; both given and different is an error."""
+    if judge is not None and primary is not None and getattr(judge, "name", judge) != primary:
+        raise InputError(f"judge={judge!r} and primary={primary!r} name two judges; give judge= alone.",
+                         field="judge")
+    judge = judge if judge is not None else primary
+    if judge is None:
+        return None
+    return as_judge(judge, func="evaluate_log", min_chars=min_chars, window=window)
 

@@ -44,7 +44,7 @@ from rag_metrics.core.fingerprint import check_comparable, digest
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
            "history_table", "safe_name", "merge_history", "HistoryWarning", "RUN_ORDERS", "RULES", "run_made_at",
            "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
-           "config_diff", "trend", "CONFIG_ROWS", "logged", "partial"]
+           "config_diff", "trend", "CONFIG_ROWS", "logged", "partial", "log_profile"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -492,3 +492,20 @@ def trend(records: list[dict], measure: str, *, n_resamples: int = N_RESAMPLES, 
             out.append({"id": run_key(rec), "run": rec["name"], "made_at": made_at(rec), "mean": iv["mean"],
                         "low": iv["low"], "high": iv["high"], "n": iv["n"]})
     return out
+
+
+def log_profile(result) -> dict:
+    """What a log shows about the run that wrote it, as text (its preset and depth are rows of the configuration
+    already): items per question (mean), the median text length in characters, the distinct documents and pages retrieved,
+    the score range (``-`` where the log holds no texts or scores)."""
+    run = result.run
+    texts = run["text"].map(lambda t: len(t) if isinstance(t, str) else None).dropna() if "text" in run else []
+    scores = run["score"].dropna() if "score" in run else []
+    per_question = run.groupby("question_id", sort=False).size() if len(run) else pd.Series(dtype=float)
+    pages = {(d, p) for d, ps in zip(run["doc_id"], run["pages"]) if isinstance(d, str)
+             for p in (ps if isinstance(ps, (tuple, list)) else ())}
+    return {"items per question": f"{per_question.mean():.1f}" if len(per_question) else "-",
+            "median text length, characters": f"{pd.Series(texts).median():.0f}" if len(texts) else "-",
+            "distinct documents": str(run["doc_id"].dropna().nunique()),
+            "distinct pages": str(len(pages)),
+            "score range": f"{scores.min():.3f} to {scores.max():.3f}" if len(scores) else "-"}

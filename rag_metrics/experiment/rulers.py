@@ -22,22 +22,72 @@ And, to show a ruler's failure modes on the sample corpus without a PDF toolchai
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import check_choice, check_int
 from rag_metrics.judging.index import DEFAULT_BOILERPLATE
-from rag_metrics.judging.judges import describe_judge
+from rag_metrics.judging.judges import describe_judge, judge_run, judged_frame
 from rag_metrics.core.text import normalize
+from rag_metrics.measures.pages import evaluate_judged
 
-__all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "RAW_OVERLAP",
+__all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "raw_overlap", "RAW_OVERLAP",
            "with_running_text", "pages_as_chunks"]
 
 RAW_OVERLAP = "overlap, boilerplate kept"
 
 
+def raw_overlap(result):
+    """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
+    furniture does (judged once, cached on ``result``); None when the overlap judge does not apply or keeps
+    boilerplate already."""
+    judge = result.judges.get("overlap")
+    if judge is None or judge.boilerplate is None:
+        return None
+    if "raw_overlap" not in result._cache:
+        raw = replace(judge, boilerplate=None)
+        with_doc = result.run[result.run["doc_id"].notna()]
+        judged = _judge_raw(with_doc, result.judged.get("overlap"), result.golden.gold_pages, raw, result.page_index)
+        measures = result.pages["overlap"].measures  # the same measures as every other ruler
+        result._cache["raw_overlap"] = (describe_judge(raw), evaluate_judged(result.golden, judged, measures,
+                                                                             raw.params()), judged)
+    return result._cache["raw_overlap"]
+
+
+def _judge_raw(with_doc, ruled, gold_pages, raw, index):
+    """The overlap judge with boilerplate kept (``raw``) on the rows ``with_doc``, given the same rows judged with
+    boilerplate left out (``ruled``, or None). When the ruled judge kept its furniture-kept answers
+    (``satisfies_kept``: :func:`~rag_metrics.judging.judges.judge_run` with ``kept=True``) they are the answer.
+    Otherwise: keeping boilerplate only adds fragments, so every gold page the ruled judge credits the raw one
+    credits too, and only the rows short of some gold page of their document are judged again
+    (:func:`~rag_metrics.judging.judges.judge_run` on all of them gives the same)."""
+    if ruled is None or len(ruled) != len(with_doc):
+        return judge_run(with_doc, None, gold_pages, raw, index)
+    if "satisfies_kept" in ruled.columns:
+        out = judged_frame(with_doc)
+        out["satisfies"] = ruled["satisfies_kept"].to_numpy(dtype=object)
+        out["hit"] = [bool(x) for x in out["satisfies"]]
+        return out
+    per_doc = gold_pages.groupby(["question_id", "doc_id"])["page"].nunique().to_dict()
+    short = np.fromiter((len(s) < per_doc.get((q, d), 0) for q, d, s in
+                         zip(with_doc["question_id"], with_doc["doc_id"], ruled["satisfies"])), dtype=bool,
+                        count=len(with_doc))
+    satisfies = ruled["satisfies"].to_numpy(dtype=object).copy()
+    if short.any():
+        again = judge_run(with_doc[short], None, gold_pages, raw, index)
+        satisfies[short] = again["satisfies"].to_numpy(dtype=object)
+    out = judged_frame(with_doc)
+    out["satisfies"] = list(satisfies)
+    out["hit"] = [bool(x) for x in satisfies]
+    return out
+
+
 def _rulers(result) -> dict:
     """name -> (description, Evaluation, judged rows) for every ruler of ``result`` (page-level, then document/chunk)."""
     out = {name: (describe_judge(result.judges[name]), result.pages[name], result.judged[name]) for name in result.judges}
-    raw = result.raw_overlap()
+    raw = raw_overlap(result)
     if raw is not None:
         out[RAW_OVERLAP] = raw
     return out
@@ -112,9 +162,8 @@ def ruler_disagreements(result, a: str, b: str, k: int | None = None, *, limit: 
     """
     rulers = _rulers(result)
     for name in (a, b):
-        if name not in rulers:
-            raise KeyError(f"ruler {name!r} does not apply to this run (rulers: {', '.join(rulers)})")
-    k = max(result.ks) if k is None else k
+        check_choice(name, tuple(rulers), "ruler", func="ruler_disagreements")
+    k = max(result.ks) if k is None else check_int(k, "k", func="ruler_disagreements")
     ja, jb = rulers[a][2], rulers[b][2]
     key = ["question_id", "rank"]
     both = ja[ja["rank"] <= k][key + ["doc_id", "pages", "text", "hit"]].merge(

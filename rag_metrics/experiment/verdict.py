@@ -40,7 +40,7 @@ CHANGES = ("newly missed", "newly hit", "worsened", "improved")
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Verdict:
     """The paired comparison of run ``after`` with run ``before`` on ``measure`` (module docstring).
 
@@ -95,6 +95,11 @@ class Verdict:
                 f"(change {self.delta:+.3f}, {self.confidence:.0%} interval {self.ci_low:+.3f} to {self.ci_high:+.3f}; "
                 f"{format_p(self.p_value, self.alpha)}, {why}); {self.wins} question(s) better, {self.losses} worse, "
                 f"{self.ties} unchanged of {self.n}.")
+
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<Verdict: {self.line()}>")
 
     def _repr_html_(self) -> str:
         """The experiment report's verdict banner, in JupyterLab (without the page's links and findings)."""

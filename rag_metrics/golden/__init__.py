@@ -5,3 +5,7 @@ Takes the corpus's pages; hands on a seeded page sample (:mod:`.sampler`), gener
 questions a user would not ask (:mod:`.flags`), and the review file, its page and the accepted golden set
 (:mod:`.review_file`, :mod:`.review`).
 """
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

@@ -65,7 +65,7 @@ def sample_path(name: str, path=None, *, sample: bool = False, func: str, what: 
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Corpus:
     """``documents``: doc_id (index), title, genre, language, n_pages, text.
     ``pages``: doc_id, page, text, start, end (offsets in the document text), title, genre, language.
@@ -92,6 +92,9 @@ class Corpus:
         """Pages with no text (e.g. scanned pages a PDF reader cannot read): never judged as matches."""
         empty = self.pages[self.pages["text"].str.strip() == ""]
         return list(zip(empty["doc_id"], empty["page"]))
+
+    def __repr__(self) -> str:
+        return (f"<Corpus {self.source or ''}: {len(self.documents)} documents, {len(self.pages)} pages>")[:480]
 
     def _repr_html_(self) -> str:
         from rag_metrics.core.html import summary

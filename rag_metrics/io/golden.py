@@ -23,6 +23,11 @@ the same pages. A question without groups has one: all its gold pages, any of wh
 (so ``sufficiency@k`` equals ``hit@k`` there). A page may belong to several groups; a group may
 not be listed twice, nor a page twice in one group.
 
+Any other field (``language``, ``product``, ``document``...) is kept as it is, one column of ``questions`` each: a
+question attribute to slice results by (:meth:`ExperimentResult.by <rag_metrics.experiment.result.ExperimentResult.by>`).
+A field whose name is close to a known one (``tpye``, ``answers``, ``relevence``) is kept too, with a warning naming
+the field it resembles: the known field then has its default (``tpye`` leaves every question's ``type`` empty).
+
 Only ``question_id`` and ``question`` are required. ``gold_docs`` may be left out when
 ``gold_pages`` is given (the pages' documents are the gold documents); pages are numbered from 1.
 ``type`` is free text (``definition``, ``fact``, ``procedure``...); ``no_answer`` marks a question
@@ -49,11 +54,12 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rag_metrics.core.errors import InputError
+from rag_metrics.core.errors import InputError, close_matches
 from rag_metrics.core.fingerprint import digest
 from rag_metrics.io.csvfile import read_csv
 from rag_metrics.io.jsonl import iter_jsonl
@@ -67,15 +73,20 @@ __all__ = ["golden_csv_records", "GoldenSet", "load_golden", "golden_from_record
 
 
 _LIST_FIELDS = ("gold_docs", "gold_pages", "gold_chunks")
+FIELDS = ("question_id", "question", "type", "answer", "labelled", *_LIST_FIELDS, "gold_groups", "relevance")
+"""The golden set's own fields; any other is kept as a question attribute."""
+_CSV_GOLD = ("doc_id", "page", "chunk_id", "group")
+"""The long-form CSV columns that give one gold item per row (not attributes)."""
 _EXAMPLES = {"gold_docs": '["doc"]', "gold_pages": '[["doc", 3]]', "gold_chunks": '["doc#0001"]', "relevance": '{"doc": 2}',
              "gold_groups": '[[["doc", 3], ["faq", 2]], [["travel", 8]]]'}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GoldenSet:
     """A validated golden set.
 
-    ``questions``: question_id (index), question, type, answer, labelled.
+    ``questions``: question_id (index), question, type, answer, labelled, then one column per other field of the
+    file (None where a question does not give it).
     ``gold``: long form for :func:`rag_metrics.evaluate` -- question_id, doc_id, relevance, type
     (a no_answer question has one row with doc_id None; unlabelled questions are absent).
     ``gold_pages``: question_id, doc_id, page. ``gold_chunks``: question_id, chunk_id.
@@ -145,10 +156,17 @@ class GoldenSet:
 
     def subset(self, questions) -> GoldenSet:
         """This set restricted to ``questions`` (IDs): every table and the backlog keep only their rows, in their
-        order; the source is kept. What the part of a log split by question is evaluated against."""
+        order; the source is kept. What the part of a log split by question is evaluated against. An ID the set does
+        not hold is an :class:`~rag_metrics.InputError` (an empty set would evaluate nothing without a word)."""
         from dataclasses import replace
 
-        keep = set(questions)
+        keep = set([questions] if isinstance(questions, str) else questions)
+        unknown = sorted(keep - set(self.questions.index), key=str)
+        if unknown:
+            near = close_matches(unknown[0], self.questions.index)
+            raise InputError(f"subset: question ID(s) {unknown[:5]} are not in the golden set ({len(self.questions)} "
+                             f"questions, {self.questions.index[0]!r} to {self.questions.index[-1]!r})."
+                             + (f" Did you mean {near[0]!r}?" if near else ""), path=self.source, field="question_id")
 
         def rows(table):
             return None if table is None else table[table["question_id"].isin(keep)]
@@ -173,6 +191,11 @@ class GoldenSet:
         known = digest(parts)
         object.__setattr__(self, "_fingerprint", known)  # a cache, not a field: equality and replace ignore it
         return known
+
+    def __repr__(self) -> str:
+        extra = [c for c in self.questions.columns if c not in ("question", "type", "answer", "labelled")]
+        return (f"<GoldenSet {self.source or ''}: {len(self.questions)} questions ({len(self.backlog)} unlabelled), "
+                f"{len(self.gold_pages)} gold pages{', attributes ' + ', '.join(map(str, extra)) if extra else ''}>")[:480]
 
     def _repr_html_(self) -> str:
         from rag_metrics.core.html import summary
@@ -286,7 +309,19 @@ def _record(row: dict, path, line) -> dict:
         raise _error(path, line, qid, "a labelled question needs gold (gold_docs, gold_pages or gold_chunks), or type "
                      "no_answer.", "gold_docs")
     return {"question_id": qid, "question": question, "type": typ, "answer": answer, "labelled": labelled,
-            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "groups": groups, "line": line}
+            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "groups": groups, "line": line,
+            "fields": {k: v for k, v in row.items() if k not in FIELDS}}
+
+
+def _warn_near_misses(fields: dict, path) -> None:
+    """One warning per field (``{name: first line}``) whose name is close to a known field's (difflib ratio >= 0.7):
+    a misspelled ``type`` would otherwise leave every type empty without a word."""
+    for name, line in fields.items():
+        near = close_matches(name, FIELDS, cutoff=0.7)
+        if near:
+            where = f"{path}:{line}: " if path is not None else ""
+            warnings.warn(f"{where}golden set field {name!r} is not one of its fields; did you mean {near[0]!r}? It is "
+                          f"kept as a question attribute, and {near[0]!r} has its default.", UserWarning, stacklevel=3)
 
 
 def _groups(value, path, line, qid) -> list[list[tuple[str, int]]]:
@@ -327,7 +362,8 @@ def golden_csv_records(path) -> list[tuple[int, dict]]:
         qid = (row.get("question_id") or "").strip()
         cells = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items()}
         record: dict = {"question_id": qid or None}
-        for key in ("question", "type", "answer", "labelled"):
+        own = [k for k in header if k not in (*FIELDS, *_CSV_GOLD)]  # a team's own columns: attributes
+        for key in ("question", "type", "answer", "labelled", *own):
             if cells.get(key):
                 record[key] = cells[key]
         doc, page, chunk = cells.get("doc_id"), cells.get("page"), cells.get("chunk_id")
@@ -364,7 +400,7 @@ def golden_csv_records(path) -> list[tuple[int, dict]]:
             record.setdefault("gold_chunks", []).append(chunk)
         if qid in merged and qid:
             first_line, prev = merged[qid]
-            for key in ("question", "type", "answer", "labelled"):
+            for key in ("question", "type", "answer", "labelled", *own):
                 if key in record and key in prev and record[key] != prev[key]:
                     raise InputError(f"question {qid!r}: {key} differs from line {first_line} ({prev[key]!r} vs "
                                      f"{record[key]!r}); long-form rows of one question must agree.",
@@ -414,8 +450,11 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
 
     n_pages = None if corpus is None else corpus.documents["n_pages"].to_dict()
     questions, gold, gold_pages, gold_chunks, gold_groups, seen = [], [], [], [], [], {}
+    other: dict = {}  # the other fields, with the line each first appears on
     for line, row in rows:
         rec = _record(row, path, line)
+        for name in rec["fields"]:
+            other.setdefault(name, line)
         qid = rec["question_id"]
         if qid in seen:
             raise _error(path, line, qid, f"duplicate question_id (first at line {seen[qid]}).", "question_id")
@@ -429,7 +468,7 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
                     raise _error(path, line, qid, f"gold page {page} of {doc!r} is out of range 1..{n_pages[doc]}.",
                                  "gold_pages")
         questions.append({"question_id": qid, "question": rec["question"], "type": rec["type"],
-                          "answer": rec["answer"], "labelled": rec["labelled"]})
+                          "answer": rec["answer"], "labelled": rec["labelled"], **rec["fields"]})
         gold_pages += [{"question_id": qid, "doc_id": d, "page": p} for d, p in rec["pages"]]
         gold_chunks += [{"question_id": qid, "chunk_id": c} for c in rec["chunks"]]
         gold_groups += [{"question_id": qid, "group": i, "doc_id": d, "page": p}
@@ -442,9 +481,12 @@ def golden_from_records(rows, *, path=None, corpus: Corpus | None = None) -> Gol
                 gold.append({"question_id": qid, "doc_id": None, "relevance": None, "type": rec["type"]})
     if not questions:
         raise InputError("no question found; expected a golden set.", path=path)
-    qdf = pd.DataFrame(questions).set_index("question_id")
-    # a missing answer stays None (object column): pandas 3 would infer its string dtype and turn None into NaN
-    qdf["answer"] = pd.Series([q["answer"] for q in questions], index=qdf.index, dtype=object)
+    _warn_near_misses(other, path)
+    qdf = pd.DataFrame(questions, columns=["question_id", "question", "type", "answer", "labelled"]).set_index(
+        "question_id")
+    # a missing answer (or field) stays None (object column): pandas 3 would infer its string dtype, None as NaN
+    for name in ("answer", *other):
+        qdf[name] = pd.Series([q.get(name) for q in questions], index=qdf.index, dtype=object)
     backlog = tuple(qdf.index[~qdf["labelled"]])
     return GoldenSet(qdf, pd.DataFrame(gold, columns=["question_id", "doc_id", "relevance", "type"]),
                      pd.DataFrame(gold_pages, columns=["question_id", "doc_id", "page"]), backlog,

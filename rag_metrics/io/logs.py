@@ -178,7 +178,7 @@ def log_key(question_id, question) -> str:
     return question_id if question_id is not None else f"text:{question}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RunLog:
     """A retrieval log read into tables.
 
@@ -244,15 +244,20 @@ class RunLog:
         cols = self.run[["question_id", "rank", "logged_doc_id", "chunk_id", "pages", "text"]]
         return digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
 
+    def __repr__(self) -> str:
+        return (f"<RunLog {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"
+                f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}>")[:480]
+
     def _repr_html_(self) -> str:
-        from rag_metrics.core.html import summary
+        from rag_metrics.core.html import summary, text_cells
 
         unmatched = (self.documents or {}).get("unmatched_items")
         return summary(f"Retrieval log {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"
                        f"{', with text' if self.has_text else ''}{', with pages' if self.has_pages else ''}"
                        f"{f', {len(self.failed)} failed' if self.failed else ''}"
                        f"{f', {unmatched} items matching no document' if unmatched else ''}.",
-                       (None, self.run.drop(columns=["line"]).head(10)))
+                       (None, text_cells(self.run.drop(columns=["line"]).head(10), ["text"])))
+
 
 
 _PAGE_AT = re.compile(r"(pages?)@([01])")

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.core.errors import InputError, check_choice, wrong_type
 from rag_metrics.io.coded import CodedRun
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from rag_metrics.io.judgments import Qrels
 
-__all__ = ["Run", "code_run", "read_doc_map_any"]
+__all__ = ["Run", "code_run", "read_doc_map_any", "run_frame", "is_log"]
 
 
 READERS = ("auto", "fast", "general")
@@ -172,17 +172,15 @@ class Run:
 
     @classmethod
     def coerce(cls, run, *, format: str = "auto", order_by: str = "score", func: str = "evaluate") -> Run:
-        """``run`` as a Run: a Run as it is; a DataFrame, a mapping, or a path."""
+        """``run`` as a Run: a Run as it is; a DataFrame, a retrieval log (its run table, :func:`run_frame`), a
+        mapping, or a path."""
         if isinstance(run, Run):
             return run
         if isinstance(run, Mapping):
             return cls.from_dict(run)
         if isinstance(run, (str, os.PathLike)):
             return cls.from_file(run, format, order_by=order_by)
-        if type(run).__name__ == "DataFrame" and type(run).__module__.startswith("pandas"):
-            return cls.from_df(run)
-        raise TypeError(f"{func}: 'run' must be a Run, a pandas DataFrame, a mapping or a path, got "
-                        f"{type(run).__name__}.")
+        return cls.from_df(run_frame(run, func=func, expected="a Run, a DataFrame, a RunLog, a mapping or a path"))
 
     # ---- reading and views ----------------------------------------------------------------------
 
@@ -290,6 +288,25 @@ class Run:
         if self.is_file:
             return f"Run({self.format} file {self.source}, read when evaluated)"
         return f"Run({len(self._frame)} rows{' from ' + self.source if self.source else ''})"
+
+
+def is_log(value) -> bool:
+    """A retrieval log (:class:`~rag_metrics.io.logs.RunLog`): its run table and its questions (duck-typed: this
+    module sits below the log reader)."""
+    return type(value).__name__ == "RunLog" and hasattr(value, "run") and hasattr(value, "questions")
+
+
+def run_frame(run, *, func: str = "evaluate", expected: str = "a DataFrame or a RunLog") -> pd.DataFrame:
+    """The run table a function reads: a DataFrame as it is, a retrieval log's ``run`` table (one row per retrieved
+    item: question_id, rank, doc_id as matched -- or as logged when the log was read without the golden set --,
+    chunk_id, pages, text, score); anything else an :class:`~rag_metrics.core.errors.InputTypeError`."""
+    if is_log(run):
+        return run.run
+    if type(run).__name__ == "DataFrame" and type(run).__module__.startswith("pandas"):
+        return run
+    hint = ("evaluate_trec(qrels_path, run_path) reads TREC files; rag_metrics.evaluate_log(golden, log_path) a "
+            "retrieval log." if isinstance(run, (str, os.PathLike)) else "")
+    raise wrong_type(run, "run", expected, func=func, hint=hint)
 
 
 def read_doc_map_any(doc_map) -> dict | None:

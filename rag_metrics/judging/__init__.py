@@ -4,3 +4,7 @@ Takes result rows with their text and the golden (document, page) labels; hands 
 the set of gold pages it satisfies under a judge (document, page marker, content overlap); and generated answers
 judged against the expected answer (:mod:`.answers`).
 """
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_choice, check_int
+from rag_metrics.core.errors import InputError, check_choice, check_int, wrong_type
 from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
 from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges
 
@@ -54,7 +54,8 @@ PREFIX = 2
 """The overlap judge first tries the first ``PREFIX * min_chars`` characters of each text (a shortcut: the result
 is the same)."""
 
-__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "judge_run", "make_judge", "describe_judge",
+__all__ = ["DocumentJudge", "PageJudge", "MarkerJudge", "OverlapJudge", "judge_run", "make_judge", "as_judge",
+           "describe_judge",
            "JUDGES", "PRIMARY_ORDER", "JUDGED", "judged_frame", "shared_spans"]
 
 
@@ -322,6 +323,20 @@ def make_judge(name: str, **params):
     elif name != "overlap":
         params = {k: v for k, v in params.items() if k == "window"}
     return JUDGES[name](**params)
+
+
+def as_judge(judge, *, func: str = "", **params):
+    """The judge a function was given: a judge object as it is, or a name (``"overlap"``, ``"page"``,
+    ``"marker"``, ``"document"``) made with ``params`` (:func:`make_judge`: each judge takes the ones it has --
+    ``min_chars`` the overlap judge alone, ``window`` all but the document judge). A misspelled name is an
+    :class:`~rag_metrics.InputError` naming the judges and the closest one; anything else an ``InputTypeError``."""
+    if isinstance(judge, _Judge):
+        return judge
+    if isinstance(judge, str):
+        check_choice(judge, JUDGES, "judge", func=func)
+        return make_judge(judge, **params)
+    raise wrong_type(judge, "judge", f"a judge name ({', '.join(map(repr, JUDGES))}) or a judge object such as "
+                     "OverlapJudge(min_chars=24)", func=func)
 
 
 def describe_judge(judge) -> str:

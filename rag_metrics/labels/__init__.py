@@ -5,3 +5,7 @@ pages it missed (:mod:`.audit`), offline and LLM assessors of unlabelled pages (
 :mod:`.llm_assessors`), their agreement with people and the figures that account for assessed labels
 (:mod:`.agreement`), and the sheet people fill to check the answer-support judge (:mod:`.support_sheet`).
 """
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

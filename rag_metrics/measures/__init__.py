@@ -7,3 +7,7 @@ reads a file itself; hands on an :class:`~rag_metrics.measures.result.Evaluation
 the prepared evaluator, the choice of reader, :func:`~rag_metrics.evaluate` and :func:`~rag_metrics.evaluate_trec`
 -- in :mod:`.evaluator`, the Dask mechanics in :mod:`.distributed`.
 """
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

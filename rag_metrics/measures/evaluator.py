@@ -85,10 +85,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_metrics.core.errors import InputError, check_choice, check_gain, check_min_rel, check_order
+from rag_metrics.core.errors import InputError, check_choice, check_gain, check_min_rel, check_order, wrong_type
 from rag_metrics.io.judgments import Qrels, check_level
 from rag_metrics.io.coded import CodedRun
-from rag_metrics.io.rankings import Run, code_run, read_doc_map_any
+from rag_metrics.io.rankings import Run, code_run, read_doc_map_any, run_frame
 from rag_metrics.measures import arrays
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measures
 from rag_metrics.measures.result import Evaluation
@@ -277,10 +277,17 @@ def _looks_like_measures(value) -> bool:
         isinstance(v, (str, Measure)) and not os.path.exists(str(v)) for v in value)
 
 
-def _frame_or_typed(value, name: str, typed: type):
-    if isinstance(value, typed) or (type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pandas")):
-        return value
-    raise TypeError(f"evaluate: {name!r} must be a pandas DataFrame or {typed.__name__}, got {type(value).__name__}.")
+def _golden_of(golden, level: str) -> Qrels:
+    """``evaluate``'s judgments: Qrels as they are, a tidy DataFrame or a GoldenSet read into Qrels; a path or
+    anything else refused, saying what reads it."""
+    if isinstance(golden, Qrels):
+        return golden
+    is_frame = type(golden).__name__ == "DataFrame" and type(golden).__module__.startswith("pandas")
+    if is_frame or (hasattr(golden, "gold") and hasattr(golden, "gold_pages")):
+        return Qrels.coerce(golden, level=level, func="evaluate")
+    hint = ("evaluate_trec(qrels_path, run_path) reads TREC files; rag_metrics.load_golden(path) a golden set."
+            if isinstance(golden, (str, os.PathLike)) else "")
+    raise wrong_type(golden, "golden", "a pandas DataFrame, a GoldenSet or Qrels", func="evaluate", hint=hint)
 
 
 def evaluate(
@@ -298,10 +305,13 @@ def evaluate(
 
     Parameters
     ----------
-    golden : DataFrame or Qrels
-        Tidy long form, columns described in this module's docstring (or judgments already read).
-    run : DataFrame or Run
-        Tidy long form, columns described in this module's docstring (or a run already read).
+    golden : DataFrame, GoldenSet or Qrels
+        Tidy long form, columns described in this module's docstring (or judgments already read, or a golden set:
+        its gold documents, or its gold chunk IDs at ``level="chunk"``).
+    run : DataFrame, RunLog or Run
+        Tidy long form, columns described in this module's docstring (or a run already read, or a retrieval log:
+        its run table, document IDs as matched). Files are read by :func:`evaluate_trec`; a log judged page by
+        page, with drill-downs, is :func:`rag_metrics.evaluate_log`.
     measures : iterable of str or Measure, optional
         Names such as ``"recall@5"``, ``"ndcg@10"``, ``"mrr"`` (see
         :func:`rag_metrics.parse_measure`). Default: recall@5, precision@5, hit@5,
@@ -327,10 +337,9 @@ def evaluate(
     -------
     Evaluation
     """
-    golden = _frame_or_typed(golden, "golden", Qrels)
-    run = _frame_or_typed(run, "run", Run)
     check_level(level, "evaluate")
-    qrels = golden if isinstance(golden, Qrels) else Qrels.from_df(golden, level=level)
+    qrels = _golden_of(golden, level)
+    run = run if isinstance(run, Run) else Run.from_df(run_frame(run, expected="a pandas DataFrame, a RunLog or Run"))
     prepared = Evaluator(qrels, measures, level=level, doc_map=doc_map, order=order, min_rel=min_rel, gain=gain,
                          func="evaluate")
     return prepared.evaluate(run)
@@ -398,7 +407,7 @@ def evaluate_trec(
         run = Run.from_file(run, run_format, order_by=order_by)  # checked now, read when evaluated
     if not isinstance(qrels, Qrels):
         if not isinstance(qrels, (str, os.PathLike)):
-            raise TypeError(f"{func}: 'qrels' must be a path or Qrels, got {type(qrels).__name__}.")
+            raise wrong_type(qrels, "qrels", "a path or Qrels", func=func)
         qrels = Qrels.from_file(qrels, qrels_format)
     prepared = Evaluator(qrels, measures, level=level, doc_map=doc_map, order=order, min_rel=min_rel, gain=gain,
                          engine=engine, scheduler=scheduler, func=func)

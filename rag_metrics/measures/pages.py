@@ -20,14 +20,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import InputError
 from rag_metrics.io.judgments import Qrels
-from rag_metrics.io.rankings import Run
-from rag_metrics.judging.judges import judge_run
+from rag_metrics.io.rankings import Run, run_frame
+from rag_metrics.judging.judges import as_judge, judge_run
 from rag_metrics.measures.evaluator import Evaluator
 from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
 from rag_metrics.measures.result import Evaluation
 
-__all__ = ["evaluate_pages", "evaluate_judged"]
+__all__ = ["evaluate_pages", "evaluate_judged", "judged_items"]
 
 
 def evaluate_pages(golden, run: pd.DataFrame, measures=None, *, judge=None, corpus=None,
@@ -36,14 +37,23 @@ def evaluate_pages(golden, run: pd.DataFrame, measures=None, *, judge=None, corp
 
     ``golden`` is a :class:`~rag_metrics.io.golden.GoldenSet`; questions without gold pages
     (no_answer) are evaluated and excluded where undefined, as at document level. The
-    judge's parameters are in ``settings``. ``run`` carries its texts (a logged run) or ``chunks``
+    judge's parameters are in ``settings``. ``run`` (a table, or a :class:`~rag_metrics.io.logs.RunLog`: its run
+    table) carries its texts (a logged run) or ``chunks``
     holds them (a run of the built-in retrievers); ``corpus`` is the documents (or a page index).
 
+    ``judge``: a judge object or its name (``"overlap"``, ``"marker"``, ``"page"``, ``"document"``, with its default
+    parameters: :func:`~rag_metrics.judging.judges.as_judge`).
+
     ``golden``, ``run``, ``measures`` sit where every ``evaluate*`` has them:
-    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge=OverlapJudge(), corpus=corpus, chunks=chunks)``.
+    ``evaluate_pages(golden, run, ["hit@3", "mrr"], judge="overlap", corpus=corpus, chunks=chunks)``. A retrieval
+    log is evaluated whole -- every judge, every level, drill-downs -- by :func:`rag_metrics.evaluate_log`, which
+    judges and evaluates with these same functions.
     """
     if judge is None:
-        raise TypeError("evaluate_pages: give the judge (judge=OverlapJudge(), MarkerJudge(), PageJudge() ...).")
+        raise InputError("evaluate_pages: give the judge: judge='overlap' (or 'marker', 'page', 'document'), or a "
+                         "judge object such as OverlapJudge(min_chars=24).")
+    judge = as_judge(judge, func="evaluate_pages")
+    run = run_frame(run, func="evaluate_pages")
     judged = judge_run(run, chunks, golden.gold_pages, judge, corpus)
     return evaluate_judged(golden, judged, measures, judge.params())
 
@@ -51,19 +61,7 @@ def evaluate_pages(golden, run: pd.DataFrame, measures=None, *, judge=None, corp
 def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: dict | None = None) -> Evaluation:
     """Page-level measures of a run already judged (:func:`~rag_metrics.judging.judges.judge_run`)."""
     measures = DEFAULT_MEASURES if measures is None else parse_measures(measures)
-    judged = judged[["question_id", "rank", "satisfies"]].sort_values(["question_id", "rank"], kind="stable")
-    # Item of each row: the first gold page it satisfies that no higher-ranked row satisfied.
-    items = []
-    covered: dict = {}
-    for q, pages, r in zip(judged["question_id"], judged["satisfies"], judged["rank"]):
-        if not pages:  # most rows: nothing to cover
-            items.append(f"~#{r}")
-            continue
-        seen = covered.setdefault(q, set())
-        new = sorted(pages - seen)
-        seen |= pages
-        items.append(f"{new[0][0]}#p{new[0][1]}" if new else f"~#{r}")
-    judged = judged.assign(item=items)
+    judged = judged_items(judged)
     gp = golden.gold_pages
     page_gold = pd.DataFrame({"question_id": gp["question_id"], "chunk_id": gp["doc_id"] + "#p" + gp["page"].astype(str)})
     attrs = golden.gold.drop_duplicates("question_id")[["question_id", "type"]]
@@ -89,6 +87,25 @@ def evaluate_judged(golden, judged: pd.DataFrame, measures=None, judge_params: d
             per_question[str(m)] = _sufficiency(golden, judged, m.k, per_question.index)
     settings = {**ev.settings, "level": "page", **(judge_params or {})}
     return Evaluation.from_frame(per_question, measures, unknown_questions=ev.unknown_questions, settings=settings)
+
+
+def judged_items(judged: pd.DataFrame) -> pd.DataFrame:
+    """The judged rows (question_id, rank, satisfies) in rank order, each with its ``item``: the first gold page it
+    satisfies that no higher-ranked row satisfied, as ``<doc_id>#p<page>`` (what the page-level measures count), or
+    ``~#<rank>`` when it satisfies none that is new. The gold pages' IDs are written alike
+    (:func:`rag_metrics.measures.export.trec_qrels` at ``level="page"``)."""
+    judged = judged[["question_id", "rank", "satisfies"]].sort_values(["question_id", "rank"], kind="stable")
+    items = []
+    covered: dict = {}
+    for q, pages, r in zip(judged["question_id"], judged["satisfies"], judged["rank"]):
+        if not pages:  # most rows: nothing to cover
+            items.append(f"~#{r}")
+            continue
+        seen = covered.setdefault(q, set())
+        new = sorted(pages - seen)
+        seen |= pages
+        items.append(f"{new[0][0]}#p{new[0][1]}" if new else f"~#{r}")
+    return judged.assign(item=items)
 
 
 def _sufficiency(golden, judged: pd.DataFrame, k: int, questions) -> np.ndarray:

@@ -33,7 +33,7 @@ from rag_metrics.measures import metrics
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.measures.arrays import Judged
 
-__all__ = ["Measure", "MeasureSpec", "REGISTRY", "parse_measure", "parse_measures", "DEFAULT_MEASURES",
+__all__ = ["Measure", "MeasureSpec", "REGISTRY", "parse_measure", "parse_measures", "measures_at", "DEFAULT_MEASURES",
            "measure_table"]
 
 CUTOFFS = ("required", "allowed", "forbidden")
@@ -323,6 +323,31 @@ def parse_measures(texts) -> tuple[Measure, ...]:
     if not out:
         raise InputError("No measure given: expected at least one name such as 'recall@5'.")
     return tuple(out)
+
+
+def measures_at(names, ks) -> tuple[Measure, ...]:
+    """Measure names with the cutoffs ``ks`` filled in, parsed (:func:`parse_measures`): a name written with
+    ``@k`` (``"ndcg@k"``) or whose measure needs a cutoff and has none (``"recall"``, ``"hit"``) is taken at every k
+    of ``ks``; any other name is as written (``"mrr"`` and ``"ndcg"`` search the whole ranking, ``"ndcg@10"`` cuts
+    at 10).
+
+    >>> [str(m) for m in measures_at(["hit", "ndcg@k", "mrr", "recall@10"], (1, 5))]
+    ['hit@1', 'hit@5', 'ndcg@1', 'ndcg@5', 'mrr', 'recall@10']
+    """
+    if isinstance(names, (str, Measure)):
+        names = [names]
+    out: list = []
+    for name in names:
+        if isinstance(name, str) and name.strip().lower().endswith("@k"):
+            out += [f"{name.strip()[:-2]}@{k}" for k in ks]
+            continue
+        try:
+            out.append(parse_measure(name))
+        except InputError as e:
+            if "needs a cutoff" not in str(e):
+                raise
+            out += [f"{name}@{k}" for k in ks]
+    return parse_measures(out)
 
 
 def measure_table() -> str:

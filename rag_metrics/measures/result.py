@@ -23,14 +23,14 @@ from rag_metrics.core.serialize import jsonable
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Evaluation", "summarize", "summary_rows", "JUDGED_WARNING"]
+__all__ = ["Evaluation", "summarize", "summary_rows", "slices", "slice_names", "JUDGED_WARNING"]
 
 _COUNTS = ("n_relevant", "n_retrieved")
 JUDGED_WARNING = 0.5
 """A mean Judged@k below this is flagged: most of the top k has no label, so low scores may be missing labels."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Evaluation:
     """Result of :func:`evaluate` and :func:`evaluate_trec`.
 
@@ -174,19 +174,19 @@ class Evaluation:
         ``evaluated``, ``excluded`` (count of undefined) and ``excluded_ids``."""
         return summarize(self.per_question, self.measures)
 
-    def by(self, column: str) -> pd.DataFrame:
+    def by(self, column) -> pd.DataFrame:
         """Summary per value of a question attribute (e.g. ``"type"``): one call.
 
-        Returns a DataFrame indexed by (value, measure) with the summary columns.
+        ``column``: an attribute's name, a list of names (one group per combination of values), or the values
+        themselves -- a Series or mapping question ID -> value, for a slice the attributes do not hold. A value that
+        is a list or tuple (a question's gold documents) puts the question in the group of each of its items, so the
+        groups may share questions. Returns a DataFrame indexed by (value, measure) with the summary columns.
         """
         import pandas as pd
 
         attrs = [] if self.attributes is None else list(self.attributes.columns)
-        if column not in attrs:
-            raise InputError(f"{column!r} is not a question attribute of this evaluation; available: {attrs}.")
-        parts = {value: summarize(group, self.measures)
-                 for value, group in self.per_question.groupby(column, sort=True, dropna=False)}
-        return pd.concat(parts, names=[column, "measure"])
+        parts = {value: summarize(group, self.measures) for value, group in slices(self.per_question, column, attrs)}
+        return pd.concat(parts, names=[*slice_names(column), "measure"])
 
     def to_dict(self, per_question: bool = False) -> dict:
         """The documented JSON: ``{"summary": {m: {"mean", "evaluated", "excluded", "excluded_ids"}},
@@ -200,8 +200,31 @@ class Evaluation:
         out["settings"] = dict(self.settings)
         return jsonable(out)
 
+    def describe(self) -> str:
+        """What the numbers count, in words: ``page level under the overlap judge (min_chars=24, window=1, ...)``,
+        ``document level (cut_then_dedup)``, ``chunk level`` -- so evaluations under different rulers never look
+        alike."""
+        s = self.settings
+        level = s.get("level", "document")
+        if level == "page" and s.get("judge"):
+            params = ", ".join(f"{k}={v}" for k, v in s.items() if k in ("min_chars", "window"))
+            return f"page level under the {s['judge']} judge" + (f" ({params})" if params else "")
+        return f"{level} level" + (f" ({s['order']})" if level == "document" and s.get("order") else "")
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{m} {row['mean']:.3f}" if row["mean"] is not None else f"{m} -"
+                          for m, row in list(self.summary_dict().items())[:6])
+        more = f" (+{len(self.values) - 6} more)" if len(self.values) > 6 else ""
+        text = f"<Evaluation of {len(self.questions)} questions at {self.describe()}: {means}{more}>"
+        return text if len(text) <= 480 else text[:476] + "...>"
+
     def _repr_html_(self) -> str:  # pragma: no cover - exercised in notebooks
-        return self.summary.drop(columns="excluded_ids").to_html(float_format=lambda v: f"{v:.4f}", escape=True)
+        from rag_metrics.core.html import summary
+
+        table = self.summary.drop(columns="excluded_ids")
+        more = f" The first 30 of {len(table)} measures." if len(table) > 30 else ""
+        return summary(f"Evaluation of {len(self.questions)} questions at {self.describe()}.{more}",
+                       (None, table.head(30), {"float_format": lambda v: f"{v:.4f}"}))
 
 
 def summary_rows(values, questions) -> dict:
@@ -231,3 +254,59 @@ def summarize(per_question: pd.DataFrame, measures) -> pd.DataFrame:
     out = pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "evaluated", "excluded", "excluded_ids"])
     out.index.name = "measure"
     return out
+
+
+def slice_names(column) -> list:
+    """The index names of a slice (:func:`slices`): the attribute's name, the names of a list, or a Series' name
+    (``"slice"`` for an unnamed one)."""
+    if isinstance(column, str):
+        return [column]
+    if isinstance(column, (list, tuple)):
+        return [str(c) for c in column]
+    return [str(getattr(column, "name", None) or "slice")]
+
+
+def slices(per_question: pd.DataFrame, column, attributes=None):
+    """``(value, rows)`` for each value of ``column`` over a per-question table, in sorted order (the one grouping
+    of :meth:`Evaluation.by` and of the experiment's slices with intervals).
+
+    ``column``: an attribute column's name, a list of them (a value is then a tuple), or a Series / mapping question
+    ID -> value (questions it does not name are left out). A value that is a list, tuple or set counts the question
+    once in each of its items' groups (an empty one in none); a missing value (None, NaN) is its own group,
+    ``"(none)"``. ``attributes``: the columns that may be named (default: all); another name is an
+    :class:`~rag_metrics.InputError` naming them.
+    """
+    import pandas as pd
+
+    from rag_metrics.core.errors import close_matches
+
+    table = per_question
+    if isinstance(column, str) or (isinstance(column, (list, tuple)) and all(isinstance(c, str) for c in column)):
+        names = slice_names(column)
+        if not names:
+            raise InputError("give at least one question attribute to slice by.")
+        known = list(per_question.columns if attributes is None else attributes)
+        missing = [n for n in names if n not in known or n not in per_question.columns]
+        if missing:
+            near = close_matches(missing[0], known)
+            raise InputError(f"{missing[0]!r} is not a question attribute of this evaluation; available: {known}."
+                             + (f" Did you mean {near[0]!r}?" if near else ""))
+        keys = table[names].copy()
+    elif isinstance(column, (pd.Series, dict)):
+        values = pd.Series(column, dtype=object) if isinstance(column, dict) else column
+        keys = pd.DataFrame({slice_names(values)[0]: values.reindex(table.index)}, index=table.index)
+        keys = keys[table.index.isin(values.index)]
+        names = list(keys.columns)
+    else:
+        raise InputError(f"slice by a question attribute's name, a list of names, or a Series question ID -> value. "
+                         f"Got {type(column).__name__} instead.")
+    for name in names:
+        keys[name] = [tuple(v) if isinstance(v, (list, tuple, set, frozenset)) else v for v in keys[name]]
+        keys[name] = ["(none)" if v is None or (isinstance(v, float) and v != v) else v for v in keys[name]]
+        keys = keys.explode(name) if any(isinstance(v, tuple) for v in keys[name]) else keys
+    keys = keys.dropna()
+    keys["_row"] = range(len(keys))
+    groups = keys.groupby(names, sort=True).indices if len(keys) else {}
+    for value in sorted(groups, key=lambda v: tuple(map(str, v if isinstance(v, tuple) and len(names) > 1 else (v,)))):
+        rows = keys.index[groups[value]]
+        yield value, table.loc[rows]

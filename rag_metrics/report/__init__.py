@@ -9,3 +9,7 @@ from rag_metrics.report.kernel import banner, claim, record
 from rag_metrics.report.runner import ReportError, build_report
 
 __all__ = ["build_report", "record", "banner", "claim", "write_index", "ReportError"]
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

@@ -65,3 +65,7 @@ def summary_with_ci(evaluation, measures=None, *, confidence: float = 0.95, n_re
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "measure"
     return out
+
+from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names
+
+__getattr__, __dir__ = submodules(__name__, __path__)

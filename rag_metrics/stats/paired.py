@@ -53,8 +53,9 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_alpha
-from rag_metrics.stats.intervals import N_RESAMPLES, CHUNK, MAX_CELLS, _check_resamples, clopper_pearson
+from rag_metrics.core.errors import InputError, check_alpha, close_matches, wrong_type
+from rag_metrics.stats.intervals import N_RESAMPLES, _check_resamples
+from rag_metrics.stats.randomization import ALPHA, EXACT_MAX, randomization_rows
 
 __all__ = [
     "PairedTest", "paired_test", "PairedVerdict", "paired_verdict", "compare_to_baseline", "format_p", "holm", "paired_t_test",
@@ -62,10 +63,6 @@ __all__ = [
     "EXACT_MAX", "ALPHA",
 ]
 
-ALPHA = 0.05
-EXACT_MAX = 12
-"""Up to this many questions that differ the randomization test enumerates every sign assignment (2^12 = 4,096);
-beyond, it draws ``n_resamples`` (10,000) at random."""
 VERDICTS = ("better", "worse", "within noise")
 SIGN_TEST = "exact sign test (McNemar)"
 RANDOMIZATION = "paired randomization test"
@@ -155,129 +152,9 @@ def sign_test(wins, losses, n, *, alpha: float = ALPHA) -> dict:
 
 # ---- other values: the paired randomization test and its inversion ---------------------------------------------
 
-def _k_needed(total: int, alpha: float) -> int:
-    """Fewest assignments at least as extreme as the observed (of ``total``) for ``p = count / total >= alpha``."""
-    k = max(0, math.ceil(alpha * total) - 1)
-    while k / total < alpha:
-        k += 1
-    while k > 0 and (k - 1) / total >= alpha:
-        k -= 1
-    return k
-
-
-def _flip_sums(d: np.ndarray, *, n_resamples: int, seed, exact_max: int, chunk: int | None):
-    """``(sum e_i d_i per row, sum e_i)`` for chunks of sign assignments ``e``: all ``2^n`` when
-    ``n <= exact_max``; else the observed one (all +1) then ``n_resamples`` random ones, drawn ``chunk`` at a time
-    from ``numpy.random.default_rng(seed)``: as +-1 signs (``integers(0, 2, (chunk, n))``), or -- one row with few
-    distinct differences (20 x distinct < n) -- as how many of each distinct difference keep their sign
-    (``binomial(count, 1/2)``), the same distribution at a cost that does not grow with n."""
-    sets, n = d.shape
-    step = max(1, min(chunk or max(CHUNK, MAX_CELLS // max(8 * sets, 1)), MAX_CELLS // max(n, sets, 1)))
-    if n <= exact_max:
-        for start in range(0, 2**n, step):
-            codes = np.arange(start, min(2**n, start + step))
-            signs = ((codes[:, None] >> np.arange(n)) & 1) * -2.0 + 1.0
-            yield d @ signs.T, signs.sum(axis=1)
-        return
-    yield d.sum(axis=1)[:, None], np.array([float(n)])
-    rng = np.random.default_rng(seed)
-    values, counts = np.unique(d[0], return_counts=True) if sets == 1 else (None, None)
-    grouped = sets == 1 and values.size * 20 < n
-    for start in range(0, n_resamples, step):
-        size = min(step, n_resamples - start)
-        if grouped:
-            kept = rng.binomial(counts, 0.5, size=(size, counts.size))
-            net = 2.0 * kept - counts                    # per distinct value: (+1 signs) - (-1 signs)
-            yield (net @ values)[None, :], net.sum(axis=1)
-        else:
-            signs = rng.integers(0, 2, (size, n)) * 2.0 - 1.0
-            yield d @ signs.T, signs.sum(axis=1)
-
-
-def _flip_rows(x: np.ndarray, *, alpha: float, n_resamples: int, seed, exact_max: int,
-               chunk: int | None) -> dict:
-    """The sign-flip test of every row of ``x`` (``(sets, m)``) and its inversion: the ``mu0`` for which the test
-    of ``x_i - mu0`` does not reject. Returns ``{"p", "low", "high", "exact", "resamples"}``."""
-    sets, n = x.shape
-    total_sum = x.sum(axis=1)[:, None]
-    mean = total_sum / n
-    tol = 1e-9 * np.maximum(1.0, np.abs(x).max(axis=1, initial=0.0))[:, None]
-    exact = n <= exact_max
-    total = 2**n if exact else n_resamples + 1
-    k = _k_needed(total, alpha)
-    keep_lo = np.empty((sets, 0))
-    keep_hi = np.empty((sets, 0))
-    count0 = np.zeros(sets, dtype=np.int64)
-    for s, e in _flip_sums(x, n_resamples=n_resamples, seed=seed, exact_max=exact_max, chunk=chunk):
-        n_minus, n_plus = (n - e) / 2, (n + e) / 2       # flipped / unflipped values
-        with np.errstate(invalid="ignore", divide="ignore"):
-            m_minus = (total_sum - s) / 2 / n_minus      # mean of the flipped x_i
-            m_plus = (total_sum + s) / 2 / n_plus        # mean of the unflipped x_i
-        whole = (n_minus == 0) | (n_plus == 0)           # all or none flipped: as extreme as observed, always
-        lo = np.where(whole, -np.inf, np.minimum(m_minus, m_plus))
-        hi = np.where(whole, np.inf, np.maximum(m_minus, m_plus))
-        lo = np.minimum(lo, mean) - tol                  # the observed mean is always inside (exactly, by algebra)
-        hi = np.maximum(hi, mean) + tol
-        count0 += ((lo <= 0) & (hi >= 0)).sum(axis=1)
-        if k:
-            keep_lo = np.concatenate([keep_lo, lo], axis=1)
-            keep_hi = np.concatenate([keep_hi, hi], axis=1)
-            if keep_lo.shape[1] > k:
-                keep_lo = np.partition(keep_lo, k - 1, axis=1)[:, :k]
-                keep_hi = -np.partition(-keep_hi, k - 1, axis=1)[:, :k]
-    p = count0 / total
-    if k:
-        low, high = keep_lo.max(axis=1), keep_hi.min(axis=1)
-    else:
-        low, high = np.full(sets, -np.inf), np.full(sets, np.inf)
-    # report the ends without the tolerance, on the same side of 0 as the tolerant ends (they decide)
-    tol = tol[:, 0]
-    low = np.where(low <= 0, np.minimum(low + tol, 0.0), low + tol)
-    high = np.where(high >= 0, np.maximum(high - tol, 0.0), high - tol)
-    # adding back the tolerance rounds (-0.5 - 1e-9 + 1e-9 is -0.49999999999999994): keep the observed mean inside
-    low, high = np.minimum(low, mean[:, 0]), np.maximum(high, mean[:, 0])
-    return {"p": p, "low": low, "high": high, "exact": exact, "resamples": total if exact else total - 1}
-
-
-def randomization_rows(diffs, *, alpha: float = ALPHA, n_resamples: int = N_RESAMPLES, seed: int = 0,
-                       exact_max: int = EXACT_MAX, chunk: int | None = None, bound: float = 1.0) -> dict:
-    """Paired randomization test of every row of ``diffs`` (``(sets, n)``, no NaN) and its interval.
-
-    Only the ``m`` questions that differ take part (a tie flips to itself): the test flips the signs of those
-    ``m`` differences -- all ``2^m`` ways when ``m <= exact_max``, else ``n_resamples`` random ways drawn from
-    ``numpy.random.default_rng([seed, m])`` (rows with the same m share them) -- and ``p`` is the share at least
-    as extreme as observed. Its inversion gives the
-    interval ``[mu_low, mu_high]`` of the mean change *of a question that differs* (clipped to
-    ``[-bound, bound]``, ``bound`` the largest possible ``|d_i|``: 1 for measures in [0, 1]); the interval of the
-    change per question is then ``psi * mu`` over ``psi`` in the Clopper--Pearson interval of the share that
-    differ (``m`` of ``n``) and ``mu`` in ``[mu_low, mu_high]``. It excludes 0 exactly when ``p < alpha``. With
-    ``m <= 5`` (at alpha = 0.05) the test cannot reject anything, and the interval is ``+- bound x psi_high``: the
-    change is at most as large as the share that may differ. Returns ``{"p", "low", "high", "exact", "m"}``.
-    """
-    d = np.atleast_2d(np.asarray(diffs, dtype=float))
-    sets, n = d.shape
-    differ = d != 0
-    m = differ.sum(axis=1)
-    p = np.ones(sets)
-    mu_low = np.full(sets, -np.inf)
-    mu_high = np.full(sets, np.inf)
-    exact = np.ones(sets, dtype=bool)
-    for mi in np.unique(m[m > 0]):
-        rows = np.flatnonzero(m == mi)
-        x = d[rows][differ[rows]].reshape(rows.size, int(mi))
-        r = _flip_rows(x, alpha=alpha, n_resamples=n_resamples, seed=[seed, int(mi)], exact_max=exact_max,
-                       chunk=chunk)
-        p[rows], mu_low[rows], mu_high[rows], exact[rows] = r["p"], r["low"], r["high"], r["exact"]
-    mu_low, mu_high = np.clip(mu_low, -bound, bound), np.clip(mu_high, -bound, bound)
-    psi_low, psi_high = clopper_pearson(m, n, 1 - alpha)
-    low = np.where(mu_low >= 0, psi_low * mu_low, psi_high * mu_low)
-    high = np.where(mu_high >= 0, psi_high * mu_high, psi_low * mu_high)
-    return {"p": p, "low": low, "high": high, "exact": exact, "m": m}
-
-
 # ---- one measure -----------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PairedTest:
     """Run b against run a on one measure (:func:`paired_test`; module docstring).
 
@@ -331,6 +208,17 @@ class PairedTest:
         from rag_metrics.core.serialize import jsonable
 
         return jsonable({**asdict(self), "within_noise": self.within_noise, "discordant": self.discordant})
+
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<PairedTest {self.sentence or self.measure}>")
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        row = pd.DataFrame([{c: getattr(self, c) for c in _TABLE}], index=pd.Index([self.measure], name="measure"))
+        return summary(self.sentence, (None, row))
 
 
 def format_p(p: float, alpha: float | None = None, *, significant: bool = False, name: str = "p") -> str:
@@ -395,15 +283,17 @@ def _align(a, b):
     return a[defined].to_numpy(), b[defined].to_numpy(), int((~defined).sum())
 
 
-def paired_test(a, b, *, measure: str = "measure", alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
+def paired_test(a, b, *, measure: str | None = None, alpha: float = ALPHA, n_resamples: int = N_RESAMPLES,
                 seed: int = 0, exact_max: int = EXACT_MAX, chunk: int | None = None) -> PairedTest:
     """Run ``b`` against run ``a`` on the same questions (module docstring).
 
     Parameters
     ----------
     a, b : per-question values of one measure (Series indexed by question ID, or same-order lists); NaN =
-        undefined. Both runs must hold the same questions.
-    measure : its name, for the sentence.
+        undefined. Both runs must hold the same questions. Or two evaluations (an
+        :class:`~rag_metrics.Evaluation`, an experiment result, a per-question table): then ``measure`` names the
+        column compared (:func:`paired_verdict` compares several).
+    measure : its name, for the sentence (and the column of two evaluations).
     alpha : the test's level; the interval's confidence is ``1 - alpha``.
     n_resamples, seed, exact_max, chunk : the randomization test's random sign flips (values other than 0/1), its
         seed, the largest n tested exactly, and sign flips drawn at a time.
@@ -416,6 +306,8 @@ def paired_test(a, b, *, measure: str = "measure", alpha: float = ALPHA, n_resam
     """
     alpha = check_alpha(alpha)
     n_resamples = _check_resamples(n_resamples)
+    a, b = _one_measure(a, b, measure)
+    measure = "measure" if measure is None else measure
     xa, xb, excluded = _align(a, b)
     d = xb - xa
     n = d.size
@@ -484,7 +376,11 @@ def _with_holm(tests: list[PairedTest], role: str) -> list[PairedTest]:
     return out
 
 
-@dataclass(frozen=True)
+_TABLE = ["n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_value", "p_holm", "wins", "ties", "losses",
+          "verdict"]
+
+
+@dataclass(frozen=True, repr=False)
 class PairedVerdict:
     """Run ``b`` (``name_b``) against run ``a`` (``name_a``) on several measures (:func:`paired_verdict`).
 
@@ -517,6 +413,18 @@ class PairedVerdict:
         table = pd.DataFrame([{c: getattr(t, c) for c in cols} | {"measure": t.measure} for t in self.tests])
         return table.set_index("measure")[cols]
 
+    def __repr__(self) -> str:
+        from rag_metrics.core.html import one_line
+
+        return one_line(f"<PairedVerdict {self.name_b} against {self.name_a}: {self.verdict} on {self.primary} "
+                        f"({self.primary_test.delta:+.3f}, p = {self.primary_test.p_value:.3g}); "
+                        f"{len(self.tests) - 1} other measure(s), Holm-adjusted>")
+
+    def _repr_html_(self) -> str:
+        from rag_metrics.core.html import summary
+
+        return summary(self.sentence, (None, self.table()[["role", *_TABLE]].head(30)))
+
     def to_dict(self) -> dict:
         from rag_metrics.core.serialize import jsonable
 
@@ -525,14 +433,44 @@ class PairedVerdict:
                          "tests": [t.to_dict() for t in self.tests]})
 
 
-def _per_question(x) -> pd.DataFrame:
+COUNTS = ("n_relevant", "n_retrieved")
+"""Columns of an evaluation's per-question table that count items: never a measure to compare."""
+
+
+def _per_question(x, func: str = "paired_verdict") -> tuple[pd.DataFrame, list]:
+    """``(table, measures)`` of an evaluation: an object's ``per_question`` table and its ``measures``
+    (:class:`~rag_metrics.Evaluation`, an experiment result), or a per-question table (a DataFrame or a dict of
+    columns) whose measures are its numeric columns but the counts -- question attributes (``type``) are never
+    compared."""
     frame = getattr(x, "per_question", x)
     if isinstance(frame, dict):
         frame = pd.DataFrame(frame)
     if not isinstance(frame, pd.DataFrame):
-        raise InputError("paired_verdict: give per-question tables (a DataFrame with one column per measure, "
-                         "indexed by question ID) or Evaluations.")
-    return frame
+        raise wrong_type(x, "a", "a per-question table (a DataFrame with one column per measure, indexed by question "
+                         "ID), an Evaluation or an experiment result", func=func)
+    if hasattr(x, "measures") and not isinstance(x, pd.DataFrame):
+        return frame, [str(m) for m in x.measures]
+    numeric = [c for c in frame.columns if c not in COUNTS and pd.api.types.is_numeric_dtype(frame[c])
+               and not pd.api.types.is_bool_dtype(frame[c])]
+    return frame, [str(c) for c in numeric]
+
+
+def _one_measure(a, b, measure):
+    """The values ``paired_test`` compares: ``a`` and ``b`` as given, or -- two evaluations -- their ``measure``
+    columns (which must then be named)."""
+    tables = [hasattr(x, "per_question") or isinstance(x, pd.DataFrame) for x in (a, b)]
+    if not any(tables):
+        return a, b
+    (ta, ma), (tb, mb) = _per_question(a, "paired_test"), _per_question(b, "paired_test")
+    both = [m for m in ma if m in mb]
+    if measure is None or str(measure) not in both:
+        what = "name the measure to compare" if measure is None else f"{measure!r} is not a measure both hold"
+        near = close_matches(measure, both) if measure is not None else []
+        raise InputError(f"paired_test compares one measure of two evaluations: {what}, e.g. "
+                         f"paired_test(a, b, measure={(both or ['hit@5'])[0]!r}); both hold {both}."
+                         + (f" Did you mean {near[0]!r}?" if near else "")
+                         + " paired_verdict(a, b) compares several at once.", field="measure")
+    return ta[str(measure)], tb[str(measure)]
 
 
 def paired_verdict(a, b, measures=None, *, primary: str | None = None, name_a: str = "a", name_b: str = "b",
@@ -540,15 +478,16 @@ def paired_verdict(a, b, measures=None, *, primary: str | None = None, name_a: s
                    exact_max: int = EXACT_MAX) -> PairedVerdict:
     """Run ``b`` against run ``a`` on several measures; the primary one carries the verdict (module docstring).
 
-    ``a``, ``b``: per-question tables (one column per measure, indexed by question ID) or
-    :class:`~rag_metrics.Evaluation` objects; ``measures`` default: the columns both hold; ``primary`` default:
-    the first measure. The primary is tested alone at ``alpha`` (it was chosen before looking); the other measures
+    ``a``, ``b``: per-question tables (one column per measure, indexed by question ID),
+    :class:`~rag_metrics.Evaluation` objects or experiment results; ``measures`` default: the measures both hold (an
+    evaluation's own, a table's numeric columns but ``n_relevant`` and ``n_retrieved``: question attributes such as
+    ``type`` are never compared); ``primary`` default: the first measure. The primary is tested alone at ``alpha`` (it was chosen before looking); the other measures
     form one family, Holm-adjusted among themselves.
     """
     alpha = check_alpha(alpha)
-    ta, tb = _per_question(a), _per_question(b)
+    (ta, ma), (tb, mb) = _per_question(a), _per_question(b)
     if measures is None:
-        measures = [m for m in ta.columns if m in tb.columns]
+        measures = [m for m in ma if m in mb]
     measures = list(dict.fromkeys(str(m) for m in measures))
     if not measures:
         raise InputError("paired_verdict: no measure to compare.")
