@@ -105,3 +105,39 @@ def test_the_banner_is_on_the_first_screen_and_the_page_is_short(page):
     m = page_metrics.measure(page, width=1400)
     assert m["top"] is not None and m["top"] <= 400, m
     assert m["height"] <= 8000 and m["open_details"] == 0, m
+
+
+SCENARIOS = {  # issue 47: the shipped example (9,187 px before) and a log of 12 of 71 questions, at 1400 px
+    "example": lambda tmp: [str(ROOT / "data/examples/bm25_c300o50.jsonl"), str(ROOT / "data/examples/bm25_c400o100.jsonl")],
+    "partial": lambda tmp: [str(ROOT / "data/examples/bm25_c300o50.jsonl"), _head(tmp, 12)],
+}
+
+
+def _head(tmp: Path, n: int) -> str:
+    path = tmp / "partial12.jsonl"
+    lines = (ROOT / "data/examples/bm25_c400o100.jsonl").read_text(encoding="utf-8").splitlines()[:n]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.skipif(not page_metrics.chromium(), reason="Debian chromium is not installed (apt-get install -y "
+                                                          "chromium); the HTML-text checks still run")
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_each_scenario_reads_under_8000_px_with_the_diagnosis_said_once(tmp_path, scenario):
+    from rag_metrics.report.runner import build_experiment_report
+
+    run = build_experiment_report(scenario, golden=str(ROOT / "data/golden.jsonl"), runs=SCENARIOS[scenario](tmp_path),
+                                  pages=str(ROOT / "data/corpus"), answers=str(ROOT / "data/answers.jsonl"),
+                                  generator="gen_a", order="given", reports_dir=tmp_path / "reports",
+                                  progress_bar=False)
+    page = run / "experiment.html"
+    m = page_metrics.measure(page, width=1400)
+    assert m["top"] is not None and m["top"] <= 400 and m["height"] < 8000, m
+    body = page.read_text(encoding="utf-8")
+    assert body.count("describes run") == 1  # said once, in section 1
+    if scenario == "partial":
+        box = body.split('class="rm-verdict"', 1)[1].split("About this report", 1)[0]
+        assert "partial12 logged 12 of the 71 questions" in box
+        section = body.split('id="rm-diagnosis"', 1)[1]
+        assert "partial12 logged 12 of" not in section.split("</ol>", 1)[0]  # the box states it; the section names it
+        assert "<em>stated in the box above</em>" in section

@@ -247,6 +247,11 @@ class ExperimentReport:
             "more_findings": max(0, len(self.diagnosis().findings) - min(3, len(self.banner_findings()))),
             "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()}, f"<verdict banner: {line}>")
 
+    def diagnosis_section(self) -> DiagnosisView:
+        """The diagnosis as the page's section shows it: every finding, those the verdict box states (:meth:`banner`)
+        named with their questions rather than said twice."""
+        return DiagnosisView(self.diagnosis().findings, in_box=self.banner_findings()[:3])
+
     def banner_findings(self) -> list:
         """The findings the banner shows: those about the two runs it compares (the subject and the baseline) or
         about both; a third run's patterns stay in the diagnosis section, under its name."""

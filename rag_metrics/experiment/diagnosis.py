@@ -261,10 +261,13 @@ def coverage_finding(coverage: dict, subject: str, baseline: str) -> Finding:
 
 
 class DiagnosisView:
-    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it."""
+    """:meth:`ExperimentReport.diagnosis`: ``findings`` in order; renders as the page shows it. ``in_box``: the
+    findings the verdict box states already -- the page names them with their questions instead of saying them
+    twice."""
 
-    def __init__(self, findings):
+    def __init__(self, findings, in_box=()):
         self.findings = list(findings)
+        self.in_box = [f for f in in_box if f in self.findings]
 
     def __iter__(self):
         return iter(self.findings)
@@ -279,4 +282,5 @@ class DiagnosisView:
     def _repr_html_(self) -> str:
         from rag_metrics.core.html import render
 
-        return render("diagnosis.html.j2", findings=self.findings)
+        boxed = {id(f) for f in self.in_box}
+        return render("diagnosis.html.j2", findings=[(f, id(f) in boxed) for f in self.findings])
