@@ -327,3 +327,12 @@ def test_no_drawn_pair_of_input_and_output_paths_changes_an_input(tmp_path_facto
 
 def _inside_folder(path: Path, folder: Path) -> bool:
     return os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep)
+
+
+def test_run_out_naming_a_folder_says_so(inputs, tmp_path, capsys):
+    """Issue 45: `run --out DIR` was refused as 'written by another run'; the folder is named as a folder."""
+    argv, _, _ = writers(inputs, tmp_path)["run"]
+    (tmp_path / "folder").mkdir()
+    line = refused(capsys, _replace(argv, "--out", str(tmp_path / "folder")), "--out")
+    assert line.endswith("--out: is a folder; expected a file to write.") and "another run" not in line
+    assert not list((tmp_path / "folder").iterdir())
