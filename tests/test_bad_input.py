@@ -535,7 +535,13 @@ def test_a_labelled_support_set_is_checked_against_the_documents(tmp_path, capsy
                                             written(tmp_path, "d.json")), message, command="answers")
 
 
-def test_a_support_sheet_is_assessed_under_the_settings_it_was_drawn_with(tmp_path, capsys):
+@pytest.mark.parametrize("setting, now, message", [  # each recorded setting, changed alone (audit K16: the judge)
+    (["--context-k", "1"], "gen_a", r"sheet\.csv:2: context_k: the sheet was drawn with context_k 3, not 1 as now"),
+    (["--judge", "token-overlap"], "gen_a", r"sheet\.csv:2: judge: the sheet was drawn with judge offline, not "
+                                            r"token-overlap"),
+    ([], "gen_b", r"sheet\.csv:2: generator: the sheet was drawn with generator gen_a, not gen_b"),
+])
+def test_a_support_sheet_is_assessed_under_the_settings_it_was_drawn_with(tmp_path, capsys, setting, now, message):
     import csv
 
     sheet = tmp_path / "sheet.csv"
@@ -545,9 +551,9 @@ def test_a_support_sheet_is_assessed_under_the_settings_it_was_drawn_with(tmp_pa
         rows = [{**row, "supported": "yes"} for row in csv.DictReader(f)]
     with open(sheet, "w", encoding="utf-8", newline="") as f:
         csv.DictWriter(f, fieldnames=list(rows[0])).writerows([dict(zip(rows[0], rows[0])), *rows])
-    refused(capsys, tmp_path, answers_judge(ANSWERS, "--generator", "gen_a", "--context-k", "1", "--sheet", str(sheet),
+    refused(capsys, tmp_path, answers_judge(ANSWERS, "--generator", now, *setting, "--sheet", str(sheet),
                                             "-o", written(tmp_path, "a.json"), command="assess"),
-            r"sheet\.csv:2: context_k: the sheet was drawn with context_k 3, not 1 as now", command="answers")
+            message, command="answers")
 
 
 def test_a_claim_cell_in_another_unicode_form_reads_as_the_same_claim(tmp_path, capsys):
@@ -636,3 +642,24 @@ def test_the_gate_refuses_a_report_link_to_another_host(tmp_path, capsys, link):
     refused(capsys, tmp_path, ["--golden", GOLDEN, "--baseline", OK_LOG, "--run", str(EXAMPLES / "bm25_c400o100.jsonl"),
                                "--markdown", written(tmp_path, "x.md"), "--report-link", link],
             rf"report link {re.escape(repr(link))}: a network-path reference", command="gate")
+
+
+
+@pytest.mark.parametrize("value", ["", 0, False, {}])
+def test_a_falsy_context_that_is_not_null_is_refused_when_read(tmp_path, value):
+    """Audit K15: `"retrieved": ""` passed a truthiness check; only a missing or null context means none."""
+    from rag_metrics.io.corpus import load_answers
+
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"question_id": "q010", "generator": "g", "generated_answer": "x", "retrieved": value})
+                    + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"a\.jsonl:1: question 'q010': retrieved .* is not a list of items"):
+        load_answers(path)
+
+
+@pytest.mark.parametrize("price", ["0", "0.0", "2.5"])
+def test_a_price_of_zero_or_more_is_taken(tmp_path, capsys, price):
+    """Audit K13: a free local model costs 0; the parser takes it (and says so in the cost line)."""
+    code = main(["labels", "assess", *LABELS_RUN, "--price-in", price, "--price-out", price, "--dry-run", "--cache",
+                 written(tmp_path, "cache"), "-o", written(tmp_path, "assess")])
+    assert code == 0, capsys.readouterr().err

@@ -336,3 +336,25 @@ def test_run_out_naming_a_folder_says_so(inputs, tmp_path, capsys):
     line = refused(capsys, _replace(argv, "--out", str(tmp_path / "folder")), "--out")
     assert line.endswith("--out: is a folder; expected a file to write.") and "another run" not in line
     assert not list((tmp_path / "folder").iterdir())
+
+
+@pytest.mark.parametrize("beside", ["docs.jsonl", "docs2/pages.jsonl", "docsx"])
+def test_an_output_beside_an_input_folder_whose_name_it_extends_is_written(tmp_path, capsys, beside):
+    """Audit K03: 'docs.jsonl' is not inside 'docs' although its name starts with it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "policy.md").write_text("---\ndoc_id: policy\n---\n[p.1]\nA receipt is required.\n", encoding="utf-8")
+    assert main(["pages", str(docs), "-o", str(tmp_path / beside)]) == 0, capsys.readouterr().err
+    assert (tmp_path / beside).is_file()
+
+
+def test_a_failing_gate_into_a_reader_that_reads_nothing_exits_1(inputs, tmp_path):
+    """A real closed pipe (`| true`), not a stand-in: the status is the gate's, and no BrokenPipeError is printed
+    (audit K10: the descriptor pointed at the null device the wrong way round exited 120)."""
+    argv, outs, _ = writers(inputs, tmp_path)["gate"]
+    script = 'set -o pipefail; "$@" | (exec 0<&-; true); echo "status ${PIPESTATUS[0]}" >&2'
+    done = subprocess.run(["bash", "-c", script, "gate", sys.executable, "-m", "rag_metrics.cli", *argv],
+                          capture_output=True, text=True, timeout=120)
+    assert "status 1" in done.stderr and "BrokenPipeError" not in done.stderr and "Traceback" not in done.stderr, \
+        done.stderr
+    assert Path(outs["--junit"]).stat().st_size > 0

@@ -181,3 +181,13 @@ def test_the_rulers_warning_compares_the_questions_both_logged(tmp_path, golden,
     assert rep.rulers_apart() is None
     missing = rep.coverage["subject_only_missing"]
     assert f"not logged: {', '.join(missing[:5])} and {len(missing) - 5} more." in rep.diagnosis().findings[0].sentence
+
+
+@pytest.mark.parametrize("missing, is_partial", [(1, False), (2, False), (3, True)])
+def test_exactly_half_logged_is_not_a_minority(missing, is_partial):
+    """Audit K19: with an even number of questions, half logged is kept in the trend; fewer is not."""
+    record = {"id": "r", "name": "r", "timestamp": "t", "summary": {"hit@5": {}},
+              "per_query": {q: {"hit@5": 1.0} for q in ("q1", "q2", "q3", "q4")},
+              "config": {"not_logged": ["q4", "q3", "q2"][:missing]}, "fingerprint": {}}
+    assert hist.partial(record) is is_partial
+    assert hist.logged(record) == ["q1", "q2", "q3", "q4"][:4 - missing]
