@@ -326,8 +326,9 @@ LABELS = {
                                                or all(v <= _per_q(h, "complete labels")[q]
                                                       for q, v in _per_q(h, "after the audit").items())),
                                           "the accepted pages in the complete labels do not fit the recorded hit@k")),
+    # the package's one rule: enough items, and the interval's lower end (not the point estimate) at or above the bar
     "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
-                                        and f["kappa"] >= f["min_kappa"]),
+                                        and f["low"] >= f["min_kappa"]),
     # the questions named are exactly those the complete labels count as a hit and the audited labels do not
     "unrecovered": lambda f, h: (that(sorted(f["questions"]) == sorted(q for q, v in _per_q(h, "complete labels").items()
                                                                if v > _per_q(h, "after the audit")[q]),
@@ -353,7 +354,8 @@ SUPPORT = {
     "seed_number": lambda f, h: (not f["offline"]) and bool(f["baseline"]),
     "change_interval": lambda f, h: that((f["p"] >= 0.05) == (f["low"] <= 0 <= f["high"]),
                                          "the sign test and its interval disagree") and f["low"] <= 0 <= f["high"],
-    # the point estimate clears the bar; "established" only when the interval's lower end does too
+    # the point estimate clears the bar; "established" (and the judge accepted by the command line, which reads the
+    # lower end) only when the interval's lower end does too
     "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
                                      and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
     # wrong answers with every claim supported, split by the package's diagnosis: misled or incomplete, never both

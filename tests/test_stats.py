@@ -728,12 +728,14 @@ def test_kappa_and_item_count_exactly_at_their_minimum_are_usable():
     human = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
     graded = [3, 3, 0, 0, 0, 2, 3, 0, 3, 0]
     grades, human_frame = _frames(human, graded)
-    k = agreement(grades, human_frame, n_resamples=200).kappa.kappa
-    assert k == pytest.approx(0.6)
-    at = agreement(grades, human_frame, min_kappa=k, min_items=10, n_resamples=200)
+    k = agreement(grades, human_frame, n_resamples=200).kappa
+    assert k.kappa == pytest.approx(0.6)
+    # the rule reads the interval's lower end: usable exactly at it, refused just above it or with one item more
+    at = agreement(grades, human_frame, min_kappa=k.low, min_items=10, n_resamples=200)
     assert at.usable and at.verdict.startswith("usable")
-    assert not agreement(grades, human_frame, min_kappa=k + 0.01, min_items=10, n_resamples=200).usable
-    assert not agreement(grades, human_frame, min_kappa=k, min_items=11, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.low + 0.01, min_items=10, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.low, min_items=11, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.kappa, min_items=10, n_resamples=200).usable
 
 
 def test_mean_interval_takes_confidence_from_one_half_up_to_but_not_1_and_100_or_more_resamples():
