@@ -68,7 +68,8 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
 }
 
 def _grid_flat(f):
-    """Within noise at every cutoff: every pair of configurations tested at each k, Holm-adjusted (not one k alone)."""
+    """Within noise at every cutoff: every pair of configurations tested at each k, Holm-adjusted over every test of
+    every k (not one k alone, not each k apart)."""
     that(set(f["spread"]) == set(f["lowest"]) == set(f["highest"]) == set(f["p"]) and all(
         close(f["spread"][k], f["highest"][k] - f["lowest"][k]) and 0 <= f["p"][k] <= 1 for k in f["spread"])
         and close(f["widest"], max(f["spread"].values()) * f["n_eval"]),
@@ -78,9 +79,10 @@ def _grid_flat(f):
 
 CHUNKING_GRID = {
     "grid_flat": lambda f, h: _grid_flat(f),
-    # a pair needs 2^(1-m) x pairs < alpha: the fewest questions that differ for which Holm can reach alpha
-    "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["pairs"], 1) < f["alpha"]
-                                         <= 2.0 ** (2 - f["needed"]) * max(f["pairs"], 1)
+    # a pair needs 2^(1-m) x tests < alpha (every pair at every k: the headline's family): the fewest questions that
+    # differ for which Holm can reach alpha
+    "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["tests"], 1) < f["alpha"]
+                                         <= 2.0 ** (2 - f["needed"]) * max(f["tests"], 1)
                                          and f["n_eval"] > 0 and f["n_documents"] > 0 and f["for"] >= 0
                                          and f["against"] >= 0, "the floor is not the fewest")
                                     and f["for"] + f["against"] < f["needed"]),
