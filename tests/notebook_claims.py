@@ -68,7 +68,8 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
 }
 
 def _grid_flat(f):
-    """Within noise at every cutoff: every pair of configurations tested at each k, Holm-adjusted (not one k alone)."""
+    """Within noise at every cutoff: every pair of configurations tested at each k, Holm-adjusted over every test of
+    every k (not one k alone, not each k apart)."""
     that(set(f["spread"]) == set(f["lowest"]) == set(f["highest"]) == set(f["p"]) and all(
         close(f["spread"][k], f["highest"][k] - f["lowest"][k]) and 0 <= f["p"][k] <= 1 for k in f["spread"])
         and close(f["widest"], max(f["spread"].values()) * f["n_eval"]),
@@ -78,9 +79,10 @@ def _grid_flat(f):
 
 CHUNKING_GRID = {
     "grid_flat": lambda f, h: _grid_flat(f),
-    # a pair needs 2^(1-m) x pairs < alpha: the fewest questions that differ for which Holm can reach alpha
-    "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["pairs"], 1) < f["alpha"]
-                                         <= 2.0 ** (2 - f["needed"]) * max(f["pairs"], 1)
+    # a pair needs 2^(1-m) x tests < alpha (every pair at every k: the headline's family): the fewest questions that
+    # differ for which Holm can reach alpha
+    "detectable_gap": lambda f, h: (that(2.0 ** (1 - f["needed"]) * max(f["tests"], 1) < f["alpha"]
+                                         <= 2.0 ** (2 - f["needed"]) * max(f["tests"], 1)
                                          and f["n_eval"] > 0 and f["n_documents"] > 0 and f["for"] >= 0
                                          and f["against"] >= 0, "the floor is not the fewest")
                                     and f["for"] + f["against"] < f["needed"]),
@@ -326,8 +328,9 @@ LABELS = {
                                                or all(v <= _per_q(h, "complete labels")[q]
                                                       for q, v in _per_q(h, "after the audit").items())),
                                           "the accepted pages in the complete labels do not fit the recorded hit@k")),
+    # the package's one rule: enough items, and the interval's lower end (not the point estimate) at or above the bar
     "assessor_vs_people": lambda f, h: (that(f["low"] <= f["kappa"] <= f["high"]) and f["n"] >= f["min_items"]
-                                        and f["kappa"] >= f["min_kappa"]),
+                                        and f["low"] >= f["min_kappa"]),
     # the questions named are exactly those the complete labels count as a hit and the audited labels do not
     "unrecovered": lambda f, h: (that(sorted(f["questions"]) == sorted(q for q, v in _per_q(h, "complete labels").items()
                                                                if v > _per_q(h, "after the audit")[q]),
@@ -353,7 +356,8 @@ SUPPORT = {
     "seed_number": lambda f, h: (not f["offline"]) and bool(f["baseline"]),
     "change_interval": lambda f, h: that((f["p"] >= 0.05) == (f["low"] <= 0 <= f["high"]),
                                          "the sign test and its interval disagree") and f["low"] <= 0 <= f["high"],
-    # the point estimate clears the bar; "established" only when the interval's lower end does too
+    # the point estimate clears the bar; "established" (and the judge accepted by the command line, which reads the
+    # lower end) only when the interval's lower end does too
     "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
                                      and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
     # wrong answers with every claim supported, split by the package's diagnosis: misled or incomplete, never both

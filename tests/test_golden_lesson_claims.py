@@ -115,10 +115,12 @@ def test_the_assessor_is_refused_below_the_bar_and_usable_at_or_above_it():
     assert not refused["condition"] and refused["name"] == "assessor_vs_people"
     assert refused["text_if_false"].startswith("Against 110 human labels, the offline assessor is **refused** "
                                                "(kappa 0.43, 95% interval [")
-    unsure = assessor_against_people_claim(_agreed(pairs, min_kappa=0.4), 110)  # above the bar, interval not
-    assert unsure["condition"] and "the interval's low end is below the bar" in unsure["text_if_true"]
-    k = _agreed(pairs).kappa.kappa
-    assert assessor_against_people_claim(_agreed(pairs, min_kappa=k), 110)["condition"]  # exactly at the bar
+    # the point estimate above the bar, the interval's lower end below it: refused, and the sentence says why
+    unsure = assessor_against_people_claim(_agreed(pairs, min_kappa=0.4), 110)
+    assert not unsure["condition"] and "the point estimate clears it, the interval does not" in unsure["text_if_false"]
+    low = _agreed(pairs).kappa.low
+    assert assessor_against_people_claim(_agreed(pairs, min_kappa=low), 110)["condition"]  # lower end exactly at the bar
+    assert not assessor_against_people_claim(_agreed(pairs, min_kappa=low + 1e-9), 110)["condition"]
     clear = assessor_against_people_claim(_agreed([(True, True)] * 40 + [(False, False)] * 40 + [(True, False)]), 81)
     assert clear["condition"] and clear["text_if_true"].endswith("its labels may fill gaps, kept apart from people's.")
 

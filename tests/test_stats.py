@@ -137,13 +137,22 @@ def test_bootstrap_and_sign_flips_never_hold_all_resamples_at_once(monkeypatch):
             seen.append(out.size)
             return out
 
+        def standard_exponential(self, *args, **kwargs):
+            out = self.rng.standard_exponential(*args, **kwargs)
+            seen.append(out.size)
+            return out
+
     x = np.random.default_rng(1).random(5000)
     monkeypatch.setattr(np.random, "default_rng", Spy)
     mean_interval(x, n_resamples=2000)
     assert len(seen) > 1 and max(seen) <= intervals.MAX_CELLS and sum(seen) == 2000 * 5000
     seen.clear()
-    r = paired_test(x, x[::-1])
-    assert len(seen) > 1 and max(seen) <= intervals.MAX_CELLS and sum(seen) == 10_000 * r.discordant
+    r = paired_test(x, x[::-1])            # the bounded-mean test: n + 1 weights per draw, drawn in chunks
+    assert r.method.startswith("bounded-mean test")
+    assert len(seen) > 1 and max(seen) <= intervals.MAX_CELLS and sum(seen) == 10_000 * (5000 + 1)
+    seen.clear()
+    randomization_rows((x - x[::-1])[None, :], n_resamples=10_000)   # the former test: sign flips in chunks too
+    assert len(seen) > 1 and max(seen) <= intervals.MAX_CELLS and sum(seen) == 10_000 * 5000
 
 
 def test_counts_path_and_index_path_resample_alike():
@@ -197,11 +206,18 @@ def test_sign_test_p_equals_scipy_binomtest():
 
 @pytest.mark.parametrize("name", sorted(FIXTURE["cases"]))
 def test_p_values_agree_with_ranx_fisher_randomization(name):
+    """The sign test (0/1 values, the package's) and the randomization test the package used for other values
+    before the bounded-mean test (kept as randomization_rows) agree with ranx's Fisher test."""
     case = FIXTURE["cases"][name]
     ours = paired_test(case["a"], case["b"], n_resamples=100_000, seed=1)
     # ranx: 200,000 permutations -> standard error <= 0.0011; ours exact (0/1 values: the sign test) or 100,000.
-    assert ours.method.startswith("exact sign test" if name.startswith("binary") else "paired randomization test")
-    assert ours.p_value == pytest.approx(case["ranx_fisher_p"], abs=0.005)
+    if name.startswith("binary"):
+        assert ours.method.startswith("exact sign test") and ours.p_value == pytest.approx(case["ranx_fisher_p"], abs=0.005)
+    else:
+        assert ours.method.startswith("bounded-mean test")
+        d = np.asarray(case["b"], dtype=float) - np.asarray(case["a"], dtype=float)
+        former = randomization_rows(d[None, :], n_resamples=100_000, seed=1)["p"][0]
+        assert former == pytest.approx(case["ranx_fisher_p"], abs=0.005)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURE["cases"]))
@@ -222,11 +238,13 @@ def test_exact_p_values_by_hand():
     r = paired_test([0.0] * 15 + [1.0] * 5, [1.0] * 15 + [0.0] * 5)
     assert r.p_value == pytest.approx(2 * sum(math.comb(20, w) for w in range(15, 21)) / 2**20)
     assert paired_test([1.0, 0.0], [1.0, 0.0]).p_value == 1.0
-    # continuous, n = 3 (exact): d = (0.5, 0.25, -0.1); |sum| = 0.65 is reached by (+,+,-)... count by hand:
+    # the former randomization test, n = 3 (exact): d = (0.5, 0.25, -0.1); |sum| = 0.65 is reached by (+,+,-)...
     # sums of +-0.5 +-0.25 +-0.1: 0.85 0.65 0.35 0.15 and negatives -> |s| >= 0.65: 0.85, 0.65 and their negatives
+    r = randomization_rows(np.array([[0.5, 0.25, -0.1]]))
+    assert bool(r["exact"][0]) and float(r["p"][0]) == pytest.approx(4 / 8)
+    # the bounded-mean test on the same changes: three changes, so p >= 2^(1-3) = 1/4 whatever the draws
     r = paired_test([0.0, 0.0, 0.1], [0.5, 0.25, 0.0])
-    assert r.method == "paired randomization test (all 2^3 sign flips of the questions that differ)"
-    assert r.p_value == pytest.approx(4 / 8)
+    assert r.method == "bounded-mean test (10,000 weight draws, every change within +-1)" and r.p_value >= 0.25
 
 
 def _brute_accepts(x, mu0, alpha):
@@ -242,8 +260,9 @@ def test_randomization_interval_inverts_the_test_on_the_questions_that_differ(se
     n = 12
     a = rng.choice([1.0, 0.5, 1 / 3, 0.0], n)
     b = np.clip(a + rng.choice([0.0, 0.5, -0.5, 0.17, 0.3], n), 0, 1)
-    r = paired_test(a, b, alpha=0.1)
     d = b - a
+    rr = randomization_rows(d[None, :], alpha=0.1)       # the former test, kept for comparison
+    r = type("R", (), {"ci_low": float(rr["low"][0]), "ci_high": float(rr["high"][0]), "p_value": float(rr["p"][0])})
     x = d[d != 0]
     m = x.size
     grid = np.linspace(-1, 1, 2001)
@@ -259,12 +278,23 @@ def test_randomization_interval_inverts_the_test_on_the_questions_that_differ(se
 
 
 def test_too_few_questions_that_differ_bound_the_change_by_their_share():
-    r = paired_test([0.5] * 2 + [1.0] * 63, [1.0] * 65)  # two questions differ: no shift can be rejected
+    """The former randomization test: with too few questions that differ its interval is +- the share that may differ."""
+    d = np.array([0.5] * 2 + [0.0] * 63)
+    r = randomization_rows(d[None, :])  # two questions differ: no shift can be rejected
     upper = sps.binomtest(2, 65).proportion_ci(method="exact").high
-    assert (r.ci_low, r.ci_high) == pytest.approx((-upper, upper)) and r.p_value == pytest.approx(0.5)
-    none = paired_test([0.5] * 10 + [1.0] * 55, [0.5] * 10 + [1.0] * 55)
+    assert (r["low"][0], r["high"][0]) == pytest.approx((-upper, upper)) and r["p"][0] == pytest.approx(0.5)
+    none = randomization_rows(np.zeros((1, 65)))
     upper = sps.binomtest(0, 65).proportion_ci(method="exact").high
-    assert (none.ci_low, none.ci_high) == pytest.approx((-upper, upper)) and none.method.endswith("(no question differs)")
+    assert (none["low"][0], none["high"][0]) == pytest.approx((-upper, upper)) and none["p"][0] == 1.0
+
+
+def test_the_bounded_mean_test_with_two_or_no_questions_that_differ():
+    """Two changes of +0.5: p >= 2^(1-2) = 1/2 and the interval holds 0 and the change; none: p = 1 and the
+    interval is what one unseen change of +-1 among 66 could move the mean by."""
+    r = paired_test([0.5] * 2 + [1.0] * 63, [1.0] * 65)
+    assert r.p_value >= 0.5 and r.ci_low <= 0 <= r.delta <= r.ci_high and r.verdict == "within noise"
+    none = paired_test([0.5] * 10 + [1.0] * 55, [0.5] * 10 + [1.0] * 55)
+    assert none.p_value == 1.0 and -0.1 < none.ci_low < 0 < none.ci_high < 0.1 and none.ci_low == pytest.approx(-none.ci_high, abs=0.01)
 
 
 def _tango_by_definition(b, c, n, delta0):
@@ -390,15 +420,15 @@ def test_randomization_chunks_and_paths_agree():
 
 
 def test_monte_carlo_close_to_exact():
+    """The former randomization test: random sign flips close to all 2^12 of them."""
     rng = np.random.default_rng(3)
     a = rng.random(12)
-    b = a + rng.normal(0.1, 0.2, 12)
-    exact = paired_test(a, b)
-    mc = paired_test(a, b, exact_max=5, n_resamples=50_000)
-    assert exact.method.endswith("(all 2^12 sign flips of the questions that differ)")
-    assert mc.method.endswith("(50,000 random sign flips of the questions that differ)")
-    assert mc.p_value == pytest.approx(exact.p_value, abs=0.005)
-    assert (mc.ci_low, mc.ci_high) == pytest.approx((exact.ci_low, exact.ci_high), abs=0.01)
+    d = (a + rng.normal(0.1, 0.2, 12) - a)[None, :]
+    exact = randomization_rows(d, bound=2.0)
+    mc = randomization_rows(d, exact_max=5, n_resamples=50_000, bound=2.0)
+    assert bool(exact["exact"][0]) and not bool(mc["exact"][0])
+    assert mc["p"][0] == pytest.approx(exact["p"][0], abs=0.005)
+    assert (mc["low"][0], mc["high"][0]) == pytest.approx((exact["low"][0], exact["high"][0]), abs=0.01)
 
 
 def test_alignment_exclusions_and_bad_input():
@@ -458,7 +488,7 @@ def test_paired_verdict_primary_decides_the_others_are_holm_adjusted():
     assert [hit3.p_holm, mrr.p_holm] == pytest.approx(list(holm([hit3.p_value, mrr.p_value])))  # over the others
     assert hit3.p_holm > 0.05 and hit3.verdict == "within noise" and hit3.ci_low > 0 and hit3.decided_by == "p_holm"
     assert "after Holm's correction it is within noise" in hit3.sentence
-    assert mrr.values == "continuous" and mrr.method.startswith("paired randomization test")
+    assert mrr.values == "continuous" and mrr.method.startswith("bounded-mean test")
     table = v.table()
     assert list(table.index) == ["hit@1", "hit@3", "mrr"] and list(table["role"])[:2] == ["primary", "secondary"]
     json.dumps(v.to_dict())
@@ -661,11 +691,16 @@ def test_holm_multipliers_by_hand_at_and_around_alpha():
 
 @pytest.mark.parametrize("n", [6, 7, 20])
 def test_the_interval_holds_the_change_when_every_question_moves_by_the_same_amount(n):
-    # the tolerance taken off and added back rounded the end past the mean: -0.49999999999999994 > -0.5
+    # the former test: the tolerance taken off and added back rounded the end past the mean (-0.49999999999999994)
+    r = randomization_rows(np.full((1, n), -0.5))
+    assert r["low"][0] <= -0.5 <= r["high"][0] < 0
+    # the bounded-mean test: the interval holds the change; n questions all down by 0.5 are "worse" only from
+    # n = 10 (p = 2 (2/3)^n: 0.18 at 6, 0.12 at 7, 0.052 at 9, 0.035 at 10 -- one unseen +1 among n + 1 could
+    # offset them)
     t = paired.paired_test([0.5] * n, [0.0] * n, measure="mrr")
-    assert t.ci_low <= t.delta == -0.5 <= t.ci_high < 0 and t.verdict == "worse"
+    assert t.ci_low <= t.delta == -0.5 <= t.ci_high and (t.verdict == "worse") == (n == 20) and (t.ci_high < 0) == (n == 20)
     up = paired.paired_test([0.0] * n, [0.5] * n, measure="mrr")
-    assert 0 < up.ci_low <= up.delta == 0.5 <= up.ci_high
+    assert up.ci_low <= up.delta == 0.5 <= up.ci_high and (up.verdict == "better") == (n == 20)
 
 
 def test_paired_t_test_takes_two_pairs_and_not_one():
@@ -728,12 +763,14 @@ def test_kappa_and_item_count_exactly_at_their_minimum_are_usable():
     human = [1, 1, 1, 0, 0, 0, 1, 0, 1, 0]
     graded = [3, 3, 0, 0, 0, 2, 3, 0, 3, 0]
     grades, human_frame = _frames(human, graded)
-    k = agreement(grades, human_frame, n_resamples=200).kappa.kappa
-    assert k == pytest.approx(0.6)
-    at = agreement(grades, human_frame, min_kappa=k, min_items=10, n_resamples=200)
+    k = agreement(grades, human_frame, n_resamples=200).kappa
+    assert k.kappa == pytest.approx(0.6)
+    # the rule reads the interval's lower end: usable exactly at it, refused just above it or with one item more
+    at = agreement(grades, human_frame, min_kappa=k.low, min_items=10, n_resamples=200)
     assert at.usable and at.verdict.startswith("usable")
-    assert not agreement(grades, human_frame, min_kappa=k + 0.01, min_items=10, n_resamples=200).usable
-    assert not agreement(grades, human_frame, min_kappa=k, min_items=11, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.low + 0.01, min_items=10, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.low, min_items=11, n_resamples=200).usable
+    assert not agreement(grades, human_frame, min_kappa=k.kappa, min_items=10, n_resamples=200).usable
 
 
 def test_mean_interval_takes_confidence_from_one_half_up_to_but_not_1_and_100_or_more_resamples():
@@ -767,3 +804,96 @@ def test_the_minimum_detectable_difference_needs_two_questions():
     assert math.isfinite(planning.minimum_detectable_difference(2, 0.5))
     with pytest.raises(InputError, match="'n' parameter must be an int >= 2"):
         planning.minimum_detectable_difference(1, 0.5)
+
+
+# ---- the bounded-mean test (issue 47, item 9): exact references ---------------------------------------------------
+
+def _spacings_above(c, t=0):
+    """P(sum_j c_j U_j > t) for U uniform on the simplex and distinct c_j, exactly (fractions): the divided-difference
+    formula sum_j (c_j - t)_+^(N-1) / prod_{k != j} (c_j - c_k) (Weisberg 1971) -- independent of any sampling."""
+    from fractions import Fraction
+
+    c = [Fraction(v) for v in c]
+    total = Fraction(0)
+    for j, cj in enumerate(c):
+        if cj > t:
+            den = Fraction(1)
+            for k, ck in enumerate(c):
+                if k != j:
+                    den *= cj - ck
+            total += (cj - t) ** (len(c) - 1) / den
+    return total
+
+
+@pytest.mark.parametrize("d", [("3/5", "2/5", "1/5"), ("-1/2", "-3/10", "1/10"), ("7/10", "-1/5", "1/2", "3/10")])
+def test_bounded_mean_p_equals_the_exact_distribution_of_the_weighted_mean(d):
+    """p_low = P(M_low <= 0) and p_high = P(M_high >= 0) with one weight on the bound: at 3 and 4 questions, exactly
+    from the closed form, and the package's p from 400,000 draws within Monte Carlo error."""
+    from fractions import Fraction
+
+    from rag_metrics.stats.paired import bounded_mean_rows
+
+    p_low = 1 - _spacings_above(["-1", *d])
+    p_high = _spacings_above([*d, "1"])
+    exact = float(min(Fraction(1), 2 * min(p_low, p_high)))
+    x = np.array([[float(Fraction(v)) for v in d]])
+    ours = float(bounded_mean_rows(x, n_resamples=400_000, seed=7)["p"][0])
+    assert ours == pytest.approx(max(exact, 2.0 ** (1 - len(d))), abs=0.005)
+
+
+@pytest.mark.parametrize("n, change", [(2, -0.5), (3, 0.25), (20, -0.1), (20, 0.3), (20, -0.9)])
+def test_bounded_mean_p_when_every_question_moves_alike(n, change):
+    """Every change c: P(M <= 0 or >= 0 on c's side) = E exp(-|c| Gamma(n)) = (1 + |c|)^-n, so p = 2 (1 + |c|)^-n,
+    never below 2^(1 - n) (the limit at |c| = 1, the bound) -- in both directions, at 2, 3 and 20 questions."""
+    t = paired_test([0.5 - change / 2] * n, [0.5 + change / 2] * n, n_resamples=200_000, seed=3)
+    assert t.method.startswith("bounded-mean test") and t.delta == pytest.approx(change)
+    assert t.p_value == pytest.approx(min(1.0, 2 * (1 + abs(change)) ** -n), abs=0.004, rel=0.02)
+    assert t.p_value >= t.min_p == min(1.0, 2.0 ** (1 - n)) and t.ci_low <= change <= t.ci_high
+
+
+def test_the_bounded_mean_interval_is_the_set_of_changes_the_test_does_not_reject():
+    """The test of d - mu0 within (1 + mu0, 1 - mu0), on the same draws, is the test at mu0: at the interval's ends
+    it does not reject (up to rounding in the last bit, hence 1e-9 inside), just outside them it does (p < alpha),
+    in both directions."""
+    from rag_metrics.stats.paired import bounded_mean_rows
+
+    rng = np.random.default_rng(9)
+    d = np.where(rng.random(65) < 0.4, np.clip(rng.normal(0.15, 0.25, 65), -1, 1), 0.0)[None, :]
+    r = bounded_mean_rows(d, n_resamples=20_000, seed=1)
+    low, high = float(r["low"][0]), float(r["high"][0])
+    assert low < d.mean() < high
+
+    def p_at(mu0):
+        return float(bounded_mean_rows(d - mu0, n_resamples=20_000, seed=1, bound=(1 + mu0, 1 - mu0))["p"][0])
+
+    assert p_at(low + 1e-9) >= 0.05 and p_at(high - 1e-9) >= 0.05 and p_at(d.mean()) == 1.0
+    assert p_at(low - 1e-9) < 0.05 and p_at(high + 1e-9) < 0.05
+
+
+def test_paired_test_on_graded_values_is_the_bounded_mean_test_of_its_changes():
+    from rag_metrics.stats.paired import bounded_mean_rows
+
+    rng = np.random.default_rng(4)
+    a = rng.choice([1.0, 0.5, 1 / 3, 0.0], 40)
+    b = np.clip(a + rng.choice([0.0, 0.0, 0.5, -1 / 3, 0.2], 40), 0, 1)
+    t = paired_test(a, b, n_resamples=5000, seed=2)
+    r = bounded_mean_rows((b - a)[None, :], n_resamples=5000, seed=2)
+    assert (t.p_value, t.ci_low, t.ci_high) == (float(r["p"][0]), float(r["low"][0]), float(r["high"][0]))
+    assert t.resamples == 5000 and t.interval_method.startswith("inversion of the same bounded-mean test")
+    # values outside [0, 1]: the bound is their observed range, and the method says so
+    wide = paired_test([0.0, 2.0, 1.0, 3.0], [1.0, 2.5, 1.0, 3.0], n_resamples=500)
+    assert wide.method.endswith("changes within +-3, the observed range of the values)")
+
+
+def test_bounded_mean_draws_in_chunks_and_the_grouped_path_agree():
+    from rag_metrics.stats.paired import bounded_mean_rows
+
+    rng = np.random.default_rng(5)
+    d = rng.choice([0.0, 0.5, -0.5, 1 / 3, -0.25], 400)
+    one = bounded_mean_rows(d[None, :], n_resamples=3000, chunk=3000, seed=1)
+    assert all(np.array_equal(one[k], bounded_mean_rows(d[None, :], n_resamples=3000, chunk=61, seed=1)[k])
+               for k in one), "chunking changes nothing"
+    grouped = bounded_mean_rows(d[None, :], n_resamples=40_000, seed=1)            # Gamma(count) per value
+    rows = bounded_mean_rows(np.vstack([d, d]), n_resamples=40_000, seed=2)        # Exp(1) per question
+    for k, tol in (("p", 0.01), ("low", 0.003), ("high", 0.003)):
+        assert float(grouped[k][0]) == pytest.approx(float(rows[k][0]), abs=tol)

@@ -1,6 +1,7 @@
 """Notebook 11's (and 05's second look's) sentences on the diagnosis (rag_metrics.lab.support_lesson): a `misled`
 answer that stops short is called incomplete, a right answer refused only for a negation it does not hold is called a
-judge error, and kappa is "established" only when its interval clears the bar -- each side of each boundary."""
+judge error, and kappa is "established" (and the judge accepted) only when its interval clears the bar -- each side of
+each boundary."""
 
 import pandas as pd
 import pytest
@@ -81,21 +82,23 @@ def test_judge_errors_are_right_answers_refused_only_for_negation():
     assert not none["condition"] and "No right answer" in shown(none)
 
 
-@pytest.mark.parametrize("kappa, low, holds, established", [
-    (0.742, 0.590, True, False),     # the sample: point clears 0.6, interval does not
-    (0.742, 0.600, True, True),      # the lower end exactly at the bar: established
-    (0.600, 0.500, True, False),     # the point exactly at the bar
-    (0.599, 0.450, False, False),
+@pytest.mark.parametrize("kappa, low, n, holds, established, accepted", [
+    (0.742, 0.588, 110, True, False, False),   # the sample: point clears 0.6, interval does not -- the gate refuses
+    (0.742, 0.600, 110, True, True, True),     # the lower end exactly at the bar: established, accepted
+    (0.600, 0.500, 110, True, False, False),   # the point exactly at the bar
+    (0.599, 0.450, 110, False, False, False),
+    (0.950, 0.700, 19, True, True, False),     # established on 19 claims, but the gate asks for 20
 ])
-def test_kappa_claim_reads_point_and_interval(kappa, low, holds, established):
-    c = kappa_claim(kappa, low, 0.85, 0.6, 110)
+def test_kappa_claim_reads_point_and_interval_as_the_gate_does(kappa, low, n, holds, established, accepted):
+    c = kappa_claim(kappa, low, 0.85, 0.6, n)
     assert c["condition"] is holds and c["figures"]["interval_clears"] is established
     text = shown(c)
     assert f"{kappa:.3f}" in text and f"[{low:.3f}, 0.850]" in text
-    if holds:
-        assert ("is established" in text) is established and ("not established" in text) is (not established)
-    else:
-        assert "below the stated 0.6" in text and "established" not in text
+    assert ("is established" in text) is established and ("accepts the judge" in text) is accepted
+    if holds and not established:
+        assert "not established" in text and "refuses the judge" in text and "reads the lower end" in text
+    if not holds:
+        assert "below the stated 0.6" in text and "established" not in text and "refuses it" in text
 
 
 def test_kappa_claim_undefined():

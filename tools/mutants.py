@@ -73,6 +73,7 @@ TESTS_FOR = {
     "rag_metrics/stats/intervals.py": ["tests/test_stats.py"],
     "rag_metrics/stats/paired.py": ["tests/test_stats.py"],
     "rag_metrics/stats/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
+    "rag_metrics/labels/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
     "rag_metrics/golden/flags.py": ["tests/test_golden.py", "tests/test_golden_flags.py"],
     "rag_metrics/judging/locate.py": ["tests/test_rulers.py"],
     "rag_metrics/judging/audit.py": ["tests/test_rulers.py"],
@@ -87,6 +88,7 @@ RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden
 TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
                   "rag_metrics/retrieval/runner.py")
 IV, PA, AG = "rag_metrics/stats/intervals.py", "rag_metrics/stats/paired.py", "rag_metrics/stats/agreement.py"
+LA = "rag_metrics/labels/agreement.py"
 FL = "rag_metrics/golden/flags.py"
 LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/audit.py", "rag_metrics/experiment/failures.py",
                   "rag_metrics/io/golden.py")
@@ -270,11 +272,11 @@ MUTANTS = [
     Mutant("paired-min-discordant", PA, "while min_p(m) >= alpha:", "while min_p(m) > alpha:",
            "min_discordant stops where p == alpha"),
     # -- agreement ------------------------------------------------------------------------------------------------------
-    Mutant("agreement-grade", AG, 'a = (both["grade"].astype(int) >= RELEVANT_GRADE).to_numpy()',
+    Mutant("agreement-grade", LA, 'a = (both["grade"].astype(int) >= RELEVANT_GRADE).to_numpy()',
            'a = (both["grade"].astype(int) > RELEVANT_GRADE).to_numpy()', "assessor grade 2 read as not relevant"),
-    Mutant("agreement-min-kappa", AG, "self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa",
-           "self.kappa.kappa is not None and self.kappa.kappa > self.min_kappa", "kappa exactly at the minimum refused"),
-    Mutant("agreement-min-items", AG, "return self.n >= self.min_items and", "return self.n > self.min_items and",
+    Mutant("agreement-min-kappa", AG, "    if kappa.low < min_kappa:", "    if kappa.low <= min_kappa:",
+           "an interval whose lower end is exactly the minimum refused"),
+    Mutant("agreement-min-items", AG, "    if kappa.n < min_items:", "    if kappa.n <= min_items:",
            "exactly min_items items refused"),
     Mutant("agreement-chance", AG, "    pe = ph * pa + (1 - ph) * (1 - pa)", "    pe = ph * pa",
            "kappa's chance agreement forgets the negative class"),

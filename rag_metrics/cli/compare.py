@@ -10,10 +10,9 @@ from rag_metrics.cli import options
 
 def add(sub) -> None:
     from rag_metrics.stats.intervals import N_RESAMPLES
-    from rag_metrics.stats.paired import EXACT_MAX
 
-    tests = (f"the exact sign test for 0/1 measures such as hit@k; otherwise the paired randomization test, exact up "
-             f"to {EXACT_MAX} questions that differ, else estimated from {N_RESAMPLES:,} random sign assignments")
+    tests = (f"the exact sign test for 0/1 measures such as hit@k; otherwise the bounded-mean test, which allows for "
+             f"a change as large as the measure permits, estimated from {N_RESAMPLES:,} weight draws")
     cp = sub.add_parser("compare", help="compare runs against the first (paired test, interval, Holm)",
                         description="One row per run and measure; against the first run (the baseline): the paired "
                                     f"difference, the paired test's p-value ({tests}) and the 95% interval of the "
@@ -41,6 +40,6 @@ def run(args) -> int:
     else:
         print(result.to_text())
         print(f"\nbaseline: {next(iter(result.evaluations))}; delta = run - baseline, paired over the questions "
-              "both define; p: the exact paired test (sign test for 0/1 measures, randomization test otherwise); 95% "
+              "both define; p: the paired test (exact sign test for 0/1 measures, bounded-mean test otherwise); 95% "
               "interval of the same test; verdict from Holm across the runs")
     return 0

@@ -10,7 +10,7 @@ def add(sub) -> None:
     gt = sub.add_parser("gate", help="fail a CI job when a run is significantly worse than a baseline",
                         description="Compares a run with a baseline on one golden set and one ruler: the paired "
                                     "test on one measure (the exact sign test for 0/1 measures such as hit@k, the "
-                                    "paired randomization test otherwise). Exit 1 when the run is worse and the drop "
+                                    "bounded-mean test otherwise). Exit 1 when the run is worse and the drop "
                                     "is significant at --alpha, or (with --max-drop) when the mean fell by more than "
                                     "the tolerance; 0 otherwise; 2 on bad input (nothing written). Each side is a "
                                     "retrieval log, a TREC run file or a history record (a file, or an ID with "

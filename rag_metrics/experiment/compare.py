@@ -3,8 +3,8 @@
 :func:`compare_runs` reads the qrels once (a prepared :func:`rag_metrics.evaluator`), evaluates each run
 against them and, against the
 first run (the baseline), gives for every other run and measure the paired difference of the
-per-question values, the exact paired test's p-value (the sign test for 0/1 values such as hit@k, the
-randomization test otherwise) with the interval of the same test, wins/ties/losses, the Holm-adjusted
+per-question values, the paired test's p-value (the exact sign test for 0/1 values such as hit@k, the
+bounded-mean test otherwise) with the interval of the same test, wins/ties/losses, the Holm-adjusted
 p-value across the runs compared and the verdict (better / worse / within noise, from the Holm-adjusted p: several
 runs were tested) -- the numbers of :func:`rag_metrics.stats.compare_to_baseline`.
 Questions where a measure is undefined in either run are left out of that pair (counted).

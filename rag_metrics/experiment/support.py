@@ -33,15 +33,17 @@ generation_failure      hit        refused  any              the evidence was re
 
 *Short* (:func:`stops_short`): a wrong answer that says part of the expected one and nothing against it.
 
-Counts, rates with Wilson intervals (:meth:`Diagnosis.rates`) and the paired change of the passed rate between two
+Counts, rates with Clopper--Pearson intervals (:meth:`Diagnosis.rates`; the package's rule for a rate,
+:func:`rag_metrics.stats.agreement.rate_interval`) and the paired change of the passed rate between two
 runs on the same questions (:func:`diagnosis_change`: exact sign test with its interval,
 :func:`rag_metrics.stats.paired.sign_test`).
 
 **Agreement with people** (:func:`measure_judges`): each judge's verdicts on a human-labelled support set
 (:func:`read_support_set`, the sample's ``data/support/claims.jsonl``): accuracy, Cohen's kappa with its interval
-(:func:`rag_metrics.stats.agreement.cohen_kappa`) and accuracy per kind of claim. A judge whose kappa is below
-``min_kappa`` (:data:`~rag_metrics.stats.agreement.MIN_KAPPA`, 0.6) is refused for headline figures
-(:meth:`SupportAgreement.require`) unless forced.
+(:func:`rag_metrics.stats.agreement.cohen_kappa`) and accuracy per kind of claim. A judge is refused for headline
+figures (:meth:`SupportAgreement.require`) unless forced when the package's one rule does not hold
+(:func:`~rag_metrics.stats.agreement.headline_refusal`): fewer than ``min_items`` (20) claims compared, or the lower
+end of kappa's 95% interval below ``min_kappa`` (:data:`~rag_metrics.stats.agreement.MIN_KAPPA`, 0.6).
 
 **On a team's own answers** (:func:`sheet_agreement`): a random sample of the judged claims labelled by people
 (:mod:`rag_metrics.labels.support_sheet`, ``rag-metrics answers sample`` / ``assess``) gives the judge's Cohen's
@@ -69,9 +71,9 @@ from rag_metrics.judging.claims import content_tokens, negated, split_claims
 from rag_metrics.judging.claims import canonical_quantities
 from rag_metrics.judging.correctness import MeaningJudge, meaning_match
 from rag_metrics.judging.support import SUPPORT_LEVELS, OfflineSupportJudge, answer_support, context_passages, support_of_answer
-from rag_metrics.stats.agreement import MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, ppi_mean
-from rag_metrics.stats.agreement import wilson_mean
-from rag_metrics.stats.intervals import wilson
+from rag_metrics.stats.agreement import (MIN_ITEMS, MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, headline_refusal, ppi_mean,
+                                         rate_interval)
+from rag_metrics.stats.intervals import clopper_pearson
 from rag_metrics.stats.paired import sign_test
 
 __all__ = ["DIAGNOSES", "diagnosis_of", "stops_short", "diagnose_answers", "Diagnosis", "diagnosis_change", "read_support_set",
@@ -147,10 +149,10 @@ class Diagnosis:
         return {d: int(counts.get(d, 0)) for d in DIAGNOSES}
 
     def rates(self, confidence: float = 0.95) -> pd.DataFrame:
-        """Each diagnosis: questions, share of the answerable questions and its Wilson interval."""
+        """Each diagnosis: questions, share of the answerable questions and its Clopper--Pearson interval."""
         n = len(self.records)
         counts = np.array(list(self.counts().values()))
-        low, high = wilson(counts, n, confidence) if n else (np.full(len(counts), np.nan),) * 2
+        low, high = clopper_pearson(counts, n, confidence) if n else (np.full(len(counts), np.nan),) * 2
         return pd.DataFrame({"Diagnosis": list(DIAGNOSES), "Questions": counts,
                              "Share": counts / n if n else np.nan, "Low": low, "High": high,
                              "What to look at": [LOOK_AT[d] for d in DIAGNOSES]})
@@ -474,11 +476,14 @@ def read_support_set(path, *, corpus=None) -> pd.DataFrame:
 @dataclass(frozen=True)
 class SupportAgreement:
     """Judges' verdicts on a labelled support set (:func:`measure_judges`). ``verdicts``: claim_id, language, kind,
-    human, one column per judge. ``kappas``: judge -> :class:`~rag_metrics.stats.agreement.Kappa`."""
+    human, one column per judge. ``kappas``: judge -> :class:`~rag_metrics.stats.agreement.Kappa`. A judge is usable
+    for headline figures under the package's one rule (:func:`~rag_metrics.stats.agreement.headline_refusal`: at
+    least ``min_items`` claims, the lower end of kappa's interval at or above ``min_kappa``)."""
 
     verdicts: pd.DataFrame
     kappas: dict
     min_kappa: float = MIN_KAPPA
+    min_items: int = MIN_ITEMS
 
     def summary(self) -> pd.DataFrame:
         """Per judge: claims, accuracy, Cohen's kappa and its interval, and whether it may move a headline."""
@@ -497,18 +502,20 @@ class SupportAgreement:
             out[name] = (v[name] == v["human"]).groupby(v["kind"]).mean()
         return out.reindex([k for k in SUPPORT_KINDS if k in out.index])
 
+    def refusal(self, judge: str) -> str | None:
+        """Why ``judge`` may not move a headline figure, or None when it may (the package's one rule)."""
+        return headline_refusal(self.kappas[judge], min_kappa=self.min_kappa, min_items=self.min_items)
+
     def usable(self, judge: str) -> bool:
-        k = self.kappas[judge].kappa
-        return k is not None and k >= self.min_kappa
+        return self.refusal(judge) is None
 
     def require(self, judge: str, *, force: bool = False) -> None:
         """Refuse a judge below the stated agreement for headline figures, unless ``force``."""
         if judge not in self.kappas:
             raise InputError(f"no agreement measured for judge {judge!r}; measured: {list(self.kappas)}.")
         if not self.usable(judge) and not force:
-            k = self.kappas[judge].kappa
-            raise InputError(f"judge {judge!r} agrees with people at kappa {'undefined' if k is None else f'{k:.2f}'}"
-                             f", below {self.min_kappa}: refused for headline figures (force to use it anyway).")
+            raise InputError(f"judge {judge!r} against people: {self.refusal(judge)}: refused for headline figures "
+                             "(force to use it anyway).")
 
 
 def support_set_tasks(claims: pd.DataFrame, corpus) -> list:
@@ -519,7 +526,7 @@ def support_set_tasks(claims: pd.DataFrame, corpus) -> list:
 
 
 def measure_judges(claims: pd.DataFrame, corpus, judges: dict, *, min_kappa: float = MIN_KAPPA,
-                   seed: int = 0) -> SupportAgreement:
+                   seed: int = 0, min_items: int = MIN_ITEMS) -> SupportAgreement:
     """Run each judge (name -> judge with ``judge(claim, passages)``) on every labelled claim, with the claim's own
     context pages (:func:`support_set_tasks`), and measure it against the human labels."""
     verdicts = claims[["claim_id", "language", "kind"]].copy()
@@ -530,7 +537,7 @@ def measure_judges(claims: pd.DataFrame, corpus, judges: dict, *, min_kappa: flo
         said = [bool(judge.judge(claim, passages)["supported"]) for _, claim, passages in tasks]
         verdicts[name] = said
         kappas[name] = cohen_kappa(verdicts["human"].to_numpy(), np.array(said), seed=seed)
-    return SupportAgreement(verdicts, kappas, min_kappa)
+    return SupportAgreement(verdicts, kappas, min_kappa, min_items)
 
 
 # --- a team's own answers: a random sample of claims labelled by people, the judge measured on it --------------------
@@ -543,7 +550,9 @@ class SheetAgreement:
     the judge's verdict on every judged claim (index claim_id). ``kappa``: Cohen's kappa with its interval;
     ``ppi``: the prediction-powered supported-claim rate over all judged claims
     (:func:`~rag_metrics.stats.agreement.ppi_mean`); ``judge_rate``: the judge's own supported share over all of
-    them with its Wilson interval, ``(mean, low, high, n)``.
+    them with its Clopper--Pearson interval, ``(mean, low, high, n)``. ``usable``: the package's one rule
+    (:func:`~rag_metrics.stats.agreement.headline_refusal`: at least ``min_items`` claims, the lower end of kappa's
+    interval at or above ``min_kappa``).
     """
 
     items: pd.DataFrame
@@ -553,6 +562,7 @@ class SheetAgreement:
     judge_rate: tuple
     judge: str = "offline"
     min_kappa: float = MIN_KAPPA
+    min_items: int = MIN_ITEMS
 
     @property
     def accuracy(self) -> float:
@@ -560,7 +570,7 @@ class SheetAgreement:
 
     @property
     def usable(self) -> bool:
-        return self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa
+        return headline_refusal(self.kappa, min_kappa=self.min_kappa, min_items=self.min_items) is None
 
     def rates(self) -> pd.DataFrame:
         """The supported-claim rate three ways, each with its 95% interval: the judge alone over every judged claim
@@ -593,9 +603,16 @@ class SheetAgreement:
         if k.kappa is None:
             return (f"kappa is undefined on these {k.n} claims (people and the judge put every claim in the same "
                     "one class): the sheet cannot say how far the judge agrees with people")
-        where = "at or above" if k.kappa >= self.min_kappa else "below"
+        reasons = []
+        if k.low < self.min_kappa:
+            reasons.append(f"the interval's lower end below the stated {self.min_kappa:g}"
+                           + (" (the point estimate clears it)" if k.kappa >= self.min_kappa else ""))
+        if k.n < self.min_items:
+            reasons.append(f"fewer than the {self.min_items} claims needed")
+        where = ("not usable for headline figures: " + " and ".join(reasons) if reasons else
+                 f"the interval's lower end at or above the stated {self.min_kappa:g}: usable for headline figures")
         return (f"the {self.judge} judge agrees with people at kappa {k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}] on "
-                f"{k.n} claims, {where} the stated {self.min_kappa}")
+                f"{k.n} claims, {where}")
 
     def to_dict(self) -> dict:
         return {"judge": self.judge, "claims_labelled": int(len(self.items)), "claims_judged": int(len(self.judged)),
@@ -608,7 +625,7 @@ class SheetAgreement:
 
 def sheet_agreement(human: pd.Series, judged: pd.Series, *, kinds: pd.Series | None = None, judge: str = "offline",
                     min_kappa: float = MIN_KAPPA, confidence: float = 0.95, n_resamples: int = 2000,
-                    seed: int = 0) -> SheetAgreement:
+                    seed: int = 0, min_items: int = MIN_ITEMS) -> SheetAgreement:
     """A support judge against people on a random sample of claims, and the supported-claim rate it allows.
 
     ``human``: the people's label (bool) of each sampled claim, index claim_id; ``judged``: the judge's verdict
@@ -628,9 +645,9 @@ def sheet_agreement(human: pd.Series, judged: pd.Series, *, kinds: pd.Series | N
                           "human": [bool(v) for v in human], "judge": [bool(judged[c]) for c in human.index]})
     kappa = cohen_kappa(items["human"], items["judge"], confidence=confidence, n_resamples=n_resamples, seed=seed)
     ppi = ppi_mean(human.astype(float), judged.astype(bool), confidence=confidence)
-    return SheetAgreement(items, judged.astype(bool), kappa, ppi, wilson_mean(judged.astype(float),
+    return SheetAgreement(items, judged.astype(bool), kappa, ppi, rate_interval(judged.astype(float),
                                                                                     confidence=confidence),
-                          judge, min_kappa)
+                          judge, min_kappa, min_items)
 
 
 # --- the experiment report: each question's claims, and the change between two runs ----------------------------------

@@ -2,7 +2,7 @@
 
 :func:`verdict` compares two runs on the same questions (per-question values of one measure, the *primary*
 measure) and returns a :class:`Verdict`: both means, the paired change with its 95% interval, the two-sided
-p-value of the paired exact test (the sign test for 0/1 values such as hit@k, the randomization test otherwise),
+p-value of the paired test (the exact sign test for 0/1 values such as hit@k, the bounded-mean test otherwise),
 wins / ties / losses, and the outcome:
 
 * ``better`` -- the change is positive and significant at ``alpha`` (p < alpha);
@@ -125,8 +125,8 @@ def _series(values, name) -> pd.Series:
 
 def _paired(before: pd.Series, after: pd.Series, measure: str, *, alpha: float, n_resamples: int, seed: int):
     """The paired statistics of ``after - before``: the one place that calls the statistics module
-    (:func:`rag_metrics.stats.paired_test`: the exact sign test for 0/1 values, the paired randomization
-    test otherwise; its interval is consistent with its p)."""
+    (:func:`rag_metrics.stats.paired_test`: the exact sign test for 0/1 values, the bounded-mean test
+    otherwise; its interval is consistent with its p)."""
     from rag_metrics.stats import paired_test
 
     t = paired_test(before, after, measure=measure, alpha=alpha, n_resamples=n_resamples, seed=seed)

@@ -149,21 +149,23 @@ def assessor_against_people_claim(agreed, n_claims: int) -> dict:
     """Whether an assessor measured against people's labels may fill gaps, as
     :func:`rag_metrics.report.kernel.claim`'s arguments: ``agreed`` is its
     :class:`~rag_metrics.labels.agreement.Agreement` with the labels, ``n_claims`` the labelled items. Usable only
-    when the agreement says so (kappa at or above its bar, enough items of both kinds); the sentence names the
-    interval either way, and says when its low end is under the bar."""
+    when the agreement says so (the package's one rule: enough items of both kinds, and the lower end of kappa's
+    interval at or above the bar); the sentence names the interval either way, and says when the point estimate
+    clears the bar while the interval's lower end does not."""
     k = agreed.kappa
     interval = (f"kappa {k.kappa:.2f}, 95% interval [{k.low:.2f}, {k.high:.2f}]" if k.kappa is not None
                 else "kappa undefined")
-    unsure = k.kappa is not None and k.low < agreed.min_kappa
+    point_only = k.kappa is not None and k.kappa >= agreed.min_kappa > k.low
     return {
         "condition": agreed.usable,
         "text_if_true": (f"Against {n_claims} human labels, the offline assessor clears the bar of "
-                         f"{agreed.min_kappa} ({interval})" + (
-                             "; the interval's low end is below the bar, so measure it on more labels before its "
-                             "labels move a headline figure." if unsure else
-                             ": its labels may fill gaps, kept apart from people's.")),
+                         f"{agreed.min_kappa} with its interval's lower end ({interval}): its labels may fill gaps, "
+                         "kept apart from people's."),
         "text_if_false": (f"Against {n_claims} human labels, the offline assessor is **refused** "
-                          f"({interval}; the bar is {agreed.min_kappa}): its labels must not fill gaps in a figure."),
+                          f"({interval}; the bar is {agreed.min_kappa} for the interval's lower end)"
+                          + (": the point estimate clears it, the interval does not -- measure it on more labels "
+                             "before its labels move a headline figure." if point_only else
+                             ": its labels must not fill gaps in a figure.")),
         "name": "assessor_vs_people",
         "figures": {"kappa": k.kappa, "low": k.low, "high": k.high, "usable": agreed.usable,
                     "min_kappa": agreed.min_kappa, "n": agreed.n, "min_items": agreed.min_items},

@@ -299,7 +299,7 @@ def pair_claims(cmp, *, measure: str, name_a: str, name_b: str, alpha: float) ->
         name="within_noise", figures={"verdict": cmp.verdict, "p": cmp.p_value, "alpha": alpha}), "headline": True})
     how = ("for 0/1 values the package takes Tango's score interval of a paired change and, whenever the sign test "
            "does not reject, extends it to reach 0" if cmp.values == "binary" else
-           "the package builds it from the same randomization test (the changes the test does not reject)")
+           "the package builds it from the same bounded-mean test (the changes the test does not reject)")
     inside = cmp.ci_low <= 0 <= cmp.ci_high
     out.append(_claim(
         inside == (cmp.p_value >= alpha),

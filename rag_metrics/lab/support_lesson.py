@@ -5,7 +5,8 @@
   answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.support.stops_short`).
 * :func:`judge_errors` -- a right answer judged unsupported only because the closest span holds a negation the claim
   does not: the offline judge's known limit (a negation inside a noun phrase, docs/answer_support.md), not memory.
-* :func:`kappa_claim` -- the judge's agreement with people, read from the point estimate *and* its interval.
+* :func:`kappa_claim` -- the judge's agreement with people, read from its interval's lower end as the command
+  line's gate reads it, with the point estimate beside it.
 
 Each claim is the keyword arguments of :func:`rag_metrics.report.kernel.claim`; both texts are true sentences of their
 case.
@@ -14,6 +15,7 @@ case.
 from __future__ import annotations
 
 from rag_metrics.judging.claims import negated
+from rag_metrics.stats.agreement import MIN_ITEMS
 
 __all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim"]
 
@@ -65,8 +67,10 @@ def judge_error_claim(errors: dict, diagnoses: dict) -> dict:
 
 
 def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
-    """The claim on the judge's agreement with people: the point estimate against ``min_kappa``, then its interval's
-    lower end -- "established" only when the whole interval clears the bar."""
+    """The claim on the judge's agreement with people: the point estimate against ``min_kappa`` (the condition), then
+    its interval's lower end, which the command line's gate reads (the package's one rule,
+    :func:`rag_metrics.stats.agreement.headline_refusal`): "established", and the judge accepted, only when the lower
+    end clears the bar too."""
     figures = {"kappa": kappa, "low": low, "high": high, "min_kappa": min_kappa, "n": n,
                "interval_clears": low is not None and low >= min_kappa}
     if kappa is None:
@@ -75,13 +79,14 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
     head = f"The offline judge agrees with the people's labels at kappa **{kappa:.3f}** [{low:.3f}, {high:.3f}]"
     if low >= min_kappa:
         true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
-                f"established on these {n} claims.")
+                f"established on these {n} claims"
+                + (", and the command line accepts the judge." if n >= MIN_ITEMS else
+                   f", though the command line asks for at least {MIN_ITEMS} claims."))
     else:
-        true = (f"{head}: the point estimate clears the stated {min_kappa:g}, the interval's lower end "
-                f"({low:.3f}) does not -- on {n} claims agreement at that level is likely, **not established**. "
-                "The command line's gate reads the point estimate and accepts the judge; quote its figures with "
-                "this interval, and label more claims to narrow it.")
+        true = (f"{head}: the point estimate clears the stated {min_kappa:g}, the interval's lower end ({low:.3f}) "
+                f"does not -- on {n} claims agreement at that level is likely, **not established**, and the command "
+                "line's gate, which reads the lower end, refuses the judge for headline figures (unless `--force`). "
+                "Label more claims to narrow the interval.")
     return dict(condition=kappa >= min_kappa, text_if_true=true, name="judge_agreement", figures=figures,
-                text_if_false=(f"{head}: below the stated {min_kappa:g} -- the command line refuses it for "
-                               "headline figures (unless `--force`)."))
-
+                text_if_false=(f"{head}: below the stated {min_kappa:g} -- the command line refuses it for headline "
+                               "figures (unless `--force`)."))

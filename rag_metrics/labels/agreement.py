@@ -3,8 +3,10 @@
 **Agreement** (:func:`agreement`) -- on the items people labelled (gold pages: relevant; judged pages: relevant or
 not), the assessor's grades read as relevant when ``grade >= 2``: the confusion matrix, accuracy, sensitivity,
 specificity and Cohen's kappa with a 95% interval (:func:`cohen_kappa`). An assessor is *usable for headline figures*
-when at least :data:`MIN_ITEMS` labelled items were compared and kappa reaches :data:`MIN_KAPPA` (0.6, "substantial"
-on Landis & Koch's scale); otherwise :meth:`Agreement.require` refuses unless forced.
+when people labelled items of both kinds and the package's one rule holds
+(:func:`~rag_metrics.stats.agreement.headline_refusal`): at least :data:`MIN_ITEMS` labelled items compared and the
+lower end of kappa's interval at or above :data:`MIN_KAPPA` (0.6, "substantial" on Landis & Koch's scale);
+otherwise :meth:`Agreement.require` refuses unless forced.
 
 **Figures with assessed labels** (:func:`assessed_figures`) -- for a 0/1 per-question measure (page hit@k) of one run:
 
@@ -31,8 +33,8 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.labels.assessors import RELEVANT_GRADE
-from rag_metrics.stats.agreement import (MIN_ITEMS, MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, confusion_matrix, ppi_mean,
-                                         wilson_mean)
+from rag_metrics.stats.agreement import (MIN_ITEMS, MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, confusion_matrix,
+                                         headline_refusal, ppi_mean, rate_interval)
 
 __all__ = ["agreement", "Agreement", "agreement_table", "hit_with_pages", "assessed_figures", "LabelFigures"]
 
@@ -56,10 +58,10 @@ class Agreement:
 
     @property
     def usable(self) -> bool:
-        """Whether the assessor's labels may enter headline figures (enough items of both kinds, kappa >=
-        ``min_kappa``)."""
-        return self.n >= self.min_items and self.kappa.kappa is not None and self.kappa.kappa >= self.min_kappa and \
-            self.specificity is not None and self.sensitivity is not None
+        """Whether the assessor's labels may enter headline figures: items of both kinds, at least ``min_items`` of
+        them, and the lower end of kappa's interval at or above ``min_kappa``."""
+        return self.specificity is not None and self.sensitivity is not None and \
+            headline_refusal(self.kappa, min_kappa=self.min_kappa, min_items=self.min_items) is None
 
     @property
     def verdict(self) -> str:
@@ -69,13 +71,12 @@ class Agreement:
                     "measure the assessor")
         if self.sensitivity is None:
             return "refused: no compared item is labelled relevant by people"
-        if self.n < self.min_items:
-            return f"refused: only {self.n} labelled items compared (at least {self.min_items} needed)"
-        if self.kappa.kappa is None:
-            return "refused: kappa is undefined (every item in one class on both sides)"
-        if self.kappa.kappa < self.min_kappa:
-            return f"refused: kappa {self.kappa.kappa:.2f} is below {self.min_kappa}"
-        return f"usable: kappa {self.kappa.kappa:.2f} >= {self.min_kappa} on {self.n} labelled items"
+        refusal = headline_refusal(self.kappa, min_kappa=self.min_kappa, min_items=self.min_items)
+        if refusal is not None:
+            return f"refused: {refusal}"
+        k = self.kappa
+        return (f"usable: kappa {k.kappa:.2f} [{k.low:.2f}, {k.high:.2f}], the lower end of its {k.confidence:.0%} "
+                f"interval at or above {self.min_kappa:g}, on {self.n} labelled items")
 
     def require(self, *, force: bool = False) -> None:
         """Raise :class:`InputError` when the assessor is not usable for headline figures, unless ``force``."""
@@ -166,14 +167,15 @@ class LabelFigures:
     forced: bool = False
 
     def table(self) -> pd.DataFrame:
-        """The figures side by side: mean, 95% interval and questions, one row per way of counting (module docstring)."""
+        """The figures side by side: mean, 95% interval (Clopper--Pearson for the three counts of 0/1 values, the PPI
+        interval for the last) and questions, one row per way of counting (module docstring)."""
         pq = self.per_question
         rows = {}
         for label, column in (("human labels only", "human"), ("human-judged sample only", "human_complete"),
                               ("assessed labels added", "assessed_added")):
             if column == "human_complete" and self.ppi is None:
                 continue
-            mean, low, high, n = wilson_mean(pq[column])
+            mean, low, high, n = rate_interval(pq[column])
             rows[label] = {"mean": mean, "low": low, "high": high, "questions": n}
         p = self.ppi
         if p is not None:

@@ -53,7 +53,7 @@ def headline_delta(previous: dict, latest: dict) -> dict:
     """Difference latest - previous of one headline figure.
 
     Paired when both recorded per-question values for the same questions: the exact paired test
-    (:func:`rag_metrics.stats.paired_test`: sign test for 0/1 values, randomization test otherwise) gives
+    (:func:`rag_metrics.stats.paired_test`: sign test for 0/1 values, bounded-mean test otherwise) gives
     ``p_value``, the interval ``ci_low``/``ci_high`` and ``verdict``; ``within_noise`` is ``p >= 0.05``, the same
     event as the interval holding 0. Otherwise only the difference of the means, marked unpaired.
     """

@@ -8,7 +8,8 @@ to import:
   BCa bootstrap otherwise (MRR, nDCG), never of zero width for 0/1 values; it says which it used.
   :func:`summary_with_ci` gives it for every measure of an evaluation.
 * Two runs on the same questions (:mod:`.paired`): :func:`paired_test` -- the exact sign test (McNemar) for 0/1
-  values, the paired randomization test otherwise; the same test gives the p-value, the decision (better /
+  values, the bounded-mean test otherwise (its level holds whatever the skew of the changes, where the paired
+  randomization test's did not; :func:`bounded_mean_rows`); the same test gives the p-value, the decision (better /
   worse / within noise) and the interval, and says when too few questions differ for any result to reach alpha
   (smallest p = 2^(1 - m) with m discordant questions). :func:`paired_verdict` -- several measures, the primary
   carries the verdict, the others Holm-adjusted; :func:`compare_to_baseline` -- several systems against one
@@ -18,7 +19,9 @@ to import:
   the exact test can resolve), :func:`minimum_detectable_difference`, :func:`interval_width_by_size`.
 
 Coverage of the intervals and false alarms of the verdict are measured by simulation in the tests
-(``tests/test_stats_simulation.py``) and in ``benchmarks/error_rates.md`` (``python benchmarks/error_rates.py``).
+(``tests/test_stats_simulation.py``) and in ``benchmarks/error_rates.md`` (``python benchmarks/error_rates.py``) and
+``benchmarks/stat_edges.md`` (``python benchmarks/stat_edges.py``: kappa's interval, the rule for headline figures,
+graded paired tests on skewed changes).
 Undefined per-question values (NaN) are left out and counted, never treated as 0.
 
 The percentile bootstrap the package used before is :func:`percentile_bootstrap_ci` (for comparison only: too
@@ -31,13 +34,13 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.stats.intervals import BCA, CLOPPER_PEARSON, N_RESAMPLES, PERCENTILE, MeanInterval, bootstrap_means, clopper_pearson, mean_interval, mean_interval_rows, percentile_bootstrap_ci, wilson
-from rag_metrics.stats.paired import ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant, min_p, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test
+from rag_metrics.stats.paired import ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant, min_p, bounded_mean_rows, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test
 from rag_metrics.stats.planning import SampleSize, exact_power, interval_width_by_size, minimum_detectable_difference, questions_needed, questions_needed_binary, sample_size
 
 __all__ = [
     "mean_interval", "MeanInterval", "summary_with_ci", "percentile_bootstrap_ci", "clopper_pearson", "wilson",
     "bootstrap_means", "mean_interval_rows", "paired_test", "PairedTest", "paired_verdict", "PairedVerdict",
-    "compare_to_baseline", "format_p", "holm", "paired_t_test", "sign_test", "randomization_rows", "min_p", "min_discordant",
+    "compare_to_baseline", "format_p", "holm", "paired_t_test", "sign_test", "bounded_mean_rows", "randomization_rows", "min_p", "min_discordant",
     "sample_size", "SampleSize", "questions_needed", "questions_needed_binary", "exact_power",
     "minimum_detectable_difference", "interval_width_by_size", "N_RESAMPLES", "ALPHA", "VERDICTS", "CLOPPER_PEARSON", "BCA",
     "PERCENTILE",
