@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_alpha, close_matches, wrong_type
-from rag_metrics.stats.intervals import N_RESAMPLES, _check_resamples
+from rag_metrics.stats.intervals import CHUNK, MAX_CELLS, N_RESAMPLES, _check_resamples
 from rag_metrics.stats.randomization import ALPHA, EXACT_MAX, randomization_rows
 
 __all__ = [
