@@ -191,3 +191,19 @@ def test_exactly_half_logged_is_not_a_minority(missing, is_partial):
               "config": {"not_logged": ["q4", "q3", "q2"][:missing]}, "fingerprint": {}}
     assert hist.partial(record) is is_partial
     assert hist.logged(record) == ["q1", "q2", "q3", "q4"][:4 - missing]
+
+
+def test_the_verdict_table_prints_p_as_the_box_does(tmp_path, golden, corpus):
+    """Issue 47, item 7: the paired table printed 0.000 where the box said p < 0.001."""
+    same = records()
+    for rec in same:
+        rec["retrieved"] = same[0]["retrieved"]
+    worse = write_log(tmp_path / "worse.jsonl", same)
+    rep = experiment_report(golden, [load_log(OLD), load_log(worse)], corpus, order="given",
+                            history_dir=tmp_path / "history", n_resamples=200)
+    view = rep.verdict_view()
+    assert rep.verdict.p_value < 0.001 and view.loc[rep.measure, "p"] == "< 0.001"
+    assert "p &lt; 0.001" in rep.banner()._repr_html_()
+    assert view.loc[rep.measure, "p_holm"] == "-"  # the primary measure is decided alone
+    others = [m for m in view.index if m != rep.measure]
+    assert all(isinstance(v, str) and (v.startswith("< ") or v[0].isdigit()) for v in view.loc[others, "p_holm"])

@@ -183,6 +183,16 @@ class ExperimentReport:
                                                          n_resamples=self.n_resamples)
         return self._cache["verdict_table"]
 
+    def verdict_view(self) -> pd.DataFrame:
+        """:meth:`verdict_table` as the page shows it: p and p (Holm) printed as the verdict box prints p
+        (:func:`~rag_metrics.stats.format_p`: ``< 0.001``, ``0.500``, more digits where 0.050 would read across
+        alpha), ``-`` where there is none (the primary measure has no Holm p)."""
+        table = self.verdict_table().copy()
+        for col in ("p", "p_holm"):
+            if col in table:
+                table[col] = [_p_cell(v, self.alpha) for v in table[col]]
+        return table
+
     # ---- the questions ---------------------------------------------------------------------------------------
 
     def moved(self) -> pd.DataFrame:
@@ -200,7 +210,8 @@ class ExperimentReport:
             table = moved_questions(before, after)
             table.insert(1, "question", table["question_id"].map(self.subject.golden.questions["question"]))
             notes = self._credit_notes(table)
-            table["credit"] = table["question_id"].map(notes).fillna("")
+            table["credit"] = pd.Series([notes.get(q, "") for q in table["question_id"]], index=table.index,
+                                        dtype=object)
             self._cache["moved"] = table
         return self._cache["moved"]
 
@@ -640,3 +651,11 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         v = verdict(before, after, **named)
     return ExperimentReport(results, ordered, records, ids, subject, subject_record, baseline_record, baseline,
                             measure, alpha, v, history_dir, n_resamples, coverage)
+
+
+def _p_cell(p, alpha: float) -> str:
+    """A p-value in a table cell, printed as the verdict box prints it, without the leading ``p``."""
+    if p is None or p != p:
+        return "-"
+    text = format_p(float(p), alpha)
+    return text[4:] if text.startswith("p = ") else text[2:]
