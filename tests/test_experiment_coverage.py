@@ -207,3 +207,17 @@ def test_the_verdict_table_prints_p_as_the_box_does(tmp_path, golden, corpus):
     assert view.loc[rep.measure, "p_holm"] == "-"  # the primary measure is decided alone
     others = [m for m in view.index if m != rep.measure]
     assert all(isinstance(v, str) and (v.startswith("< ") or v[0].isdigit()) for v in view.loc[others, "p_holm"])
+
+
+def test_ids_are_never_broken_across_lines(tmp_path, golden, corpus):
+    """Issue 47, item 7: question and document IDs sit in no-wrap elements in the drill-downs and the question table
+    (the claims list breaks its text anywhere, so an ID would break mid-word)."""
+    import re
+
+    new = EXAMPLES / "bm25_c400o100.jsonl"
+    rep = experiment_report(golden, [load_log(OLD), load_log(new)], corpus, order="given",
+                            history_dir=tmp_path / "history", n_resamples=200)
+    html = rep.explain("q014", "newly hit")._repr_html_() + rep.question_view()._repr_html_()
+    tags = list(re.finditer(r'<(strong|code|td|b|span)([^>]*)>(q\d{3}|expense_policy)</\1>', html))
+    assert len(tags) >= 3 and {t.group(3) for t in tags} >= {"q014", "expense_policy"}
+    assert [t.group(0) for t in tags if "white-space:nowrap" not in t.group(2)] == []
