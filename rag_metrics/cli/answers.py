@@ -87,11 +87,9 @@ def _judge_cost(args, judge, tasks) -> bool:
 
 
 def _json_output(path) -> Path | None:
-    from rag_metrics.core.files import check_output
-
-    if path is None:
+    if path is None:  # its place was checked before the command ran (rag_metrics.cli.main)
         return None
-    out = check_output(path)
+    out = Path(path)
     if out.suffix != ".json":
         raise InputError(f"-o {out}: expected a .json file.")
     return out
@@ -139,13 +137,12 @@ def _judge(args) -> int:
 
 def _sheet(args) -> int:
     """`answers sample` and `answers assess`: one generator's claims judged, then a sheet written or read."""
-    from rag_metrics.core.files import check_output, write_json
+    from rag_metrics.core.files import write_json
     from rag_metrics.experiment.support import sheet_agreement
     from rag_metrics.labels.support_sheet import (claim_tasks, claims_sample, judge_claims, read_support_sheet,
                                                   write_support_sheet)
 
     if args.action == "sample":
-        check_output(args.output)
         if args.n < 2:
             raise InputError(f"-n: expected a whole number >= 2 (a sheet of one claim measures nothing), got {args.n}.")
         if args.seed < 0:

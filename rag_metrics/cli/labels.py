@@ -108,11 +108,9 @@ def _add_accept(lsub) -> None:
 def _audit(args) -> int:
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.core.files import check_output
     from rag_metrics.labels.audit import audit_labels
     from rag_metrics.io.logs import load_log, parse_field_mapping
 
-    check_output(args.output, folder=True)
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
     fields = parse_field_mapping(args.field)
@@ -134,7 +132,7 @@ def _audit(args) -> int:
 
 
 def _assess(args) -> int:
-    from rag_metrics.core.files import check_output, publish_files
+    from rag_metrics.core.files import publish_files
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.jsonl import jsonl_text
@@ -142,7 +140,7 @@ def _assess(args) -> int:
     from rag_metrics.labels.assess import assess_plan, people_judgments, plan_assessment
     from rag_metrics.labels.llm_assessors import load_assessor
 
-    out = check_output(args.output, folder=True)
+    out = Path(args.output)  # its place was checked before the command ran (rag_metrics.cli.main)
     assessor = load_assessor(args.assessor, default_cache=args.cache, **options.parse_options(args.option))
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)
@@ -186,11 +184,9 @@ def _sample(args) -> int:
     from rag_metrics.io.golden import load_golden
     from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.labels.judging_sheet import judging_sample
-    from rag_metrics.core.files import check_output
     from rag_metrics.golden.review_file import write_review
     from rag_metrics.io.logs import load_log
 
-    check_output(args.output)
     if args.seed < 0:
         from rag_metrics.core.errors import InputError
 
@@ -209,10 +205,8 @@ def _sample(args) -> int:
 
 def _accept(args) -> int:
     from rag_metrics.io.corpus import load_corpus
-    from rag_metrics.core.files import check_output
     from rag_metrics.labels.decisions import accept_labels, accept_summary, read_audit_decisions
 
-    check_output(args.output)
     corpus = load_corpus(args.pages) if args.pages else None
     decisions = read_audit_decisions(args.decisions)
     golden, path, jpath = accept_labels(args.golden, decisions, args.output, by=args.by, corpus=corpus,

@@ -49,11 +49,9 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from rag_metrics.core.files import check_output
     from rag_metrics.report.runner import (ReportError, build_experiment_report, build_report, check_notebook_options,
                                            parse_parameters)
 
-    check_output(args.reports_dir, folder=True, option="--reports-dir")
     try:
         if args.run:
             run = build_experiment_report(
