@@ -432,7 +432,7 @@ def test_the_cjk_class_and_the_page_marker_are_defined_once():
 
 def test_the_experiment_loop_is_one_import_and_import_stays_light():
     code = ("import sys, rag_metrics as rm\nassert 'pandas' not in sys.modules\n"
-            "from rag_metrics import evaluate_log, load_log, load_golden, load_corpus, load_answers, evaluate_pages\n"
+            "from rag_metrics import evaluate_log, load_log, load_golden, load_corpus, load_answers\n"
             "from rag_metrics.experiment.evaluate import evaluate_log as deep\n"
             "assert evaluate_log is deep and 'load_log' in dir(rm) and 'evaluate_log' in rm.__all__\n"
             "try:\n    rm.no_such_name\nexcept AttributeError:\n    print('ok')\n")

@@ -581,7 +581,7 @@ def test_failure_counts_by_type_and_no_answer_by_value(both, golden):
     counts = r.failure_counts()
     assert list(counts.index) == ["not_retrieved", "other_document_first", "wrong_page"]
     assert counts["questions"].tolist() == [1, 0, 0] and counts.at["not_retrieved", "question IDs"] == "q064"
-    by_type = r.by_type()
+    by_type = r.by("type", wide=True)
     pq, types = r.evaluation.per_question, golden.questions["type"]
     for t, row in by_type.iterrows():
         mine = pq.loc[[q for q in golden.answerable if types[q] == t]]

@@ -14,7 +14,7 @@ import re
 
 __all__ = [
     "InputError", "InputTypeError", "NotComparableError", "wrong_type", "close_matches", "check_choice", "check_int",
-    "check_cutoffs", "check_alpha", "check_k", "check_min_rel", "check_gain",
+    "check_cutoffs", "check_names", "check_alpha", "check_k", "check_min_rel", "check_gain",
     "check_order", "check_name", "GAINS", "ORDERS", "NAME_MAX",
 ]
 
@@ -131,6 +131,22 @@ def check_cutoffs(ks, name: str = "ks", *, func: str = "") -> tuple:
         raise InputError(f"The {name!r} parameter{_of(func)} must hold at least one cutoff, such as (1, 3, 5). "
                          "Got none.")
     return out
+
+
+def check_names(names, name: str = "measures", *, func: str = "", what: str = "measure names") -> list:
+    """Names as a list of distinct strings, in their order: one string (``"hit@5"``) is one name -- never split into
+    its letters -- and a list or tuple of strings its names; anything else (a number, a dict, a list holding
+    something other than a string) is an :class:`InputTypeError` saying what was expected."""
+    if isinstance(names, str):
+        names = [names]
+    expected = f"one of the {what} as a string, or a list of them, such as 'hit@5' or ['hit@5', 'mrr']"
+    if isinstance(names, (bytes, dict)) or not hasattr(names, "__iter__"):
+        raise wrong_type(names, name, expected, func=func)
+    names = list(names)
+    bad = [n for n in names if n is None or isinstance(n, (numbers.Number, bytes, dict, list, tuple, set))]
+    if bad:
+        raise wrong_type(bad[0], name, expected, func=func)
+    return list(dict.fromkeys(str(n) for n in names))  # a parsed Measure reads as its name
 
 
 def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha", high: float = 0.5) -> float:

@@ -66,7 +66,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_alpha, close_matches, wrong_type
+from rag_metrics.core.errors import InputError, check_alpha, check_names, close_matches, wrong_type
 from rag_metrics.stats.intervals import CHUNK, MAX_CELLS, N_RESAMPLES, _check_resamples
 from rag_metrics.stats.randomization import ALPHA, EXACT_MAX, randomization_rows
 
@@ -570,7 +570,7 @@ def paired_verdict(a, b, measures=None, *, primary: str | None = None, name_a: s
     (ta, ma), (tb, mb) = _per_question(a), _per_question(b)
     if measures is None:
         measures = [m for m in ma if m in mb]
-    measures = list(dict.fromkeys(str(m) for m in measures))
+    measures = check_names(measures, func="paired_verdict")
     if not measures:
         raise InputError("paired_verdict: no measure to compare.")
     primary = measures[0] if primary is None else str(primary)
