@@ -280,3 +280,46 @@ def test_answers_of_two_generators_name_the_generators(result):
         result.generation(answers)
     with pytest.raises(InputError, match=r"The 'generator' parameter of generation must be one of \('gen_a', 'gen_b'\)"):
         result.generation(answers, generator="gen_c")
+
+
+# ---- drill-downs that do not mislead ---------------------------------------------------------------------------
+
+def test_a_drill_down_marks_only_what_decided_on_the_items_own_document(result):
+    """An item is compared with the gold pages of its own document only (what the judges do): text it shares with
+    another document's gold page is no evidence, and "the match that decides" is marked only on an item the overlap
+    judge credited."""
+    seen_foreign = seen_decides = 0
+    for q in result.golden.answerable:
+        data = result.explain_data(q, k=5)
+        gold_docs = {d for d, _ in data["gold"]}
+        for item in data["items"]:
+            kinds = {kind for _, kind in item["segments"] if kind}
+            if item["doc_id"] not in gold_docs:
+                seen_foreign += 1
+                assert not kinds and item["longest"] == 0, (q, item["rank"])
+            if "decides" in kinds:
+                seen_decides += 1
+                assert item["verdicts"]["overlap"], (q, item["rank"])
+    assert seen_foreign > 20 and seen_decides > 50  # both cases occur on the sample run
+
+
+def test_the_longest_shared_fragment_is_contiguous_on_one_page():
+    from rag_metrics.experiment.drilldown import longest_common
+
+    text = "abcdefghijkl XYZ mnopqrstuvwx"
+    pages = ["... abcdefghijkl XY ...", "... Z mnopqrstuvwx ..."]  # every 12-character piece is on a page, apart
+    assert longest_common(text, [(0, len(text))], pages) == len("abcdefghijkl XY")  # not the 29 of the span
+    assert longest_common(text, [(0, len(text))], [text]) == len(text)
+    assert longest_common(text, [(0, 5), (17, 29)], pages) == 12
+    assert longest_common(text, [], pages) == 0
+
+
+def test_the_marker_judges_page_markers_are_shown(result):
+    data = result.explain_data("q011", k=5)
+    marked = [item for item in data["items"] if item["markers"]]
+    assert marked and all(f"[p.{n}]" not in "".join(t for t, _ in item["segments"]) for item in marked
+                          for n in item["markers"])  # removed from the normalized text...
+    html = result.explain("q011", k=5)._repr_html_()
+    for item in marked:  # ... and listed apart, where the marker judge's verdict can be read against them
+        for n in item["markers"]:
+            assert f"<code>[p.{n}]</code>" in html
