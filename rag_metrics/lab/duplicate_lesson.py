@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag_metrics.measures.collapse import collapse_to_documents
 from rag_metrics.measures.metrics import recall_at_k
 
-__all__ = ["context_check", "orders_claim"]
+__all__ = ["context_check", "naive_claim", "orders_claim"]
 
 
 def _recall(ranked_chunks, doc_of, gold, k, order):
@@ -24,6 +24,22 @@ def context_check(ranked_chunks: list, doc_of: dict, gold: set, k: int) -> dict:
     return {"k": k, "first_rank": first_rank, "missing": missing, "in_context": len(gold) - len(missing),
             "n_gold": len(gold), "differ": differ, "cut": _recall(ranked_chunks, doc_of, gold, k, "cut_then_dedup"),
             "dedup": _recall(ranked_chunks, doc_of, gold, k, "dedup_then_cut")}
+
+
+def naive_claim(*, naive: float, gold_chunks: int, manual_chunks: int, n_gold: int, k: int) -> dict:
+    """Step 1's sentence: the naive count is ``gold_chunks`` (every top-k chunk whose document is gold, the manual's
+    and the faq's alike) over ``n_gold`` documents; impossible for a recall when above 1."""
+    others = gold_chunks - manual_chunks
+    parts = f"{manual_chunks} of the manual" + (f", {others} of the faq" if others else "")
+    return {"condition": naive > 1, "headline": True, "name": "naive_above_one",
+            "figures": {"naive": naive, "gold_chunks": gold_chunks, "manual_chunks": manual_chunks, "n_gold": n_gold,
+                        "k": k},
+            "text_if_true": (f"**{naive:.2f} is impossible for a recall**: the numerator counts *chunks* -- "
+                             f"{gold_chunks} gold chunks in the top {k} ({parts}) -- the denominator *documents* "
+                             f"({n_gold}): {gold_chunks} / {n_gold} = {naive:.2f}."),
+            "text_if_false": (f"At k={k} the naive count is {gold_chunks} / {n_gold} = {naive:.2f}, not above 1, so its "
+                              "error does not show as an impossible value -- it still counts the manual once per "
+                              f"chunk ({manual_chunks} chunk{'s' if manual_chunks != 1 else ''} of it here).")}
 
 
 def orders_claim(c: dict) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from rag_metrics.stats import ALPHA, format_p, paired_test
 from rag_metrics.core.text import normalize
 
-__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "f_curve_claims", "footer_claim"]
+__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "near_f", "f_curve_claims", "footer_claim"]
 
 SOURCE_GAP = 0.775 - 0.69
 """The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
@@ -129,27 +129,49 @@ def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_ev
     return [headline, ceiling, few, strict, only_marker]
 
 
-def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, answers: dict | None = None,
+def near_f(fs, min_chars: int, longest: int) -> list:
+    """The chosen F and its neighbours on the curve (``fs``: the F values computed), among the F a chunk can hold: the
+    values a reader would have picked instead of ``min_chars``."""
+    fits = [f for f in sorted(fs) if f_fits(f, longest)]
+    if min_chars not in fits:
+        return [min_chars]
+    i = fits.index(min_chars)
+    return fits[max(i - 1, 0):i + 2]
+
+
+def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, min_chars: int, answers: dict | None = None,
                    alpha: float = ALPHA) -> list:
     """The claims of the F curve (``by_f``: ``{F: page hit@k}``; ``answers``: ``{F: per-question hit@k}``, for the
-    paired test): whether F between 16 and 48 matters beyond noise -- the exact paired test of the lowest against the
-    highest F there on the same questions -- and what the curve's two extremes mean (an F beyond every chunk is named
-    as such, not read as chunks failing)."""
+    paired test): whether the notebook's F (``min_chars``) against its neighbours on the curve (:func:`near_f`)
+    matters beyond noise -- the exact paired test of the lowest against the highest of them on the same questions --
+    and what the curve's two extremes mean (an F beyond every chunk is named as such, not read as chunks failing)."""
     fs = sorted(by_f)
-    near = [f for f in fs if 16 <= f <= 48]
+    near = near_f(fs, min_chars, longest)
     f_low, f_high = min(near, key=lambda f: by_f[f]), max(near, key=lambda f: by_f[f])
     low, high = by_f[f_low], by_f[f_high]
     spread = round((high - low) * n_eval)
-    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and f_low != f_high else 1.0
+    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and spread else 1.0
+    where = f"From F={near[0]} to F={near[-1]} (this notebook's F={min_chars} and its neighbours on the curve)"
     tested = f"paired test of F={f_low} against F={f_high} on the same questions, {format_p(p, alpha)}"
+    if len(near) == 1:
+        true_text = (f"{_beyond(min_chars, longest)}: page hit@{k} is {low:.3f} there, and no F near it can say "
+                     "whether the result hinges on F.")
+    elif spread == 0:
+        true_text = (f"{where} page hit@{k} is {low:.3f} at every F: the result does not hinge on the exact F "
+                     "here.")
+    else:
+        true_text = (f"{where} page hit@{k} ranges from {low:.3f} (F={f_low}) to {high:.3f} (F={f_high}), "
+                     f"{spread} question(s) ({tested}): within noise -- no sign here that the result hinges on the "
+                     "exact F.")
     flat = {
-        "condition": p >= alpha, "name": "flat_between_16_and_48",
-        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha},
-        "text_if_true": f"Between F=16 and F=48 page hit@{k} stays between {low:.3f} and {high:.3f} ({spread} "
-                        f"question(s); {tested}): within noise -- the result does not hinge on the exact F here.",
-        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions "
-                         f"({tested}): beyond noise -- with these chunks the result depends on F, so report F with "
-                         "every figure and check the chunks it fails."}
+        "condition": p >= alpha, "name": "flat_near_f",
+        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha,
+                    "min_chars": min_chars, "near": near, "fs": fs, "values": [by_f[f] for f in fs],
+                    "longest": longest},
+        "text_if_true": true_text,
+        "text_if_false": f"{where} page hit@{k} ranges from {low:.3f} (F={f_low}) to {high:.3f} (F={f_high}), "
+                         f"{spread} questions ({tested}): beyond noise -- with these chunks the result depends on F, "
+                         "so report F with every figure and check the chunks it fails."}
     small_f, large_f = fs[0], fs[-1]
     small, large = by_f[small_f], by_f[large_f]
     beyond = [f for f in fs if not f_fits(f, longest)]
