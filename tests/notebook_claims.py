@@ -226,10 +226,12 @@ GOLDEN_SET = {
                                             and (f["kept"] == 0 or 0 <= f["low"] <= f["high"] <= 1))
                                        and f["copies"] > 0 and f["kept"] > 0
                                        and all(lo > hi for lo, hi in zip(f["kept_low"], f["hand_high"]))),
-    # the templates' cost (hand-written minus templates) differs by at least 0.05 between two retrievers
+    # the templates' cost (hand-written minus templates) differs by at least 0.05 between two retrievers, and the
+    # exact paired test of those two on the template questions rejects (3 of 34 questions was no evidence, issue 49)
     "template_cost_differs": lambda f, h: (len(f["templates"]) > 1
                                            and (max(x - t for t, x in zip(f["templates"], f["hand"]))
-                                                - min(x - t for t, x in zip(f["templates"], f["hand"]))) >= 0.05),
+                                                - min(x - t for t, x in zip(f["templates"], f["hand"]))) >= 0.05
+                                           and f["p"] is not None and f["p"] < f["alpha"]),
     # a heading-template question some retriever misses is quoted (its hit@k is 0), with what the first chunk holds
     "template_miss": lambda f, h: (f["question"] is not None
                                    and that(f["hit"] == 0 and isinstance(f["has_topic"], bool)
