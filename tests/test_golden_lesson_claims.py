@@ -66,12 +66,12 @@ def test_the_audit_moved_sentence_says_the_share_of_the_shortfall_recovered():
     c = audit_moved_claim(0.692, 0.969, 0.985, 31, 3)
     assert c["condition"] and c["headline"] and c["name"] == "audit_moved"
     assert "raises page hit@3 from 0.692 to **0.969**; the complete labels give 0.985" in c["text_if_true"]
-    assert "recovers **95% of what the missing labels cost**" in c["text_if_true"]
+    assert "recovers (0.969 − 0.692) / (0.985 − 0.692) = **95% of what the missing labels cost**" in c["text_if_true"]
     assert c["figures"]["closed"] == pytest.approx((0.969 - 0.692) / (0.985 - 0.692))
     c = audit_moved_claim(0.5, 0.75, 0.75, 3, 1)  # all of it
-    assert c["condition"] and "recovers **100% of" in c["text_if_true"] and c["figures"]["closed"] == 1.0
+    assert c["condition"] and "= **100% of" in c["text_if_true"] and c["figures"]["closed"] == 1.0
     c = audit_moved_claim(0.5, 0.8, 0.75, 3, 1)  # accepted pages the complete labels lack: capped at all of it
-    assert c["condition"] and c["figures"]["closed"] == 1.0
+    assert c["condition"] and c["figures"]["closed"] == 1.0 and "(capped at 100%)" in c["text_if_true"]
 
 
 def test_accepted_pages_in_the_complete_labels_are_counted_per_question():
@@ -85,7 +85,11 @@ def test_accepted_pages_in_the_complete_labels_are_counted_per_question():
     assert accepted_in_labels(candidates.assign(answer_found=True), Golden) == 2  # the last gold row counts too
     assert accepted_in_labels(candidates.assign(answer_found=False), Golden) == 0
     c = audit_moved_claim(0.692, 0.969, 0.985, 31, 3, confirmed=30)
-    assert c["text_if_true"].endswith("fault. 30 of the 31 accepted pages are in the complete labels.")
+    assert c["text_if_true"].endswith("fault. 30 of the 31 accepted pages are in the complete labels; the other 1 holds "
+                                      "the expected answer on a page the hand-written set does not list: its labels "
+                                      "are not complete either.")
+    assert audit_moved_claim(0.692, 0.969, 0.985, 31, 3, confirmed=31)["text_if_true"].endswith(
+        "fault. 31 of the 31 accepted pages are in the complete labels.")
     assert c["figures"]["confirmed"] == 30 and "accepted pages are" not in audit_moved_claim(0.6, 0.7, 0.8, 2, 3)["text_if_true"]
 
 

@@ -132,11 +132,16 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
     return {
         "condition": closed is not None and closed > 0,
         "text_if_true": (f"Accepting the audit's {counted(accepted, 'page')} raises page hit@{k} from {before:.3f} to "
-                         f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers **{closed:.0%} of what "
-                         f"the missing labels cost**, without seeing the complete labels: that part of the low figure "
-                         f"was never the retriever's fault."
+                         f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers ({after:.3f} − "
+                         f"{before:.3f}) / ({truth:.3f} − {before:.3f}) = **{closed:.0%} of what the missing labels "
+                         f"cost**{' (capped at 100%)' if (after - before) > short else ''}, without seeing the "
+                         "complete labels: that part of the low figure was never the retriever's fault."
                          + ("" if confirmed is None else f" {confirmed} of the {accepted} accepted pages are in the "
-                                                         f"complete labels.")
+                                                         f"complete labels"
+                            + ("." if confirmed == accepted else
+                               f"; the other {accepted - confirmed} "
+                               f"hold{'s' if accepted - confirmed == 1 else ''} the expected answer on a page the "
+                               "hand-written set does not list: its labels are not complete either."))
                          if closed is not None and closed > 0 else ""),
         "text_if_false": false_text,
         "headline": True, "name": "audit_moved",
