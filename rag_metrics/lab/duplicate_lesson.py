@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag_metrics.measures.collapse import collapse_to_documents
 from rag_metrics.measures.metrics import recall_at_k
 
-__all__ = ["context_check", "naive_claim", "orders_claim"]
+__all__ = ["context_check", "naive_claim", "orders_claim", "recall_curve_figure"]
 
 
 def _recall(ranked_chunks, doc_of, gold, k, order):
@@ -59,3 +59,24 @@ def orders_claim(c: dict) -> dict:
                    else "neither order reaches every gold document")
                 + f", so the pitfall does not show. On this seed they differ at k = "
                 f"{', '.join(map(str, c['differ']))}.")}
+
+
+def recall_curve_figure(curve, k: int):
+    """Notebook 01's figure: the three Recall@k readings of the seed ranking (``curve``: one column each, indexed by
+    k) against k, the notebook's ``k`` dashed, 1 dotted; equal points are drawn slightly apart. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    styles = {"naive chunk counting": ("-", "o", 0.06), "cut_then_dedup": ("--", "s", 0.0),
+              "dedup_then_cut": (":", "^", -0.06)}  # offsets keep equal points apart
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name, (line, marker, dx) in styles.items():
+        ax.plot(curve.index + dx, curve[name], linestyle=line, marker=marker, linewidth=2, label=name)
+    ax.set_title("Recall@k on the seed question")
+    ax.set_ylim(bottom=0)
+    ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
+    ax.axvline(k, color="grey", linestyle="--", linewidth=1, label=f"k = {k}")
+    ax.set_xticks(list(curve.index))
+    ax.set(xlabel="k (chunks handed to the LLM)", ylabel="Recall@k")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -17,7 +17,8 @@ from rag_metrics.core.text import counted
 
 __all__ = ["labelled_beside", "candidates_sentence", "unrecovered_claim", "retriever_misses_claim",
            "accepted_in_labels", "audit_moved_claim", "assessor_against_people_claim", "agreement_by_kind",
-           "weakest_kind_claim", "disagreements_claim", "answer_length_claim", "support_set_items"]
+           "weakest_kind_claim", "disagreements_claim", "answer_length_claim", "support_set_items",
+           "hit_by_kind_figure"]
 
 
 def labelled_beside(candidates: pd.DataFrame, golden) -> pd.DataFrame:
@@ -289,3 +290,23 @@ def support_set_items(claims: pd.DataFrame, corpus) -> tuple[pd.DataFrame, pd.Da
         people.append({"question_id": cid, "doc_id": doc, "page": int(page), "relevant": bool(supported),
                        "source": "people"})
     return pd.DataFrame(rows), pd.DataFrame(people)
+
+
+def hit_by_kind_figure(per_question: pd.DataFrame, kind, *, retriever: str, k: int):
+    """Notebook 09's figure: page hit@k of the same run under each set of labels (``per_question``: one column per
+    set), by question type (``kind``: each question's type, aligned with its rows) and over all questions, as
+    horizontal bars. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    by_kind = per_question.groupby(kind).mean()
+    by_kind.index = [f"{t} ({n})" for t, n in pd.Series(kind).value_counts().reindex(by_kind.index).items()]
+    by_kind.loc[f"all questions ({len(per_question)})"] = per_question.mean()
+    ax = by_kind.iloc[::-1].plot.barh(figsize=(7.5, 3.4), color=["tab:red", "tab:blue", "tab:gray"], width=0.8)
+    ax.set_xlabel(f"page hit@{k} of the same {retriever} run")
+    ax.set_ylabel("question type (questions)")
+    ax.set_xlim(0, 1)
+    ax.set_title("The retriever did not change; the labels did")
+    handles, names = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], names[::-1], loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars, in reading order
+    plt.tight_layout()
+    return ax.figure

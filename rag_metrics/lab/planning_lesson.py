@@ -18,7 +18,7 @@ from rag_metrics.stats.planning import exact_power, questions_needed, questions_
 
 __all__ = ["GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example",
            "share_of", "check_parameters", "source_claims", "pair_claims", "tango_example", "t_test_trap",
-           "why_sign_test_claim", "same_questions_claim", "floor_claims"]
+           "why_sign_test_claim", "same_questions_claim", "floor_claims", "floor_figure"]
 
 GAINS = (0.01, 0.02, 0.05, 0.1, 0.2)
 """The gains of a 0/1 measure the planning table shows (the target gain is added)."""
@@ -443,3 +443,27 @@ def floor_claims(cmp, *, alpha: float, confidence: float) -> list[dict]:
             figures={"continuous": True, "discordant": m, "min_p": cmp.min_p, "alpha": alpha,
                      "ci_low": cmp.ci_low, "ci_high": cmp.ci_high, "psi_high": psi_high}))
     return out
+
+
+def floor_figure(alpha: float, discordant: int):
+    """Notebook 10's figure: the smallest two-sided p an exact test can give with m questions that differ, 2^(1-m),
+    as bars against ``alpha`` (grey where no result can reach it), this pair's m (``discordant``) marked. Returns the
+    figure."""
+    import matplotlib.pyplot as plt
+
+    from rag_metrics.stats import min_p
+
+    need = min_discordant(alpha)
+    m = np.arange(1, max(need + 4, discordant + 2))
+    floor = np.array([min_p(int(x)) for x in m])
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    ax.bar(m, floor, color=np.where(floor < alpha, "tab:blue", "tab:grey"), label="smallest p possible: 2^(1−m)")
+    ax.axhline(alpha, color="tab:red", linestyle="--", label=f"alpha = {alpha}")
+    if discordant:
+        ax.annotate(f"this pair: m = {discordant}", (discordant, min_p(discordant)), xytext=(0, 12),
+                    textcoords="offset points", ha="center", fontsize=9, arrowprops={"arrowstyle": "->"})
+    ax.set(yscale="log", xticks=m, ylim=(None, 3), xlabel="questions that differ between the two configurations (m)",
+           ylabel="smallest two-sided p (log scale)", title=f"Grey: no result on these questions can reach p < {alpha}")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    return fig

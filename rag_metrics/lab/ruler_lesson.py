@@ -14,7 +14,8 @@ from __future__ import annotations
 from rag_metrics.stats import ALPHA, format_p, paired_test
 from rag_metrics.core.text import normalize
 
-__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "near_f", "f_curve_claims", "footer_claim"]
+__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "near_f", "f_curve_claims", "footer_claim",
+           "f_window_figure"]
 
 SOURCE_GAP = 0.775 - 0.69
 """The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
@@ -208,3 +209,26 @@ def footer_claim(*, kept: float, default: float, n_eval: int, min_chars: int, lo
             "text_if_true": f"**Keeping the footer, the overlap judge credits {false_hits} more question(s) at hit@1** "
                             f"({kept:.3f} instead of {default:.3f}): pages of the right document that only share the footer with the gold page.",
             "text_if_false": f"Here keeping the footer credits nothing more at hit@1 ({kept:.3f} either way).{why}"}
+
+
+def f_window_figure(by_f, by_window, *, k: int, longest: int):
+    """Notebook 03's figure: left, page hit@k of the overlap judge against F (``by_f``, indexed by F; the F beyond the
+    longest chunk shaded); right, page hit@k of each judge against the page window (``by_window``, one column per
+    judge). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    f_values = list(by_f.index)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    left.plot(by_f.index, by_f[f"hit@{k}"], marker="o", label="overlap judge")
+    if longest <= max(f_values):  # beyond the longest chunk no fragment can be shared: zero by construction
+        left.axvspan(longest, max(f_values) * 1.1, color="grey", alpha=0.2, label=f"F > longest chunk ({longest})")
+    left.set(xscale="log", ylim=(0, 1.02), xlabel="F (characters)", ylabel=f"page hit@{k}",
+             title=f"overlap judge: page hit@{k} vs F")
+    left.set_xticks(f_values, [str(f) for f in f_values])
+    left.legend(loc="lower left")
+    by_window.plot(ax=right, marker="o", title=f"page hit@{k} vs page window: marker vs overlap")
+    right.set(ylim=(0, 1.02), xlabel="page window (±)", ylabel=f"page hit@{k}")
+    right.set_xticks(list(by_window.index))
+    right.legend(title="judge", loc="lower right")
+    fig.tight_layout()
+    return fig
