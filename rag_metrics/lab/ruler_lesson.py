@@ -73,7 +73,7 @@ def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits:
         "condition": total > 0, "name": "source_direction",
         "figures": {"m0": m0, "o1": o1, "total": total, "n_eval": n_eval, "min_chars": min_chars, "longest": longest},
         "text_if_true": f"As in the source, content overlap with a ±1 window scores above markers matched on the page "
-                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f}, {q(total)} of {n_eval} questions), "
+                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f} = {q(total)} of {n_eval} questions), "
                         "0.69 → 0.775 there.",
         "text_if_false": f"Unlike the source, content overlap with a ±1 window does not score above markers matched on "
                          f"the page itself here: {m0:.3f} → {o1:.3f} (the source: 0.69 → 0.775)"
