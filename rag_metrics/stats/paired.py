@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_alpha, close_matches, wrong_type
-from rag_metrics.stats.intervals import CHUNK, MAX_CELLS, N_RESAMPLES, _check_resamples
+from rag_metrics.stats.intervals import CHUNK, MAX_CELLS, N_RESAMPLES, check_resamples
 from rag_metrics.stats.randomization import ALPHA, EXACT_MAX, randomization_rows
 
 __all__ = [
@@ -394,7 +394,7 @@ def paired_test(a, b, *, measure: str | None = None, alpha: float = ALPHA, n_res
     (0.125, 'within noise', False)
     """
     alpha = check_alpha(alpha)
-    n_resamples = _check_resamples(n_resamples)
+    n_resamples = check_resamples(n_resamples)
     a, b = _one_measure(a, b, measure)
     measure = "measure" if measure is None else measure
     xa, xb, excluded = _align(a, b)
