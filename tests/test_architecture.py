@@ -151,6 +151,49 @@ def test_the_dask_mechanics_know_no_judge_and_no_evaluator():
     assert not {m for m in reached if _step(m) not in ("core", "io", "measures") or m == "rag_metrics.measures.evaluator"}
 
 
+def _private_uses(path: Path, module: str, modules: set) -> list[str]:
+    """Where ``path`` reaches a private name (``_x``, not ``__x__``) of another package module: ``from m import _x``,
+    and ``m._x`` on a module it imported (``from pkg import m``, ``import pkg.m as m``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    private = re.compile(r"_(?!_)")
+    found, bound = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names if target.startswith("rag_metrics") else ():
+                if f"{target}.{alias.name}" in modules:
+                    bound[alias.asname or alias.name] = f"{target}.{alias.name}"
+                elif private.match(alias.name) and target != module:
+                    found.append(f"{node.lineno}: from {target} import {alias.name}")
+        elif isinstance(node, ast.Import):
+            bound.update({a.asname: a.name for a in node.names if a.asname and a.name in modules})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound \
+                and private.match(node.attr) and bound[node.value.id] != module:
+            found.append(f"{node.lineno}: {bound[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_private_name_is_imported_across_modules(tmp_path):
+    """A name that starts with ``_`` belongs to its module: another module that needs it means it is a shared concept
+    (make it public, with a docstring) or it lives in the wrong module (move it to its one home)."""
+    modules = {module for _, module in _modules()}
+    found = [f"{path.relative_to(REPO)}:{use}" for path, module in _modules()
+             for use in _private_uses(path, module, modules)]
+    assert not found, "\n".join(found)
+    planted = tmp_path / "planted.py"  # the check sees both spellings, and leaves public and dunder names alone
+    planted.write_text("from rag_metrics.stats.paired import _x, align_runs, __doc__\n"
+                       "from rag_metrics.stats import paired as p\nimport rag_metrics.stats.intervals as iv\n"
+                       "p._y(); iv._z; p.align_runs; iv.__name__\n", encoding="utf-8")
+    assert sorted(u.split(": ", 1)[1] for u in _private_uses(planted, "rag_metrics.lab.planted", modules)) == [
+        "from rag_metrics.stats.paired import _x", "rag_metrics.stats.intervals._z", "rag_metrics.stats.paired._y"]
+
+
 def test_the_measures_read_no_file():
     """measures/ takes the typed inputs of io/ (judgments, rankings, a coded run) and never a reader: files are read by
     the types' constructors and methods."""

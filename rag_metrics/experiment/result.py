@@ -26,7 +26,7 @@ from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
-from rag_metrics.experiment.levels import _judge_name, at_level, measure_values
+from rag_metrics.experiment.levels import at_level, judge_name, measure_values
 from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
 from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
@@ -232,7 +232,7 @@ class ExperimentResult:
         level = self.level if level is None else level
         ev = self.at(level, judge)  # checks level and judge
         if level == "page":
-            rows = judged_items(self.judged[_judge_name(self, judge)])
+            rows = judged_items(self.judged[judge_name(self, judge)])
         else:
             rows = self.run[self.run["doc_id"].notna()] if level == "document" else self.run
         folder = Path(folder)

@@ -47,7 +47,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import Concat, codes_of, fold_digits, gram_hashes, hash_powers, normalize, text_blocks
 
-__all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "HITS"]
+__all__ = ["PageIndex", "Boilerplate", "DEFAULT_BOILERPLATE", "boilerplate_lines", "HITS", "BLOCK", "concat_ranges", "direct_hashes"]
 
 BLOCK = 1 << 20
 """Characters hashed at once (whole texts; a longer text is a block alone)."""
@@ -94,8 +94,9 @@ def _same_codes(codes: np.ndarray, page_codes: np.ndarray, start, begin, length)
                        dtype=bool, count=len(begin))
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(starts[i], ends[i])`` for every i."""
+def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(starts[i], ends[i])`` for every i (an empty range where ``ends[i] <= starts[i]``),
+    without a Python loop."""
     lengths = np.maximum(ends - starts, 0)
     total = int(lengths.sum())
     if not total:
@@ -159,7 +160,7 @@ def _tails(offsets: np.ndarray, m: int, lo: int, hi: int) -> np.ndarray:
     first = int(np.searchsorted(offsets, lo, side="left"))
     last = int(np.searchsorted(offsets, hi, side="left"))
     starts, ends = offsets[first:last], offsets[first + 1:last + 1]
-    return _ranges(np.maximum(ends - m + 1, starts), ends)
+    return concat_ranges(np.maximum(ends - m + 1, starts), ends)
 
 
 def _block_hashes(codes: np.ndarray, offsets: np.ndarray, m: int, *, folded: bool = False, bounds=None):
@@ -214,7 +215,7 @@ def _key32(doc_codes: np.ndarray, h32: np.ndarray) -> np.ndarray:
     return (h32.astype(np.uint64) ^ mix) & _LOW
 
 
-def _direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False,
+def direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: bool = False,
                    step: int = 1 << 16) -> np.ndarray:
     """The hash of the ``n``-fragment at each position, summed directly (for a few positions): the fragments taken
     as rows of a ``(positions, n)`` array, ``step`` positions at a time."""
@@ -362,14 +363,14 @@ class PageIndex:
         """Positions of every ``n``-character fragment of the texts of ``offsets``, and the text of each."""
         rows = np.arange(offsets.shape[0] - 1, dtype=np.int64)
         starts, ends = offsets[:-1], np.maximum(offsets[1:] - n + 1, offsets[:-1])
-        return _ranges(starts, ends), np.repeat(rows, ends - starts)
+        return concat_ranges(starts, ends), np.repeat(rows, ends - starts)
 
     def _row_starts(self, rows, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Global positions of every ``n``-character fragment of the given page rows, and the row of each."""
         off = self._offsets
         rows = np.asarray(rows, dtype=np.int64)
         starts, ends = off[rows], np.maximum(off[rows + 1] - n + 1, off[rows])
-        pos = _ranges(starts, ends)
+        pos = concat_ranges(starts, ends)
         return pos, np.repeat(rows, ends - starts)
 
     def _table(self, n: int) -> np.ndarray:
@@ -398,7 +399,7 @@ class PageIndex:
             first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
             size = np.diff(np.r_[first, key.shape[0]])
             many = np.flatnonzero(size > 1)  # a key held once is on one row
-            entries = _ranges(first[many], first[many] + size[many])
+            entries = concat_ranges(first[many], first[many] + size[many])
             pos = (table[entries] & _LOW).astype(np.int64)
             row = np.searchsorted(self._offsets, pos, side="right") - 1
             starts = np.zeros(many.shape[0], dtype=np.int64)
@@ -460,7 +461,7 @@ class PageIndex:
         cross_pos, cross_hash = self._cross(n)
         lo = np.searchsorted(cross_pos, begin, side="left")
         hi = np.searchsorted(cross_pos, begin + length[combo] - _plan(n)[0], side="right")
-        picked = _ranges(lo, hi)
+        picked = concat_ranges(lo, hi)
         owner = np.repeat(np.arange(combo.shape[0]), np.maximum(hi - lo, 0))
         given = (c_text[combo][owner], cross_pos[picked] - begin[owner], cross_hash[picked])
         return source, given
@@ -476,7 +477,7 @@ class PageIndex:
         head = np.where(single & (length >= n), np.minimum(length, 2 * n), 0)
         h_off = np.zeros(start.shape[0] + 1, dtype=np.int64)
         np.cumsum(head, out=h_off[1:])
-        q_pos, q_hash = _minimizers_of(codes[_ranges(start, start + head)], h_off, m, w)
+        q_pos, q_hash = _minimizers_of(codes[concat_ranges(start, start + head)], h_off, m, w)
         if not q_pos.shape[0]:
             return empty, empty, empty
         q_combo = _owners(h_off, q_pos)
@@ -537,7 +538,7 @@ class PageIndex:
             return none
         low = int(need[need > 0].min())
         skip = np.flatnonzero(need[self.code_of_row] == 0)  # pages of documents without boilerplate
-        skipped = _ranges(off[skip], off[skip + 1])
+        skipped = concat_ranges(off[skip], off[skip + 1])
         mix = (((self.code_of_row.astype(np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15))
                >> np.uint64(32)).astype(np.uint32)
         change = np.flatnonzero(np.diff(self.code_of_row)) + 1
@@ -571,7 +572,7 @@ class PageIndex:
         if not starts.shape[0]:
             return none
         row = np.searchsorted(off, starts, side="right") - 1
-        h = _direct_hashes(self._codes, starts, n, folded=True)
+        h = direct_hashes(self._codes, starts, n, folded=True)
         doc = self.code_of_row[row]
         order = np.lexsort((row, h, doc))
         h, doc, row, starts = h[order], doc[order], row[order], starts[order]
@@ -659,7 +660,7 @@ class PageIndex:
         else:
             per_query = np.bincount(combo_text, minlength=n_used)[q_text]
             query = np.repeat(np.arange(q_text.shape[0]), per_query)
-            combo = _ranges(first[q_text], first[q_text] + per_query)
+            combo = concat_ranges(first[q_text], first[q_text] + per_query)
         # sorted by key (32 bits from the document and the hash) with the entry's index packed below it
         packed = np.sort((_key32(combo_doc[combo], q_hash[query]) << np.uint64(32))
                          | np.arange(query.shape[0], dtype=np.uint64))
@@ -687,7 +688,7 @@ class PageIndex:
         begin = 0
         while begin < query.shape[0]:
             stop = max(int(np.searchsorted(ends, (ends[begin - 1] if begin else 0) + HITS, side="right")), begin + 1)
-            page_pos = (table[_ranges(left[begin:stop], right[begin:stop])] & _LOW).astype(np.int64)
+            page_pos = (table[concat_ranges(left[begin:stop], right[begin:stop])] & _LOW).astype(np.int64)
             minimizer = np.repeat(query[begin:stop], counts[begin:stop])
             cand_key = q_text[minimizer] * n_rows + (np.searchsorted(off, page_pos, side="right") - 1)
             slot = np.minimum(np.searchsorted(pair_keys, cand_key), pair_keys.shape[0] - 1)

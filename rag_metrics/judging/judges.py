@@ -45,7 +45,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int, wrong_type
 from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges
+from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, concat_ranges
 
 BATCH = 1 << 23
 """Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character; 8M was as
@@ -271,7 +271,7 @@ class OverlapJudge(_Judge):
             ends = np.minimum(offsets[1:], offsets[:-1] + head)
             short = np.zeros_like(offsets)
             np.cumsum(ends - offsets[:-1], out=short[1:])
-            heads = (codes[_ranges(offsets[:-1], ends)], short)
+            heads = (codes[concat_ranges(offsets[:-1], ends)], short)
             first, first_kept = index.shares(heads, text_id, row, n, rule, kept=True) if both else \
                 (index.shares(heads, text_id, row, n, rule), None)
             open_link = np.ones(len(pairs), dtype=bool)

@@ -73,7 +73,7 @@ from rag_metrics.stats.randomization import ALPHA, EXACT_MAX, randomization_rows
 __all__ = [
     "PairedTest", "paired_test", "PairedVerdict", "paired_verdict", "compare_to_baseline", "format_p", "holm", "paired_t_test",
     "sign_test", "tango_interval", "tango_z", "bounded_mean_rows", "randomization_rows", "min_p", "min_discordant", "VERDICTS",
-    "SIGN_TEST", "BOUNDED", "RANDOMIZATION",
+    "SIGN_TEST", "BOUNDED", "RANDOMIZATION", "align_runs",
     "EXACT_MAX", "ALPHA",
 ]
 
@@ -353,7 +353,10 @@ def _verdict(p: float, delta: float, alpha: float) -> str:
     return "within noise"
 
 
-def _align(a, b):
+def align_runs(a, b) -> tuple[np.ndarray, np.ndarray, int]:
+    """``(a values, b values, undefined)``: two runs' per-question values (Series by question, dicts, or lists in
+    the same order) on the questions both define, in ``a``'s order, and how many questions were left out for a NaN
+    on either side. The same questions on both sides, each once, and no infinite value, or :class:`InputError`."""
     a = a if isinstance(a, pd.Series) else pd.Series(list(a) if not isinstance(a, dict) else a, dtype=float)
     b = b if isinstance(b, pd.Series) else pd.Series(list(b) if not isinstance(b, dict) else b, dtype=float)
     a, b = a.astype(float), b.astype(float)
@@ -397,7 +400,7 @@ def paired_test(a, b, *, measure: str | None = None, alpha: float = ALPHA, n_res
     n_resamples = check_resamples(n_resamples)
     a, b = _one_measure(a, b, measure)
     measure = "measure" if measure is None else measure
-    xa, xb, excluded = _align(a, b)
+    xa, xb, excluded = align_runs(a, b)
     d = xb - xa
     n = d.size
     if n == 0:
@@ -624,7 +627,7 @@ def paired_t_test(a, b) -> tuple[float, float]:
     discordant questions its normal approximation does not hold (notebook 07 shows it)."""
     from scipy import stats
 
-    xa, xb, _ = _align(a, b)
+    xa, xb, _ = align_runs(a, b)
     d = xb - xa
     n = d.size
     sd = d.std(ddof=1) if n > 1 else 0.0

@@ -36,7 +36,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_alpha, check_int, check_number
 from rag_metrics.stats.intervals import clopper_pearson, mean_interval_rows, values_1d
-from rag_metrics.stats.paired import ALPHA, _align, bounded_mean_rows, min_discordant, sign_test
+from rag_metrics.stats.paired import ALPHA, align_runs, bounded_mean_rows, min_discordant, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
            "SampleSize", "sample_size", "interval_width_by_size"]
@@ -190,7 +190,7 @@ def sample_size(a, b, delta: float, *, alpha: float = ALPHA, power: float = 0.8)
     why.
     """
     alpha, power, delta = check_alpha(alpha), _check_power(power), _check_delta(delta)
-    xa, xb, _ = _align(a, b)
+    xa, xb, _ = align_runs(a, b)
     d = xb - xa
     n = d.size
     binary = bool(np.isin(xa, (0.0, 1.0)).all() and np.isin(xb, (0.0, 1.0)).all())
