@@ -425,7 +425,7 @@ def test_the_cli_choices_are_the_package_constants():
     from rag_metrics.core.errors import GAINS, ORDERS
     from rag_metrics.io.formats import QRELS_FORMATS, RUN_FORMATS
     from rag_metrics.io.judgments import LEVELS
-    from rag_metrics.io.logs import PRESETS
+    from rag_metrics.io.log_presets import PRESETS
     from rag_metrics.io.trec import ORDER_BY
     from rag_metrics.judging.judges import JUDGES
     from rag_metrics.measures.evaluator import ENGINES
@@ -512,3 +512,31 @@ def test_module_level_skips_only_where_the_whole_module_needs_the_piece():
     preset and CSV tests that need no PDF library, so its PDF writer is a fixture."""
     text = (REPO / "tests" / "test_inputs.py").read_text(encoding="utf-8")
     assert not re.search(r"^\S.*importorskip", text, re.M)
+
+
+# Over the limits of tools/sizes.py today, each left to the helper that owns the file (the coordinator's issue 50):
+# experiment/ and report/ are split by their own work; these are the rest, named without line numbers.
+OVERSIZED_TODAY = {"io/trec_fast.py: module", "io/judgments.py: class Qrels", "measures/arrays.py: function compute",
+                   "measures/arrays.py: class Judged", "measures/evaluator.py: function evaluate_trec"}
+
+
+def test_no_new_module_function_or_class_over_the_size_limits(tmp_path):
+    """Modules <= 600 lines, functions <= 60, classes <= 20 methods (tools/sizes.py), outside experiment/ and report/;
+    the few still over are named above, and nothing joins them."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sizes", REPO / "tools" / "sizes.py")
+    sizes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sizes)
+    found = sizes.oversized(ROOT, skip=("experiment", "report"))
+    named = {re.sub(r":\d+:", ":", line).split(" of ")[0] for line in found}
+    assert not named - OVERSIZED_TODAY, "\n".join(sorted(named - OVERSIZED_TODAY))
+    (tmp_path / "pkg").mkdir()  # the tool sees each kind at one past its limit, and nothing at the limit
+    body = "\n".join("    x = 1" for _ in range(58))
+    methods = "\n".join(f"    def m{i}(self):\n        pass" for i in range(20))
+    (tmp_path / "pkg" / "ok.py").write_text(f"def f():\n{body}\n    return x\n\n\nclass C:\n{methods}\n")
+    (tmp_path / "pkg" / "big.py").write_text(f"def g():\n{body}\n    x = 2\n    return x\n\n\nclass D:\n{methods}\n"
+                                             "    def m20(self):\n        pass\n" + "#\n" * 495)
+    assert [re.sub(r":\d+:", ":", line) for line in sizes.oversized(tmp_path)] == [
+        "pkg/big.py: module of 601 lines (> 600)", "pkg/big.py: function g of 61 lines (> 60)",
+        "pkg/big.py: class D of 21 methods (> 20)"]

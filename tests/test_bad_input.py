@@ -16,7 +16,8 @@ from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.csvfile import MAX_CELL
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.jsonl import MAX_DEPTH
-from rag_metrics.io.logs import load_log, match_log, resolve_documents
+from rag_metrics.io.log_matching import match_log, resolve_documents
+from rag_metrics.io.logs import load_log
 from rag_metrics.io.pages import read_pdf
 
 EXAMPLES = data_dir() / "examples"

@@ -98,7 +98,8 @@ def _trec_log(path: Path):
 def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, page_base=None) -> Side:
     """Read one side of the gate (module docstring): a history record, a TREC run or a retrieval log by content;
     a reference that is no file is looked up in ``history_dir`` (an ID, an ID prefix or a run name)."""
-    from rag_metrics.io.logs import load_log, parse_run_spec
+    from rag_metrics.io.log_presets import parse_run_spec
+    from rag_metrics.io.logs import load_log
     from rag_metrics.experiment.history import load_run, read_record
 
     spec = parse_run_spec(str(ref))

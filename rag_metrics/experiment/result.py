@@ -15,9 +15,9 @@ import pandas as pd
 from rag_metrics.core.errors import check_int
 from rag_metrics.core.html import HtmlView, render
 from rag_metrics.core.html import table as html_table
-from rag_metrics.io.logs import log_key
+from rag_metrics.io.log_matching import log_key
 from rag_metrics.judging.audit import audit_pages
-from rag_metrics.judging.index import boilerplate_lines
+from rag_metrics.judging.boilerplate import boilerplate_lines
 from rag_metrics.judging.judges import OverlapJudge, describe_judge
 from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.export import trec_qrels, trec_run

@@ -28,10 +28,10 @@ def read_sheet(path, *, expected: str, required: Sequence[str], key: str, label:
                noun: str) -> tuple[set, Iterator[tuple[int, str, dict]]]:
     """``(columns, rows)`` of a sheet: ``rows`` yields ``(line, ID, row)`` with the ID cell (column ``key``) stripped.
 
-    ``expected`` says what the file should be, in error messages (``"the sheet of `rag-metrics labels sample`"``). Refused with :class:`InputError` naming file, line and field:
-    a column of ``required`` missing (at once, on line 1), an empty ID, an ID on a second row when ``label`` is given
-    (``"question 'q1' is listed twice (also at line 2)"``, ``label`` naming the ID), and -- once the rows are read --
-    none at all (``"no {noun} found."``).
+    ``expected`` says what the file should be, in error messages (``"the sheet of `rag-metrics labels sample`"``).
+    Refused with :class:`InputError` naming file, line and field: a column of ``required`` missing (at once, on line 1),
+    an empty ID, an ID on a second row when ``label`` is given (``"question 'q1' is listed twice (also at line 2)"``,
+    ``label`` naming the ID), and -- once the rows are read -- none at all (``"no {noun} found."``).
     """
     path = Path(path)
     columns, rows = read_rows(path, jsonl=f"{expected} (JSON lines)", csv_what=f"{expected} (CSV)")

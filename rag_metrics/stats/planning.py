@@ -18,7 +18,7 @@
   (:func:`minimum_detectable_difference` is that left side) -- raised to the same floor: at least
   ``min_discordant(alpha)`` questions that differ, i.e. ``ceil(min_discordant / discordant_rate)`` questions when
   the share of questions that differ is known. This plans for a test as powerful as t; the package's verdict on
-  such values is the bounded-mean test (:func:`~.paired.bounded_mean_rows`), which holds its level whatever the skew
+  such values is the bounded-mean test (:func:`~.bounded_mean.bounded_mean_rows`), which holds its level whatever the skew
   of the changes and needs more questions below about 200 (at 65 questions it calls a mean change of +0.05 in ~15%
   of runs where t calls 52%; ``benchmarks/stat_edges.md``): read the plan as a lower bound.
 
@@ -36,7 +36,8 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_alpha, check_int, check_number
 from rag_metrics.stats.intervals import clopper_pearson, mean_interval_rows, values_1d
-from rag_metrics.stats.paired import ALPHA, align_runs, bounded_mean_rows, min_discordant, sign_test
+from rag_metrics.stats.bounded_mean import bounded_mean_rows
+from rag_metrics.stats.paired import ALPHA, align_runs, min_discordant, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
            "SampleSize", "sample_size", "interval_width_by_size"]
