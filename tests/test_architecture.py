@@ -28,16 +28,20 @@ def _step(module: str) -> str:
     return parts[0] if parts else "core"
 
 
+def _from_target(node: ast.ImportFrom, package: str) -> str:
+    """The module a ``from ... import`` names, relative imports resolved against ``package``."""
+    if not node.level:
+        return node.module or ""
+    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _imports(path: Path, module: str):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     for node in ast.walk(tree):  # function-level (lazy) imports count too
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             names = [target] if node.module else [f"{target}.{a.name}" for a in node.names]
         elif isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -80,11 +84,7 @@ def _graph() -> dict:
         edges = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    target = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    target = node.module or ""
+                target = _from_target(node, package)
                 targets = [target] + [f"{target}.{a.name}" for a in node.names]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
@@ -160,11 +160,7 @@ def _private_uses(path: Path, module: str, modules: set) -> list[str]:
     found, bound = [], {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
+            target = _from_target(node, package)
             for alias in node.names if target.startswith("rag_metrics") else ():
                 if f"{target}.{alias.name}" in modules:
                     bound[alias.asname or alias.name] = f"{target}.{alias.name}"
