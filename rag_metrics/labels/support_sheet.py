@@ -26,7 +26,7 @@ that ``context_k``, and a judge measured against them must judge the same contex
 (``attrs["settings_checked"]`` False).
 
 Written with the review files' writer (:func:`~rag_metrics.golden.review_file.write_review`: CSV with a byte-order
-mark, formula-like cells neutralized, or JSON lines) and read with the one CSV reader
+mark, formula-like cells neutralized, or JSON lines) and read with the one sheet reader
 (:func:`~rag_metrics.io.sheets.read_sheet`): every cell reads back as written.
 """
 
