@@ -15,9 +15,9 @@ import pandas as pd
 from rag_metrics.core.errors import check_int, check_names
 from rag_metrics.core.html import HtmlView, render
 from rag_metrics.core.html import table as html_table
-from rag_metrics.io.logs import log_key
+from rag_metrics.io.log_matching import log_key
 from rag_metrics.judging.audit import audit_pages
-from rag_metrics.judging.index import boilerplate_lines
+from rag_metrics.judging.boilerplate import boilerplate_lines
 from rag_metrics.judging.judges import OverlapJudge, describe_judge
 from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.export import trec_qrels, trec_run
@@ -26,7 +26,7 @@ from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
-from rag_metrics.experiment.levels import _judge_name, at_level, measure_values
+from rag_metrics.experiment.levels import at_level, judge_name, measure_values
 from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
 from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
@@ -231,7 +231,7 @@ class ExperimentResult:
         self.at(level, judge)  # checks both
         level = self.level if level is None else level
         if level == "page":
-            name = _judge_name(self, judge)
+            name = judge_name(self, judge)
             return f"page level, {describe_judge(self.judges[name]).replace(name, name + ' judge', 1)}"
         return {"document": "document level (gold documents)", "chunk": "chunk level (gold chunk IDs)"}[level]
 
@@ -258,7 +258,7 @@ class ExperimentResult:
         level = self.level if level is None else level
         ev = self.at(level, judge)  # checks level and judge
         if level == "page":
-            rows = judged_items(self.judged[_judge_name(self, judge)])
+            rows = judged_items(self.judged[judge_name(self, judge)])
         else:
             rows = self.run[self.run["doc_id"].notna()] if level == "document" else self.run
         folder = Path(folder)

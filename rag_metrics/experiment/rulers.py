@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import check_choice, check_int
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE
+from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE
 from rag_metrics.judging.judges import describe_judge, judge_run, judged_frame
 from rag_metrics.core.text import normalize
 from rag_metrics.measures.pages import evaluate_judged
