@@ -219,9 +219,10 @@ def load_judge(name: str, *, cache_dir=None, **options):
         check_keys(options, keywords_of(OfflineSupportJudge), owner="offline judge")
         return OfflineSupportJudge(**options)
     if name == "token-overlap":
-        check_keys(options, keywords_of(OfflineSupportJudge, skip=("check_numbers", "check_negation", "name")),
-                   owner="token-overlap judge")
-        return OfflineSupportJudge(**options, check_numbers=False, check_negation=False, name="token-overlap")
+        plain = {"check_numbers": False, "check_negation": False, "lemmas": False, "assertions": False,
+                 "scope": False, "parts": False, "subject": False}
+        check_keys(options, keywords_of(OfflineSupportJudge, skip=(*plain, "name")), owner="token-overlap judge")
+        return OfflineSupportJudge(**options, **plain, name="token-overlap")
     if name in ("openai", "bedrock"):
         check_keys(options, keywords_of(OpenAIGenerator if name == "openai" else BedrockGenerator),
                    owner=f"{name} judge")
