@@ -518,7 +518,14 @@ def test_a_claim_combining_two_sentences_takes_each_number_from_the_sentence_of_
     assert JUDGE.judge("領収書の紛失届は年に３回まで利用できます。", _passages(faq))["supported"] is True
 
 
-@pytest.mark.parametrize("field", ["lemmas", "assertions", "scope", "parts", "subject"])
+@pytest.mark.parametrize("field", ["assertions", "scope", "parts", "subject", "each_part"])
 def test_switches_must_be_booleans(field):
     with pytest.raises(InputError, match=f"{field} must be true or false"):
         OfflineSupportJudge(**{field: "yes"})
+
+
+@pytest.mark.parametrize("bad", ["yes", 2, 1, None, "fr"])
+def test_lemmas_is_true_false_or_one_language(bad):
+    with pytest.raises(InputError, match="lemmas must be true, false, 'en' or 'ja'"):
+        OfflineSupportJudge(lemmas=bad)
+    assert OfflineSupportJudge(lemmas="ja").params()["lemmas"] in ("ja", "unavailable")

@@ -316,18 +316,18 @@ def lemmas_available() -> dict:
     return {"en": _english_lemma() is not None, "ja": _japanese_tokenizer() is not None}
 
 
-def lemma_tokens(text: str) -> list[str]:
+def lemma_tokens(text: str, *, languages=("en", "ja")) -> list[str]:
     """:func:`content_tokens` with words reduced to their dictionary form where a maintained library is installed:
     English lemmas from simplemma (``paid`` -> ``pay``, ``expires`` -> ``expire``), Japanese content words (nouns,
     verbs, adjectives, adverbs; numerals, particles, auxiliaries and light verbs dropped) in SudachiPy's normalized
-    form (``支払われます`` -> ``支払う``, ``もらえ`` -> ``貰う``). Without a library, that language falls back to
-    :func:`content_tokens` (plural ``s`` dropped; character bigrams).
+    form (``支払われます`` -> ``支払う``, ``もらえ`` -> ``貰う``). Without a library, or for a language not in
+    ``languages``, that language falls back to :func:`content_tokens` (plural ``s`` dropped; character bigrams).
 
     >>> set(lemma_tokens("Passwords do not expire.")) <= {"password", "expire", "passwords"}
     True
     """
     text = _nfkc(text).casefold()
-    lemma = _english_lemma()
+    lemma = _english_lemma() if "en" in languages else None
     out = []
     for word in _WORD.findall(text):
         if word in STOPWORDS or word in _WORDS or word in _ORDINALS or len(word) < 2:
@@ -339,7 +339,7 @@ def lemma_tokens(text: str) -> list[str]:
     runs = _CJK_RUN.findall(text)
     if not runs:
         return out
-    tokenizer = _japanese_tokenizer()
+    tokenizer = _japanese_tokenizer() if "ja" in languages else None
     if tokenizer is None:
         for run in runs:
             out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])

@@ -107,17 +107,20 @@ class OfflineSupportJudge:
     min_overlap: float = 0.6
     check_numbers: bool = True
     check_negation: bool = True
-    lemmas: bool = True
+    lemmas: bool | str = True
     assertions: bool = True
     scope: bool = True
     parts: bool = True
     subject: bool = False
+    each_part: bool = False
     name: str = "offline"
 
     def __post_init__(self):
-        for field in ("check_numbers", "check_negation", "lemmas", "assertions", "scope", "parts", "subject"):
+        for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part"):
             if not isinstance(getattr(self, field), bool):
                 raise InputError(f"{field} must be true or false; got {getattr(self, field)!r}.")
+        if not (isinstance(self.lemmas, bool) or self.lemmas in ("en", "ja")):
+            raise InputError(f"lemmas must be true, false, 'en' or 'ja'; got {self.lemmas!r}.")
         if isinstance(self.min_overlap, bool) or not isinstance(self.min_overlap, (int, float)) \
                 or not 0 < self.min_overlap <= 1:
             raise InputError(f"min_overlap must be a share in (0, 1]; got {self.min_overlap!r}.")
@@ -125,10 +128,11 @@ class OfflineSupportJudge:
     def params(self) -> dict:
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
-               "parts": self.parts, "subject": self.subject}
+               "parts": self.parts, "subject": self.subject, "each_part": self.each_part}
         if self.lemmas:
             have = lemmas_available()
-            out["lemmas"] = ",".join(k for k in ("en", "ja") if have[k]) or "unavailable"
+            wanted = ("en", "ja") if self.lemmas is True else (self.lemmas,)
+            out["lemmas"] = ",".join(k for k in wanted if have[k]) or "unavailable"
         return out
 
     def judge(self, claim: str, passages: list[dict], question: str | None = None) -> dict:
@@ -151,15 +155,34 @@ class OfflineSupportJudge:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
         hit, best = self._find(claim, words, numbers, polarity, passages)
-        if hit is not None:
+        missing = self._unsupported_part(claim, passages) if hit is not None and self.each_part else None
+        if hit is not None and missing is None:
             passage, span, overlap = hit
             return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
                              "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
+        if hit is not None:
+            passage, span, overlap = hit
+            return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
+                             "rank": passage["rank"], "span": span, "overlap": overlap,
+                             "reason": f"a part of the claim is not supported: {missing}"}
         if best is None:  # every sentence of the context is a heading or a question
             return result | {"supported": False, "reason": "no sentence of the context asserts anything"}
         (_, overlap), passage, span, reason = best
         return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
                          "rank": passage["rank"], "span": span, "overlap": overlap, "reason": reason}
+
+    def _unsupported_part(self, claim: str, passages: list[dict]) -> str | None:
+        """The first part of a claim joining facts (:func:`_parts`) that no span supports on its own words, numbers
+        and polarity, or None: "approved by the approver alone and paid within a week" is not supported by a page
+        that says nothing of the payment, however many of the claim's words its first part brings."""
+        parts = _parts(claim, self.lemmas)
+        if len(parts) < 2:
+            return None
+        for part in parts:
+            words = _tokens(part, self.lemmas)
+            if words and self._find(part, words, canonical_quantities(part), negated(part), passages)[0] is None:
+                return part.strip()
+        return None
 
     def _find(self, claim, words, numbers, polarity, passages):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
@@ -246,10 +269,13 @@ _QUESTION_WORDS = frozenset("many much long often can may could should would doe
 
 
 @functools.lru_cache(maxsize=65536)
-def _tokens(text: str, lemmas: bool) -> frozenset:
-    """The content words of ``text`` as a set: :func:`~rag_metrics.judging.claims.lemma_tokens` with ``lemmas``,
-    else :func:`~rag_metrics.judging.claims.content_tokens` (cached: the same pages are read for every answer)."""
-    return frozenset(lemma_tokens(text) if lemmas else content_tokens(text))
+def _tokens(text: str, lemmas) -> frozenset:
+    """The content words of ``text`` as a set: :func:`~rag_metrics.judging.claims.lemma_tokens` with ``lemmas``
+    (True: both languages; ``"en"`` or ``"ja"``: that one), else :func:`~rag_metrics.judging.claims.content_tokens`
+    (cached: the same pages are read for every answer)."""
+    if not lemmas:
+        return frozenset(content_tokens(text))
+    return frozenset(lemma_tokens(text) if lemmas is True else lemma_tokens(text, languages=(lemmas,)))
 
 
 def _topic(question: str | None, lemmas: bool = False) -> set:
