@@ -147,6 +147,8 @@ STEPS = [
      {"scope": False, "parts": False}, "kept"),
     ("+ negation read only in the clauses carrying the claim's words", {"parts": False}, "kept"),
     ("+ a two-sentence span: each number from the sentence of its words (the shipped judge)", {}, "kept"),
+    ("the shipped judge without the lemmas extra installed (its fallback: plural s, bigrams)", {"lemmas": False},
+     "fallback"),
     ("shipped + the claim's subject (words before its first verb, or は/が) must be in the span",
      {"subject": True}, "dropped"),
     ("shipped + every part of a claim joining facts must be supported on its own", {"each_part": True}, "dropped"),
