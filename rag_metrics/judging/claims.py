@@ -18,6 +18,9 @@
   (``なければならない``, ``なくてはならない``: "must") read as positive.
 * :func:`content_tokens` -- what a claim says in words: English words (lower case, a plural ``s`` dropped) without
   stop words and numbers; Japanese as character bigrams of its kana/kanji runs, digits removed.
+* :func:`lemma_tokens` -- the same with dictionary forms from maintained libraries where installed (the ``lemmas``
+  extra): simplemma's English lemmas, SudachiPy's normalized forms of Japanese content words; :func:`lemmas_available`
+  says which are.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import unicodedata
 from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
-           "refusal_rest", "STOPWORDS", "UNITS"]
+           "refusal_rest", "lemma_tokens", "lemmas_available", "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
 _CLAUSE_EN = re.compile(r"\s*;\s*|,\s+(?=(?:and|but|while|whereas)\s)")

@@ -8,14 +8,21 @@ log does not say which part of it the generator read, so a document-level log ju
 chunk-level one.
 
 :class:`OfflineSupportJudge` cuts each context page into sentences and looks, for each claim
-(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones -- that
+(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones; a ``#`` heading
+or a question (an FAQ's question line) asserts nothing and counts only as the first of two, where it gives the next
+line its subject (``assertions``) -- that
 
-1. holds at least ``min_overlap`` of the claim's content words (English words, Japanese character bigrams:
-   :func:`~rag_metrics.judging.claims.content_tokens`);
+1. holds at least ``min_overlap`` of the claim's content words: with ``lemmas`` (the default; the ``lemmas`` extra)
+   English lemmas from simplemma and Japanese dictionary forms from SudachiPy
+   (:func:`~rag_metrics.judging.claims.lemma_tokens`), falling back without them to
+   :func:`~rag_metrics.judging.claims.content_tokens` (plural ``s`` dropped, Japanese character bigrams);
 2. states every number, date and amount of the claim with the same value and unit
    (:func:`~rag_metrics.judging.claims.quantities_agree`): 翌月5日 is not supported by 翌月10日, 30 days not by 13,
-   1,500 EUR not by 15,000;
-3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words):
+   1,500 EUR not by 15,000; in a span of two sentences, each part of the claim takes its numbers from the sentence
+   that carries more of its words (``parts``): "escalates after five days" is not supported by "act within five
+   days. ... escalates after ten days";
+3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words,
+   cut at conjunctions too with ``scope``: a "not" of another condition of the sentence is not the claim's):
    "allowed" is not supported by "not allowed".
 
 Numbers are compared in one unit per dimension (:func:`~rag_metrics.judging.claims.canonical_quantities`, the reader
@@ -30,7 +37,9 @@ Otherwise the claim is unsupported and the reason names the closest span's faili
 **What the offline judge cannot see**: a paraphrase sharing too few words with the page ("cheapest ticket" for
 "lowest fare"); world knowledge and arithmetic ("half a year" = 6 months, a total of two amounts); a claim whose
 words and numbers all occur in a span that says something else (word order, who does what to whom: "the approver
-escalates after five days" when five days is the approval delay); negation carried by words outside its list
+escalates after five days" when five days is the approval delay, unless the two are in two sentences); a claim that
+adds a subject to a page's sentence ("Alcohol is reimbursed at client meals" against "Client meals are reimbursed");
+negation carried by words outside its list
 ("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items; a claim in one
 language against a page in another. Its agreement with people is measured on ``data/support/claims.jsonl`` (its
 development set, :func:`rag_metrics.experiment.support.measure_judges`) and on a held-out set it was not built on
@@ -101,8 +110,14 @@ def context_passages(items, corpus, *, index=None) -> list[dict]:
 
 @dataclass(frozen=True)
 class OfflineSupportJudge:
-    """The offline support judge (module docstring). ``check_numbers=False, check_negation=False`` gives the
-    token-overlap baseline the judge is compared with."""
+    """The offline support judge (module docstring). ``check_numbers=False, check_negation=False`` with the switches
+    below off gives the token-overlap baseline the judge is compared with (``load_judge("token-overlap")``).
+
+    The switches of issue 46, each measured on the development and the held-out sets
+    (``benchmarks/support_heldout.md``): ``lemmas`` (True, or ``"en"`` / ``"ja"`` for one language), ``assertions``,
+    ``scope`` and ``parts`` are on; ``subject`` (the claim's subject -- its words before the first verb, or before
+    は / が -- must be in the span) and ``each_part`` (every part of a claim joining facts supported on its own) helped
+    on the development set only and are off."""
 
     min_overlap: float = 0.6
     check_numbers: bool = True
@@ -126,6 +141,8 @@ class OfflineSupportJudge:
             raise InputError(f"min_overlap must be a share in (0, 1]; got {self.min_overlap!r}.")
 
     def params(self) -> dict:
+        """The judge's settings, recorded beside its verdicts; ``lemmas`` names the dictionary forms really used
+        (``"unavailable"`` when the extra is not installed)."""
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
                "parts": self.parts, "subject": self.subject, "each_part": self.each_part}
