@@ -152,6 +152,8 @@ STEPS = [
     ("shipped + the claim's subject (words before its first verb, or は/が) must be in the span",
      {"subject": True}, "dropped"),
     ("shipped + every part of a claim joining facts must be supported on its own", {"each_part": True}, "dropped"),
+    ("shipped + Japanese synonyms: words sharing a SudachiPy synonym group (給料, 給与) count as the same",
+     {"synonyms": True}, "off"),
 ]
 """The offline judge's steps this round, each measured on both sets (``--steps``): label, options, kept or not."""
 STEP_KINDS = ("paraphrase", "refusal", "numeric_mismatch", "negation_flip")

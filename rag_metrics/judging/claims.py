@@ -31,7 +31,7 @@ import unicodedata
 from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
-           "refusal_rest", "lemma_tokens", "lemmas_available", "STOPWORDS", "UNITS"]
+           "refusal_rest", "lemma_tokens", "lemmas_available", "synonym_groups", "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
 _CLAUSE_EN = re.compile(r"\s*;\s*|,\s+(?=(?:and|but|while|whereas)\s)")
@@ -353,4 +353,15 @@ def lemma_tokens(text: str, *, languages=("en", "ja")) -> list[str]:
         if pos[0] in _JA_CONTENT_POS and pos[1] != "数詞" and form not in _JA_LIGHT and form not in _JA_UNIT_FORMS \
                 and _CJK_RUN.fullmatch(form):
             out.append(form)
+            if form not in _SYNONYMS:
+                _SYNONYMS[form] = frozenset(m.synonym_group_ids() or ())
     return out
+
+
+_SYNONYMS: dict = {}
+
+
+def synonym_groups(word: str) -> frozenset:
+    """The synonym groups of a Japanese word as SudachiPy's dictionary lists them (給料 and 給与 share one), for a
+    word :func:`lemma_tokens` has met; empty otherwise (English words, or SudachiPy not installed)."""
+    return _SYNONYMS.get(word, frozenset())

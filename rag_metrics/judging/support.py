@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
 from rag_metrics.judging.claims import (canonical_quantities, content_tokens, lemma_tokens, lemmas_available, negated,
-                                       quantities, quantities_agree, refusal_rest, split_claims)
+                                       quantities, quantities_agree, refusal_rest, split_claims, synonym_groups)
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -116,8 +116,9 @@ class OfflineSupportJudge:
     The switches of issue 46, each measured on the development and the held-out sets
     (``benchmarks/support_heldout.md``): ``lemmas`` (True, or ``"en"`` / ``"ja"`` for one language), ``assertions``,
     ``scope`` and ``parts`` are on; ``subject`` (the claim's subject -- its words before the first verb, or before
-    は / が -- must be in the span) and ``each_part`` (every part of a claim joining facts supported on its own) helped
-    on the development set only and are off."""
+    は / が -- must be in the span), ``each_part`` (every part of a claim joining facts supported on its own) and
+    ``synonyms`` (a Japanese word matches one sharing a SudachiPy synonym group: 給料 = 給与) helped on the development
+    set only and are off."""
 
     min_overlap: float = 0.6
     check_numbers: bool = True
@@ -128,10 +129,12 @@ class OfflineSupportJudge:
     parts: bool = True
     subject: bool = False
     each_part: bool = False
+    synonyms: bool = False
     name: str = "offline"
 
     def __post_init__(self):
-        for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part"):
+        for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part",
+                      "synonyms"):
             if not isinstance(getattr(self, field), bool):
                 raise InputError(f"{field} must be true or false; got {getattr(self, field)!r}.")
         if not (isinstance(self.lemmas, bool) or self.lemmas in ("en", "ja")):
@@ -145,7 +148,7 @@ class OfflineSupportJudge:
         (``"unavailable"`` when the extra is not installed)."""
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
-               "parts": self.parts, "subject": self.subject, "each_part": self.each_part}
+               "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms}
         if self.lemmas:
             have = lemmas_available()
             wanted = ("en", "ja") if self.lemmas is True else (self.lemmas,)
@@ -207,7 +210,7 @@ class OfflineSupportJudge:
         best = None
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
-            overlap = _overlap(words, span, self.lemmas) if words else 1.0
+            overlap = _overlap(words, span, self.lemmas, self.synonyms) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
             if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
                 reason = "the claim's subject is not in the span"
@@ -303,12 +306,20 @@ def _topic(question: str | None, lemmas: bool = False) -> set:
     return {w for w in _tokens(question, lemmas) if w not in _QUESTION_WORDS and not _HIRAGANA.search(w)}
 
 
-def _overlap(words: set, span: str, lemmas: bool = False) -> float:
-    """Share of the claim's words in the span: an English word among the span's words, a Japanese bigram (or single
-    kana/kanji) inside its text."""
+def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False) -> float:
+    """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
+    or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
+    the span (:func:`~rag_metrics.judging.claims.synonym_groups`)."""
     span_words = _tokens(span, lemmas)
     text = unicodedata.normalize("NFKC", span).casefold()
-    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text) for w in words) / len(words)
+    groups = _groups(span_words) if synonyms else frozenset()
+    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text)
+               or bool(groups and synonym_groups(w) & groups) for w in words) / len(words)
+
+
+@functools.lru_cache(maxsize=65536)
+def _groups(words: frozenset) -> frozenset:
+    return frozenset().union(*(synonym_groups(w) for w in words)) if words else frozenset()
 
 
 def _numbers(qs) -> str:

@@ -218,7 +218,7 @@ def load_judge(name: str, *, cache_dir=None, **options):
         return OfflineSupportJudge(**options)
     if name == "token-overlap":
         plain = {"check_numbers": False, "check_negation": False, "lemmas": False, "assertions": False,
-                 "scope": False, "parts": False, "subject": False}
+                 "scope": False, "parts": False, "subject": False, "each_part": False, "synonyms": False}
         check_keys(options, keywords_of(OfflineSupportJudge, skip=(*plain, "name")), owner="token-overlap judge")
         return OfflineSupportJudge(**options, **plain, name="token-overlap")
     if name in ("openai", "bedrock"):
