@@ -149,6 +149,7 @@ class OfflineSupportJudge:
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
                "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms}
+        out["lemmas"] = False
         if self.lemmas:
             have = lemmas_available()
             wanted = ("en", "ja") if self.lemmas is True else (self.lemmas,)
