@@ -85,16 +85,29 @@ def judge_claims(judge, claims: pd.DataFrame) -> np.ndarray:
                      for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])])
 
 
+def _kappa_codes(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """Cohen's kappa of two arrays of category codes 0..k-1 (the formula scikit-learn's ``cohen_kappa_score`` uses,
+    on a confusion matrix counted with numpy: a bootstrap draws it thousands of times)."""
+    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+    n = table.sum()
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+    disagree = 1 - np.eye(k)
+    return float(1 - (table * disagree).sum() / (expected * disagree).sum())
+
+
 def bootstrap_kappa(a, b, *, n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """Multi-class Cohen's kappa (scikit-learn) with a 95% percentile bootstrap interval over items."""
     a, b = np.asarray(a), np.asarray(b)
     point = float(cohen_kappa_score(a, b))
+    labels = sorted(set(a) | set(b))
+    ca, cb = np.searchsorted(labels, a), np.searchsorted(labels, b)
+    assert abs(_kappa_codes(ca, cb, len(labels)) - point) < 1e-9  # the fast formula is scikit-learn's
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(n):
         i = rng.integers(0, len(a), len(a))
-        if len(set(a[i]) | set(b[i])) > 1:
-            draws.append(cohen_kappa_score(a[i], b[i]))
+        if len(set(ca[i]) | set(cb[i])) > 1:
+            draws.append(_kappa_codes(ca[i], cb[i], len(labels)))
     low, high = np.percentile(draws, [2.5, 97.5])
     return point, float(low), float(high)
 

@@ -187,3 +187,54 @@ def test_bedrock_support_judge_with_stubber(tmp_path):
     assert verdict["supported"] is False and judge.usage["retries"] == 1 and judge.usage["output_tokens"] == 12
     with stub:  # nothing queued: the cache answers
         assert judge.judge("Claims are paid on the 10th day of the month following approval.", PASSAGES) == verdict
+
+
+def test_the_held_out_benchmark_measures_an_llm_judge_end_to_end(tmp_path, capsys):
+    """benchmarks/support_heldout.py --judge openai, against a fake model (a client class answering in-process, as
+    the stubs above do over HTTP) that quotes the first passage's opening words for a claim sharing a word with it and
+    says "not supported" otherwise: the estimate first, every request answered once, the figures printed, and then
+    every request in the cache."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    from rag_metrics.llm.clients import ChatGenerator
+
+    spec = importlib.util.spec_from_file_location(
+        "support_heldout", Path(__file__).resolve().parents[1] / "benchmarks" / "support_heldout.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    asked = []
+
+    class FakeModel(ChatGenerator):
+        name, endpoint = "fake", "fake://judge"
+
+        def _complete(self, system, user):
+            asked.append(user)
+            claim = re.search(r"^Claim: (.*)$", user, re.M).group(1)
+            first = user.split("\n[1] ", 1)[1].split("\n", 1)[1].split("\n[2] ", 1)[0]
+            shared = set(re.findall(r"\w{4,}", claim.lower())) & set(re.findall(r"\w{4,}", first.lower()))
+            reply = {"supported": bool(shared), "item": 1 if shared else None, "quote": first[:12] if shared else ""}
+            return json.dumps(reply, ensure_ascii=False), {"input_tokens": 100, "output_tokens": 20}
+
+        def _retryable(self, error):
+            return None, None
+
+    real = bench.load_judge
+
+    def load_judge(name, **options):
+        if name != "openai":
+            return real(name, **options)
+        return LLMJudge(FakeModel(options.pop("model")), cache_dir=options["cache_dir"])
+
+    bench.load_judge = load_judge
+    argv = ["--judge", "openai", "--option", "model=fake", "--cache", str(tmp_path)]
+    assert bench.main(argv + ["--dry-run"]) == 0 and not asked
+    assert "'calls': 434, 'cached': 0, 'repeated': 90" in capsys.readouterr().out
+    assert bench.main(argv) == 0
+    out = capsys.readouterr().out
+    assert len(asked) == 434 == len(set(asked)) and "| figure | judge: openai |" in out
+    assert re.search(r"claim kappa \(held-out\) \| -?[01]\.\d{3} \[", out)
+    assert any(u.startswith("Question: ") for u in asked)  # held-out claims are asked with their question
+    assert bench.main(argv + ["--dry-run"]) == 0 and len(asked) == 434  # a re-run would be answered by the cache
+    assert "'calls': 0, 'cached': 434" in capsys.readouterr().out

@@ -177,8 +177,10 @@ class LLMJudge:
     def estimate(self, tasks, *, price_in: float | None = None, price_out: float | None = None) -> dict:
         """Calls, tokens and cost (USD per million tokens) of ``tasks`` before any call: each task is
         ``("support", claim, passages)`` or ``("support", claim, passages, question)`` or ``("correct", predicted,
-        expected, question)``; cached ones cost nothing."""
-        calls = cached = tokens_in = 0
+        expected, question)``; cached ones cost nothing, and a request repeated among ``tasks`` is counted once
+        (``repeated``: the cache answers it the second time)."""
+        calls = cached = repeated = tokens_in = 0
+        seen = set()
         for task in tasks:
             if task[0] == "support":
                 system, user = support_messages(task[1], task[2], task[3] if len(task) > 3 else None)
@@ -187,7 +189,12 @@ class LLMJudge:
             else:
                 raise InputError(f"estimate: a task is ('support', claim, passages[, question]) or ('correct', "
                                  f"predicted, expected, question); got {task[0]!r}.")
-            if self.chat.has_cached(self._key(task[0], system, user)):
+            key = self._key(task[0], system, user)
+            if key in seen:  # the same request twice is asked once: the cache answers the second
+                repeated += 1
+                continue
+            seen.add(key)
+            if self.chat.has_cached(key):
                 cached += 1
                 continue
             calls += 1
@@ -196,7 +203,7 @@ class LLMJudge:
         cost = None
         if price_in is not None or price_out is not None:
             cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
-        return {"judge": self.name, "calls": calls, "cached": cached, "input_tokens": tokens_in,
+        return {"judge": self.name, "calls": calls, "cached": cached, "repeated": repeated, "input_tokens": tokens_in,
                 "output_tokens": tokens_out, "cost": cost}
 
 
