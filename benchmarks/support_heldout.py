@@ -16,6 +16,14 @@ the same code gives the same figures (seeded).
 
     .venv/bin/python benchmarks/support_heldout.py            # print
     .venv/bin/python benchmarks/support_heldout.py --write    # and update benchmarks/support_heldout.md
+    .venv/bin/python benchmarks/support_heldout.py --speed 10000   # and time 10,000 answers beside the baseline
+
+The offline judge's steps (issue 46) are scored the same way, one row each (``--steps``, on with ``--write``): what each
+signal adds, per kind, on the development set and on the held-out set. An LLM judge is measured with the same code,
+its cost printed before any call (``--dry-run`` stops there), its verdicts cached:
+
+    .venv/bin/python benchmarks/support_heldout.py --judge openai --option model=M \
+        --option base_url=http://127.0.0.1:8000/v1 --cache golden-work/cache --price-in 0 --price-out 0
 """
 
 from __future__ import annotations
@@ -31,8 +39,11 @@ import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
 from rag_metrics.experiment.support import read_support_set
+from rag_metrics.core.options import parse_key_values
 from rag_metrics.io.corpus import data_dir, load_corpus
+from rag_metrics.judging.claims import lemmas_available, split_claims
 from rag_metrics.judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
+from rag_metrics.judging.support_llm import load_judge
 from rag_metrics.stats.agreement import cohen_kappa
 
 HELDOUT = data_dir() / "support" / "heldout"
@@ -74,16 +85,29 @@ def judge_claims(judge, claims: pd.DataFrame) -> np.ndarray:
                      for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])])
 
 
+def _kappa_codes(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """Cohen's kappa of two arrays of category codes 0..k-1 (the formula scikit-learn's ``cohen_kappa_score`` uses,
+    on a confusion matrix counted with numpy: a bootstrap draws it thousands of times)."""
+    table = np.bincount(a * k + b, minlength=k * k).reshape(k, k).astype(float)
+    n = table.sum()
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
+    disagree = 1 - np.eye(k)
+    return float(1 - (table * disagree).sum() / (expected * disagree).sum())
+
+
 def bootstrap_kappa(a, b, *, n: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """Multi-class Cohen's kappa (scikit-learn) with a 95% percentile bootstrap interval over items."""
     a, b = np.asarray(a), np.asarray(b)
     point = float(cohen_kappa_score(a, b))
+    labels = sorted(set(a) | set(b))
+    ca, cb = np.searchsorted(labels, a), np.searchsorted(labels, b)
+    assert abs(_kappa_codes(ca, cb, len(labels)) - point) < 1e-9  # the fast formula is scikit-learn's
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(n):
         i = rng.integers(0, len(a), len(a))
-        if len(set(a[i]) | set(b[i])) > 1:
-            draws.append(cohen_kappa_score(a[i], b[i]))
+        if len(set(ca[i]) | set(cb[i])) > 1:
+            draws.append(_kappa_codes(ca[i], cb[i], len(labels)))
     low, high = np.percentile(draws, [2.5, 97.5])
     return point, float(low), float(high)
 
@@ -95,6 +119,7 @@ def fmt(k) -> str:
 
 
 def measure(judge, corpus) -> dict:
+    """Every figure of one judge: kappas with intervals, per kind on both sets, and the time the held-out set took."""
     claims, answers = heldout(corpus)
     dev = development(corpus)
     start = time.perf_counter()
@@ -110,15 +135,57 @@ def measure(judge, corpus) -> dict:
     answer_kind = answers.assign(right=(answers["judge"] == "supported") == (answers["human"] == "supported")) \
         .groupby("kind")["right"].mean()
     per_kind["answer accuracy"] = answer_kind
+    dev_kind = dev.assign(right=dev["judge"] == dev["human"]).groupby("kind").agg(
+        claims=("right", "size"), accuracy=("right", "mean"))
+    dev_kind["share"] = dev_kind["claims"] / len(dev)
     return {
         "claim kappa (held-out)": cohen_kappa(claims["human"], claims["judge"]),
         "claim kappa (development)": cohen_kappa(dev["human"], dev["judge"]),
         "answer kappa, fully supported or not (held-out)": cohen_kappa(answers["human"] == "supported",
                                                                        answers["judge"] == "supported"),
         "answer kappa, three levels (held-out)": bootstrap_kappa(answers["human"], answers["judge"]),
-        "per_kind": per_kind, "n_claims": len(claims), "n_answers": len(answers), "n_dev": len(dev),
-        "seconds": seconds,
+        "per_kind": per_kind, "dev_kind": dev_kind, "n_claims": len(claims), "n_answers": len(answers),
+        "n_dev": len(dev), "seconds": seconds,
     }
+
+
+STEPS = [
+    ("the judge before this round (first round kept: one quantity reader, kanji numerals, refusals as absence claims)",
+     {"lemmas": False, "assertions": False, "scope": False, "parts": False}, "-"),
+    ("+ English lemmas (simplemma)", {"lemmas": "en", "assertions": False, "scope": False, "parts": False}, "-"),
+    ("+ Japanese dictionary forms (SudachiPy, sudachidict-core) instead", {"lemmas": "ja", "assertions": False,
+                                                                          "scope": False, "parts": False}, "-"),
+    ("+ both", {"assertions": False, "scope": False, "parts": False}, "kept"),
+    ("+ headings and questions assert nothing (an FAQ question gives its answer line a subject)",
+     {"scope": False, "parts": False}, "kept"),
+    ("+ negation read only in the clauses carrying the claim's words", {"parts": False}, "kept"),
+    ("+ a two-sentence span: each number from the sentence of its words (the shipped judge)", {}, "kept"),
+    ("the shipped judge without the lemmas extra installed (its fallback: plural s, bigrams)", {"lemmas": False},
+     "fallback"),
+    ("shipped + the claim's subject (words before its first verb, or は/が) must be in the span",
+     {"subject": True}, "dropped"),
+    ("shipped + every part of a claim joining facts must be supported on its own", {"each_part": True}, "dropped"),
+    ("shipped + Japanese synonyms: words sharing a SudachiPy synonym group (給料, 給与) count as the same",
+     {"synonyms": True}, "off"),
+]
+"""The offline judge's steps this round, each measured on both sets (``--steps``): label, options, kept or not."""
+STEP_KINDS = ("paraphrase", "refusal", "numeric_mismatch", "negation_flip")
+
+
+def steps_table(corpus) -> str:
+    """One row per step of :data:`STEPS`: claim kappa on both sets, answer kappa on the held-out set, and the
+    accuracy of the kinds the issue names (held-out), point estimates."""
+    head = ["step", "kept", "claim kappa, development", "claim kappa, held-out", "answer kappa, held-out",
+            *(f"{k} (held-out)" for k in STEP_KINDS)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for label, options, kept in STEPS:
+        r = measure(OfflineSupportJudge(**options), corpus)
+        kinds = r["per_kind"]["accuracy"]
+        cells = [label, kept, f"{r['claim kappa (development)'].kappa:.3f}", f"{r['claim kappa (held-out)'].kappa:.3f}",
+                 f"{r['answer kappa, fully supported or not (held-out)'].kappa:.3f}",
+                 *(f"{kinds.get(k, float('nan')):.2f}" for k in STEP_KINDS)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def human_agreement() -> tuple | None:
@@ -131,8 +198,9 @@ def human_agreement() -> tuple | None:
     return cohen_kappa([a[i] for i in ids], [b[i] for i in ids]), len(ids), sum(a[i] == b[i] for i in ids)
 
 
-def report(results: dict, people) -> str:
-    lines = ["| figure | judge: offline |", "|---|---|"]
+def report(results: dict, people, name: str) -> str:
+    """The figures of one judge as Markdown: the kappas with intervals, people's agreement, per kind on both sets."""
+    lines = [f"| figure | judge: {name} |", "|---|---|"]
     for key in ("claim kappa (development)", "claim kappa (held-out)", "answer kappa, fully supported or not "
                 "(held-out)", "answer kappa, three levels (held-out)"):
         lines.append(f"| {key} | {fmt(results[key])} |")
@@ -141,28 +209,76 @@ def report(results: dict, people) -> str:
         lines.append(f"| people with each other, {n} held-out claims ({same} of {n} the same) | {fmt(k)} |")
     lines.append(f"| judging the held-out set ({results['n_answers']} answers, {results['n_claims']} claims) | "
                  f"{results['seconds']:.2f} s |")
-    lines += ["", "| kind | claims | share | claim accuracy | answer accuracy (fully supported or not) |",
+    lines += ["", "Held-out set, per kind:", "",
+              "| kind | claims | share | claim accuracy | answer accuracy (fully supported or not) |",
               "|---|---|---|---|---|"]
     for kind, row in results["per_kind"].sort_values("accuracy").iterrows():
         lines.append(f"| {kind} | {int(row['claims'])} | {row['share']:.2f} | {row['accuracy']:.2f} | "
                      f"{row['answer accuracy']:.2f} |")
+    lines += ["", "Development set, per kind:", "", "| kind | claims | share | claim accuracy |", "|---|---|---|---|"]
+    for kind, row in results["dev_kind"].sort_values("accuracy").iterrows():
+        lines.append(f"| {kind} | {int(row['claims'])} | {row['share']:.2f} | {row['accuracy']:.2f} |")
     return "\n".join(lines)
+
+
+def speed(n: int, corpus) -> str:
+    """Time judging ``n`` answers (the held-out ones drawn with replacement) with the offline judge and, on the same
+    answers in the same run, the token-overlap baseline (a peer measured beside it on a machine that may be busy)."""
+    _, answers = heldout(corpus)
+    rows = answers.sample(n, replace=True, random_state=0)
+    out = []
+    for name in ("offline", "token-overlap"):
+        judge = load_judge(name)
+        start = time.perf_counter()
+        for a, p, q in zip(rows["answer"], rows["passages"], rows["question"]):
+            support_of_answer(a, p, judge, question=q)
+        out.append((name, time.perf_counter() - start))
+    (_, ours), (_, base) = out
+    return (f"judged {n:,} answers in {ours:.1f} s with the offline judge, {base:.1f} s with the token-overlap "
+            f"baseline in the same run ({ours / base:.1f} times as long)")
+
+
+def llm_tasks(corpus) -> list:
+    """Every request an LLM judge gets from :func:`measure`, for its cost estimate before any call."""
+    claims, answers = heldout(corpus)
+    dev = development(corpus)
+    tasks = [("support", c, p, q) for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])]
+    tasks += [("support", c, p, q) for a, p, q in zip(answers["answer"], answers["passages"], answers["question"])
+              for c in split_claims(a)]
+    return tasks + [("support", c, p) for c, p in zip(dev["claim"], dev["passages"])]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help="update benchmarks/support_heldout.md")
+    ap.add_argument("--write", action="store_true", help="update benchmarks/support_heldout.md (offline judge only)")
     ap.add_argument("--speed", type=int, metavar="N", help="also time judging N answers (the held-out ones repeated)")
+    ap.add_argument("--steps", action="store_true", help="also score each step of the offline judge (on with --write)")
+    ap.add_argument("--judge", default="offline", help="offline (default), token-overlap, openai or bedrock")
+    ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="the judge's options")
+    ap.add_argument("--cache", default="golden-work/cache", help="an LLM judge's verdict cache")
+    ap.add_argument("--price-in", type=float, help="USD per million input tokens, for the estimate")
+    ap.add_argument("--price-out", type=float, help="USD per million output tokens, for the estimate")
+    ap.add_argument("--dry-run", action="store_true", help="print an LLM judge's estimate and stop")
     args = ap.parse_args(argv)
     corpus = load_corpus(data_dir() / "corpus")
-    if args.speed:
-        _, answers = heldout(corpus)
-        judge, rows = OfflineSupportJudge(), answers.sample(args.speed, replace=True, random_state=0)
-        start = time.perf_counter()
-        for a, p, q in zip(rows["answer"], rows["passages"], rows["question"]):
-            support_of_answer(a, p, judge, question=q)
-        print(f"judged {args.speed:,} answers in {time.perf_counter() - start:.1f} s")
-    table = report(measure(OfflineSupportJudge(), corpus), human_agreement())
+    judge = load_judge(args.judge, cache_dir=args.cache, **parse_key_values(args.option))
+    if hasattr(judge, "estimate"):
+        print(judge.estimate(llm_tasks(corpus), price_in=args.price_in, price_out=args.price_out))
+        if args.dry_run:
+            return 0
+    if args.write and args.judge != "offline":
+        ap.error("--write records the offline judge; print an LLM judge's figures without it.")
+    timing = speed(args.speed, corpus) if args.speed else None
+    if timing:
+        print(timing)
+    table = report(measure(judge, corpus), human_agreement(), args.judge)
+    have = lemmas_available()
+    table += ("\n\nDictionary forms used: " + (", ".join(f"{k} ({'simplemma' if k == 'en' else 'SudachiPy'})"
+                                                      for k in ("en", "ja") if have[k]) or "none (not installed)"))
+    if args.steps or args.write:
+        table += "\n\nEach step (point estimates; the shipped judge's intervals are above):\n\n" + steps_table(corpus)
+    if timing:
+        table += f"\n\nSpeed ({time.strftime('%Y-%m-%d')}, on a machine shared with other jobs): {timing}."
     print(table)
     if args.write:
         out = Path(__file__).with_suffix(".md")

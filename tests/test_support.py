@@ -445,3 +445,99 @@ def test_a_refusal_is_diagnosed_by_retrieval_not_as_hallucinated_or_misled(retri
     assert diagnosis_of(retrieval_ok, False, support, refused=True) == expected
     if support == "full":  # the same levels without the refusal flag: misled, as before
         assert diagnosis_of(retrieval_ok, False, support) == "misled"
+
+
+# --- issue 46: lemmas, assertions, negation scope, claims combining two sentences ----------------------------------
+
+@pytest.fixture
+def no_lemma_libraries(monkeypatch):
+    """simplemma and SudachiPy as if not installed (the `lemmas` extra missing)."""
+    import rag_metrics.judging.claims as claims_module
+    from rag_metrics.judging import support as support_module
+
+    support_module._tokens.cache_clear()
+    monkeypatch.setattr(claims_module, "_NORMALIZERS", {"en": None, "ja": None})
+    yield
+    support_module._tokens.cache_clear()
+
+
+def test_lemmas_reduce_inflections_when_the_libraries_are_installed():
+    pytest.importorskip("simplemma")
+    pytest.importorskip("sudachipy")
+    from rag_metrics.judging.claims import lemma_tokens, lemmas_available
+
+    assert lemmas_available() == {"en": True, "ja": True}
+    assert lemma_tokens("Approved requests were paid.") == ["approve", "request", "pay"]
+    assert "支払う" in lemma_tokens("給与は毎月25日に支払われます。") and "は毎" not in lemma_tokens("給与は毎月")
+    claim, page = "Approved requests were paid.", "Managers approve requests and pay them."
+    assert JUDGE.judge(claim, _passages(page))["supported"] is True
+    assert OfflineSupportJudge(lemmas=False).judge(claim, _passages(page))["supported"] is False
+    assert JUDGE.params()["lemmas"] == "en,ja"
+
+
+def test_without_the_lemma_libraries_the_judge_falls_back_to_plural_s_and_bigrams(no_lemma_libraries):
+    from rag_metrics.judging.claims import lemma_tokens, lemmas_available
+
+    assert lemmas_available() == {"en": False, "ja": False}
+    assert lemma_tokens("Approved requests were paid.") == content_tokens("Approved requests were paid.")
+    assert lemma_tokens("給与は毎月") == content_tokens("給与は毎月")
+    assert OfflineSupportJudge().params()["lemmas"] == "unavailable"
+    assert JUDGE.judge("Approved requests were paid.", _passages("Managers approve requests and pay them."))[
+        "supported"] is False
+    assert JUDGE.judge("Receipts are needed.", _passages("Receipts are needed for every claim."))["supported"] is True
+
+
+def test_a_question_or_heading_asserts_nothing_but_gives_the_next_line_its_subject():
+    faq = "## Q11 USBメモリは使えますか\n会社のパソコンでは使えません。\n## Q8 ホテル代の上限はいくらですか\n１泊１５０ユーロまでです。"
+    assert JUDGE.judge("USBメモリは使えますか", _passages("## Q11 USBメモリは使えますか"))["supported"] is False
+    assert OfflineSupportJudge(assertions=False).judge("USBメモリは使えますか", _passages(faq))["supported"] is True
+    assert JUDGE.judge("USBメモリは使えます。", _passages(faq))["supported"] is False
+    assert JUDGE.judge("ホテル代の上限は１泊１５０ユーロまでです。", _passages(faq))["supported"] is True
+    verdict = JUDGE.judge("Home office equipment.", _passages("# 4.4 Home office equipment"))
+    assert verdict["supported"] is False and verdict["reason"] == "no sentence of the context asserts anything"
+
+
+def test_a_negation_of_another_condition_of_the_sentence_is_not_the_claims():
+    page = "Taxis are reimbursed at night when no bus runs."
+    claim = "Taxis are reimbursed at night."
+    assert JUDGE.judge(claim, _passages(page))["supported"] is True
+    assert OfflineSupportJudge(scope=False).judge(claim, _passages(page))["reason"] == "negation differs"
+    assert JUDGE.judge("Taxis are not reimbursed at night.", _passages(page))["supported"] is False
+    page = "IT equipment such as laptops is provided by the IT department and cannot be claimed."
+    assert JUDGE.judge("Laptops can be claimed.", _passages(page))["supported"] is False
+
+
+def test_a_claim_combining_two_sentences_takes_each_number_from_the_sentence_of_its_words():
+    page = ("Approvers should act on a claim within five working days. The system reminds them after three working "
+            "days and escalates to their own manager after ten working days.")
+    claim = "The system escalates a claim to the approver's manager after five working days."
+    assert JUDGE.judge(claim, _passages(page))["supported"] is False
+    assert OfflineSupportJudge(parts=False).judge(claim, _passages(page))["supported"] is True
+    assert JUDGE.judge("The system escalates to the manager after ten working days.", _passages(page))["supported"]
+    faq = "領収書を紛失した場合は、様式EX-7を提出してください。年に３回まで利用できます。"
+    assert JUDGE.judge("領収書の紛失届は年に３回まで利用できます。", _passages(faq))["supported"] is True
+
+
+@pytest.mark.parametrize("field", ["assertions", "scope", "parts", "subject", "each_part", "synonyms"])
+def test_switches_must_be_booleans(field):
+    with pytest.raises(InputError, match=f"{field} must be true or false"):
+        OfflineSupportJudge(**{field: "yes"})
+
+
+@pytest.mark.parametrize("bad", ["yes", 2, 1, None, "fr"])
+def test_lemmas_is_true_false_or_one_language(bad):
+    with pytest.raises(InputError, match="lemmas must be true, false, 'en' or 'ja'"):
+        OfflineSupportJudge(lemmas=bad)
+    assert OfflineSupportJudge(lemmas="ja").params()["lemmas"] in ("ja", "unavailable")
+
+
+def test_japanese_synonyms_from_sudachis_dictionary_when_asked():
+    pytest.importorskip("sudachipy")
+    from rag_metrics.judging.claims import lemma_tokens, synonym_groups
+
+    lemma_tokens("給料と給与")
+    assert synonym_groups("給料") & synonym_groups("給与") and not synonym_groups("pay")
+    claim, page = "給料日は毎月25日です。", "給与は毎月25日に支払われます。"
+    assert OfflineSupportJudge(synonyms=True).judge(claim, _passages(page))["supported"] is True
+    assert JUDGE.judge(claim, _passages(page))["supported"] is False  # off by default: no gain on the held-out set
+    assert OfflineSupportJudge(synonyms=True).judge("給料日は毎月26日です。", _passages(page))["supported"] is False

@@ -326,14 +326,15 @@ def answer_runs(answers: pd.DataFrame, generators=(), *, source="answers", pair:
 
 
 def judge_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) -> list:
-    """What an LLM judge would be asked by :func:`diagnose_answers` -- ``("support", claim, passages)`` per claim and
+    """What an LLM judge would be asked by :func:`diagnose_answers` -- ``("support", claim, passages, question)`` per
+    claim (the judge reads each claim with its question) and
     ``("correct", answer, expected, question)`` per question -- for its cost estimate before any call."""
     tasks = []
     for _, question, expected, answer, items, _ in _answerable(golden, answers, context_k, {"no_answer": [],
                                                                                           "unlabelled": [],
                                                                                           "no_log": []}, corpus):
         passages = context_passages(items, corpus)
-        tasks += [("support", claim, passages) for claim in split_claims(answer)]
+        tasks += [("support", claim, passages, question["question"]) for claim in split_claims(answer)]
         tasks.append(("correct", answer, expected, question["question"]))
     return tasks
 

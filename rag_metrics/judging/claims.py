@@ -18,6 +18,9 @@
   (``なければならない``, ``なくてはならない``: "must") read as positive.
 * :func:`content_tokens` -- what a claim says in words: English words (lower case, a plural ``s`` dropped) without
   stop words and numbers; Japanese as character bigrams of its kana/kanji runs, digits removed.
+* :func:`lemma_tokens` -- the same with dictionary forms from maintained libraries where installed (the ``lemmas``
+  extra): simplemma's English lemmas, SudachiPy's normalized forms of Japanese content words; :func:`lemmas_available`
+  says which are.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import unicodedata
 from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
-           "refusal_rest", "STOPWORDS", "UNITS"]
+           "refusal_rest", "lemma_tokens", "lemmas_available", "synonym_groups", "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
 _CLAUSE_EN = re.compile(r"\s*;\s*|,\s+(?=(?:and|but|while|whereas)\s)")
@@ -271,3 +274,94 @@ def refusal_rest(claim: str) -> str | None:
     rest = (text[:m.start()] + " " + text[m.end():]).strip()
     rest = " ".join(w for w in rest.split() if w.strip(".,;:!?") not in _REFUSAL_WORDS and w not in STOPWORDS)
     return _REFUSAL_JA.sub(" ", rest).strip(" 、。,.!?")
+
+
+# --- lemmas and morphological normalization (optional: the `lemmas` extra) ---------------------------------------
+
+_JA_CONTENT_POS = frozenset({"名詞", "動詞", "形容詞", "形状詞", "副詞"})
+_JA_LIGHT = frozenset("する 為る ある 有る いる 居る なる 成る できる 出来る こと 事 もの 物 ため 為 よう 様 ところ 所 場合 "
+                      "とき 時 れる られる せる させる".split())
+_JA_UNIT_FORMS = frozenset(_JA_UNITS) | {"箇月", "ヶ月", "日間", "間"}
+_NORMALIZERS: dict = {}
+
+
+def _english_lemma():
+    """simplemma's English lemmatizer, or None when it is not installed."""
+    if "en" not in _NORMALIZERS:
+        try:
+            import simplemma
+        except ImportError:
+            _NORMALIZERS["en"] = None
+        else:
+            _NORMALIZERS["en"] = lambda word: simplemma.lemmatize(word, lang="en")
+    return _NORMALIZERS["en"]
+
+
+def _japanese_tokenizer():
+    """A SudachiPy tokenizer (split mode A, the shortest units) on sudachidict-core, or None when either is
+    missing."""
+    if "ja" not in _NORMALIZERS:
+        try:
+            from sudachipy import Dictionary, SplitMode
+            dictionary = Dictionary(dict="core")
+            make = getattr(dictionary, "tokenizer", None) or dictionary.create  # create(): SudachiPy before 0.7
+            tokenizer = make(mode=SplitMode.A)
+        except Exception:  # not installed, or the dictionary package missing: the bigram fallback
+            _NORMALIZERS["ja"] = None
+        else:
+            _NORMALIZERS["ja"] = tokenizer
+    return _NORMALIZERS["ja"]
+
+
+def lemmas_available() -> dict:
+    """Which normalizers :func:`lemma_tokens` has here: ``{"en": bool, "ja": bool}`` (simplemma; SudachiPy with
+    sudachidict-core)."""
+    return {"en": _english_lemma() is not None, "ja": _japanese_tokenizer() is not None}
+
+
+def lemma_tokens(text: str, *, languages=("en", "ja")) -> list[str]:
+    """:func:`content_tokens` with words reduced to their dictionary form where a maintained library is installed:
+    English lemmas from simplemma (``paid`` -> ``pay``, ``expires`` -> ``expire``), Japanese content words (nouns,
+    verbs, adjectives, adverbs; numerals, particles, auxiliaries and light verbs dropped) in SudachiPy's normalized
+    form (``支払われます`` -> ``支払う``, ``もらえ`` -> ``貰う``). Without a library, or for a language not in
+    ``languages``, that language falls back to :func:`content_tokens` (plural ``s`` dropped; character bigrams).
+
+    >>> set(lemma_tokens("Passwords do not expire.")) <= {"password", "expire", "passwords"}
+    True
+    """
+    text = _nfkc(text).casefold()
+    lemma = _english_lemma() if "en" in languages else None
+    out = []
+    for word in _WORD.findall(text):
+        if word in STOPWORDS or word in _WORDS or word in _ORDINALS or len(word) < 2:
+            continue
+        if lemma is not None:
+            out.append(lemma(word))
+        else:
+            out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    runs = _CJK_RUN.findall(text)
+    if not runs:
+        return out
+    tokenizer = _japanese_tokenizer() if "ja" in languages else None
+    if tokenizer is None:
+        for run in runs:
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+        return out
+    for m in tokenizer.tokenize(text):
+        pos = m.part_of_speech()
+        form = m.normalized_form()
+        if pos[0] in _JA_CONTENT_POS and pos[1] != "数詞" and form not in _JA_LIGHT and form not in _JA_UNIT_FORMS \
+                and _CJK_RUN.fullmatch(form):
+            out.append(form)
+            if form not in _SYNONYMS:
+                _SYNONYMS[form] = frozenset(m.synonym_group_ids() or ())
+    return out
+
+
+_SYNONYMS: dict = {}
+
+
+def synonym_groups(word: str) -> frozenset:
+    """The synonym groups of a Japanese word as SudachiPy's dictionary lists them (給料 and 給与 share one), for a
+    word :func:`lemma_tokens` has met; empty otherwise (English words, or SudachiPy not installed)."""
+    return _SYNONYMS.get(word, frozenset())

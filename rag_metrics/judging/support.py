@@ -8,14 +8,21 @@ log does not say which part of it the generator read, so a document-level log ju
 chunk-level one.
 
 :class:`OfflineSupportJudge` cuts each context page into sentences and looks, for each claim
-(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones -- that
+(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones; a ``#`` heading
+or a question (an FAQ's question line) asserts nothing and counts only as the first of two, where it gives the next
+line its subject (``assertions``) -- that
 
-1. holds at least ``min_overlap`` of the claim's content words (English words, Japanese character bigrams:
-   :func:`~rag_metrics.judging.claims.content_tokens`);
+1. holds at least ``min_overlap`` of the claim's content words: with ``lemmas`` (the default; the ``lemmas`` extra)
+   English lemmas from simplemma and Japanese dictionary forms from SudachiPy
+   (:func:`~rag_metrics.judging.claims.lemma_tokens`), falling back without them to
+   :func:`~rag_metrics.judging.claims.content_tokens` (plural ``s`` dropped, Japanese character bigrams);
 2. states every number, date and amount of the claim with the same value and unit
    (:func:`~rag_metrics.judging.claims.quantities_agree`): 翌月5日 is not supported by 翌月10日, 30 days not by 13,
-   1,500 EUR not by 15,000;
-3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words):
+   1,500 EUR not by 15,000; in a span of two sentences, each part of the claim takes its numbers from the sentence
+   that carries more of its words (``parts``): "escalates after five days" is not supported by "act within five
+   days. ... escalates after ten days";
+3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words,
+   cut at conjunctions too with ``scope``: a "not" of another condition of the sentence is not the claim's):
    "allowed" is not supported by "not allowed".
 
 Numbers are compared in one unit per dimension (:func:`~rag_metrics.judging.claims.canonical_quantities`, the reader
@@ -30,7 +37,9 @@ Otherwise the claim is unsupported and the reason names the closest span's faili
 **What the offline judge cannot see**: a paraphrase sharing too few words with the page ("cheapest ticket" for
 "lowest fare"); world knowledge and arithmetic ("half a year" = 6 months, a total of two amounts); a claim whose
 words and numbers all occur in a span that says something else (word order, who does what to whom: "the approver
-escalates after five days" when five days is the approval delay); negation carried by words outside its list
+escalates after five days" when five days is the approval delay, unless the two are in two sentences); a claim that
+adds a subject to a page's sentence ("Alcohol is reimbursed at client meals" against "Client meals are reimbursed");
+negation carried by words outside its list
 ("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items; a claim in one
 language against a page in another. Its agreement with people is measured on ``data/support/claims.jsonl`` (its
 development set, :func:`rag_metrics.experiment.support.measure_judges`) and on a held-out set it was not built on
@@ -39,6 +48,7 @@ development set, :func:`rag_metrics.experiment.support.measure_judges`) and on a
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import unicodedata
@@ -46,8 +56,8 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (canonical_quantities, content_tokens, negated, quantities, quantities_agree,
-                                       refusal_rest, split_claims)
+from rag_metrics.judging.claims import (canonical_quantities, content_tokens, lemma_tokens, lemmas_available, negated,
+                                       quantities, quantities_agree, refusal_rest, split_claims, synonym_groups)
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -100,22 +110,51 @@ def context_passages(items, corpus, *, index=None) -> list[dict]:
 
 @dataclass(frozen=True)
 class OfflineSupportJudge:
-    """The offline support judge (module docstring). ``check_numbers=False, check_negation=False`` gives the
-    token-overlap baseline the judge is compared with."""
+    """The offline support judge (module docstring). ``check_numbers=False, check_negation=False`` with the switches
+    below off gives the token-overlap baseline the judge is compared with (``load_judge("token-overlap")``).
+
+    The switches of issue 46, each measured on the development and the held-out sets
+    (``benchmarks/support_heldout.md``): ``lemmas`` (True, or ``"en"`` / ``"ja"`` for one language), ``assertions``,
+    ``scope`` and ``parts`` are on; ``subject`` (the claim's subject -- its words before the first verb, or before
+    は / が -- must be in the span), ``each_part`` (every part of a claim joining facts supported on its own) and
+    ``synonyms`` (a Japanese word matches one sharing a SudachiPy synonym group: 給料 = 給与) helped on the development
+    set only and are off."""
 
     min_overlap: float = 0.6
     check_numbers: bool = True
     check_negation: bool = True
+    lemmas: bool | str = True
+    assertions: bool = True
+    scope: bool = True
+    parts: bool = True
+    subject: bool = False
+    each_part: bool = False
+    synonyms: bool = False
     name: str = "offline"
 
     def __post_init__(self):
+        for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part",
+                      "synonyms"):
+            if not isinstance(getattr(self, field), bool):
+                raise InputError(f"{field} must be true or false; got {getattr(self, field)!r}.")
+        if not (isinstance(self.lemmas, bool) or self.lemmas in ("en", "ja")):
+            raise InputError(f"lemmas must be true, false, 'en' or 'ja'; got {self.lemmas!r}.")
         if isinstance(self.min_overlap, bool) or not isinstance(self.min_overlap, (int, float)) \
                 or not 0 < self.min_overlap <= 1:
             raise InputError(f"min_overlap must be a share in (0, 1]; got {self.min_overlap!r}.")
 
     def params(self) -> dict:
-        return {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
-                "check_negation": self.check_negation}
+        """The judge's settings, recorded beside its verdicts; ``lemmas`` names the dictionary forms really used
+        (``"unavailable"`` when the extra is not installed)."""
+        out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
+               "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
+               "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms}
+        out["lemmas"] = False
+        if self.lemmas:
+            have = lemmas_available()
+            wanted = ("en", "ja") if self.lemmas is True else (self.lemmas,)
+            out["lemmas"] = ",".join(k for k in wanted if have[k]) or "unavailable"
+        return out
 
     def judge(self, claim: str, passages: list[dict], question: str | None = None) -> dict:
         """One claim against the passages: ``supported`` (bool, None when the claim has no content to judge),
@@ -127,7 +166,7 @@ class OfflineSupportJudge:
         rest = refusal_rest(claim)
         if rest is not None:
             return self._absence(claim, rest, passages, question)
-        words = set(content_tokens(claim))
+        words = _tokens(claim, self.lemmas)
         numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
@@ -136,35 +175,69 @@ class OfflineSupportJudge:
         if not passages:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
-        best = None
-        for passage, span in _spans(passages):
-            overlap = _overlap(words, span) if words else 1.0
-            reason = "too few of the claim's words" if overlap < self.min_overlap else None
-            if reason is None and self.check_numbers and not quantities_agree(numbers, canonical_quantities(span)):
-                reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
-            elif reason is None and self.check_negation and polarity != _span_negated(span, words):
-                reason = "negation differs"
-            if reason is None:
-                return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
-                                 "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
-            key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
-            if best is None or key > best[0]:
-                best = (key, passage, span, reason)
+        hit, best = self._find(claim, words, numbers, polarity, passages)
+        missing = self._unsupported_part(claim, passages) if hit is not None and self.each_part else None
+        if hit is not None and missing is None:
+            passage, span, overlap = hit
+            return result | {"supported": True, "doc_id": passage["doc_id"], "page": passage["page"],
+                             "rank": passage["rank"], "span": span, "overlap": overlap, "reason": "supported"}
+        if hit is not None:
+            passage, span, overlap = hit
+            return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
+                             "rank": passage["rank"], "span": span, "overlap": overlap,
+                             "reason": f"a part of the claim is not supported: {missing}"}
+        if best is None:  # every sentence of the context is a heading or a question
+            return result | {"supported": False, "reason": "no sentence of the context asserts anything"}
         (_, overlap), passage, span, reason = best
         return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
                          "rank": passage["rank"], "span": span, "overlap": overlap, "reason": reason}
 
+    def _unsupported_part(self, claim: str, passages: list[dict]) -> str | None:
+        """The first part of a claim joining facts (:func:`_parts`) that no span supports on its own words, numbers
+        and polarity, or None: "approved by the approver alone and paid within a week" is not supported by a page
+        that says nothing of the payment, however many of the claim's words its first part brings."""
+        parts = _parts(claim, self.lemmas)
+        if len(parts) < 2:
+            return None
+        for part in parts:
+            words = _tokens(part, self.lemmas)
+            if words and self._find(part, words, canonical_quantities(part), negated(part), passages)[0] is None:
+                return part.strip()
+        return None
+
+    def _find(self, claim, words, numbers, polarity, passages):
+        """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
+        does) and the closest span as ``(key, passage, span, reason)``."""
+        best = None
+        subject = _subject(claim, self.lemmas) if self.subject else frozenset()
+        for passage, span, sents in _spans(passages, assertions=self.assertions):
+            overlap = _overlap(words, span, self.lemmas, self.synonyms) if words else 1.0
+            reason = "too few of the claim's words" if overlap < self.min_overlap else None
+            if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
+                reason = "the claim's subject is not in the span"
+            if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
+                reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
+            elif reason is None and self.check_negation and polarity != _span_negated(span, words, self.lemmas,
+                                                                                      scoped=self.scope):
+                reason = "negation differs"
+            if reason is None:
+                return (passage, span, overlap), None
+            key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
+            if best is None or key > best[0]:
+                best = (key, passage, span, reason)
+        return None, best
+
     def _absence(self, claim: str, rest: str, passages: list[dict], question: str | None) -> dict:
         """A refusal judged as an absence claim: what it says is missing (the claim's own words, else the question's)
         is looked for; a span holding at least ``min_overlap`` of those words states it."""
-        words = set(content_tokens(rest)) or _topic(question)
+        words = _tokens(rest, self.lemmas) or _topic(question, self.lemmas)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
         if not words:
             return result
         best = None
-        for passage, span in _spans(passages):
-            overlap = _overlap(words, span)
+        for passage, span, _ in _spans(passages, assertions=self.assertions):
+            overlap = _overlap(words, span, self.lemmas)
             if best is None or overlap > best[0]:
                 best = (overlap, passage, span)
         if best is None or best[0] < self.min_overlap:
@@ -176,12 +249,39 @@ class OfflineSupportJudge:
                          "reason": "a refusal, but a passage states it"}
 
 
-def _spans(passages: list[dict]):
-    """``(passage, span)``: each sentence of each passage, then each two adjacent ones, in context order."""
+def _spans(passages: list[dict], *, pairs: bool = True, assertions: bool = False):
+    """``(passage, span, sentences)``: each sentence of each passage, then (``pairs``) each two adjacent ones, in
+    context order. With ``assertions``, a heading or a question (an FAQ's question line) is no span on its own --
+    it asserts nothing -- but opens a pair with the sentence after it (the FAQ's answer, whose subject it gives)."""
     for passage in passages:
-        parts = sentences(passage["text"])
-        for span in parts + [f"{a} {b}" for a, b in zip(parts, parts[1:])]:
-            yield passage, span
+        if assertions:
+            parts, asserts = _assertion_list(passage["text"])
+        else:
+            parts = sentences(passage["text"])
+            asserts = (True,) * len(parts)
+        for span, ok in zip(parts, asserts):
+            if ok:
+                yield passage, span, (span,)
+        if pairs:
+            for (a, ok_a), (b, ok_b) in zip(zip(parts, asserts), zip(parts[1:], asserts[1:])):
+                if ok_b:
+                    yield passage, f"{a} {b}", (a, b)
+
+
+_QUESTION_END = re.compile(r"(?:[?？]|(?:です|ます|ません|でしょう|ない)か)[\s。]*$")
+
+
+@functools.lru_cache(maxsize=4096)
+def _assertion_list(text: str) -> tuple:
+    """``(sentences, asserts)``: a page's sentences and whether each asserts something (not a ``#`` heading, not a
+    question)."""
+    out, asserts = [], []
+    for line in (text or "").splitlines():
+        heading = line.lstrip().startswith("#")
+        for sentence in sentences(line):
+            out.append(sentence)
+            asserts.append(not heading and not _QUESTION_END.search(sentence))
+    return tuple(out), tuple(asserts)
 
 
 _HIRAGANA = re.compile(f"[{HIRAGANA}]")
@@ -189,30 +289,105 @@ _QUESTION_WORDS = frozenset("many much long often can may could should would doe
                             "why need".split())
 
 
-def _topic(question: str | None) -> set:
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str, lemmas) -> frozenset:
+    """The content words of ``text`` as a set: :func:`~rag_metrics.judging.claims.lemma_tokens` with ``lemmas``
+    (True: both languages; ``"en"`` or ``"ja"``: that one), else :func:`~rag_metrics.judging.claims.content_tokens`
+    (cached: the same pages are read for every answer)."""
+    if not lemmas:
+        return frozenset(content_tokens(text))
+    return frozenset(lemma_tokens(text) if lemmas is True else lemma_tokens(text, languages=(lemmas,)))
+
+
+def _topic(question: str | None, lemmas: bool = False) -> set:
     """The question's topic words: its content words without question words, and of Japanese only the bigrams
     without hiragana (the particles and endings of ``...ですか`` say nothing of the subject)."""
     if not isinstance(question, str):
         return set()
-    return {w for w in content_tokens(question) if w not in _QUESTION_WORDS and not _HIRAGANA.search(w)}
+    return {w for w in _tokens(question, lemmas) if w not in _QUESTION_WORDS and not _HIRAGANA.search(w)}
 
 
-def _overlap(words: set, span: str) -> float:
-    """Share of the claim's words in the span: an English word among the span's words, a Japanese bigram (or single
-    kana/kanji) inside its text."""
-    span_words = set(content_tokens(span))
+def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False) -> float:
+    """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
+    or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
+    the span (:func:`~rag_metrics.judging.claims.synonym_groups`)."""
+    span_words = _tokens(span, lemmas)
     text = unicodedata.normalize("NFKC", span).casefold()
-    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text) for w in words) / len(words)
+    groups = _groups(span_words) if synonyms else frozenset()
+    return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text)
+               or bool(groups and synonym_groups(w) & groups) for w in words) / len(words)
+
+
+@functools.lru_cache(maxsize=65536)
+def _groups(words: frozenset) -> frozenset:
+    return frozenset().union(*(synonym_groups(w) for w in words)) if words else frozenset()
 
 
 def _numbers(qs) -> str:
     return ", ".join(f"{v:g}{'' if u is None else ' ' + u}" for v, u in qs)
 
 
-def _span_negated(span: str, words: set) -> bool:
-    """The polarity of the clauses of ``span`` that share a word with the claim (all of it when none does)."""
-    clauses = [c for c in _CLAUSE.split(span) if set(content_tokens(c)) & words]
+_SUBCLAUSE = re.compile(r"[,;:、；]\s*|\s+(?=(?:unless|except|if|when|where|while|because|provided|or|and|but)\s)"
+                        r"|(?<=場合)|(?<=ときは)|(?<=ので)|(?<=ため)|(?<=けれど)|(?<=けど)|(?<=[てで]も)|(?<=が)、")
+
+
+def _span_negated(span: str, words: set, lemmas: bool = False, *, scoped: bool = False) -> bool:
+    """The polarity of the clauses of ``span`` that share a word with the claim (all of it when none does); with
+    ``scoped``, the span is cut at conjunctions too ("unless", "if", "when", "or", "and", 場合, ので...), so that a
+    "not" of another condition of the sentence, in a clause without the claim's words, is not read."""
+    if not scoped:
+        clauses = [c for c in _CLAUSE.split(span) if _tokens(c, lemmas) & words]
+        return negated(" ".join(clauses) if clauses else span)
+    clauses = [c for c in _SUBCLAUSE.split(span) if c and c.strip() and _tokens(c, lemmas) & words]
     return negated(" ".join(clauses) if clauses else span)
+
+
+def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) -> bool:
+    """Whether the span states the claim's numbers. In a span of two sentences with ``judge.parts``, each part of
+    the claim (:func:`_parts`) is read against the sentence that carries more of that part's words, which must not
+    state another value of the same unit: "escalates after five days" is not supported by "act within five days. ...
+    escalates after ten days"."""
+    if not quantities_agree(numbers, canonical_quantities(span)):
+        return False
+    if len(sents) < 2 or not judge.parts or not numbers:
+        return True
+    for part in _parts(claim, judge.lemmas) or [claim]:
+        words = _tokens(part, judge.lemmas)
+        home = max(sents, key=lambda s: _overlap(words, s, judge.lemmas) if words else 0.0)
+        stated = canonical_quantities(home)
+        for value, unit in canonical_quantities(part):
+            same_unit = [v for v, u in stated if unit is not None and u == unit]
+            if same_unit and value not in same_unit:  # that sentence states another value of this quantity
+                return False
+    return True
+
+
+_PART = re.compile(r",\s+|;\s*|\s+and\s+|\s+but\s+|、|；")
+_SUBJECT_END = re.compile(r"\b(?:is|are|was|were|must|can|cannot|can't|may|might|should|will|would|has|have|had|need|"
+                          r"needs|do|does|did|get|gets|require|requires)\b|(?<=[^\s])(?:は|が)")
+
+
+def _parts(claim: str, lemmas: bool = False) -> list[str]:
+    """A claim cut where it joins facts (``, `` ``and`` ``but`` ``;`` ``、``); a piece with fewer than two content
+    words (or none and no number) stays with the one before it."""
+    pieces = [p for p in _PART.split(claim) if p and p.strip()]
+    out: list[str] = []
+    for piece in pieces:
+        if out and len(_tokens(piece, lemmas)) < 2:
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    if len(out) > 1 and len(_tokens(out[0], lemmas)) < 2:
+        out[1] = f"{out[0]} {out[1]}"
+        out = out[1:]
+    return out
+
+
+def _subject(claim: str, lemmas: bool = False) -> frozenset:
+    """The content words before the claim's first verb or auxiliary (English) or its first は / が (Japanese): what
+    the claim is about. Empty when there is no such boundary."""
+    m = _SUBJECT_END.search(unicodedata.normalize("NFKC", claim).casefold())
+    return _tokens(claim[:m.start()], lemmas) if m and m.start() > 0 else frozenset()
 
 
 def support_of_answer(answer: str, passages: list[dict], judge, question: str | None = None) -> list[dict]:

@@ -24,11 +24,6 @@ the calls needed (items not cached), estimated input tokens of the rendered mess
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import threading
-
 from rag_metrics.labels.assessors import GRADES
 from rag_metrics.core.errors import InputError, check_choice
 from rag_metrics.llm.clients import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
@@ -124,11 +119,7 @@ class ChatAssessor:
         return render_assessment(question, answer, text, language=self.language or prompt_language(None, text))
 
     def assessment_key(self, question: str, answer: str | None, text: str) -> str:
-        system, user = self.assessment_messages(question, answer, text)
-        blob = json.dumps({"task": "assess", "prompt_version": self.prompt_version, "system": system, "user": user,
-                           "model": self.model, "endpoint": self.endpoint, "temperature": self.temperature,
-                           "max_tokens": self.max_tokens}, ensure_ascii=False, sort_keys=True)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return self.request_key(*self.assessment_messages(question, answer, text), task="assess")
 
     def is_cached(self, question: str, answer: str | None, text: str) -> bool:
         path = self._cache_path(self.assessment_key(question, answer, text))
@@ -139,29 +130,7 @@ class ChatAssessor:
         if not isinstance(question, str) or not isinstance(text, str):
             raise InputError(f"{self.name} assessor: question and text must be strings.")
         system, user = self.assessment_messages(question, expected_answer, text)
-        path = self._cache_path(self.assessment_key(question, expected_answer, text))
-        if path is not None and path.is_file():
-            try:
-                grade = parse_grade(json.loads(path.read_text(encoding="utf-8"))["reply"])
-            except (KeyError, TypeError, json.JSONDecodeError, MalformedResponse):
-                path.unlink(missing_ok=True)  # a broken entry is discarded and asked again
-            else:
-                with self._lock:
-                    self.usage["cached"] += 1
-                return grade
-        reply, usage = self._call(system, user)
-        with self._lock:
-            self.usage["calls"] += 1
-            self.usage["input_tokens"] += int(usage.get("input_tokens") or 0)
-            self.usage["output_tokens"] += int(usage.get("output_tokens") or 0)
-        grade = parse_grade(reply)  # malformed: raised before caching, so a re-run asks again
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(json.dumps({"reply": reply, "usage": usage, "model": self.model, "endpoint": self.endpoint,
-                                       "prompt_version": self.prompt_version}, ensure_ascii=False), encoding="utf-8")
-            os.replace(tmp, path)
-        return grade
+        return self.cached_call(system, user, parse_grade, key=self.assessment_key(question, expected_answer, text))
 
     __call__ = assess
 

@@ -115,10 +115,14 @@ class ChatGenerator:
         return render_prompt(page.text, n=self.n, language=self.language or prompt_language(page.language, page.text))
 
     def cache_key(self, page: Page) -> str:
-        system, user = self.messages(page)
-        blob = json.dumps({"prompt_version": self.prompt_version, "system": system, "user": user, "model": self.model,
-                           "endpoint": self.endpoint, "temperature": self.temperature, "max_tokens": self.max_tokens},
-                          ensure_ascii=False, sort_keys=True)
+        return self.request_key(*self.messages(page))
+
+    def request_key(self, system: str, user: str, *, prompt_version: str | None = None, **extra) -> str:
+        """The cache key of one request: a SHA-256 of the prompt version (this client's unless given), the messages,
+        model, endpoint, temperature, max_tokens and ``extra`` (a task name: what else tells two prompts apart)."""
+        blob = json.dumps({"prompt_version": prompt_version or self.prompt_version, "system": system, "user": user,
+                           "model": self.model, "endpoint": self.endpoint, "temperature": self.temperature,
+                           "max_tokens": self.max_tokens, **extra}, ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def _cache_path(self, key: str) -> Path | None:
@@ -128,22 +132,6 @@ class ChatGenerator:
         """Whether the page's reply is in the cache, readable (a broken entry does not count: it is asked again)."""
         path = self._cache_path(self.cache_key(page))
         return path is not None and path.is_file() and _cache_problem(path, self.n) is None
-
-    def _read_cache(self, path: Path):
-        """The cached questions of an entry, or None when there is none; a broken entry (cut off, edited, not a
-        reply of this prompt) is named in a warning, removed and asked again."""
-        if path is None or not path.is_file():
-            return None
-        problem = _cache_problem(path, self.n)
-        if problem is None:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            return parse_response(entry["reply"], self.n)
-        warnings.warn(f"{path}: broken cache entry ({problem}); removed, the page is asked again.", stacklevel=3)
-        with contextlib.suppress(OSError):
-            path.unlink()
-        with self._lock:
-            self.usage["broken_cache"] = self.usage.get("broken_cache", 0) + 1
-        return None
 
     # --- calling ---
     def _complete(self, system: str, user: str) -> tuple[str, dict]:  # pragma: no cover - abstract
@@ -173,29 +161,56 @@ class ChatGenerator:
                 with self._lock:
                     self.usage["retries"] += 1
 
-    def __call__(self, page: Page) -> list[dict]:
-        system, user = self.messages(page)
-        key = self.cache_key(page)
+    def has_cached(self, key: str) -> bool:
+        """Whether the cache holds an entry under ``key`` (:meth:`request_key`); whether it is readable is known when
+        it is read (:meth:`cached_call`)."""
         path = self._cache_path(key)
-        questions = self._read_cache(path)
-        if questions is not None:
-            with self._lock:
-                self.usage["cached"] += 1
-            return questions
+        return path is not None and path.is_file()
+
+    def cached_call(self, system: str, user: str, parse, *, key: str, record: dict | None = None):
+        """``parse(reply)`` of one request, through the cache: the one home of the project's cached LLM call (question
+        generation, relevance assessment and answer judging all go through it).
+
+        A cached entry whose reply ``parse`` accepts answers without a call (``usage["cached"]``); a broken one (cut
+        off, edited, refused by ``parse``) is named in a warning, removed and asked again (``usage["broken_cache"]``).
+        Otherwise one call through the retry loop, its tokens added to :attr:`usage`; ``parse`` refuses a malformed
+        reply by raising *before* anything is written, so a re-run asks again. An accepted reply is written
+        atomically with its usage, model, endpoint and ``record`` (the prompt version, what it was about)."""
+        path = self._cache_path(key)
+        if path is not None and path.is_file():
+            try:
+                value = parse(json.loads(path.read_text(encoding="utf-8"))["reply"])
+            except Exception as e:  # unreadable, not JSON, no reply, or a reply the parser refuses: unusable
+                what = "the page" if "page" in (record or {}) else "the request"
+                warnings.warn(f"{path}: broken cache entry ({type(e).__name__}: {str(e)[:160]}); removed, {what} is "
+                              "asked again.", stacklevel=3)
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                with self._lock:
+                    self.usage["broken_cache"] = self.usage.get("broken_cache", 0) + 1
+            else:
+                with self._lock:
+                    self.usage["cached"] += 1
+                return value
         reply, usage = self._call(system, user)
         with self._lock:
             self.usage["calls"] += 1
             self.usage["input_tokens"] += int(usage.get("input_tokens") or 0)
             self.usage["output_tokens"] += int(usage.get("output_tokens") or 0)
-        questions = parse_response(reply, self.n)  # malformed: raised before caching, so a re-run asks again
+        value = parse(reply)  # malformed: raised before caching, so a re-run asks again
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_text(json.dumps({"reply": reply, "usage": usage, "model": self.model, "endpoint": self.endpoint,
-                                       "prompt_version": self.prompt_version, "doc_id": page.doc_id,
-                                       "page": page.page}, ensure_ascii=False), encoding="utf-8")
+            entry = {"reply": reply, "usage": usage, "model": self.model, "endpoint": self.endpoint,
+                     "prompt_version": self.prompt_version, **(record or {})}
+            tmp.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, path)
-        return questions
+        return value
+
+    def __call__(self, page: Page) -> list[dict]:
+        system, user = self.messages(page)
+        return self.cached_call(system, user, lambda reply: parse_response(reply, self.n), key=self.cache_key(page),
+                                record={"doc_id": page.doc_id, "page": page.page})
 
     def estimate(self, pages, *, price_in: float | None = None, price_out: float | None = None) -> dict:
         """Calls and tokens a run over ``pages`` would need, and their cost (USD per million tokens given).
