@@ -38,11 +38,11 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
-from rag_metrics.experiment.support import read_support_set
+from rag_metrics.experiment.support_trust import development_set, heldout_set, judged
 from rag_metrics.core.options import parse_key_values
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.judging.claims import lemmas_available, split_claims
-from rag_metrics.judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
+from rag_metrics.judging.support import OfflineSupportJudge, answer_support, support_of_answer
 from rag_metrics.judging.support_llm import load_judge
 from rag_metrics.stats.agreement import cohen_kappa
 
@@ -54,35 +54,7 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def heldout(corpus):
-    """``(claims, answers)``: one row per labelled claim (kind, language, question, claim, passages, human) and per
-    answer (kind, answer, passages, human level)."""
-    rows = read_jsonl(HELDOUT / "answers.jsonl")
-    labels = {r.get("claim_id") or r.get("answer_id"): r for r in read_jsonl(HELDOUT / "labels_a.jsonl")}
-    claims, answers = [], []
-    for r in rows:
-        passages = context_passages([{"doc_id": d, "pages": [p]} for d, p in r["context"]], corpus)
-        answers.append({"answer_id": r["answer_id"], "kind": r["kind"], "language": r["language"],
-                        "question": r["question"], "answer": r["answer"], "passages": passages,
-                        "human": labels[r["answer_id"]]["answer_label"]})
-        claims += [{"claim_id": c["claim_id"], "kind": r["kind"], "language": r["language"], "question": r["question"],
-                    "claim": c["claim"], "passages": passages, "human": bool(labels[c["claim_id"]]["supported"])}
-                   for c in r["claims"]]
-    return pd.DataFrame(claims), pd.DataFrame(answers)
-
-
-def development(corpus) -> pd.DataFrame:
-    claims = read_support_set(data_dir() / "support" / "claims.jsonl")
-    passages = [context_passages([{"doc_id": d, "pages": [p]} for d, p in ctx], corpus) for ctx in claims["context"]]
-    return pd.DataFrame({"claim_id": claims["claim_id"], "kind": claims["kind"], "language": claims["language"],
-                         "question": None, "claim": claims["claim"], "passages": passages,
-                         "human": claims["supported"].astype(bool)})
-
-
-def judge_claims(judge, claims: pd.DataFrame) -> np.ndarray:
-    """Each claim judged with its question where the set has one (the development set has none)."""
-    return np.array([bool(judge.judge(c, p, question=q)["supported"])
-                     for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])])
+heldout, development, judge_claims = heldout_set, development_set, judged  # the package's readers of the two sets
 
 
 def _kappa_codes(a: np.ndarray, b: np.ndarray, k: int) -> float:
