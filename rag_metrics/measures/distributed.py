@@ -44,7 +44,8 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.io.rankings import Run
 from rag_metrics.measures.result import Evaluation
 
-__all__ = ["evaluate_partitioned", "evaluate_files", "evaluate_split", "dask_client", "map_by_question", "combine_per_question"]
+__all__ = ["evaluate_partitioned", "evaluate_files", "evaluate_split", "dask_client", "map_by_question",
+           "combine_per_question"]
 
 
 def _partition_values(part: pd.DataFrame, prepared, files) -> pd.DataFrame:
