@@ -46,9 +46,12 @@ from rag_metrics.io.trec_tokens import (MIX, FastPathUnavailable, cached_on, dec
 __all__ = ["FastPathUnavailable", "read_qrels_fast", "code_run_fast", "SMALL_FILE_BYTES", "BLOCK_BYTES"]
 
 SMALL_FILE_BYTES = 16 << 20
-BLOCK_BYTES = 16 << 20
+BLOCK_BYTES = 8 << 20
 """Run-file block size. Measured at 100k questions (324 MB run, 7 measures): 64 MB blocks 3.8 s / 988 MB peak,
-16 MB 2.9-3.1 s / 680 MB, 8 MB 3.0-3.4 s / 570 MB -- smaller blocks keep polars' buffers small at no cost in time."""
+16 MB 2.9-3.1 s / 680 MB, 8 MB 3.0-3.4 s / 570 MB -- smaller blocks keep polars' buffers small at no cost in time.
+Again on 2026-12-07 (busy machine, load 10; the whole evaluation in one process): 16 MB 4.23 CPU-s / 533 MB,
+8 MB 4.02 CPU-s / 414 MB, 4 MB 4.10 CPU-s / 360 MB -- 8 MB is the default since (issue 51: at most 0.3 of
+pytrec_eval's memory)."""
 
 
 # ---- judgments -----------------------------------------------------------------------------------
