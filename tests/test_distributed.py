@@ -196,7 +196,7 @@ def test_a_split_run_gives_the_numbers_of_one_process(tmp_path, client, monkeypa
                                for j in rng.choice(15, 4, replace=False))
     run = "\ufeff" + "".join(f"q{i} Q0 d{j} {r} {rng.choice([1.0, 2.0, 2.5])} t\n" for i in range(30) if i % 9
                              for r, j in enumerate(rng.choice(15, 8, replace=False), 1))
-    run += "zz Q0 d1 1 1.0 t\nyy Q0 d2 1 1.0 t\n"
+    run += "zz Q0 d1 1 1.0 t\nyy Q0 d2 1 1.0 t\n \t q1 Q0 d99 9 0.5 t\n"  # an indented line of q1, after others
     (tmp_path / "qrels.txt").write_text(qrels, encoding="utf-8")
     (tmp_path / "run.txt").write_text(run, encoding="utf-8")
     expected = evaluate_trec(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), MEASURES)
@@ -211,8 +211,8 @@ def test_a_split_run_gives_the_numbers_of_one_process(tmp_path, client, monkeypa
     pd.testing.assert_frame_equal(got.summary, expected.summary, check_exact=True)
     assert set(got.unknown_questions) == {"zz", "yy"}
     # the bucket is a function of the question ID alone, whatever follows it
-    assert question_buckets(b"q1 Q0 a 1 1 t\nq1\t0\tb\t1\nq2 x\n", 7)[:2].tolist() == [
-        question_buckets(b"q1 z\n", 7)[0]] * 2
+    assert question_buckets(b"q1 Q0 a 1 1 t\nq1\t0\tb\t1\n  q1 x\nq2 x\n", 7)[:3].tolist() == [
+        question_buckets(b"q1 z\n", 7)[0]] * 3
 
 
 def test_line_ranges_cover_the_file_in_whole_lines(tmp_path):

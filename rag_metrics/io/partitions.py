@@ -92,14 +92,16 @@ def line_ranges(path, part_bytes: int = PART_BYTES) -> list:
 
 
 def question_buckets(data: bytes, n_buckets: int) -> np.ndarray:
-    """Each line's bucket in ``range(n_buckets)``, a function of its first field (the question ID, up to the first
-    space, tab or control character) alone: every line of one question lands in one bucket, in any file. ``data``
-    ends with a newline."""
+    """Each line's bucket in ``range(n_buckets)``, a function of its first field alone (the question ID: after any
+    leading spaces or tabs, up to the next space, tab or control character): every line of one question lands in
+    one bucket, in any file. ``data`` ends with a newline."""
     from rag_metrics.io.trec_tokens import MIX, id_keys
 
     raw = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(raw == 10)
     starts = np.r_[0, newlines[:-1] + 1].astype(np.int32 if raw.size < 2**31 - _QID_BYTES else np.int64)
+    filled = np.r_[np.flatnonzero(raw > 32), raw.size]
+    starts = np.minimum(filled[np.searchsorted(filled, starts)], newlines).astype(starts.dtype)  # leading blanks
     blanks = np.flatnonzero(raw <= 32)  # every line has one: its newline
     ends = np.minimum(blanks[np.searchsorted(blanks, starts)], starts + _QID_BYTES)
     width = max(1, int((ends - starts).max(initial=1)))
