@@ -19,7 +19,7 @@ Cost model: the time goes into parsing text and matching string IDs, not into th
   read by Clinger's fast path (``mantissa / 10**k``, correctly rounded like ``float()``) or ``float()``
   for the rare other token; IDs become 64-bit keys (their bytes, or a hash of longer ones checked on
   the bytes); one sort of (question, ID) keys finds repeated documents and joins the judgments;
-* a larger run is cut into blocks of about 16 MB (``BLOCK_BYTES``) that end where a question ends (the
+* a larger run is cut into blocks of about 8 MB (``BLOCK_BYTES``) that end where a question ends (the
   cut is found in the bytes), and three blocks at a time are parsed by polars' CSV reader (no quoting:
   ``"`` is an ordinary character), ordered and joined in threads; only per-question lengths and the
   judged rows survive a block, so memory stays flat in the file size;
