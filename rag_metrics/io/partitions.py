@@ -100,8 +100,9 @@ def question_buckets(data: bytes, n_buckets: int) -> np.ndarray:
     raw = np.frombuffer(data, dtype=np.uint8)
     newlines = np.flatnonzero(raw == 10)
     starts = np.r_[0, newlines[:-1] + 1].astype(np.int32 if raw.size < 2**31 - _QID_BYTES else np.int64)
-    filled = np.r_[np.flatnonzero(raw > 32), raw.size]
-    starts = np.minimum(filled[np.searchsorted(filled, starts)], newlines).astype(starts.dtype)  # leading blanks
+    for line in np.flatnonzero((raw[starts] == 32) | (raw[starts] == 9)).tolist():  # indented lines (rare)
+        end = int(newlines[line])
+        starts[line] = end - len(data[int(starts[line]):end].lstrip(b" \t"))
     blanks = np.flatnonzero(raw <= 32)  # every line has one: its newline
     ends = np.minimum(blanks[np.searchsorted(blanks, starts)], starts + _QID_BYTES)
     width = max(1, int((ends - starts).max(initial=1)))
