@@ -110,11 +110,14 @@ print(json.dumps({name: statistics.median(t[1:]) for name, t in times.items()}))
 """
 
 
-def in_process(qrels, run, repeat: int) -> dict:
+def in_process(qrels, run, repeat: int, priority: bool = False) -> dict:
     """Median seconds of the work alone -- read both files and evaluate, imports done -- in one process that
     alternates the two tools (no start-up, no imports: what a notebook or a server pays per evaluation)."""
-    out = subprocess.run([sys.executable, "-c", IN_PROCESS, qrels, run, str(repeat), str(HERE / "peers"),
-                          json.dumps([*PAIRS, *OURS_ONLY])], check=True, capture_output=True, text=True).stdout
+    cmd = [sys.executable, "-c", IN_PROCESS, qrels, run, str(repeat), str(HERE / "peers"),
+           json.dumps([*PAIRS, *OURS_ONLY])]
+    if priority:
+        cmd = ["setsid", "bash", "-c", PRIORITY, "bash", *cmd]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -164,7 +167,7 @@ def main():
         compared, worst = agreement(qrels, run)
         rows.append((n, Path(run).stat().st_size / 1e6, results, compared, worst))
         if "pytrec_eval" in cmds:
-            inside.append((n, in_process(qrels, run, args.repeat)))
+            inside.append((n, in_process(qrels, run, args.repeat, args.priority)))
     ours = "rag-metrics"
     print("| questions | run file | tool | wall s | peak MB | peer / rag-metrics (time) | range over rounds | "
           "peer / rag-metrics (memory) |")
