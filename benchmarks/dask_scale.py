@@ -92,15 +92,16 @@ def main():
                            check=True)
         cmd = [sys.executable, __file__, "--data", str(data), "--one", str(n), "--workers", str(args.workers),
                "--memory-limit", args.memory_limit] + (["--compare"] if compare else [])
-        row = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        row = json.loads(out.strip().splitlines()[-1])
         print(json.dumps(row), file=sys.stderr)
         rows.append(row)
-    print(f"| questions | run file | wall s | peak RSS per worker (MB) | client peak (MB) | engine |")
+    print("| questions | run file | wall s | peak RSS per worker (MB) | client peak (MB) | engine |")
     print("|---:|---:|---:|---|---:|---|")
     for r in rows:
         peaks = ", ".join(f"{p:.0f}" for p in r["worker_peak_mb"])
-        print(f"| {r['questions']:,} | {r['run_mb']:,.0f} MB | {r['wall_s']:.1f} | {peaks} | {r['client_peak_mb']:.0f} | "
-              f"{r['engine']} |")
+        print(f"| {r['questions']:,} | {r['run_mb']:,.0f} MB | {r['wall_s']:.1f} | {peaks} | "
+              f"{r['client_peak_mb']:.0f} | {r['engine']} |")
     for r in rows:
         if "identical_per_question" in r:
             print(f"\n{r['questions']:,} questions split on the cluster vs one process ({r['one_process_s']:.1f} s): "

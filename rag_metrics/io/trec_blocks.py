@@ -171,7 +171,8 @@ def _code_block(data: bytes, first: bool, judgments: _BlockJudgments) -> tuple:
     df = _parse_block(data, first)
     g = df.select(pl.col("qid").rle_id()).to_series().to_numpy().astype(np.int64)
     doc = df["doc"]  # ties: polars compares and ranks the IDs (byte order, as the others)
-    order = trec_order(g, df["score"].to_numpy(), lambda rows: doc.gather(rows).rank("dense").to_numpy().astype(np.int64),
+    order = trec_order(g, df["score"].to_numpy(),
+                       lambda rows: doc.gather(rows).rank("dense").to_numpy().astype(np.int64),
                        lambda a, b: (doc.gather(a) > doc.gather(b)).to_numpy())
     pos = np.empty(df.height, dtype=np.int64)
     pos[order] = np.arange(df.height)  # position of each row after ordering (questions stay in place)

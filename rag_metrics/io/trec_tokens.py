@@ -86,7 +86,8 @@ def field_column(layout: tuple, field: int) -> tuple:
     raw, starts, ends = layout
     start, end = starts[:, field], ends[:, field]
     width = int((end - start).max())
-    matrix = raw[np.minimum(start[:, None] + np.arange(width, dtype=start.dtype), end[:, None])]  # padded with the separator ...
+    # padded with the separator ...
+    matrix = raw[np.minimum(start[:, None] + np.arange(width, dtype=start.dtype), end[:, None])]
     matrix *= matrix > 32  # ... made 0 (a separator is a space or a newline; no other byte <= 32 is left)
     return matrix, end - start
 
