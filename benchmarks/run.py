@@ -86,6 +86,41 @@ def agreement(qrels, run) -> tuple[int, float]:
     return compared, worst
 
 
+IN_PROCESS = r"""
+import json, statistics, sys, time
+sys.path.insert(0, sys.argv[4])
+import pytrec_eval_run
+import rag_metrics
+qrels, run, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+measures = json.loads(sys.argv[5])
+
+def ours():
+    return rag_metrics.evaluate_trec(qrels, run, measures)
+
+def theirs():
+    return pytrec_eval_run.evaluate(qrels, run)
+
+times = {"rag-metrics": [], "pytrec_eval": []}
+for _ in range(repeat + 1):  # the first round warms the caches of both, then is dropped
+    for name, work in (("rag-metrics", ours), ("pytrec_eval", theirs)):
+        start = time.perf_counter()
+        work()
+        times[name].append(time.perf_counter() - start)
+print(json.dumps({name: statistics.median(t[1:]) for name, t in times.items()}))
+"""
+
+
+def in_process(qrels, run, repeat: int, priority: bool = False) -> dict:
+    """Median seconds of the work alone -- read both files and evaluate, imports done -- in one process that
+    alternates the two tools (no start-up, no imports: what a notebook or a server pays per evaluation)."""
+    cmd = [sys.executable, "-c", IN_PROCESS, qrels, run, str(repeat), str(HERE / "peers"),
+           json.dumps([*PAIRS, *OURS_ONLY])]
+    if priority:
+        cmd = ["setsid", "bash", "-c", PRIORITY, "bash", *cmd]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def busy(n: int, priority: bool = False) -> list:
     """``n`` processes spinning on a core each (ended by the caller), at the measured processes' priority."""
     cmd = [sys.executable, "-c", "while True: pass"]
@@ -109,7 +144,7 @@ def main():
     compileall.compile_dir(str(Path(rag_metrics.__file__).parent), quiet=1)
     print(f"load average {os.getloadavg()[0]:.1f}; cores {os.cpu_count()}; priority {args.priority}; "
           f"busy cores {args.busy}", file=sys.stderr)
-    rows = []
+    rows, inside = [], []
     for n in args.sizes:
         qrels, run = f"{args.data}/qrels_{n}.txt", f"{args.data}/run_{n}.txt"
         if not Path(run).exists():
@@ -131,6 +166,8 @@ def main():
                    for name, r in runs.items()}
         compared, worst = agreement(qrels, run)
         rows.append((n, Path(run).stat().st_size / 1e6, results, compared, worst))
+        if "pytrec_eval" in cmds:
+            inside.append((n, in_process(qrels, run, args.repeat, args.priority)))
     ours = "rag-metrics"
     print("| questions | run file | tool | wall s | peak MB | peer / rag-metrics (time) | range over rounds | "
           "peer / rag-metrics (memory) |")
@@ -144,6 +181,14 @@ def main():
             print(f"| {n:,} | {size:.0f} MB | {name} | {wall:.2f} | {mem:.0f} | {wall / results[ours][0]:.2f}x | "
                   f"{min(per_round):.2f}-{max(per_round):.2f}x | {mem / results[ours][1]:.2f}x |")
     print()
+    if inside:
+        print("In process (imports done; read both files and evaluate; median of --repeat rounds, alternating):\n")
+        print("| questions | rag-metrics s | pytrec_eval s | pytrec_eval / rag-metrics |")
+        print("|---:|---:|---:|---:|")
+        for n, t in inside:
+            print(f"| {n:,} | {t['rag-metrics']:.3f} | {t['pytrec_eval']:.3f} | "
+                  f"{t['pytrec_eval'] / t['rag-metrics']:.2f}x |")
+        print()
     for n, _, _, compared, worst in rows:
         print(f"agreement with pytrec_eval at {n:,} questions: {compared:,} questions compared, "
               f"largest difference {worst:.1e}")

@@ -9,7 +9,7 @@ import pytest
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("dask.distributed")
 
-from rag_metrics import evaluate  # noqa: E402
+from rag_metrics import evaluate, evaluate_trec  # noqa: E402
 from rag_metrics.cli import main  # noqa: E402
 from rag_metrics.measures.evaluator import evaluate_dask  # noqa: E402
 
@@ -182,3 +182,45 @@ def test_evaluate_log_on_dask_equals_one_process(client, tmp_path):
     assert on_dask.unknown_questions == local.unknown_questions == ["zz"]
     with pytest.raises(ValueError, match="'engine' parameter of evaluate_log"):
         evaluate_log(golden, log, corpus, engine="spark")
+
+
+def test_a_split_run_gives_the_numbers_of_one_process(tmp_path, client, monkeypatch):
+    """The out-of-core path: byte ranges of a few lines (so that questions straddle ranges), lines bucketed by
+    question on the workers, each bucket evaluated there; judged questions with no result, run questions the qrels
+    lack, a byte-order mark, tabs in the qrels and ties all give what one process gives."""
+    from rag_metrics.io.partitions import line_ranges, question_buckets
+    from rag_metrics.measures import distributed as dist
+
+    rng = np.random.default_rng(3)
+    qrels = "\ufeff" + "".join(f"q{i}\t0\td{j}\t{int(rng.integers(0, 3))}\n" for i in range(30)
+                               for j in rng.choice(15, 4, replace=False))
+    run = "\ufeff" + "".join(f"q{i} Q0 d{j} {r} {rng.choice([1.0, 2.0, 2.5])} t\n" for i in range(30) if i % 9
+                             for r, j in enumerate(rng.choice(15, 8, replace=False), 1))
+    run += "zz Q0 d1 1 1.0 t\nyy Q0 d2 1 1.0 t\n \t q1 Q0 d99 9 0.5 t\n"  # an indented line of q1, after others
+    (tmp_path / "qrels.txt").write_text(qrels, encoding="utf-8")
+    (tmp_path / "run.txt").write_text(run, encoding="utf-8")
+    expected = evaluate_trec(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), MEASURES)
+    monkeypatch.setattr(dist, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(dist, "BUCKET_BYTES", 200)
+    monkeypatch.setattr("rag_metrics.io.partitions.PART_BYTES", 300)
+    assert len(line_ranges(tmp_path / "run.txt", 300)) > 5
+    got = evaluate_trec(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), MEASURES, engine="dask",
+                        scheduler=client.scheduler.address)
+    assert got.settings["engine"] == "dask"
+    pd.testing.assert_frame_equal(got.per_question, expected.per_question, check_exact=True)
+    pd.testing.assert_frame_equal(got.summary, expected.summary, check_exact=True)
+    assert set(got.unknown_questions) == {"zz", "yy"}
+    # the bucket is a function of the question ID alone, whatever follows it
+    assert question_buckets(b"q1 Q0 a 1 1 t\nq1\t0\tb\t1\n  q1 x\nq2 x\n", 7)[:3].tolist() == [
+        question_buckets(b"q1 z\n", 7)[0]] * 3
+
+
+def test_line_ranges_cover_the_file_in_whole_lines(tmp_path):
+    from rag_metrics.io.partitions import line_ranges
+
+    data = b"".join(b"x" * (i % 7) + b"\n" for i in range(200)) + b"last"
+    (tmp_path / "f").write_bytes(data)
+    for size in (1, 5, 64, 10_000):
+        ranges = line_ranges(tmp_path / "f", size)
+        assert b"".join(data[a:b] for a, b in ranges) == data
+        assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rag_metrics import Qrels, evaluate, evaluate_trec, evaluator
 from rag_metrics.cli import main
-from rag_metrics.io import trec_fast
+from rag_metrics.io import trec_blocks, trec_fast, trec_tokens
 from rag_metrics.io.trec import INT_SYNTAX, SCORE_SYNTAX, read_qrels, read_run
 from rag_metrics.io.trec_fast import FastPathUnavailable, code_run_fast
 from rag_metrics.measures.registry import parse_measures
@@ -132,7 +132,7 @@ def test_hash_collisions_are_filtered_on_the_exact_strings(tmp_path, monkeypatch
     (tmp_path / "q2").write_text(one + "".join(f"q{q} 0 d{q % 30}x 1\n" for q in range(40)))
     (tmp_path / "r").write_text(run)
     expected = {name: general(tmp_path / name, tmp_path / "r") for name in ("q1", "q2")}
-    monkeypatch.setattr(trec_fast, "_mix", lambda doc_hash, question: question.astype(np.uint64) * np.uint64(3))
+    monkeypatch.setattr(trec_blocks, "mix", lambda doc_hash, question: question.astype(np.uint64) * np.uint64(3))
     got = evaluate_trec_fast(tmp_path / "q1", tmp_path / "r", MEASURES, small=False)
     assert got.settings["engine"] == "fast"
     for m in MEASURES:
@@ -152,7 +152,7 @@ def test_small_route_keys_documents_and_steps_aside_on_any_collision(tmp_path, m
     qp, rp = write_case(tmp_path, 6)
     expected = general(qp, rp)
     qrels = Qrels.from_file(qp)
-    monkeypatch.setattr(trec_fast, "_id_keys", lambda matrix, words=None: (np.zeros(len(matrix), np.uint64), False))
+    monkeypatch.setattr(trec_fast, "id_keys", lambda matrix, words=None: (np.zeros(len(matrix), np.uint64), False))
     with pytest.raises(FastPathUnavailable, match="duplicate document candidate"):
         trec_fast._code_small(qrels, rp, None)
     got = evaluate_trec(qp, rp, MEASURES, level="chunk")
@@ -210,8 +210,8 @@ TOKENS = st.one_of(st.text(NUMBERISH, min_size=1, max_size=7), DECIMALS.filter(b
 
 def _column_of(tokens):
     """The tokens as the small route sees them: one field per line, a zero-padded byte matrix."""
-    layout = trec_fast._layout(b"\n".join(tokens) + b"\n", 1, "x")
-    return trec_fast._column(layout, 0)[0]
+    layout = trec_tokens.field_layout(b"\n".join(tokens) + b"\n", 1, "x")
+    return trec_tokens.field_column(layout, 0)[0]
 
 
 @settings(max_examples=500, deadline=None)
@@ -235,10 +235,10 @@ def test_the_number_checks_read_exactly_the_trec_syntax(tokens):
         return
     raw = [t.encode() for t in tokens]
     want_int = all(re.fullmatch(INT_SYNTAX, t, re.ASCII) for t in tokens)
-    assert trec_fast.integer_tokens(raw) == want_int, tokens
-    assert trec_fast._integers_ok(_column_of(raw)) == want_int, tokens
+    assert trec_tokens.integer_tokens(raw) == want_int, tokens
+    assert trec_tokens.integers_ok(_column_of(raw)) == want_int, tokens
     want_score = all(re.fullmatch(SCORE_SYNTAX, t, re.ASCII) and np.isfinite(float(t)) for t in tokens)
-    for read in (trec_fast.score_values, lambda r: trec_fast.score_column(_column_of(r))):
+    for read in (trec_tokens.score_values, lambda r: trec_tokens.score_column(_column_of(r))):
         try:
             values = read(raw)
         except FastPathUnavailable:
@@ -248,7 +248,7 @@ def test_the_number_checks_read_exactly_the_trec_syntax(tokens):
             expected = np.array([float(t) for t in tokens])
             assert values.tobytes() == expected.tobytes(), (tokens, values, expected)  # the same bits, -0.0 included
     if want_int and all(len(t.lstrip("+-")) <= 15 for t in tokens):
-        assert trec_fast.integer_column(_column_of(raw), "x").tolist() == [int(t) for t in tokens]
+        assert trec_tokens.integer_column(_column_of(raw), "x").tolist() == [int(t) for t in tokens]
 
 
 @pytest.mark.parametrize("data, ok", [
@@ -260,7 +260,7 @@ def test_the_number_checks_read_exactly_the_trec_syntax(tokens):
 ])
 def test_every_line_must_hold_the_fields_not_just_the_total(data, ok):
     if ok:
-        assert trec_fast._plain(data, 3, "run") == data
+        assert trec_tokens.plain_text(data, 3, "run") == data
     else:
         with pytest.raises(FastPathUnavailable, match="not 3 single-space separated fields on every line"):
-            trec_fast._plain(data, 3, "run")
+            trec_tokens.plain_text(data, 3, "run")

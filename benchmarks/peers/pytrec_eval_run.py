@@ -11,8 +11,8 @@ import pytrec_eval
 MEASURES = {"ndcg_cut.10", "recall.100", "P.10", "recip_rank", "success.5", "bpref"}
 
 
-def main():
-    qrels_path, run_path = sys.argv[1], sys.argv[2]
+def evaluate(qrels_path, run_path):
+    """Both files parsed into dicts and evaluated: pytrec_eval's per-query results."""
     qrels, run = {}, {}
     with open(qrels_path) as f:
         for line in f:
@@ -22,7 +22,11 @@ def main():
         for line in f:
             q, _, d, _, s, _ = line.split()
             run.setdefault(q, {})[d] = float(s)
-    result = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+    return pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
+
+
+def main():
+    result = evaluate(sys.argv[1], sys.argv[2])
     if "--per-query" in sys.argv:
         with open(sys.argv[sys.argv.index("--per-query") + 1], "w") as f:
             json.dump(result, f)

@@ -25,24 +25,39 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
-import socket
 import stat
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["atomic_write_text", "atomic_open", "FileLock", "LockHeld", "process_alive",
-           "check_output", "check_writes", "Output", "publish_files", "write_summaries", "write_json", "HOST"]
+           "check_output", "check_writes", "Output", "publish_files", "write_summaries", "write_json", "HOST",
+           "machine_name"]
 
-HOST = socket.gethostname()
-"""This machine's name (PIDs are only meaningful on the machine that wrote them)."""
+
+def machine_name() -> str:
+    """This machine's name (PIDs are only meaningful on the machine that wrote them), looked up on first use:
+    ``socket`` is not imported by the commands that never lock or name a host (``rag-metrics evaluate`` on a small
+    run pays for every import)."""
+    if "HOST" not in globals():
+        import socket
+
+        globals()["HOST"] = socket.gethostname()
+    return globals()["HOST"]
+
+
+def __getattr__(name: str):
+    """``HOST``: :func:`machine_name`, the constant of earlier versions, looked up when asked for."""
+    if name == "HOST":
+        return machine_name()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _temp_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.{secrets.token_hex(4)}.tmp")
+    import threading
+
+    return path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.{os.urandom(4).hex()}.tmp")
 
 
 def _create(tmp: Path, like: Path):
@@ -273,7 +288,7 @@ def publish_files(files: dict, *, folder=None) -> list[Path]:
     base = Path(folder) if folder is not None else targets[-1].parent
     parent = base.parent if folder is not None else base
     parent.mkdir(parents=True, exist_ok=True)
-    staging = parent / f".{base.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    staging = parent / f".{base.name}.{os.getpid()}.{os.urandom(4).hex()}.partial"
     os.mkdir(staging)
     try:
         staged = []
@@ -323,7 +338,8 @@ class LockHeld(RuntimeError):
 
     def __init__(self, path, pid: int | None, host: str | None):
         self.path, self.pid, self.host = str(path), pid, host
-        who = "another process" if pid is None else f"process {pid}" + (f" on {host}" if host and host != HOST else "")
+        elsewhere = f" on {host}" if host and host != machine_name() else ""
+        who = "another process" if pid is None else f"process {pid}" + elsewhere
         super().__init__(f"{path} is locked by {who}")
 
 
@@ -377,7 +393,7 @@ class FileLock:
                     same = False
                 if same:
                     os.ftruncate(fd, 0)
-                    os.write(fd, f"{os.getpid()} {HOST}\n".encode())
+                    os.write(fd, f"{os.getpid()} {machine_name()}\n".encode())
                     self._fd = fd
                     return self
                 os.close(fd)

@@ -111,6 +111,33 @@ class Run:
             raise InputError("only a run read with Run.from_files has partitions.")
         return trec_run_frame(self.paths)
 
+    @staticmethod
+    def split_by_question(client, paths: list, out_dir, *, n_buckets: int, part_bytes: int | None = None,
+                          name: str = "part") -> list:
+        """Plain TREC files (a run's or judgments) split by question into ``n_buckets`` buckets on a Dask cluster:
+        per bucket, its pieces ``(file, start, stop)`` (:func:`rag_metrics.io.partitions.split_files`)."""
+        from rag_metrics.io import partitions
+
+        return partitions.split_files(client, paths, out_dir, n_buckets=n_buckets, name=name,
+                                      part_bytes=part_bytes or partitions.PART_BYTES)
+
+    @property
+    def plain_bytes(self) -> int | None:
+        """The total size of a :meth:`from_files` run's files when none is gzip-compressed (they can then be split
+        by byte ranges), else None."""
+        from rag_metrics.io.trec import is_gzip
+
+        if not self.paths or any(is_gzip(p) for p in self.paths):
+            return None
+        return sum(os.path.getsize(p) for p in self.paths)
+
+    @staticmethod
+    def join_pieces(pieces: list, out_path) -> int:
+        """One bucket of :meth:`split_by_question` as one file (bytes written)."""
+        from rag_metrics.io.partitions import join_pieces
+
+        return join_pieces(pieces, out_path)
+
     @classmethod
     def from_partition(cls, part: pd.DataFrame, files: list) -> Run:
         """The whole questions of one shuffled partition of :meth:`partitions`, checked across files and ordered

@@ -44,7 +44,8 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.io.rankings import Run
 from rag_metrics.measures.result import Evaluation
 
-__all__ = ["evaluate_partitioned", "evaluate_files", "dask_client", "map_by_question", "combine_per_question"]
+__all__ = ["evaluate_partitioned", "evaluate_files", "evaluate_split", "dask_client", "map_by_question",
+           "combine_per_question"]
 
 
 def _partition_values(part: pd.DataFrame, prepared, files) -> pd.DataFrame:
@@ -153,11 +154,129 @@ class dask_client:
         return False
 
 
+SPLIT_BYTES = 256 << 20
+"""Plain run files larger than this together (and plain TREC qrels) are split by question (:func:`evaluate_split`);
+smaller ones are read one partition per file by the line-validating reader."""
+BUCKET_BYTES = 16 << 20
+"""Run bytes per bucket of a split run: each bucket is read by the small-file route on one worker."""
+
+
 def evaluate_files(prepared, run: Run, *, scheduler: str | None = None) -> Evaluation:
-    """TREC run files on Dask, evaluated by ``prepared`` (an :class:`~rag_metrics.measures.evaluator.Evaluator`): one
-    partition per file, shuffled by question (module docstring)."""
+    """TREC run files on Dask, evaluated by ``prepared`` (an :class:`~rag_metrics.measures.evaluator.Evaluator`):
+    large plain files split by question (:func:`evaluate_split`), others one partition per file, shuffled by
+    question (module docstring)."""
+    size = run.plain_bytes
+    qrels = prepared.qrels
+    if size is not None and size > SPLIT_BYTES and qrels.format == "trec" and qrels.source is not None \
+            and Run.from_files([qrels.source]).plain_bytes is not None:
+        return evaluate_split(prepared, run, scheduler=scheduler)
     with dask_client(scheduler):
         return evaluate_partitioned(prepared, run.partitions(), files=run.paths)
+
+
+# ---- a large run split by question: byte ranges read and bucketed on the workers, each bucket evaluated there ----
+
+def evaluate_split(prepared, run: Run, *, scheduler: str | None = None, scratch=None,
+                   bucket_bytes: int | None = None, part_bytes: int | None = None) -> Evaluation:
+    """Plain TREC run files and qrels (``prepared.qrels.source``) evaluated out of core on Dask.
+
+    1. Split: the workers read the files in byte ranges of whole lines (``part_bytes``) and write each range's
+       lines grouped by question bucket (a hash of the question ID) to ``scratch``: no process holds more than a
+       range.
+    2. Evaluate: one task per bucket joins the bucket's pieces of the run and of the qrels (every line of a
+       question is in one bucket, in file order) and evaluates them with the in-memory readers
+       (``engine="auto"``), returning per-question values only.
+    3. Reduce: the client places each question's values in the judgments' order.
+
+    The numbers are those of the whole run in one process (a test checks it). ``scratch`` (default
+    ``$RAG_METRICS_SCRATCH``, else the temporary folder) must be visible to every worker and to this process, as the
+    files must; its pieces are removed at the end. The unknown questions (in the run, not the judgments) are listed
+    bucket by bucket, not in the run's order.
+    """
+    import os
+    import shutil
+    import tempfile
+
+    n_bytes = run.plain_bytes or 0
+    work = tempfile.mkdtemp(prefix="rag-metrics-split-", dir=scratch or os.environ.get("RAG_METRICS_SCRATCH"))
+    try:
+        with dask_client(scheduler, reuse=True) as client:
+            workers = max(1, len(client.scheduler_info().get("workers", {})))
+            n_buckets = max(2 * workers, -(-n_bytes // (bucket_bytes or BUCKET_BYTES)))
+            run_pieces = Run.split_by_question(client, run.paths, work, n_buckets=n_buckets, part_bytes=part_bytes,
+                                               name="run")
+            qrels_pieces = Run.split_by_question(client, [prepared.qrels.source], work, n_buckets=n_buckets,
+                                                 part_bytes=part_bytes, name="qrels")
+            light = prepared.with_qrels(_no_judgments(prepared.qrels), engine="auto")
+            futures = client.map(_bucket_values, qrels_pieces, run_pieces, list(range(n_buckets)), light=light,
+                                 work=work, pure=False)
+            parts = client.gather(futures)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return _combine_buckets(prepared, parts)
+
+
+def _no_judgments(qrels):
+    """Empty judgments of the same kind (the evaluator sent to the workers carries no judgments)."""
+    return type(qrels)([], [], [], source=qrels.source, format=qrels.format, id_column=qrels.id_column)
+
+
+def _bucket_values(qrels_pieces: list, run_pieces: list, bucket: int, *, light, work) -> dict:
+    """One bucket of a split run evaluated on a worker: its questions' values, and its unknown questions."""
+    import os
+
+    from rag_metrics.io.judgments import Qrels
+
+    q_path, r_path = os.path.join(work, f"bucket-{bucket:05d}.qrels"), os.path.join(work, f"bucket-{bucket:05d}.run")
+    try:
+        Run.join_pieces(qrels_pieces, q_path)
+        Run.join_pieces(run_pieces, r_path)
+        if not qrels_pieces:
+            with open(r_path, "rb") as f:
+                heads = dict.fromkeys(line.split(None, 1)[0].decode() for line in f if line.strip())
+            return {"questions": (), "unknown": tuple(heads)}
+        local = light.with_qrels(Qrels.from_file(q_path, "trec"))
+        try:
+            ev = local.evaluate(r_path, run_format="trec") if run_pieces else local.evaluate_table(
+                Run.from_df(_empty_run()))
+        except InputError as e:
+            raise InputError(f"{e.message} (a line of bucket {bucket} of the split run; evaluate the run file with "
+                             "engine='general' to have its own line named)", path=e.path, line=e.line) from None
+        return {"questions": ev.questions, "values": ev.values, "n_relevant": ev.n_relevant,
+                "n_retrieved": ev.n_retrieved, "unknown": ev.unknown_questions, "engine": ev.settings.get("engine")}
+    finally:
+        for path in (q_path, r_path):
+            if os.path.exists(path):
+                os.remove(path)
+
+
+def _combine_buckets(prepared, parts: list) -> Evaluation:
+    """The buckets' values placed in the judgments' question order: what the whole run gives."""
+    import numpy as np
+
+    questions = tuple(prepared.qrels.questions)
+    position = {q: i for i, q in enumerate(questions)}
+    n = len(questions)
+    values = {m: np.full(n, np.nan) for m in prepared.names}
+    n_relevant, n_retrieved = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=bool)
+    for part in parts:
+        if not part["questions"]:
+            continue
+        at = np.fromiter((position[q] for q in part["questions"]), dtype=np.int64, count=len(part["questions"]))
+        if seen[at].any():
+            raise InputError("a question's judgments were split between buckets: its ID is written in two ways "
+                             "(e.g. a leading space); evaluate the files in one process.")
+        seen[at] = True
+        for m in values:
+            values[m][at] = part["values"][m]
+        n_relevant[at], n_retrieved[at] = part["n_relevant"], part["n_retrieved"]
+    if not seen.all():
+        raise InputError("some judged questions reached no bucket of the split run (an internal bug).")
+    unknown = tuple(dict.fromkeys(q for part in parts for q in part["unknown"]))
+    settings = prepared.settings(engine="dask", search_depth=int(n_retrieved.max(initial=0)),
+                                 **prepared.read_settings(files=True))
+    return Evaluation(questions, values, n_relevant, n_retrieved, unknown, settings, prepared.qrels.attributes)
 
 
 # ---- any per-question work: a frame split by question, a function on each part, per-question values joined ------

@@ -141,10 +141,11 @@ class Evaluator:
     def names(self) -> list[str]:
         return [str(m) for m in self.measures]
 
-    def with_qrels(self, qrels: Qrels) -> Evaluator:
-        """The same measures and options against other judgments (a partition's questions, on Dask)."""
+    def with_qrels(self, qrels: Qrels, *, engine: str | None = None) -> Evaluator:
+        """The same measures and options against other judgments (a partition's questions, on Dask); ``engine``
+        another reader (a Dask worker reads its bucket of a split run with ``"auto"``)."""
         return Evaluator(qrels, self.measures, level=self.level, doc_map=self.doc_map, order=self.order,
-                         min_rel=self.min_rel, gain=self.gain, engine=self.engine, scheduler=self.scheduler,
+                         min_rel=self.min_rel, gain=self.gain, engine=engine or self.engine, scheduler=self.scheduler,
                          func=self.func)
 
     def settings(self, **extra) -> dict:
