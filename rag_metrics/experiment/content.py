@@ -311,8 +311,8 @@ class ExperimentReport:
         from rag_metrics.experiment.diagnosis import ranked_lists
 
         cap = check_int(cap, "drilldowns", low=0)
-        lists = ranked_lists(self.subject)
         plan = self.drilldown_plan(cap=0)
+        lists = ranked_lists(self.subject, questions=plan["question_id"])  # the listed questions' only
         groups, where = [], {}
         for q, why in zip(plan["question_id"], plan["why"]):
             key = (why, lists.get(q, ()))
