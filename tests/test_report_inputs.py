@@ -64,7 +64,7 @@ def test_a_notebook_report_refuses_the_first_experiment_option_given_and_only_th
     import pytest
 
     from rag_metrics import InputError
-    from rag_metrics.report.runner import EXPERIMENT_ONLY, check_notebook_options
+    from rag_metrics.report.experiment_build import EXPERIMENT_ONLY, check_notebook_options
 
     nothing = {name: None for name in EXPERIMENT_ONLY}
     check_notebook_options({**nothing, "experiment": "x", "parameter": ["k=5"], "jobs": 2})  # notebook options pass
