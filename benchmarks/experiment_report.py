@@ -1,26 +1,27 @@
 """Benchmark: the experiment report at scale -- 20 logged texts of ~1,000 characters per question, 5,000 pages.
 
-    python benchmarks/experiment_report.py                    # 2,000 and 8,000 questions (make bench-report)
-    python benchmarks/experiment_report.py --sizes 50000      # on request: ~10 minutes, ~1 GB of data in /tmp
-    python benchmarks/experiment_report.py --sizes 2000 8000 50000 --out benchmarks/experiment_report.md
+    python benchmarks/experiment_report.py                    # 2,000 and 8,000 questions beside the baseline
+    python benchmarks/experiment_report.py --sizes 50000      # on request: ~1 GB of data in /tmp
+    python benchmarks/experiment_report.py --sizes 2000 8000 --out benchmarks/experiment_report.md
 
 For each size, two measurements, each in a fresh process:
 
-* **phases**, in one Python process (``--phases`` mode of this script): reading and validating the inputs
-  (:func:`rag_metrics.report.inputs.read_inputs`), judging and evaluating the log
-  (:func:`rag_metrics.experiment.evaluate.evaluate_log`), saving it to the history with its intervals (each computed
-  once), the report's tables (:func:`rag_metrics.experiment.content.experiment_report` on the evaluated run:
-  history table, moved questions, drill-down plan), the capped drill-downs rendered to HTML, and the HTML export of a
-  page of that size -- wall time and the process's peak RSS during each phase (sampled every 0.05 s);
-* the **whole command** ``rag-metrics report --experiment bench --golden G --pages P --run LOG`` as a fresh process:
-  wall time, peak memory of the process tree (the command and its notebook kernel, sampled every 0.1 s), the
-  notebook's cells as papermill timed them (the setup cell holds reading, judging and the history), the rest (start,
-  HTML export, index) and the size of the HTML page.
+* the **whole command** ``rag-metrics report --experiment bench --golden G --pages P --run LOG``: wall time, CPU
+  time (the command, its reading child and its notebook kernel), peak memory of the process tree (sampled every
+  0.1 s) and the size of the HTML page -- printed beside the previous release's figures for that size (``--baseline``,
+  default ``experiment_report_baseline.json``), with ``slower by X%`` when wall or CPU seconds exceed the baseline's
+  by more than 10% (:data:`SLOWER`) and ``larger by X%`` for memory (:func:`against_baseline`). CPU seconds are the
+  steadier figure on a shared machine; wall seconds follow the load;
+* the **sections**, in one Python process (``--sections`` mode of this script, :func:`sections`): reading (the
+  inputs read and validated, the log's fingerprint, the hand-over cache), judging and evaluation (timed inside
+  the report by wrapping the judge and the evaluators), every code cell of ``experiment.ipynb`` as the kernel runs
+  it, and the nbconvert export of the page -- wall and CPU seconds each.
 
-Targets on this machine (2 cores, 24 GB): 8,000 questions in <= 40 s and <= 1.5 GB; 50,000 in <= 5 minutes and
-<= 4 GB; the HTML of a 50,000-question report under 10 MB. The table in ``experiment_report.md`` says what was
-reached. Time is never asserted in a test; ``tests/test_experiment_report.py`` checks the shape that makes the cost
-linear (drill-downs reuse the page index, the HTML holds no ``<br>``, each interval is computed once).
+``--out FILE`` writes both tables as Markdown (``experiment_report.md`` keeps them, with the command and the load);
+``--save-baseline FILE --label TEXT`` writes this run's whole-command figures as a baseline file. Time is never
+asserted in a test: ``tests/test_bench_report.py`` checks the comparison rule on given numbers, and the report's
+tests check the shape that keeps the cost linear (drill-downs for distinct lists only, the question table capped on
+the page with the whole table in a CSV file beside it).
 
 The data are synthetic and seeded: 250 documents of 20 pages (~2,000 characters each, words drawn from a
 vocabulary of 6,000 with Zipf frequencies, one page in ten in Japanese); each question's gold is one page (one in
