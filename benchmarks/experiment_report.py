@@ -253,10 +253,12 @@ def against_baseline(n: int, measured: dict, baseline: dict | None, *, slower: f
                                    ("peak_mb", "peak memory", "MB", "larger")):
         now, then = float(measured[key]), float(baseline[key])
         change = now / then - 1 if then > 0 else 0.0
-        verdict = f"{word} by {change:.0%}" if change > slower else ("faster" if word == "slower" and change < -slower
-                                                                      else "within 10%")
-        if word == "larger" and change < -slower:
-            verdict = "smaller"
+        if now > then * (1 + slower):  # compared as products: 22.0 against 20.0 is 10%, not 10.000000000000009%
+            verdict = f"{word} by {change:.0%}"
+        elif now < then * (1 - slower):
+            verdict = "faster" if word == "slower" else "smaller"
+        else:
+            verdict = f"within {slower:.0%}"
         lines.append(f"{n:,} questions: {label} {now:,.1f} {unit} (baseline {then:,.1f} {unit}): {verdict}")
     return lines
 
