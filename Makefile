@@ -35,12 +35,15 @@ NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize
 .PHONY: report test notebooks lab bench bench-report clean clean-reports
 
 $(BIN)/python:
+	@echo "--- creating $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # .venv/.stamp-EXTRA: the project installed with that extra (see pyproject.toml).
+# pip's own progress (each package collected, downloaded, installed) is shown: the first install is the longest step.
 $(VENV)/.stamp-%: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[$*]'
+	@echo "--- installing rag_metrics with its '$*' extra into $(VENV) (once per change of pyproject.toml)"
+	$(BIN)/python -m pip install --progress-bar on --no-compile -e '.[$*]'
 	touch $@
 
 report: $(VENV)/.stamp-report

@@ -43,7 +43,8 @@ sys.path.insert(0, str(ROOT))
 
 from rag_metrics.stats.agreement import MIN_ITEMS, MIN_KAPPA, _kappa, _kappa_bca_intervals, _kappa_intervals  # noqa: E402
 from rag_metrics.stats.intervals import clopper_pearson, wilson  # noqa: E402
-from rag_metrics.stats.paired import bounded_mean_rows, randomization_rows, sign_test  # noqa: E402
+from rag_metrics.stats.bounded_mean import bounded_mean_rows  # noqa: E402
+from rag_metrics.stats.paired import randomization_rows, sign_test  # noqa: E402
 
 KAPPA_N = (20, 30, 40, 50, 65, 80, 110, 150, 200)
 KAPPA_SHARE = (0.1, 0.2, 0.3, 0.4, 0.5)

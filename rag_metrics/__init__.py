@@ -38,7 +38,6 @@ _LAZY = {
     "load_corpus": "rag_metrics.io.corpus", "load_answers": "rag_metrics.io.corpus", "Corpus": "rag_metrics.io.corpus",
     "load_golden": "rag_metrics.io.golden", "GoldenSet": "rag_metrics.io.golden",
     "load_log": "rag_metrics.io.logs", "RunLog": "rag_metrics.io.logs",
-    "evaluate_pages": "rag_metrics.measures.pages",
     "evaluate_log": "rag_metrics.experiment.evaluate", "ExperimentResult": "rag_metrics.experiment.evaluate",
     "compare": "rag_metrics.experiment.compare", "trec_run": "rag_metrics.measures.export",
     "trec_qrels": "rag_metrics.measures.export",

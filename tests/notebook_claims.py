@@ -38,8 +38,12 @@ FIRST, DEDUP = "first chunk's position", "de-duplicated rank"
 GLOSSARY = {
     "one_rank_rule": lambda f, h: (all(FIRST in r for r in f["reads"]["cut_then_dedup"].values())
                                    and all(DEDUP in r for r in f["reads"]["dedup_then_cut"].values())),
-    "mrr_depends_on_depth": lambda f, h: (that((f["rr"] == 0) == (f["depth"] < f["gold_at"]), "MRR at a depth above "
-                                               "the relevant document's rank must be 1/rank")
+    # two different depths, either side of the relevant document (the table never shows one row twice: k=1 depth=15)
+    "mrr_depends_on_depth": lambda f, h: (that(f["shallow"] < f["gold_at"] <= f["deeper"]
+                                               and f["depth"] in (f["shallow"], f["deeper"]),
+                                               "the two depths do not lie either side of the relevant document")
+                                          and that(f["rr"] == 0 and close(f["rr_deep"], 1 / f["gold_at"]),
+                                                   "MRR is 0 short of the relevant document and 1/rank past it")
                                           and f["rr"] != f["rr_deep"]),
     "ndcg_is_not_recall": lambda f, h: f["ndcg1"] == 1 and f["recall1"] == 0.5,
     "judged_is_a_precision": lambda f, h: f["labels_only_relevant"] and f["same_as_share"],
@@ -58,7 +62,11 @@ DUPLICATE_CHUNKS = {  # the seed ranking: manual, manual, manual, faq, terms; go
              and close(_headline(h, f"Recall@{f['k']} naive chunk counting (wrong)"), f["naive"])
              and f["row_k"] == [f["naive"], f["cut"], f["dedup"]], "figures differ from the table or the headlines")
         and f["at3"] == f["source"]),
-    "naive_above_one": lambda f, h: (that(close(f["naive"] * f["n_gold"], min(f["k"], 4)),
+    # the numerator the sentence names is the naive count's own: every gold chunk of the top k (4 at k=5, not the
+    # manual's 3)
+    "naive_above_one": lambda f, h: (that(close(f["naive"] * f["n_gold"], min(f["k"], 4))
+                                          and f["gold_chunks"] == min(f["k"], 4) and close(f["naive"] * f["n_gold"],
+                                                                                           f["gold_chunks"]),
                                           "the naive count is the gold chunks among the top k over the gold documents")
                                      and f["naive"] > 1),
     "orders_differ": lambda f, h: (that(close(f["cut"], f["in_context"] / f["n_gold"])
@@ -191,7 +199,10 @@ NORMALIZATION = {
     "real_top_same_pass_differs": lambda f, h: (that(f["ok"] <= f["broken"] if f["query_scale"] >= 1
                                                      else f["broken"] <= f["ok"], "a longer query lets more through")
                                                 and f["same_top"] == f["n"] and f["moved"] >= 0.5),
-    "raw_queries_short": lambda f, h: f["max_norm"] < 1 and f["natural"] < f["ok"],
+    # "the other way" only after a query made longer (query_scale > 1): at x0.5 the short direction was already shown
+    "raw_queries_short": lambda f, h: (that(f["other_way"] == (f["query_scale"] > 1),
+                                            "'the other way' after a query that was not made longer")
+                                       and f["max_norm"] < 1 and f["natural"] < f["ok"]),
     "audit_finds_stale": lambda f, h: f["off_unit"] == f["stale"] and f["same_ids"],
 }
 
@@ -215,10 +226,12 @@ GOLDEN_SET = {
                                             and (f["kept"] == 0 or 0 <= f["low"] <= f["high"] <= 1))
                                        and f["copies"] > 0 and f["kept"] > 0
                                        and all(lo > hi for lo, hi in zip(f["kept_low"], f["hand_high"]))),
-    # the templates' cost (hand-written minus templates) differs by at least 0.05 between two retrievers
+    # the templates' cost (hand-written minus templates) differs by at least 0.05 between two retrievers, and the
+    # exact paired test of those two on the template questions rejects (3 of 34 questions was no evidence, issue 49)
     "template_cost_differs": lambda f, h: (len(f["templates"]) > 1
                                            and (max(x - t for t, x in zip(f["templates"], f["hand"]))
-                                                - min(x - t for t, x in zip(f["templates"], f["hand"]))) >= 0.05),
+                                                - min(x - t for t, x in zip(f["templates"], f["hand"]))) >= 0.05
+                                           and f["p"] is not None and f["p"] < f["alpha"]),
     # a heading-template question some retriever misses is quoted (its hit@k is 0), with what the first chunk holds
     "template_miss": lambda f, h: (f["question"] is not None
                                    and that(f["hit"] == 0 and isinstance(f["has_topic"], bool)
@@ -284,7 +297,9 @@ TWO_SYSTEMS = {
     "plan_above_floor": lambda f, h: f["needed"] >= f["need"],
     # the source's counts: 29 wins of 50 topics, 25 of the 43 that differ by at least 0.01
     "source_sign_test": lambda f, h: round(f["p29"], 4) == 0.3222 and round(f["p25"], 4) == 0.3604,
-    "why_figures_differ": lambda f, h: f["discordant"] / f["n"] < 0.5,
+    # "loses nothing" only where every difference is exactly 1: 0/1 values, some question differing (at
+    # measure=mrr the page said so under a heading that claimed it)
+    "sign_test_loses_nothing": lambda f, h: f["binary"] and 0 < f["discordant"] <= f["n"],
     # the source's sign-test p over its Wilcoxon p (0.3222 / 0.0560) and randomization p (0.3222 / 0.0138)
     "source_factor": lambda f, h: (that(close(f["to_wilcoxon"], 0.3222 / 0.0560) and close(f["to_rand"], 0.3222 / 0.0138))
                                    and f["to_wilcoxon"] > 2),

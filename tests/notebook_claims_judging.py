@@ -26,6 +26,19 @@ def _grid(f):
                 and close(f["judge_alone"], f["o0"] - f["m0"]), "total, window and judge effects are not the grid's")
 
 
+def _near(fs, min_chars, longest):
+    """The chosen F and the F next to it on either side of the curve, among those a chunk can hold."""
+    fits = sorted(x for x in fs if x <= longest)
+    if min_chars not in fits:
+        return [min_chars]
+    i = fits.index(min_chars)
+    return fits[max(i - 1, 0):i + 2]
+
+
+def _at(f, x):
+    return f["values"][f["fs"].index(x)]
+
+
 MARKER_VS_OVERLAP = {
     "source_direction": lambda f, h: that(close(f["total"], f["o1"] - f["m0"])) and f["total"] > 0,
     # both changes alone move hit@3 by at least a question, and they overlap (rag_metrics.lab.ruler_lesson.gap_claims)
@@ -50,9 +63,15 @@ MARKER_VS_OVERLAP = {
                                 and f["overlap"] < f["marker"],
     "where_marker_fails": lambda f, h: (that(f["gold page"] + f["within the window"] + f["elsewhere"] == f["total"])
                                         and f["total"] > 0),
-    "flat_between_16_and_48": lambda f, h: (that(f["spread"] == round((f["high"] - f["low"]) * f["n_eval"])
-                                                 and 0 <= f["p"] <= 1 and (f["spread"] > 0 or f["p"] == 1))
-                                            and f["p"] >= f["alpha"]),
+    # the notebook's F against its neighbours on the curve (not a fixed 16..48: F=48 beside a drop at F=96 was called
+    # flat), low / high the curve's extremes over them, and the exact paired test between those two within noise
+    "flat_near_f": lambda f, h: (that(f["near"] == _near(f["fs"], f["min_chars"], f["longest"])
+                                      and close(f["low"], min(_at(f, x) for x in f["near"]))
+                                      and close(f["high"], max(_at(f, x) for x in f["near"])),
+                                      "the F values compared are not the chosen F and its neighbours")
+                                 and that(f["spread"] == round((f["high"] - f["low"]) * f["n_eval"])
+                                          and 0 <= f["p"] <= 1 and (f["spread"] > 0 or f["p"] == 1))
+                                 and f["p"] >= f["alpha"]),
     "extremes_of_f": lambda f, h: (that(all(b > f["longest"] for b in f["beyond"])
                                         and (f["large_f"] > f["longest"]) == bool(f["beyond"]),
                                         "the F values named beyond the longest chunk are not those")

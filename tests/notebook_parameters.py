@@ -25,7 +25,11 @@ import zlib
 from dataclasses import dataclass
 
 NOTEBOOK_RUNS = {
-    "notebooks/00_glossary.ipynb": [{"k": 1, "depth": 12}, {"k": 5, "depth": 3}],
+    "notebooks/00_glossary.ipynb": [{"k": 1, "depth": 12}, {"k": 5, "depth": 3},
+                                    # issue 49: a depth past the relevant document once gave two identical rows, and
+                                    # k=1 printed "nDCG@1 = 1, Recall@1 = 0.5" twice
+                                    {"k": 1, "depth": 15}],
+    # k=5: the naive count's numerator is 4 gold chunks (3 of the manual, 1 of the faq), issue 49
     "notebooks/01_duplicate_chunks_recall.ipynb": [{"k": 5}, {"k": 2}],
     "notebooks/02_chunking_grid.ipynb": [
         {"retriever": "dense", "sizes": "[300, 600]", "overlaps": [50], "ks": [2, 4], "unit": "token",
@@ -41,6 +45,8 @@ NOTEBOOK_RUNS = {
         {"size": 1500, "overlap": 300, "k": 1, "min_chars": 8},
         # the corner: F longer than every chunk -- the overlap judge can credit nothing, and must say why
         {"size": 150, "overlap": 25, "min_chars": 192, "k": 6, "window": 0},
+        # issue 49: F=48 beside a drop at F=96 was called flat ("between F=16 and F=48 ... F=16 against F=16")
+        {"size": 800, "overlap": 0, "retriever": "dense", "k": 5, "min_chars": 48, "window": 0},
     ],
     "notebooks/04_upper_bound_filters.ipynb": [
         {"k": 1, "window": 1, "min_chars": 48, "retriever": "dense", "size": 500, "overlap": 100},
@@ -58,6 +64,9 @@ NOTEBOOK_RUNS = {
     "notebooks/06_normalization_threshold.ipynb": [
         {"threshold": 0.5, "query_scale": 1.0, "real_threshold": 0.5, "stale_document": "faq_ja"},
         {"threshold": 3.0, "query_scale": 0.5},
+        # issue 49: a query made shorter, then "the error also goes the other way" for the same direction
+        {"threshold": 0.5, "query_scale": 0.5, "real_threshold": 0.2, "stale_document": "faq_ja"},
+        {"threshold": 1.37, "query_scale": 0.37},
     ],
     "notebooks/07_small_sample_noise.ipynb": [
         {"measure": "recall@3", "n_resamples": 2000, "simulated_sets": 500},
@@ -92,6 +101,8 @@ NOTEBOOK_RUNS = {
         {"measure": "hit@10", "overlap_b": 0, "alpha": 0.2, "n_resamples": 1000},
         # the default pair changes one question: a one-question change at a tiny target
         {"measure": "mrr", "target_gain": 0.01},
+        # issue 49: a graded measure under "Why the sign test loses nothing here"; no planning table shown
+        {"measure": "mrr", "retriever_b": "dense", "target_gain": 0.02},
     ],
     "rag_metrics/report/experiment.ipynb": [
         {"experiment": "langchain", "runs": ["../../data/examples/langchain_bm25_c400o100.jsonl"], "preset": "langchain",

@@ -472,3 +472,23 @@ def test_the_rate_rule_covers_where_wilson_does_not():
         assert (pmf * ((cp[:, 0] <= rate) & (rate <= cp[:, 1]))).sum() >= 0.95, rate
     pmf = binom.pmf(x, n, 0.95)
     assert (pmf * ((wi[:, 0] <= 0.95) & (0.95 <= wi[:, 1]))).sum() == pytest.approx(0.925, abs=0.001)
+
+
+@pytest.mark.parametrize("n, refused", [(19, True), (20, False), (21, False)])
+def test_the_fewest_items_compared_is_a_threshold_at_twenty(n, refused):
+    """MIN_ITEMS: 19 items compared are refused whatever their agreement; 20 pass when kappa's interval allows."""
+    from rag_metrics.stats.agreement import MIN_ITEMS, Kappa, headline_refusal
+
+    assert MIN_ITEMS == 20
+    k = Kappa(kappa=0.95, low=0.8, high=1.0, observed=0.98, expected=0.5, n=n)
+    assert (headline_refusal(k) is not None) is refused
+    if refused:
+        assert headline_refusal(k) == f"only {n} labelled items compared (at least 20 needed)"
+
+
+@pytest.mark.parametrize("low, refused", [(0.6, False), (np.nextafter(0.6, 0), True), (0.61, False)])
+def test_the_lower_end_of_kappa_at_and_around_the_bar(low, refused):
+    from rag_metrics.stats.agreement import Kappa, headline_refusal
+
+    k = Kappa(kappa=0.8, low=low, high=0.95, observed=0.9, expected=0.5, n=50)
+    assert (headline_refusal(k) is not None) is refused

@@ -16,7 +16,8 @@ from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.csvfile import MAX_CELL
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.jsonl import MAX_DEPTH
-from rag_metrics.io.logs import load_log, match_log, resolve_documents
+from rag_metrics.io.log_matching import match_log, resolve_documents
+from rag_metrics.io.logs import load_log
 from rag_metrics.io.pages import read_pdf
 
 EXAMPLES = data_dir() / "examples"
@@ -337,6 +338,55 @@ def test_check_choice_names_the_parameter_or_the_place():
         check_choice("x", {"page": 1, "overlap": 2}, "judge", what="unknown")
     with pytest.raises(InputError, match="Got \\['a'\\] instead"):  # unhashable: refused, not a TypeError
         check_choice(["a"], frozenset({"a"}), "x")
+
+
+@pytest.mark.parametrize("value, bounds, expected", [
+    (0.5, {"low": 0.5, "high": 1, "high_open": True}, None),
+    (0.9999, {"low": 0.5, "high": 1, "high_open": True}, None),
+    (1, {"low": 0.5, "high": 1, "high_open": True}, r"in \[0\.5, 1\)\. Got 1 instead\."),
+    (0.4999, {"low": 0.5, "high": 1, "high_open": True}, r"in \[0\.5, 1\)\. Got 0\.4999 instead\."),
+    (0, {"low": 0, "high": 1, "low_open": True}, r"in \(0, 1\]\. Got 0 instead\."),
+    (1, {"low": 0, "high": 1, "low_open": True}, None),
+    (1e-12, {"low": 0, "low_open": True}, None),
+    (0.0, {"low": 0, "low_open": True}, r"> 0\. Got 0\.0 instead\."),
+    (0, {"low": 0}, None),
+    (-1, {"low": 0}, r">= 0\. Got -1 instead\."),
+    (2, {"high": 2}, None),
+    (3, {"high": 2}, r"<= 2\. Got 3 instead\."),
+    (float("nan"), {}, r"a finite number\. Got nan instead\."),
+    (float("inf"), {"low": 0}, r">= 0\. Got inf instead\."),
+    (True, {"low": 0}, r">= 0\. Got True instead\."),
+    ("0.5", {"low": 0}, r">= 0\. Got '0\.5' instead\."),
+])
+def test_check_number_says_the_range_at_and_beside_each_end(value, bounds, expected):
+    from rag_metrics.core.errors import check_number
+
+    if expected is None:
+        got = check_number(value, "x", **bounds)
+        assert got == value and type(got) is float
+        return
+    with pytest.raises(InputError, match=r"^The 'x' parameter of f must be " + expected + "$") as e:
+        check_number(value, "x", func="f", field="x", **bounds)
+    assert e.value.field == "x"
+
+
+@pytest.mark.parametrize("call, expected", [
+    (lambda s: s.mean_interval([0.0, 1.0], confidence=1.0), r"'confidence' parameter must be in \[0\.5, 1\)"),
+    (lambda s: s.mean_interval([0.2, 0.4], n_resamples=99), r"'n_resamples' parameter must be an int >= 100"),
+    (lambda s: s.paired_test([0.2, 0.4], [0.3, 0.5], n_resamples=99), r"'n_resamples' parameter must be an int"),
+    (lambda s: s.questions_needed(0.05, discordant_rate=0.2, power=1), r"'power' parameter must be in \(0, 1\)"),
+    (lambda s: s.questions_needed(0.05, discordant_rate=0.0), r"'discordant_rate' parameter must be in \(0, 1\]"),
+    (lambda s: s.questions_needed(0.05, sd_diff=0.0), r"'sd_diff' parameter must be > 0\. Got 0\.0 instead\. "
+                                                      r"It is the spread"),
+    (lambda s: s.minimum_detectable_difference(1, 0.3), r"'n' parameter must be an int >= 2"),
+])
+def test_the_statistics_range_checks_are_the_shared_ones(call, expected):
+    """stats/ writes no range message of its own: core/errors' checks refuse the value, the option in ``field``."""
+    import rag_metrics.stats as stats
+
+    with pytest.raises(InputError, match=expected) as e:
+        call(stats)
+    assert e.value.field is not None
 
 
 def test_a_log_that_shares_no_question_with_the_golden_set(tmp_path, capsys):

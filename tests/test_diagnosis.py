@@ -220,3 +220,18 @@ def test_findings_come_for_the_subject_first_then_the_other_runs_newest_first():
     for subject, order in ((runs[2], ["new", "mid", "old"]), (runs[0], ["old", "new", "mid"])):
         found = diagnose(runs, subject, NO_MOVES, _golden({q: "x" for q in lists}))
         assert [f.run for f in found if f.kind == "short depth"] == order
+
+
+@pytest.mark.parametrize("japanese, found", [(60, True), (61, False), (59, True)])
+def test_a_concentration_must_exceed_the_share_overall_by_the_stated_margin(japanese, found):
+    """4 of 5 losses Japanese (0.8): a concentration when Japanese questions are at most 0.8 - CONCENTRATION_EXCESS
+    of all questions (exactly 0.2 more counts), not when they are 0.61."""
+    from rag_metrics.experiment.diagnosis import CONCENTRATION_EXCESS
+
+    assert CONCENTRATION_EXCESS == 0.2
+    texts = {f"j{i}": f"規則{i}は何ですか。" for i in range(japanese)} | \
+        {f"q{i}": f"What is rule {i}?" for i in range(100 - japanese)}
+    run = _run("new", {q: [("doc_a", (1,), "x", 1.0)] for q in texts})
+    sentences = [f.sentence for f in diagnose([run], run, _losses(["j0", "j1", "j2", "j3", "q0"]), _golden(texts))
+                 if f.kind == "concentrated losses" and "Japanese" in f.sentence]
+    assert bool(sentences) is found, sentences

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag_metrics.lab.duplicate_lesson import context_check, orders_claim
+from rag_metrics.lab.duplicate_lesson import context_check, naive_claim, orders_claim
 
 CHUNKS = ["manual#1", "manual#2", "manual#3", "faq#1", "terms#1"]
 DOC_OF = {c: c.split("#")[0] for c in CHUNKS}
@@ -27,3 +27,12 @@ def test_orders_claim_branches():
     at1 = orders_claim(context_check(CHUNKS, DOC_OF, GOLD, 1))
     assert not at1["condition"] and "neither order reaches every gold document" in at1["text_if_false"]
     assert "differ at k = 2, 3." in at1["text_if_false"]
+
+
+@pytest.mark.parametrize("k, gold_chunks, manual, parts", [(3, 3, 3, "(3 of the manual)"),
+                                                           (5, 4, 3, "(3 of the manual, 1 of the faq)")])
+def test_naive_claim_names_the_whole_numerator(k, gold_chunks, manual, parts):
+    """k=5 once said "the numerator counts chunks (3 of the manual)" where it is 4: the faq's chunk counts too."""
+    c = naive_claim(naive=gold_chunks / 2, gold_chunks=gold_chunks, manual_chunks=manual, n_gold=2, k=k)
+    assert c["condition"] and f"{gold_chunks} gold chunks in the top {k} {parts}" in c["text_if_true"]
+    assert f"{gold_chunks} / 2 = {gold_chunks / 2:.2f}" in c["text_if_true"]

@@ -70,6 +70,23 @@ def test_the_decision_follows_alpha():
         verdict(a, b, "m", alpha=1.5)
 
 
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize("size", [0.5, 1 / 3])
+def test_a_one_sided_change_gets_an_interval_that_leans_its_way(sign, size):
+    """Issue 47, item 4: recall@5 "+0.026, interval -0.129 to 0.129" beside 3 wins and 0 losses looked like a bug (an
+    interval symmetric about 0, from a test of the sign-flip null). The row's interval is the inversion of the same
+    bounded-mean test: it holds the change, and with changes of one sign only it reaches further on that side."""
+    ids = [f"q{i:03d}" for i in range(65)]
+    before = pd.DataFrame({"recall@5": [0.5] * 65, "hit@5": [1.0] * 65}, index=ids)
+    after = before.copy()
+    after.loc[ids[:3], "recall@5"] = 0.5 + sign * size  # 3 questions move one way, 62 tie
+    row = verdict_table(before, after, ["hit@5", "recall@5"], "recall@5").loc["recall@5"]
+    assert (row["wins"], row["losses"]) == ((3, 0) if sign > 0 else (0, 3))
+    assert row["ci_low"] < row["change"] < row["ci_high"]
+    assert sign * (row["ci_low"] + row["ci_high"]) > 0, row  # not symmetric about 0: leaning the change's way
+    assert row["outcome"] == "within noise" and row["ci_low"] < 0 < row["ci_high"]  # 3 of 65 decide nothing
+
+
 def test_verdict_table_puts_the_primary_first_and_adjusts_the_others():
     a = pd.DataFrame({"hit@1": binary(30, 60), "hit@5": binary(50, 60)})
     b = a.copy()
@@ -581,7 +598,7 @@ def test_failure_counts_by_type_and_no_answer_by_value(both, golden):
     counts = r.failure_counts()
     assert list(counts.index) == ["not_retrieved", "other_document_first", "wrong_page"]
     assert counts["questions"].tolist() == [1, 0, 0] and counts.at["not_retrieved", "question IDs"] == "q064"
-    by_type = r.by_type()
+    by_type = r.by("type", wide=True)
     pq, types = r.evaluation.per_question, golden.questions["type"]
     for t, row in by_type.iterrows():
         mine = pq.loc[[q for q in golden.answerable if types[q] == t]]

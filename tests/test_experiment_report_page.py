@@ -112,10 +112,28 @@ def test_the_banner_is_on_the_first_screen_and_the_page_is_short(page):
     assert m["height"] <= 8000 and m["open_details"] == 0, m
 
 
-SCENARIOS = {  # issue 47: the shipped example (9,187 px before) and a log of 12 of 71 questions, at 1400 px
-    "example": lambda tmp: [str(ROOT / "data/examples/bm25_c300o50.jsonl"), str(ROOT / "data/examples/bm25_c400o100.jsonl")],
-    "partial": lambda tmp: [str(ROOT / "data/examples/bm25_c300o50.jsonl"), _head(tmp, 12)],
+EXAMPLE_A, EXAMPLE_B = str(ROOT / "data/examples/bm25_c300o50.jsonl"), str(ROOT / "data/examples/bm25_c400o100.jsonl")
+SCENARIOS = {  # issue 47's six scenarios, at 1400 px (the shipped example was 9,187 px before)
+    "example": lambda tmp: [EXAMPLE_A, EXAMPLE_B],  # a change within noise: hit@5 2 wins, 0 losses
+    "partial": lambda tmp: [EXAMPLE_A, _head(tmp, 12)],  # a log of 12 of 71 questions
+    "better": lambda tmp: [_rewritten(tmp, "worse", 30), EXAMPLE_B],  # a clearly better retriever
+    "same_list": lambda tmp: [EXAMPLE_A, _rewritten(tmp, "same", 71)],  # the same list for every question
+    "three_runs": lambda tmp: [EXAMPLE_A, f"langchain:{ROOT / 'data/examples/langchain_bm25_c400o100.jsonl'}",
+                               EXAMPLE_B],
 }
+OUTCOMES = {"example": "within noise", "partial": "within noise", "better": "better", "same_list": "worse",
+            "three_runs": "within noise"}
+
+
+def _rewritten(tmp: Path, name: str, n: int) -> str:
+    """The newer example log with the first ``n`` questions' lists replaced by another question's (``"worse"``:
+    the list of the question 20 places on, on another subject) or by the first question's (``"same"``)."""
+    rows = [json.loads(line) for line in Path(EXAMPLE_B).read_text(encoding="utf-8").splitlines()]
+    for i, row in enumerate(rows[:n]):
+        row["retrieved"] = rows[0]["retrieved"] if name == "same" else rows[(i + 20) % len(rows)]["retrieved"]
+    path = tmp / f"{name}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return str(path)
 
 
 def _head(tmp: Path, n: int) -> str:
@@ -139,7 +157,12 @@ def test_each_scenario_reads_under_8000_px_with_the_diagnosis_said_once(tmp_path
     m = page_metrics.measure(page, width=1400)
     assert m["top"] is not None and m["top"] <= 400 and m["height"] < 8000, m
     body = page.read_text(encoding="utf-8")
+    assert f'class="rm-verdict" data-outcome="{OUTCOMES[scenario]}"' in body
     assert body.count("describes run") == 1  # said once, in section 1
+    drilled = re.findall(r'<summary style="cursor:pointer"><strong style="white-space:nowrap">q\d+</strong> · '
+                         r'<em>([^<]+)</em>', body)
+    if scenario == "better":  # 21 newly hit: the gains take half the drill-downs at most, the table lists them all
+        assert drilled.count("newly hit") == 10 and body.count("more listed question(s), not shown") == 1
     if scenario == "partial":
         box = body.split('class="rm-verdict"', 1)[1].split("About this report", 1)[0]
         assert "partial12 logged 12 of the 71 questions" in box

@@ -63,10 +63,10 @@ def test_the_headline_figures_and_their_intervals(result):
         assert (head[f"{m} low"], head[f"{m} high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
 
 
-def test_the_judges_table_puts_every_ruler_side_by_side(result):
-    table = result.judges_table()
+def test_the_ruler_table_puts_every_ruler_side_by_side(result):
+    table = result.ruler_table()
     assert list(table.index) == ["document", "page", "document level (gold documents)"]
-    assert table.loc["page", "judge"] == "page (window=0)"
+    assert table.loc["page", "judge"] == "page (window=0)" and table.loc["page", "level"] == "page"
     assert {m: table.loc["page", m] for m in PAGE} == pytest.approx(PAGE)
     for ruler in ("document", "document level (gold documents)"):
         assert {m: table.loc[ruler, m] for m in DOCUMENT} == pytest.approx(DOCUMENT), ruler
@@ -74,7 +74,7 @@ def test_the_judges_table_puts_every_ruler_side_by_side(result):
 
 
 def test_by_type_misses_and_failures(result):
-    by_type = result.by_type()
+    by_type = result.by("type", wide=True)
     assert list(by_type.index) == ["fact", "multi"]  # no_answer: nothing defined, left out
     assert by_type.loc["fact"].to_dict() == pytest.approx({"n": 4, "hit@1": 0.25, "hit@2": 0.5, "mrr": 0.375,
                                                            "recall@2": 0.5})
@@ -240,6 +240,6 @@ def test_no_answer_shows_what_came_back_first(hand_result):
 
 
 def test_by_type_counts_the_evaluated_questions(hand_result):
-    table = hand_result.by_type()
+    table = hand_result.by("type", wide=True)
     assert table["n"].to_dict() == {"fact": 3, "procedure": 1}
     assert table.at["fact", "hit@3"] == pytest.approx(2 / 3) and table.at["procedure", "hit@3"] == 1.0

@@ -13,8 +13,10 @@ import pytest
 
 import rag_metrics as rm
 from rag_metrics import InputError
+from rag_metrics.core.errors import InputTypeError
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.judging.judges import OverlapJudge
+from rag_metrics.measures.pages import evaluate_pages
 
 DATA = data_dir()
 GOLDEN, CORPUS = str(DATA / "golden.jsonl"), str(DATA / "corpus")
@@ -41,7 +43,7 @@ def test_measures_are_taken_at_every_k_and_every_level(result):
 def test_values_of_a_measure_not_evaluated_equal_an_evaluation_of_it(result, golden):
     direct = rm.evaluate(golden, result.run[result.run["doc_id"].notna()], ["ndcg@7"])
     assert np.allclose(result.values("ndcg@7", "document"), direct.values["ndcg@7"], equal_nan=True)
-    page = rm.evaluate_pages(golden, result.run[result.run["doc_id"].notna()], ["precision@2"], judge="overlap",
+    page = evaluate_pages(golden, result.run[result.run["doc_id"].notna()], ["precision@2"], judge="overlap",
                              corpus=result.page_index)
     assert np.allclose(result.values("precision@2"), page.values["precision@2"], equal_nan=True)
 
@@ -69,7 +71,7 @@ def test_a_judge_by_name_or_as_an_object(golden, corpus):
 
 def test_the_summary_has_intervals_and_per_question_has_every_attribute(result):
     summary = result.summary()
-    assert list(summary.columns) == ["n", "mean", "ci_low", "ci_high", "excluded", "method"]
+    assert list(summary.columns) == ["ruler", "n", "mean", "ci_low", "ci_high", "excluded", "method"]
     assert (summary["ci_low"] <= summary["mean"]).all() and (summary["mean"] <= summary["ci_high"]).all()
     assert summary.loc["mrr", "mean"] == pytest.approx(result.evaluation.summary.loc["mrr", "mean"])
     table = result.per_question
@@ -79,15 +81,75 @@ def test_the_summary_has_intervals_and_per_question_has_every_attribute(result):
 
 def test_the_long_table_is_one_row_per_level_judge_and_measure(result):
     long = result.long(n_resamples=200)
-    assert list(long.columns[:5]) == ["level", "judge", "measure", "k", "name"]
+    assert list(long.columns[:7]) == ["run", "ruler", "level", "judge", "measure", "k", "name"]
     assert {"value", "ci_low", "ci_high", "n"} <= set(long.columns)
+    assert (long["run"] == result.name).all() and long["ruler"].notna().all()
+    assert str(long["k"].dtype) == "Int64"  # a cutoff is an integer, not 5.0
     rows = long[(long["level"] == "page") & (long["judge"] == "overlap") & (long["measure"] == "ndcg")]
-    assert list(rows["k"]) == [1.0, 3.0, 5.0, 10.0]
+    assert list(rows["k"]) == [1, 3, 5, 10]
     assert list(rows["value"]) == pytest.approx([result.summary().loc[f"ndcg@{k}", "mean"] for k in (1, 3, 5, 10)])
     assert long.loc[long["name"] == "mrr", "k"].isna().all()  # over the whole ranking: no cutoff
-    curve = long[long["measure"] == "recall"].pivot_table(index="k", columns=["level", "judge"], values="value",
-                                                          dropna=False)
+    # the pivot the docs show keeps every ruler, the document level (whose judge is None) among them
+    curve = long[long["measure"] == "recall"].pivot(index="k", columns="ruler", values="value")
     assert curve.shape[0] == 4 and curve.index.is_monotonic_increasing
+    assert {"document level", "overlap", "marker", "page", "document"} <= set(curve.columns)
+    assert curve.loc[5, "document level"] == pytest.approx(result.summary(level="document").loc["recall@5", "mean"])
+
+
+def test_every_table_names_its_level_and_judge(result):
+    page, doc = result.summary(), result.summary(level="document")
+    assert set(page["ruler"]) == {"page level, overlap judge (min_chars=24, window=1, boilerplate_share=0.5, "
+                                  "boilerplate_min_pages=3)"} == {page.attrs["ruler"]}
+    assert set(doc["ruler"]) == {"document level (gold documents)"}
+    assert set(result.summary(judge="marker")["ruler"]) == {"page level, marker judge (window=1)"}
+    sliced = result.by("type", measures=["mrr"], level="document")
+    assert set(sliced["ruler"]) == {"document level (gold documents)"}
+    wide = result.by("type", measures=["mrr", "ndcg@5"], wide=True)
+    assert wide.columns.name == page.attrs["ruler"] and list(wide.columns) == ["n", "mrr", "ndcg@5"]
+    table = result.ruler_table()
+    assert table.loc["document", "level"] == "page" and table.loc["document level (gold documents)", "level"] == \
+        "document"
+
+
+def test_by_wide_is_the_mean_per_slice_of_the_long_form(result):
+    wide = result.by("type", measures=["mrr", "recall@5"], wide=True)
+    long = result.by("type", measures=["mrr", "recall@5"], n_resamples=200)
+    for t in wide.index:
+        assert wide.loc[t, "mrr"] == pytest.approx(long.loc[(t, "mrr"), "mean"])
+        assert wide.loc[t, "n"] == long.loc[(t, "mrr"), "n"]
+    assert "no_answer" not in wide.index and "no_answer" in long.index.get_level_values(0)  # nothing defined there
+    assert int(wide["n"].sum()) == int(result.summary().loc["mrr", "n"])
+
+
+@pytest.mark.parametrize("call", ["summary", "by", "compare", "paired_verdict"])
+def test_one_measure_as_a_string_is_one_measure(result, call):
+    if call == "summary":
+        assert list(result.summary(measures="mrr").index) == ["mrr"]
+    elif call == "by":
+        assert set(result.by("type", measures="mrr").index.get_level_values("measure")) == {"mrr"}
+    elif call == "compare":
+        assert list(rm.compare([result, result], "ndcg@5").wide().columns) == ["ndcg@5", "ndcg@5 W/T/L"]
+    else:
+        assert [t.measure for t in rm.stats.paired_verdict(result, result, "mrr").tests] == ["mrr"]
+
+
+@pytest.mark.parametrize("bad", [5, [1, 2], {"mrr": 1}, [None]])
+def test_measures_of_the_wrong_kind_say_what_was_expected(result, bad):
+    for call in (lambda: result.summary(measures=bad), lambda: rm.compare([result, result], bad),
+                 lambda: rm.stats.paired_verdict(result, result, bad)):
+        with pytest.raises(InputTypeError, match=r"'measures' parameter .* must be one of the measure names as a "
+                                                  r"string, or a list of them"):
+            call()
+
+
+def test_compare_takes_results_and_says_how_to_make_them_from_paths(result):
+    with pytest.raises(InputTypeError, match=r"results of evaluate_log .* Got '.*bm25_c300o50.jsonl' instead\. "
+                                              r"Evaluate each log first"):
+        rm.compare([LOG_A, LOG_B])
+    with pytest.raises(InputTypeError, match=r"a list of results of evaluate_log"):
+        rm.compare(LOG_A)
+    with pytest.raises(InputTypeError, match=r"Got a DataFrame instead"):
+        rm.compare([result, result.run])
 
 
 # ---- TREC files ------------------------------------------------------------------------------------------------
@@ -169,10 +231,15 @@ def test_pytrec_eval_reads_the_files_back_to_the_same_numbers(result, tmp_path, 
 def test_ranx_reads_the_files_back_to_the_same_numbers(result, tmp_path):
     ranx = pytest.importorskip("ranx")
     run, qrels = result.to_trec(tmp_path, "document")
-    scores = ranx.evaluate(ranx.Qrels.from_file(str(qrels), kind="trec"), ranx.Run.from_file(str(run), kind="trec"),
-                           ["ndcg@10", "mrr"])
-    answerable = result.golden.answerable
-    assert scores["ndcg@10"] == pytest.approx(result.values("ndcg@10", "document").loc[answerable].mean(), abs=1e-4)
+    qrels, run = ranx.Qrels.from_file(str(qrels), kind="trec"), ranx.Run.from_file(str(run), kind="trec")
+    # a question without gold has no qrels line; ranx, like trec_eval, then leaves it out (make_comparable)
+    scores = ranx.evaluate(qrels, run, ["ndcg@10", "mrr", "hit_rate@1"], make_comparable=True, return_mean=False)
+    gold = result.golden.gold
+    ids = list(qrels.keys())
+    assert sorted(ids) == sorted(set(gold.loc[gold["doc_id"].notna(), "question_id"]))
+    assert set(ids) <= set(run.keys())
+    for theirs, ours in (("ndcg@10", "ndcg@10"), ("mrr", "mrr"), ("hit_rate@1", "hit@1")):
+        assert list(scores[theirs]) == pytest.approx(list(result.values(ours, "document").loc[ids]), abs=1e-6)
 
 
 # ---- several runs ----------------------------------------------------------------------------------------------
@@ -213,3 +280,46 @@ def test_answers_of_two_generators_name_the_generators(result):
         result.generation(answers)
     with pytest.raises(InputError, match=r"The 'generator' parameter of generation must be one of \('gen_a', 'gen_b'\)"):
         result.generation(answers, generator="gen_c")
+
+
+# ---- drill-downs that do not mislead ---------------------------------------------------------------------------
+
+def test_a_drill_down_marks_only_what_decided_on_the_items_own_document(result):
+    """An item is compared with the gold pages of its own document only (what the judges do): text it shares with
+    another document's gold page is no evidence, and "the match that decides" is marked only on an item the overlap
+    judge credited."""
+    seen_foreign = seen_decides = 0
+    for q in result.golden.answerable:
+        data = result.explain_data(q, k=5)
+        gold_docs = {d for d, _ in data["gold"]}
+        for item in data["items"]:
+            kinds = {kind for _, kind in item["segments"] if kind}
+            if item["doc_id"] not in gold_docs:
+                seen_foreign += 1
+                assert not kinds and item["longest"] == 0, (q, item["rank"])
+            if "decides" in kinds:
+                seen_decides += 1
+                assert item["verdicts"]["overlap"], (q, item["rank"])
+    assert seen_foreign > 20 and seen_decides > 50  # both cases occur on the sample run
+
+
+def test_the_longest_shared_fragment_is_contiguous_on_one_page():
+    from rag_metrics.experiment.drilldown import longest_common
+
+    text = "abcdefghijkl XYZ mnopqrstuvwx"
+    pages = ["... abcdefghijkl XY ...", "... Z mnopqrstuvwx ..."]  # every 12-character piece is on a page, apart
+    assert longest_common(text, [(0, len(text))], pages) == len("abcdefghijkl XY")  # not the 29 of the span
+    assert longest_common(text, [(0, len(text))], [text]) == len(text)
+    assert longest_common(text, [(0, 5), (17, 29)], pages) == 12
+    assert longest_common(text, [], pages) == 0
+
+
+def test_the_marker_judges_page_markers_are_shown(result):
+    data = result.explain_data("q011", k=5)
+    marked = [item for item in data["items"] if item["markers"]]
+    assert marked and all(f"[p.{n}]" not in "".join(t for t, _ in item["segments"]) for item in marked
+                          for n in item["markers"])  # removed from the normalized text...
+    html = result.explain("q011", k=5)._repr_html_()
+    for item in marked:  # ... and listed apart, where the marker judge's verdict can be read against them
+        for n in item["markers"]:
+            assert f"<code>[p.{n}]</code>" in html

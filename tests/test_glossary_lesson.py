@@ -2,8 +2,8 @@
 
 import pytest
 
-from rag_metrics.lab.glossary_lesson import (DEDUP, FIRST, depth_claim, depth_example, judged_example, one_rule,
-                                               order_claim, order_example)
+from rag_metrics.lab.glossary_lesson import (DEDUP, FIRST, depth_claim, depth_example, judged_example, ndcg_line,
+                                               one_rule, order_claim, order_example)
 
 
 @pytest.mark.parametrize("k", [1, 3, 4, 6])
@@ -44,11 +44,18 @@ def test_order_claim_states_each_orders_rank_or_lists_the_reads():
     assert not c["condition"] and f"mrr reads the {DEDUP}" in c["text_if_false"]
 
 
-@pytest.mark.parametrize("depth, differ", [(1, True), (11, True), (12, False), (40, False)])
-def test_depth_claim_on_each_side_of_the_gold_rank(depth, differ):
+@pytest.mark.parametrize("depth, shallow, deeper", [(1, 1, 12), (11, 11, 12), (12, 11, 12), (15, 11, 15),
+                                                     (40, 11, 40)])
+def test_depth_claim_compares_two_different_depths_either_side_of_the_gold_rank(depth, shallow, deeper):
+    """k=1 depth=15 once showed the same row twice (depth 15 and max(15, 12) = 15): the two depths always differ."""
     d = depth_example(depth)
-    assert d["rr_deep"] == pytest.approx(1 / 12) and d["rr"] == (0.0 if depth < 12 else pytest.approx(1 / 12))
+    assert (d["shallow"], d["deeper"]) == (shallow, deeper)
+    assert d["rr"] == 0.0 and d["rr_deep"] == pytest.approx(1 / 12)
     c = depth_claim(d)
-    assert c["condition"] is differ and set(c["figures"]) == {"depth", "gold_at", "rr", "rr_deep"}
-    if differ:
-        assert f"searched {depth} deep and 0.08333 searched 12 deep" in c["text_if_true"]
+    assert c["condition"] and f"searched {shallow} deep and 0.08333 searched {deeper} deep" in c["text_if_true"]
+
+
+@pytest.mark.parametrize("k, parts", [(1, 1), (3, 2)])
+def test_ndcg_line_prints_each_cutoff_once(k, parts):
+    line = ndcg_line(["policy", "other", "faq"], {"policy": 2, "faq": 1}, k)
+    assert line.count("nDCG@1 = 1, Recall@1 = 0.5") == 1 and line.count("nDCG@") == parts

@@ -219,8 +219,8 @@ def test_sufficiency_equals_a_hand_count_on_multi_hop_questions(multi_hop):
         assert [pq.at[q, f"sufficiency@{k}"] for k in range(1, 6)] == expected, q
         assert [pq.at[q, f"hit@{k}"] for k in range(1, 6)] == HIT[q], q
     assert "sufficiency@5" in result.headline_measures
-    assert result.by_type().loc["multi_hop", "sufficiency@5"] == 1.0
-    assert result.by_type().loc["multi_hop", "hit@5"] == 1.0
+    assert result.by("type", wide=True).loc["multi_hop", "sufficiency@5"] == 1.0
+    assert result.by("type", wide=True).loc["multi_hop", "hit@5"] == 1.0
 
 
 def test_the_failure_breakdown_tells_a_missing_group_apart(multi_hop):

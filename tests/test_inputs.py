@@ -9,7 +9,9 @@ from rag_metrics import InputError
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.io.logs import PRESETS, doc_key, load_log, parse_field_mapping, resolve_documents
+from rag_metrics.io.log_matching import doc_key, resolve_documents
+from rag_metrics.io.log_presets import PRESETS, parse_field_mapping
+from rag_metrics.io.logs import load_log
 from rag_metrics.io.pages import read_pages_jsonl, write_pages
 
 
@@ -257,10 +259,10 @@ def test_a_question_logged_twice(tmp_path):
 
 
 def test_presets_are_documented():
-    import rag_metrics.io.logs as logs
+    import rag_metrics.io.log_presets as log_presets
 
     for name in PRESETS:
-        assert re.search(rf"^{name}\s", logs.__doc__, re.M), name
+        assert re.search(rf"^{name}\s", log_presets.__doc__, re.M), name
 
 
 def test_an_items_pages_are_read_once_each_in_order(tmp_path):

@@ -154,7 +154,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from rag_metrics.judging.judges import PageJudge  # noqa: E402
 from rag_metrics.io.corpus import corpus_from_pages
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate
+from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE, Boilerplate
 
 _DOC = st.sampled_from(["a", "b", "c"])
 _ITEM = st.tuples(st.sampled_from(["q1", "q2", "q3"]), _DOC, st.lists(st.integers(1, 6), max_size=3),

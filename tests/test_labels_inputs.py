@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.csvfile import read_csv
+from rag_metrics.core.errors import InputError
 from rag_metrics.core.serialize import csv_text
 
 DATA = data_dir()
@@ -108,6 +109,23 @@ def test_a_hostile_id_survives_the_review_file(tmp_path, qid):
     back = read_audit_decisions(path)  # (IDs are stripped of surrounding blanks, as a person's edits are)
     assert (back.at[0, "candidate_id"], back.at[0, "question_id"], back.at[0, "doc_id"]) == \
         (f"{qid}|d|p1".strip(), qid.strip(), "=d")
+
+
+@pytest.mark.parametrize("cell, read", [("", "pending"), ("   ", "pending"), (" Accept ", "accept"),
+                                        ("REJECT", "reject"), ("pending", "pending")])
+def test_a_decision_cell_as_a_person_leaves_it(tmp_path, cell, read):
+    """Cleared (empty or spaces only) is pending; any case and surrounding spaces are read; an unknown word is refused
+    naming the file, the line, the field and the closest decision."""
+    from rag_metrics.labels.decisions import read_audit_decisions
+
+    path = tmp_path / "review.csv"
+    path.write_text(f"candidate_id,question_id,doc_id,page,decision\r\nc1,q1,d,2,{cell}\r\n", encoding="utf-8-sig")
+    assert read_audit_decisions(path).at[0, "decision"] == read
+    path.write_text("candidate_id,question_id,doc_id,page,decision\nc1,q1,d,2,acept\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"review\.csv:2: candidate 'c1': decision 'acept'; expected one of .*"
+                                         r"Did you mean 'accept'\?") as e:
+        read_audit_decisions(path)
+    assert e.value.field == "decision"
 
 
 def test_audit_then_accept_with_hostile_ids(hostile, tmp_path, capsys):

@@ -70,12 +70,24 @@ def test_real_vectors_claim_needs_the_same_top_and_a_moved_count():
 
 
 def test_raw_queries_and_audit_claims():
-    assert raw_queries_claim(0.12, 0.57, 0.8, 11.9, 35, 71)["condition"]
-    c = raw_queries_claim(0.9, 1.2, 14.0, 11.9, 0, 71)
+    assert raw_queries_claim(0.12, 0.57, 0.8, 11.9, 35, 71, 2.0)["condition"]
+    c = raw_queries_claim(0.9, 1.2, 14.0, 11.9, 0, 71, 2.0)
     assert not c["condition"] and "lengths 0.90-1.20" in shown(c)
     assert audit_claim(14, 14, True, "faq")["condition"]
     assert not audit_claim(14, 14, False, "faq")["condition"] and not audit_claim(13, 14, True, "faq")["condition"]
     assert "they are not the same rows" in shown(audit_claim(13, 14, True, "faq"))
+
+
+@pytest.mark.parametrize("scale, lead", [(2.0, "The error also goes the other way"),
+                                          (0.5, "The same direction as the query of length 0.5 above"),
+                                          (0.37, "The same direction as the query of length 0.37 above"),
+                                          (1.0, "Unnormalized queries can also be too short")])
+def test_raw_queries_claim_says_the_other_way_only_after_a_longer_query(scale, lead):
+    """Issue 49: at query_scale 0.5 (and 0.37) the page said "the error also goes the other way" after the x0.5
+    query had already shown that same direction."""
+    c = raw_queries_claim(0.12, 0.57, 0.8, 11.9, 35, 71, scale)
+    assert c["condition"] and shown(c).startswith(lead) and c["figures"]["other_way"] is (scale > 1)
+    assert ("other way" in shown(c)) is (scale > 1)
 
 
 def test_pass_count_figure_draws_every_series_at_the_threshold_from_zero():

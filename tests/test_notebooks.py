@@ -230,3 +230,34 @@ def test_no_code_cell_is_longer_than_25_lines(path):
             if cell["cell_type"] == "code" and "parameters" not in cell.get("metadata", {}).get("tags", [])
             and len("".join(cell["source"]).splitlines()) > 25}
     assert not long, f"{path}: code cells over 25 lines (id: lines): {long}"
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.parent.name == "notebooks"], ids=lambda p: p.stem)
+def test_links_reach_their_target_from_the_report_folder(path):
+    """A lesson's page is read from reports/<experiment>/<timestamp>/, beside the other lessons' pages: a relative link
+    may only name a sibling notebook (rewritten to its page) -- ``../docs/attribution.md`` was dead there (issue 49)."""
+    import re
+
+    nb = nbformat.read(str(path), as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    text += "\n".join(str(o.get("data", {}).get("text/markdown", "")) for c in nb.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []))
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    dead = [t for t in targets if not re.match(r"(https?://|#|[\w-]+\.ipynb(#|$))", t)]
+    assert not dead, f"{path.name}: links that do not exist beside the report's pages: {dead}"
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.parent.name == "notebooks" and p.name != GLOSSARY],
+                         ids=lambda p: p.stem)
+def test_setup_code_is_left_out_of_the_page(tmp_path, path):
+    """The point before the code (issue 49): each lesson's imports-and-setup cell is tagged ``remove-input``, and the
+    exported page shows its output without its code."""
+    from rag_metrics.report.runner import REMOVE_INPUT, export_html
+
+    nb = nbformat.read(str(path), as_version=4)
+    tagged = [c for c in nb.cells if c.cell_type == "code" and REMOVE_INPUT in c.metadata.get("tags", [])]
+    assert tagged and "import" in tagged[0].source, f"{path.name}: no setup cell tagged {REMOVE_INPUT}"
+    export_html(path, tmp_path / "page.html")
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    code = sum(1 for c in nb.cells if c.cell_type == "code")
+    assert page.count("jp-InputArea-prompt") - sum(c.cell_type == "markdown" for c in nb.cells) == code - len(tagged)

@@ -11,9 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_metrics.judging import index as index_module
+from rag_metrics.judging import minimizers as minimizers_module
 from rag_metrics.judging import judges as judges_module
-from rag_metrics.judging.index import PageIndex, _minimizers, _plan
+from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE
+from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.minimizers import _minimizers, fragment_plan
 from rag_metrics.judging.judges import OverlapJudge
 from rag_metrics.core.text import codes_of, decode, hash_powers, normalize, normalize_codes
 from test_experiment import naive_boilerplate, naive_overlap
@@ -62,7 +64,7 @@ def test_minimizers_cover_every_window_and_follow_the_content(values, w, data):
 
 def test_plan_splits_a_fragment_into_one_window():
     for n in (1, 2, 3, 8, 24, 25, 192):
-        m, w = _plan(n)
+        m, w = fragment_plan(n)
         assert m >= 1 and w >= 1 and m + w - 1 == n
 
 
@@ -70,8 +72,8 @@ def test_plan_splits_a_fragment_into_one_window():
 def small_blocks(monkeypatch):
     """Blocks of a few characters, slices of a few hits, a short first round: every boundary is crossed (the same
     constants for every example: nothing else is set)."""
-    monkeypatch.setattr(index_module, "BLOCK", 7)
-    monkeypatch.setattr(index_module, "HITS", 3)
+    monkeypatch.setattr(minimizers_module, "BLOCK", 7)
+    monkeypatch.setattr(minimizers_module, "HITS", 3)
     monkeypatch.setattr(judges_module, "PREFIX", 1)
     monkeypatch.setattr(judges_module, "BATCH", 9)
 
@@ -91,9 +93,9 @@ def _pages(entries, shuffle_seed=None):
 
 def _boilerplate_by_index(index, n):
     """The boilerplate fragments the index found, as folded strings per document."""
-    mask = index.boilerplate_mask(n, index_module.DEFAULT_BOILERPLATE)
+    mask = index.boilerplate_mask(n, DEFAULT_BOILERPLATE)
     found = {}
-    off = index._offsets
+    off = index.offsets
     for r, (doc, _) in enumerate(index.keys):
         text = index.norm[r]
         for i in np.flatnonzero(mask[off[r]:off[r + 1]]):
@@ -187,8 +189,8 @@ def _by_the_definition(normalized, items, gold, window, n=24):
 def test_long_texts_through_every_block_and_round(monkeypatch):
     """Realistic lengths: pages of a few hundred characters with a running footer, items cut across page breaks,
     blocks smaller than a page, items in batches; the array path equals the definition item by item."""
-    monkeypatch.setattr(index_module, "BLOCK", 500)
-    monkeypatch.setattr(index_module, "HITS", 50)
+    monkeypatch.setattr(minimizers_module, "BLOCK", 500)
+    monkeypatch.setattr(minimizers_module, "HITS", 50)
     monkeypatch.setattr(judges_module, "BATCH", 700)  # items judged in runs of a few texts
     rng = random.Random(3)
     words = [f"w{i}" for i in range(40)] + ["policy", "claims", "経費", "精算"]
@@ -293,8 +295,8 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
     assert 3 <= sum(bool(e) for e in expected) <= 55
     # the contract, text by text: the source page, and every one of its cross minimizers inside the excerpt
     codes, offsets = normalize_codes(items["text"])
-    m = index_module._plan(24)[0]
-    cross_pos, cross_hash = index._cross(24)
+    m = fragment_plan(24)[0]
+    cross_pos, cross_hash = index.cross_minimizers(24)
     other = {"alpha": index.row["alpha", 1], "beta": index.row["beta", 1]}
     near_end = 0
     for i, (d, t) in enumerate(zip(items["doc_id"], items["text"])):
@@ -305,7 +307,7 @@ def test_excerpts_are_found_and_judged_through_the_minimizers_other_pages_share(
         t = normalize(t)
         x = next(r for r, (dd, _) in enumerate(index.keys) if dd == d and t in index.norm[r])
         assert source.tolist() == [x]
-        a = int(index._offsets[x]) + index.norm[x].index(t)
+        a = int(index.offsets[x]) + index.norm[x].index(t)
         inside = (cross_pos >= a) & (cross_pos <= a + len(t) - m)
         assert g_offset.tolist() == (cross_pos[inside] - a).tolist() and g_hash.tolist() == cross_hash[inside].tolist()
         near_end += int(((cross_pos > a + len(t) - 24) & inside).sum())
@@ -318,8 +320,8 @@ def test_hashes_of_many_texts_equal_the_single_text_hash():
     base = int(hash_powers(2, bits=32)[0][1])  # B itself; the sums below are written out independently
     for folded in (False, True):
         seen = []
-        for lo, h, valid in index_module._block_hashes(codes, offsets, 3, folded=folded,
-                                                       bounds=np.array([0, 11, 15, int(offsets[-1])])):
+        for lo, h, valid in minimizers_module.block_hashes(codes, offsets, 3, folded=folded,
+                                                           bounds=np.array([0, 11, 15, int(offsets[-1])])):
             for i in np.flatnonzero(valid):
                 fragment = text[lo + i:lo + i + 3]
                 if folded:
@@ -343,13 +345,13 @@ def test_rows_of_finds_each_page_and_nothing_else():
 def test_one_documents_boilerplate_equals_its_part_of_the_corpus_pass(small_blocks, entries, n, seed):
     pages = _pages(entries, seed)
     whole = PageIndex(pages)
-    starts = whole.boilerplate_starts(n, index_module.DEFAULT_BOILERPLATE)
-    row_of = np.searchsorted(whole._offsets, starts, side="right") - 1
+    starts = whole.boilerplate_starts(n, DEFAULT_BOILERPLATE)
+    row_of = np.searchsorted(whole.offsets, starts, side="right") - 1
     alone = PageIndex(pages)  # no corpus pass yet: each document from its own pages
     for doc, rows in whole.docs.items():
         expected = np.sort(starts[np.isin(row_of, rows)])
-        assert alone.doc_boilerplate_starts(doc, n, index_module.DEFAULT_BOILERPLATE).tolist() == expected.tolist()
-        assert whole.doc_boilerplate_starts(doc, n, index_module.DEFAULT_BOILERPLATE).tolist() == expected.tolist()
+        assert alone.doc_boilerplate_starts(doc, n, DEFAULT_BOILERPLATE).tolist() == expected.tolist()
+        assert whole.doc_boilerplate_starts(doc, n, DEFAULT_BOILERPLATE).tolist() == expected.tolist()
 
 
 @SHARED_FIXTURE
@@ -359,10 +361,10 @@ def test_shared_spans_are_those_of_every_fragment(small_blocks, entries, texts, 
     occurrence of it holds a boilerplate character (the corpus pass's mask), merged per kind."""
     pages = _pages(entries, seed)
     index = PageIndex(pages)
-    bp = index_module.DEFAULT_BOILERPLATE if rule else None
+    bp = DEFAULT_BOILERPLATE if rule else None
     mask = index.boilerplate_mask(n, bp)
     fresh = PageIndex(pages)  # the drill-down path: no corpus pass
-    off = index._offsets
+    off = index.offsets
     for text in texts:
         text = normalize(text)
         for rows in ([0], list(range(len(index.keys)))):
@@ -396,7 +398,7 @@ def test_shared_spans_tell_the_footer_from_the_body():
                           "text": [f"{b}. Acme Policy page {p}" for p, b in zip(range(1, 5), bodies)]})
     text = normalize("plum harvests vary. Acme Policy page 7")
     fresh, whole = PageIndex(pages), PageIndex(pages)
-    whole.boilerplate_starts(8, index_module.DEFAULT_BOILERPLATE)
+    whole.boilerplate_starts(8, DEFAULT_BOILERPLATE)
     for index in (fresh, whole):
         assert [(text[a:b], k) for a, b, k in index.shared_spans(text, [1], 8)] == [
             ("plum harvests vary", False), ("ts vary. Acme Policy page ", True)]  # fragments holding footer characters

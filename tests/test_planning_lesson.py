@@ -145,12 +145,17 @@ def cmp(wins, losses, n, values="binary"):
 
 
 def test_the_sign_test_loses_nothing_only_on_0_1_values_with_some_change():
+    """Issue 49: at measure=mrr the page stood under "Why the sign test loses nothing here"; the sentence now says
+    so only for 0/1 values, and names the bounded-mean test otherwise."""
     c = why_sign_test_claim(cmp(1, 0, 65), measure="hit@1")
     assert c["condition"] and "1 of 65 questions (1.5%), always by exactly 1" in c["text_if_true"]
-    graded = why_sign_test_claim(cmp(1, 0, 65, "continuous"), measure="mrr")
-    assert "always by exactly 1" not in graded["text_if_true"]
-    assert not why_sign_test_claim(cmp(20, 13, 65), measure="hit@1")["condition"]  # half of them differ
-    assert why_sign_test_claim(cmp(20, 12, 65), measure="hit@1")["condition"]  # just under half
+    assert c["text_if_true"].startswith("**The sign test loses nothing here.**")
+    graded = why_sign_test_claim(cmp(30, 20, 65, "continuous"), measure="mrr")
+    assert not graded["condition"] and "bounded-mean test" in graded["text_if_false"]
+    assert "loses nothing" not in graded["text_if_false"]
+    assert why_sign_test_claim(cmp(20, 13, 65), measure="hit@1")["condition"]  # half differ: still exactly 1 each
+    none = why_sign_test_claim(cmp(0, 0, 65), measure="hit@1")
+    assert not none["condition"] and "differs on no question" in none["text_if_false"]
 
 
 def test_alike_rows_name_their_questions_same_or_others():

@@ -6,7 +6,7 @@ import pytest
 import pandas as pd
 
 from rag_metrics.lab.ruler_lesson import (f_curve_claims, f_fits, footer_claim, gap_claims, longest_fragment,
-                                             ruler_claims)
+                                             near_f, ruler_claims)
 
 
 def shown(c):
@@ -115,8 +115,8 @@ def test_footer_sentence_on_each_side():
     assert shown(c) == "Here keeping the footer credits nothing more at hit@1 (0.900 either way)."
 
 
-def curve(by_f, longest, answers=None):
-    return by_name(f_curve_claims(by_f, k=3, n_eval=50, longest=longest, answers=answers))
+def curve(by_f, longest, answers=None, min_chars=24):
+    return by_name(f_curve_claims(by_f, k=3, n_eval=50, longest=longest, min_chars=min_chars, answers=answers))
 
 
 def nested(hits, n=50):
@@ -150,23 +150,42 @@ def test_f_curve_within_the_chunks():
 def test_f_curve_flatness_is_the_paired_test(hits, p, holds):
     """One noise rule with notebook 02: a change of a few questions between F=16 and F=48 is called a dependence on
     F only when the exact paired test on the same questions says so."""
-    c = curve({f: h / 50 for f, h in hits.items()}, longest=300, answers=nested(hits))["flat_between_16_and_48"]
+    c = curve({f: h / 50 for f, h in hits.items()}, longest=300, answers=nested(hits))["flat_near_f"]
     assert c["condition"] is holds and p in shown(c)
     assert ("within noise" in shown(c)) is holds and ("depends on F" in shown(c)) is not holds
 
 
 def test_f_curve_sentence_gives_no_direction_it_does_not_know():
-    """The spread between F=16 and F=48 is min to max whichever F holds which: a falling curve is never read as
-    'moves from the lower to the higher value' (the newcomer review found 0.954 -> 0.985 printed for a fall)."""
+    """The spread around F is min to max whichever F holds which: a falling curve is never read as 'moves from the
+    lower to the higher value' (the newcomer review found 0.954 -> 0.985 printed for a fall)."""
     for hits in ({16: 64, 24: 63, 48: 62}, {16: 62, 24: 63, 48: 64}):
         flat = curve({f: h / 65 for f, h in hits.items()}, longest=300, answers=nested(hits, 65))
-        text = shown(flat["flat_between_16_and_48"])
-        assert "between 0.954 and 0.985 (2 question(s)" in text and "moves from" not in text
+        text = shown(flat["flat_near_f"])
+        assert "ranges from 0.954 (F=" in text and "to 0.985 (F=" in text and "moves from" not in text
 
 
-def test_f_curve_flat_window_includes_f_16_itself():
-    """F=16 is inside 'between F=16 and F=48': its 5 of 10 against 10 of 10 at 32 and 48 is tested (p = 0.062)."""
+def test_f_curve_flat_window_includes_the_lower_neighbour():
+    """F=16 is a neighbour of F=32: its 5 of 10 against 10 of 10 at 32 and 48 is tested (p = 0.062)."""
     hits = {16: 5, 32: 10, 48: 10}
     flat = next(c for c in f_curve_claims({f: h / 10 for f, h in hits.items()}, k=3, n_eval=10, longest=300,
-                                          answers=nested(hits, 10)) if c["name"] == "flat_between_16_and_48")
+                                          min_chars=32, answers=nested(hits, 10)) if c["name"] == "flat_near_f")
     assert flat["figures"]["spread"] == 5 and "F=16 against F=32" in flat["text_if_true"]
+
+
+def test_f_curve_compares_the_notebooks_own_f_with_its_neighbours():
+    """Issue 49: at size=800 overlap=0 dense k=5 F=48 the page said 'between F=16 and F=48 ... 0.985 and 0.985
+    (paired test of F=16 against F=16)' and 'does not hinge on the exact F' while F=96 dropped to 0.908: the range is
+    the chosen F's neighbours (24, 48, 96), a flat range says so without a test of an F against itself."""
+    hits = {8: 64, 16: 64, 24: 64, 48: 64, 96: 59, 192: 50}
+    c = by_name(f_curve_claims({f: h / 65 for f, h in hits.items()}, k=3, n_eval=65, longest=800, min_chars=48,
+                               answers=nested(hits, 65)))["flat_near_f"]
+    assert c["figures"]["near"] == [24, 48, 96] and c["figures"]["spread"] == 5
+    assert "From F=24 to F=96" in shown(c) and "0.908 (F=96) to 0.985 (F=24)" in shown(c)
+    assert "F=96 against F=24" in shown(c) and c["figures"]["p"] == pytest.approx(0.0625)
+    same = curve({8: 0.9, 16: 0.9, 24: 0.9, 48: 0.9, 192: 0.5}, longest=300, min_chars=16)["flat_near_f"]
+    assert same["condition"] and "page hit@3 is 0.900 at every F" in shown(same) and "paired test" not in shown(same)
+    assert same["figures"]["near"] == [8, 16, 24]
+    beyond = curve({8: 0.9, 16: 0.9, 192: 0.0}, longest=150, min_chars=192)["flat_near_f"]
+    assert beyond["figures"]["near"] == [192] and "longer than every chunk" in shown(beyond)
+    assert near_f([8, 16, 24, 48, 96, 192, 400], 400, 300) == [400]
+    assert near_f([8, 16, 24, 48, 96, 192], 192, 300) == [96, 192]

@@ -17,7 +17,8 @@ from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
 from rag_metrics.judging.audit import audit_pages
-from rag_metrics.judging.index import PageIndex, boilerplate_lines
+from rag_metrics.judging.boilerplate import boilerplate_lines
+from rag_metrics.judging.index import PageIndex
 from rag_metrics.judging import locate as locate_module
 from rag_metrics.judging.locate import locate_items
 
@@ -425,7 +426,7 @@ def test_occurrences_kept_per_text_are_the_first_ones(monkeypatch):
 def test_boilerplate_cuts_fold_into_their_text_and_other_texts_stay():
     """A cut below the rule's page count joins the repeated text containing it; a repeated text of its own (here a
     header on every page) stays a row; no row is on fewer pages than the rule needs unless nothing contains it."""
-    from rag_metrics.judging.index import _fold_cuts
+    from rag_metrics.judging.boilerplate import _fold_cuts
 
     found = {("a", "is here. Acme Handbook #"): {"pages": {0, 1, 3}, "example": "x"},
              ("a", "here. Acme Handbook #"): {"pages": {2}, "example": "y"},

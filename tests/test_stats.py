@@ -831,7 +831,7 @@ def test_bounded_mean_p_equals_the_exact_distribution_of_the_weighted_mean(d):
     from the closed form, and the package's p from 400,000 draws within Monte Carlo error."""
     from fractions import Fraction
 
-    from rag_metrics.stats.paired import bounded_mean_rows
+    from rag_metrics.stats.bounded_mean import bounded_mean_rows
 
     p_low = 1 - _spacings_above(["-1", *d])
     p_high = _spacings_above([*d, "1"])
@@ -855,7 +855,7 @@ def test_the_bounded_mean_interval_is_the_set_of_changes_the_test_does_not_rejec
     """The test of d - mu0 within (1 + mu0, 1 - mu0), on the same draws, is the test at mu0: at the interval's ends
     it does not reject (up to rounding in the last bit, hence 1e-9 inside), just outside them it does (p < alpha),
     in both directions."""
-    from rag_metrics.stats.paired import bounded_mean_rows
+    from rag_metrics.stats.bounded_mean import bounded_mean_rows
 
     rng = np.random.default_rng(9)
     d = np.where(rng.random(65) < 0.4, np.clip(rng.normal(0.15, 0.25, 65), -1, 1), 0.0)[None, :]
@@ -871,7 +871,7 @@ def test_the_bounded_mean_interval_is_the_set_of_changes_the_test_does_not_rejec
 
 
 def test_paired_test_on_graded_values_is_the_bounded_mean_test_of_its_changes():
-    from rag_metrics.stats.paired import bounded_mean_rows
+    from rag_metrics.stats.bounded_mean import bounded_mean_rows
 
     rng = np.random.default_rng(4)
     a = rng.choice([1.0, 0.5, 1 / 3, 0.0], 40)
@@ -886,7 +886,7 @@ def test_paired_test_on_graded_values_is_the_bounded_mean_test_of_its_changes():
 
 
 def test_bounded_mean_draws_in_chunks_and_the_grouped_path_agree():
-    from rag_metrics.stats.paired import bounded_mean_rows
+    from rag_metrics.stats.bounded_mean import bounded_mean_rows
 
     rng = np.random.default_rng(5)
     d = rng.choice([0.0, 0.5, -0.5, 1 / 3, -0.25], 400)

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from rag_metrics.stats.intervals import bootstrap_means, mean_interval_rows, percentile_rows
-from rag_metrics.stats.paired import bounded_mean_rows, randomization_rows, sign_test
+from rag_metrics.stats.bounded_mean import bounded_mean_rows
+from rag_metrics.stats.paired import randomization_rows, sign_test
 
 SIZES = (30, 65, 200)
 RATES = (0.5, 0.9, 0.97)

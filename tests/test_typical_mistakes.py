@@ -12,6 +12,7 @@ import rag_metrics as rm
 from rag_metrics import InputError
 from rag_metrics.core.errors import InputTypeError
 from rag_metrics.io.corpus import data_dir
+from rag_metrics.measures.pages import evaluate_pages
 
 DATA = data_dir()
 GOLDEN, CORPUS = str(DATA / "golden.jsonl"), str(DATA / "corpus")
@@ -132,12 +133,12 @@ def test_a_drilldown_shows_at_least_one_item(results):
 
 def test_evaluate_pages_takes_a_judge_by_name_and_a_log(golden, corpus):
     log = rm.load_log(LOG_B, golden=golden, corpus=corpus)
-    by_name = rm.evaluate_pages(golden, log, ["hit@5", "mrr"], judge="overlap", corpus=corpus)
-    by_object = rm.evaluate_pages(golden, log.run, ["hit@5", "mrr"], judge=rm.judging.judges.OverlapJudge(),
+    by_name = evaluate_pages(golden, log, ["hit@5", "mrr"], judge="overlap", corpus=corpus)
+    by_object = evaluate_pages(golden, log.run, ["hit@5", "mrr"], judge=rm.judging.judges.OverlapJudge(),
                                   corpus=corpus)
     assert by_name.summary_dict() == by_object.summary_dict()
     with pytest.raises(InputError, match=r"The 'judge' parameter of evaluate_pages must be one of .*Did you mean "
                                          r"'overlap'\?"):
-        rm.evaluate_pages(golden, log, ["mrr"], judge="overlaps", corpus=corpus)
+        evaluate_pages(golden, log, ["mrr"], judge="overlaps", corpus=corpus)
     with pytest.raises(InputError, match=r"evaluate_pages: give the judge: judge='overlap'"):
-        rm.evaluate_pages(golden, log, ["mrr"], corpus=corpus)
+        evaluate_pages(golden, log, ["mrr"], corpus=corpus)

@@ -43,7 +43,7 @@ def run(args) -> int:
     from rag_metrics.experiment.gate import compare_for_gate, gate_settings, read_side
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.io.logs import parse_field_mapping
+    from rag_metrics.io.log_presets import parse_field_mapping
 
     ks = gate_settings(args.ks, alpha=args.alpha, max_drop=args.max_drop)
     mapping = parse_field_mapping(args.field)

@@ -109,7 +109,8 @@ def _audit(args) -> int:
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.labels.audit import audit_labels
-    from rag_metrics.io.logs import load_log, parse_field_mapping
+    from rag_metrics.io.log_presets import parse_field_mapping
+    from rag_metrics.io.logs import load_log
 
     corpus = load_corpus(args.pages)
     golden = load_golden(args.golden, corpus=corpus)

@@ -24,7 +24,7 @@ DEFAULT_MEASURES = "recall@5 precision@5 hit@5 mrr ndcg@10 map"
 
 
 def presets() -> list:
-    from rag_metrics.io.logs import PRESETS
+    from rag_metrics.io.log_presets import PRESETS
 
     return list(PRESETS)
 
@@ -188,7 +188,7 @@ def _read_path(value: str):
     if Path(value).exists() or ":" not in value:
         return value
     from rag_metrics.core.errors import InputError
-    from rag_metrics.io.logs import parse_run_spec
+    from rag_metrics.io.log_presets import parse_run_spec
 
     try:
         return str(parse_run_spec(value).path)

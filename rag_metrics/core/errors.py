@@ -14,7 +14,7 @@ import re
 
 __all__ = [
     "InputError", "InputTypeError", "NotComparableError", "wrong_type", "close_matches", "check_choice", "check_int",
-    "check_cutoffs", "check_alpha", "check_k", "check_min_rel", "check_gain",
+    "check_number", "check_cutoffs", "check_names", "check_alpha", "check_k", "check_min_rel", "check_gain",
     "check_order", "check_name", "GAINS", "ORDERS", "NAME_MAX",
 ]
 
@@ -111,12 +111,42 @@ def check_choice(value, choices, name: str, *, func: str = "", what: str | None 
     raise InputError(message, path=path, line=line, question=question, field=field)
 
 
-def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str | None = None) -> int:
-    """Return ``value`` as an int >= ``low`` (bools refused); raise :class:`InputError` naming the parameter otherwise."""
+def check_int(value, name: str, *, low: int = 1, func: str = "", expected: str | None = None,
+              field: str | None = None) -> int:
+    """Return ``value`` as an int >= ``low`` (bools refused); raise :class:`InputError` naming the parameter otherwise
+    (``field``: the option or column it came from, kept on the error)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
         raise InputError(
-            f"The {name!r} parameter{_of(func)} must be {expected or f'an int >= {low}'}. Got {value!r} instead.")
+            f"The {name!r} parameter{_of(func)} must be {expected or f'an int >= {low}'}. Got {value!r} instead.",
+            field=field)
     return int(value)
+
+
+def check_number(value, name: str, *, low: float | None = None, high: float | None = None, low_open: bool = False,
+                 high_open: bool = False, func: str = "", field: str | None = None, hint: str = "") -> float:
+    """Return ``value`` as a finite float within its range; raise :class:`InputError` saying the range otherwise.
+
+    The range is ``[low, high]``, each end left out with ``low_open``/``high_open`` and unbounded when None: "The
+    'confidence' parameter must be in [0.5, 1). Got 1 instead.", "The 'delta' parameter must be > 0. Got 0
+    instead." Bools, non-numbers, NaN and infinities are refused too. ``hint`` (a sentence) follows the message.
+    """
+    ok = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        if low is not None and high is not None:
+            expected = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        elif low is not None:
+            expected = f"{'>' if low_open else '>='} {low:g}"
+        elif high is not None:
+            expected = f"{'<' if high_open else '<='} {high:g}"
+        else:
+            expected = "a finite number"
+        raise InputError(f"The {name!r} parameter{_of(func)} must be {expected}. Got {value!r} instead."
+                         + (f" {hint}" if hint else ""), field=field)
+    return float(value)
 
 
 def check_cutoffs(ks, name: str = "ks", *, func: str = "") -> tuple:
@@ -131,6 +161,22 @@ def check_cutoffs(ks, name: str = "ks", *, func: str = "") -> tuple:
         raise InputError(f"The {name!r} parameter{_of(func)} must hold at least one cutoff, such as (1, 3, 5). "
                          "Got none.")
     return out
+
+
+def check_names(names, name: str = "measures", *, func: str = "", what: str = "measure names") -> list:
+    """Names as a list of distinct strings, in their order: one string (``"hit@5"``) is one name -- never split into
+    its letters -- and a list or tuple of strings its names; anything else (a number, a dict, a list holding
+    something other than a string) is an :class:`InputTypeError` saying what was expected."""
+    if isinstance(names, str):
+        names = [names]
+    expected = f"one of the {what} as a string, or a list of them, such as 'hit@5' or ['hit@5', 'mrr']"
+    if isinstance(names, (bytes, dict)) or not hasattr(names, "__iter__"):
+        raise wrong_type(names, name, expected, func=func)
+    names = list(names)
+    bad = [n for n in names if n is None or isinstance(n, (numbers.Number, bytes, dict, list, tuple, set))]
+    if bad:
+        raise wrong_type(bad[0], name, expected, func=func)
+    return list(dict.fromkeys(str(n) for n in names))  # a parsed Measure reads as its name
 
 
 def check_alpha(alpha, name: str = "alpha", *, field: str = "alpha", high: float = 0.5) -> float:

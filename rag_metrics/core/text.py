@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = ["normalize", "normalize_codes", "strip_page_markers", "token_spans", "tokenize", "gram_hashes",
            "PAGE_MARKER", "Concat", "fold_digits", "decode", "text_blocks", "codes_of", "KANA", "KANJI", "CJK",
-           "HIRAGANA", "CJK_CHAR", "cjk_count", "hash_powers", "counted"]
+           "HIRAGANA", "CJK_CHAR", "cjk_count", "hash_powers", "counted", "fold_with_index"]
 
 PAGE_MARKER = re.compile(r"\[p\.(\d+)\]")
 """An OCR page marker ``[p.N]``; group 1 is the page number. The only definition: every reader and judge uses it."""
@@ -260,3 +260,22 @@ def counted(n: int, one: str, many: str | None = None) -> str:
     """``n`` with its noun, singular only for exactly 1: ``counted(1, "page")`` is "1 page", ``counted(0, "page")``
     "0 pages", ``counted(2, "query", "queries")`` "2 queries" (``many`` defaults to ``one + "s"``)."""
     return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"
+
+
+def fold_with_index(text: str) -> tuple[str, list[int]]:
+    """``text`` NFKC-normalized, case-folded, whitespace runs as one space -- and, per folded character, the index of
+    the character of ``text`` it comes from (so a match in the folded text is a span of ``text`` as given).
+
+    >>> fold_with_index("A  Ｂ")
+    ('a b', [0, 1, 3])
+    """
+    out, index = [], []
+    for pos, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKC", ch).casefold():
+            if c.isspace():
+                if not out or out[-1] == " ":
+                    continue
+                c = " "
+            out.append(c)
+            index.append(pos)
+    return "".join(out), index

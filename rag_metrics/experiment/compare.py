@@ -13,16 +13,17 @@ Questions where a measure is undefined in either run are left out of that pair (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError
+from rag_metrics.core.errors import InputError, check_names, wrong_type
 from rag_metrics.measures.evaluator import evaluator
 from rag_metrics.measures.result import Evaluation
 from rag_metrics.core.serialize import jsonable
 from rag_metrics.stats import N_RESAMPLES, compare_to_baseline
+from rag_metrics.experiment.result import ExperimentResult
 
 __all__ = ["compare_runs", "compare", "comparison_table", "Comparison", "MARKS"]
 
@@ -183,14 +184,22 @@ def compare(results, measures=None, *, level: str | None = None, judge: str | No
     significance marks and wins/ties/losses. ``measures`` (any, at any cutoff: the results compute what they lack)
     default: the baseline's headline measures; ``level``/``judge`` as :meth:`ExperimentResult.at
     <rag_metrics.experiment.result.ExperimentResult.at>`."""
+    if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
+        raise wrong_type(results, "results", "a list of results of evaluate_log, the baseline first", func="compare")
     results = list(results)
+    for r in results:
+        if not isinstance(r, ExperimentResult):
+            hint = ("Evaluate each log first: results = [rm.evaluate_log(golden, path, corpus) for path in paths]."
+                    if isinstance(r, (str, PurePath)) else "")
+            raise wrong_type(r, "results", "a list of results of evaluate_log (ExperimentResult), the baseline first",
+                             func="compare", hint=hint)
     if len(results) < 2:
         raise InputError("compare needs at least two results: the baseline first, then the runs to compare with it.")
     fingerprints = {r.golden.fingerprint() for r in results}
     if len(fingerprints) > 1:
         raise InputError("compare: the results were evaluated on different golden sets; a paired comparison needs the "
                          "same questions and gold.")
-    measures = results[0].headline_measures if measures is None else [str(m) for m in measures]
+    measures = results[0].headline_measures if measures is None else check_names(measures, func="compare")
     taken: set = set()
     names = [_label(Path(r.name), taken) for r in results]
     values = {name: {m: r.values(m, level, judge) for m in measures} for name, r in zip(names, results)}

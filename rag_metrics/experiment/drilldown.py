@@ -11,11 +11,11 @@ import numpy as np
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.html import HtmlView
-from rag_metrics.core.text import normalize
+from rag_metrics.core.text import PAGE_MARKER, normalize
 from rag_metrics.judging.index import PageIndex
 from rag_metrics.judging.judges import describe_judge
 
-__all__ = ["explain_data", "explain"]
+__all__ = ["explain_data", "explain", "longest_common"]
 
 
 def _rows(result, judge: str) -> dict:
@@ -57,26 +57,31 @@ def explain_data(result, question_id, k: int | None = None) -> dict:
     window = getattr(judge, "window", 1)
     f = getattr(judge, "min_chars", 24)
     rule = result.judges["overlap"].boilerplate if "overlap" in result.judges else None
+    decides_by_text = result.primary == "overlap"  # only the overlap judge decides by shared text
     items = []
     for row in rows.itertuples(index=False):
         verdicts = verdicts_by_rank.get(int(row.rank), {})
+        hit = bool(verdicts.get(result.primary))
         text = row.text if isinstance(row.text, str) else None
         segments = [(text or "", False)]
         longest = 0
         if text is not None and index is not None:
             norm = normalize(text)
-            near = [index.row[d, p2] for d, p in gold_pages for p2 in range(p - window, p + window + 1)
-                    if (d, p2) in index.row]
+            # the judges compare an item with the gold pages of its own document only (± window)
+            near = [index.row[d, p2] for d, p in gold_pages if d == row.doc_id
+                    for p2 in range(p - window, p + window + 1) if (d, p2) in index.row]
             # boilerplate (running headers, footers) is no evidence: it is not highlighted
             spans = [(a, b) for a, b, furniture in index.shared_spans(norm, near, f, rule) if not furniture]
             short = [(a, b) for a, b, furniture in index.shared_spans(norm, near, max(8, f // 2), rule)
                      if not furniture] if not spans else []
-            longest = max((b - a for a, b in spans or short), default=0)
-            # the match that decides (at or above the threshold) is marked; shorter shared text is context only
-            segments = _segments(norm, spans, "decides") if spans else _segments(norm, short, "context")
+            longest = longest_common(norm, spans or short, [index.norm[r] for r in near])
+            # the match that decides (the judge credited the item by it) is marked; other shared text is context
+            kind = "decides" if spans and hit and decides_by_text else "context"
+            segments = _segments(norm, spans or short, kind)
         items.append({"rank": int(row.rank), "doc_id": row.doc_id, "logged_doc_id": row.logged_doc_id,
                       "pages": list(row.pages), "score": None if row.score != row.score else float(row.score),
-                      "verdicts": verdicts, "hit": bool(verdicts.get(result.primary)), "segments": segments,
+                      "verdicts": verdicts, "hit": hit, "segments": segments,
+                      "markers": [int(n) for n in PAGE_MARKER.findall(text)] if text is not None else [],
                       "longest": longest, "threshold": f})
     return {"question_id": question_id, "question": q["question"], "type": q["type"],
             "answer": q["answer"], "gold": gold_pages, "k": k, "primary": result.primary,
@@ -103,3 +108,24 @@ def _segments(text: str, spans, kind: str = "decides") -> list[tuple[str, str | 
     if pos < len(text):
         out.append((text[pos:], False))
     return out
+
+
+def longest_common(text: str, spans, pages) -> int:
+    """The longest piece of ``text`` inside one of ``spans`` that stands, contiguous, on one of ``pages`` (normalized
+    page texts): what "longest shared fragment" means. A span is made of overlapping fragments each found on a page,
+    perhaps in different places, so its own length can overstate what is shared (12-character pieces found apart do
+    not make a 49-character match)."""
+    from difflib import SequenceMatcher
+
+    best = 0
+    for a, b in spans:
+        piece = text[a:b]
+        for page in pages:
+            if len(piece) <= best:
+                break
+            if piece in page:
+                best = len(piece)
+                break
+            m = SequenceMatcher(None, piece, page, autojunk=False).find_longest_match(0, len(piece), 0, len(page))
+            best = max(best, m.size)
+    return best

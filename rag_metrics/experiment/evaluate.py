@@ -4,7 +4,7 @@
 (:mod:`rag_metrics.io.logs`) and -- for judging logged text -- the corpus it was retrieved from
 (:mod:`rag_metrics.io.corpus`). It
 
-1. takes the log matched to the golden set when it was read (:func:`rag_metrics.io.logs.match_log`;
+1. takes the log matched to the golden set when it was read (:func:`rag_metrics.io.log_matching.match_log`;
    matched here when it was read without them): questions by ID (or by question text when the log has no
    IDs), documents exactly or by the longest unique path suffix; text-only items are placed on the pages;
    questions in the log but not in the golden set are reported and not used; labelled questions
@@ -30,7 +30,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_choice, check_cutoffs
 from rag_metrics.io.coerce import as_corpus, as_golden, as_log
 from rag_metrics.core.text import PAGE_MARKER
-from rag_metrics.io.logs import log_key, match_log
+from rag_metrics.io.log_matching import log_key, match_log
 from rag_metrics.judging.audit import check_pages_in_documents
 from rag_metrics.judging.index import PageIndex
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, as_judge, judge_run
@@ -123,7 +123,7 @@ def check_judge(primary, log, corpus=None) -> None:
 
 
 def prepare_log(golden, log, corpus=None):
-    """The log as evaluation needs it: matched to the golden set and the documents (:func:`rag_metrics.io.logs.match_log`,
+    """The log as evaluation needs it: matched to the golden set and the documents (:func:`rag_metrics.io.log_matching.match_log`,
     done when the log was read with them, else here). Its text-only items are placed on the pages by
     :func:`evaluate_log` (:func:`rag_metrics.judging.locate.place_text_only`); a text-only log without the corpus is
     an error: the texts cannot be placed."""

@@ -98,8 +98,9 @@ def _trec_log(path: Path):
 def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, page_base=None) -> Side:
     """Read one side of the gate (module docstring): a history record, a TREC run or a retrieval log by content;
     a reference that is no file is looked up in ``history_dir`` (an ID, an ID prefix or a run name)."""
-    from rag_metrics.io.logs import load_log, parse_run_spec
-    from rag_metrics.experiment.history import _read_record, load_run
+    from rag_metrics.io.log_presets import parse_run_spec
+    from rag_metrics.io.logs import load_log
+    from rag_metrics.experiment.history import load_run, read_record
 
     spec = parse_run_spec(str(ref))
     if spec.own and Path(spec.path).is_file():  # a log with its own shape (``langchain:LOG``)
@@ -119,7 +120,7 @@ def read_side(ref, *, history_dir=None, preset: str = "native", fields=None, pag
         except (UnicodeDecodeError, json.JSONDecodeError):
             whole = None
         if isinstance(whole, dict) and {"id", "name", "timestamp", "summary", "fingerprint"} <= set(whole):
-            rec = _read_record(path)
+            rec = read_record(path)
             return Side("history", rec["name"], str(path), record=rec)
         log = load_log(path, preset=preset, fields=fields, page_base=page_base)
         return Side("log", log.name, str(path), log=log)

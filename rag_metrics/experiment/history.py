@@ -44,7 +44,7 @@ from rag_metrics.core.fingerprint import check_comparable, digest
 __all__ = ["save_run", "load_run", "list_runs", "diff", "RunDiff", "REFUSE_ON", "save_experiment", "experiment_history",
            "history_table", "safe_name", "merge_history", "HistoryWarning", "RUN_ORDERS", "RULES", "run_made_at",
            "order_logs", "made_at", "comparable", "per_question", "run_key", "previous_comparable", "interval",
-           "config_diff", "trend", "CONFIG_ROWS", "logged", "partial", "log_profile"]
+           "config_diff", "trend", "CONFIG_ROWS", "logged", "partial", "log_profile", "read_record"]
 
 REFUSE_ON = ("golden", "judge")
 
@@ -89,11 +89,12 @@ def load_run(ref, history_dir="history") -> dict:
         if len(matches) > 1 and not any(p.stem == str(ref) for p in matches):
             raise InputError(f"run {ref!r} is ambiguous in {folder}/: {[p.stem for p in matches]}.")
         path = next((p for p in matches if p.stem == str(ref)), matches[-1])
-    return _read_record(path)
+    return read_record(path)
 
 
-def _read_record(path: Path) -> dict:
-    """One saved record; a file that is not a record is an error naming it."""
+def read_record(path: Path) -> dict:
+    """One saved record (:func:`save_run`) read from ``path``; a file that is not a record is an :class:`InputError`
+    naming it (and the line of malformed JSON)."""
     try:
         rec = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as e:
@@ -119,7 +120,7 @@ def _readable_records(history_dir) -> list[dict]:
     out = []
     for p in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            out.append(_read_record(p))
+            out.append(read_record(p))
         except InputError as e:
             warnings.warn(f"skipped {e}", HistoryWarning, stacklevel=3)
     return out
@@ -267,7 +268,7 @@ def save_experiment(result, history_dir, *, made_at: str | None = None, rule: st
     with FileLock(folder / LOCK_NAME):  # the check and the save, one process at a time
         for path in sorted(folder.glob("*.json")):
             try:
-                rec = _read_record(path)
+                rec = read_record(path)
             except InputError:
                 continue  # named by experiment_history's HistoryWarning
             if _same_run(rec, result.settings["log_fingerprint"], probe):
@@ -301,7 +302,7 @@ def merge_history(staged_dir, history_dir, *, skip=()) -> list[Path]:
         present = _records(folder)
         for p in staged:
             try:
-                rec = _read_record(p)
+                rec = read_record(p)
             except InputError:
                 continue
             probe = {k: rec.get("fingerprint", {}).get(k) for k in ("golden", "judge")}

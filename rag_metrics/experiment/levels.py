@@ -17,7 +17,7 @@ from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.pages import evaluate_judged
 from rag_metrics.measures.registry import parse_measure
 
-__all__ = ["LEVELS", "evaluate_documents", "evaluate_chunks", "at_level", "measure_values"]
+__all__ = ["LEVELS", "evaluate_documents", "evaluate_chunks", "at_level", "measure_values", "judge_name"]
 
 LEVELS = ("page", "document", "chunk")
 """What an evaluation counts: gold pages (under a judge), gold documents or gold chunk IDs."""
@@ -38,7 +38,9 @@ def evaluate_chunks(golden, run: pd.DataFrame, measures):
                     [m for m in measures if not str(m).startswith("sufficiency")], level="chunk")
 
 
-def _judge_name(result, judge) -> str:
+def judge_name(result, judge) -> str:
+    """The name of the page judge ``judge`` (a name or a judge object; None: ``result``'s primary judge), refused
+    unless it is one of the judges that applied to ``result``."""
     name = result.primary if judge is None else getattr(judge, "name", judge)
     return check_choice(name, tuple(result.pages), "judge", func="this result (the judges that applied)")
 
@@ -48,7 +50,7 @@ def at_level(result, level: str | None = None, judge=None):
     ``judge`` (a name or judge object; default the primary judge), document or chunk level (no judge: an error)."""
     level = result.level if level is None else check_choice(level, LEVELS, "level")
     if level == "page":
-        return result.pages[_judge_name(result, judge)]
+        return result.pages[judge_name(result, judge)]
     if judge is not None:
         raise InputError(f"a judge decides which pages count: it applies at level='page', not at level={level!r}, "
                          "where gold documents or chunk IDs are matched by ID.", field="judge")
@@ -67,7 +69,7 @@ def measure_values(result, measure, level: str | None = None, judge=None) -> pd.
     if name in ev.values:
         return pd.Series(ev.values[name], index=pd.Index(list(ev.questions), name="question_id"), name=name)
     level = result.level if level is None else level
-    who = _judge_name(result, judge) if level == "page" else None
+    who = judge_name(result, judge) if level == "page" else None
     key = ("values", level, who, name)
     if key not in result._cache:
         if level == "page":

@@ -80,7 +80,8 @@ class QuestionSections:
         """The drill-downs to show, one per distinct pattern: the questions of :meth:`drilldown_plan` in its order,
         those with the same ``why`` whose subject returned the same list of items grouped under the first of them.
         Each group: ``question_id`` (the one shown), ``why``, ``others`` (the questions it stands for); at most
-        ``cap`` groups."""
+        ``cap`` groups, of which the gains (newly hit, improved) take at most half: a loss or a miss is what a reader
+        opens a drill-down for, and the question table lists every gain."""
         from rag_metrics.experiment.diagnosis import ranked_lists
 
         cap = check_int(cap, "drilldowns", low=0)
@@ -95,7 +96,9 @@ class QuestionSections:
             group = {"question_id": q, "why": why, "others": []}
             where[key] = group
             groups.append(group)
-        return groups[:cap]
+        gains = [g for g in groups if g["why"] in ("newly hit", "improved")][:cap // 2]
+        shown = {id(g) for g in gains}
+        return [g for g in groups if g["why"] not in ("newly hit", "improved") or id(g) in shown][:cap]
 
     def question_table(self) -> pd.DataFrame:
         """Every answerable question × the baseline and the subject: ``question_id``, ``question``, ``type``, one

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from rag_metrics.core.errors import check_int
+from rag_metrics.core.errors import check_int, check_names
 from rag_metrics.core.html import HtmlView, render
 from rag_metrics.core.html import table as html_table
-from rag_metrics.io.logs import log_key
+from rag_metrics.io.log_matching import log_key
 from rag_metrics.judging.audit import audit_pages
-from rag_metrics.judging.index import boilerplate_lines
+from rag_metrics.judging.boilerplate import boilerplate_lines
 from rag_metrics.judging.judges import OverlapJudge, describe_judge
 from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.export import trec_qrels, trec_run
@@ -26,7 +26,7 @@ from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
-from rag_metrics.experiment.levels import _judge_name, at_level, measure_values
+from rag_metrics.experiment.levels import at_level, judge_name, measure_values
 from rag_metrics.experiment.rulers import raw_overlap, ruler_changes, ruler_disagreements, ruler_table, unfindable_gold
 from rag_metrics.experiment.slices import interval_table, long_table, question_attributes
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_table
@@ -202,23 +202,49 @@ class ExperimentResult:
                 n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """Each measure's mean with its 95% interval (``n``, ``mean``, ``ci_low``, ``ci_high``, ``excluded``,
         ``method``; :func:`rag_metrics.experiment.slices.interval_table`) at ``level`` under ``judge`` (defaults
-        as :meth:`at`); ``measures`` default: every measure evaluated, the headline's first."""
+        as :meth:`at`), named in its first column ``ruler`` (:meth:`ruler`); ``measures`` default: every measure
+        evaluated, the headline's first."""
         ev = self.at(level, judge)
         names = (list(dict.fromkeys([*self.headline_measures, *ev.measures])) if measures is None
-                 else [str(m) for m in measures])
+                 else check_names(measures, func="summary"))
         table = pd.DataFrame({m: self.values(m, level, judge) for m in names})
-        return interval_table(table, names, n_resamples=n_resamples)
+        return self._ruled(interval_table(table, names, n_resamples=n_resamples), level, judge)
 
     def by(self, key, level: str | None = None, judge: str | None = None, measures=None, *,
-           n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+           n_resamples: int = N_RESAMPLES, wide: bool = False) -> pd.DataFrame:
         """:meth:`summary` per slice: one row per (value of ``key``, measure). ``key``: any attribute of
         :meth:`attributes` (``"type"``, ``"document"``, ``"document.language"``, a golden-set field of your own),
         a list of them, or a Series question ID -> value. A question with two gold documents counts in both
-        documents' slices; a misspelled name is an :class:`~rag_metrics.InputError` naming the attributes."""
+        documents' slices; a misspelled name is an :class:`~rag_metrics.InputError` naming the attributes.
+        ``wide=True``: one row per slice with ``n`` and each measure's mean, no intervals (slices where nothing is
+        defined, such as no_answer questions, left out). The table's ``attrs["ruler"]`` and its ``ruler``
+        column (a wide table: its columns' name) say the level and judge the figures are under."""
         ev = self.at(level, judge)
-        names = self.headline_measures if measures is None else [str(m) for m in measures]
+        names = self.headline_measures if measures is None else check_names(measures, func="by")
         table = pd.DataFrame({m: self.values(m, level, judge) for m in names}).reindex(ev.per_question.index)
-        return interval_table(table, names, by=key, attributes=self.attributes(), n_resamples=n_resamples)
+        out = interval_table(table, names, by=key, attributes=self.attributes(), n_resamples=n_resamples, wide=wide)
+        return self._ruled(out, level, judge, column=not wide)
+
+    def ruler(self, level: str | None = None, judge: str | None = None) -> str:
+        """What the figures at ``level`` under ``judge`` count (defaults as :meth:`at`): ``"page level, overlap
+        judge (min_chars=24, ...)"``, ``"document level (gold documents)"``, ``"chunk level (gold chunk IDs)"``."""
+        self.at(level, judge)  # checks both
+        level = self.level if level is None else level
+        if level == "page":
+            name = judge_name(self, judge)
+            return f"page level, {describe_judge(self.judges[name]).replace(name, name + ' judge', 1)}"
+        return {"document": "document level (gold documents)", "chunk": "chunk level (gold chunk IDs)"}[level]
+
+    def _ruled(self, table: pd.DataFrame, level, judge, *, column: bool = True) -> pd.DataFrame:
+        """``table`` naming its ruler: in ``attrs["ruler"]``, and in a first column ``ruler`` (``column``) or, for a
+        wide table, as the name of its columns (shown above the index in a notebook)."""
+        ruler = self.ruler(level, judge)
+        if column:
+            table.insert(0, "ruler", ruler)
+        else:
+            table.columns.name = ruler
+        table.attrs["ruler"] = ruler
+        return table
 
     def to_trec(self, folder, level: str | None = None, judge: str | None = None, *,
                 order: str = "cut_then_dedup") -> tuple:
@@ -232,7 +258,7 @@ class ExperimentResult:
         level = self.level if level is None else level
         ev = self.at(level, judge)  # checks level and judge
         if level == "page":
-            rows = judged_items(self.judged[_judge_name(self, judge)])
+            rows = judged_items(self.judged[judge_name(self, judge)])
         else:
             rows = self.run[self.run["doc_id"].notna()] if level == "document" else self.run
         folder = Path(folder)
@@ -244,46 +270,19 @@ class ExperimentResult:
         return run_path, qrels_path
 
     def long(self, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
-        """Every measure at every level and under every judge as one long table -- ``level``, ``judge``,
-        ``measure``, ``k``, ``value``, its interval -- for per-k plots
+        """Every measure at every level and under every judge as one long table -- ``run``, ``ruler``, ``level``,
+        ``judge``, ``measure``, ``k``, ``value``, its interval -- for per-k plots
         (:func:`rag_metrics.experiment.slices.long_table`)."""
         evaluations = {("page", name): ev for name, ev in self.pages.items()}
         evaluations[("document", None)] = self.document
         if self.chunk is not None:
             evaluations[("chunk", None)] = self.chunk
-        return long_table(evaluations, n_resamples=n_resamples)
+        return long_table(evaluations, n_resamples=n_resamples, run=self.name)
 
     def headline(self, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
         """n, hit@k, MRR (and Recall@k) with 95% intervals (:func:`~.intervals.mean_table`), under the primary judge."""
         return headline_table({self.name: self.evaluation.per_question}, self.headline_measures,
                               n_resamples=n_resamples)
-
-    def judges_table(self) -> pd.DataFrame:
-        """The same figures under every judge that applies, side by side ("suspect the ruler first")."""
-        rows = {}
-        for name, ev in self.pages.items():
-            s = ev.summary_dict()
-            rows[name] = {"judge": describe_judge(self.judges[name]), **{m: s[m]["mean"] for m in self.headline_measures},
-                          "n": s["mrr"]["evaluated"]}
-        rows["document level (gold documents)"] = {
-            "judge": "document IDs against gold_docs",
-            **{m: self.document.summary_dict().get(m, {}).get("mean") for m in self.headline_measures},
-            "n": self.document.summary_dict()["mrr"]["evaluated"]}
-        if self.chunk is not None:
-            rows["chunk level (gold chunk IDs)"] = {
-                "judge": "chunk IDs against gold_chunks",
-                **{m: self.chunk.summary_dict().get(m, {}).get("mean") for m in self.headline_measures},
-                "n": self.chunk.summary_dict()["mrr"]["evaluated"]}
-        table = pd.DataFrame.from_dict(rows, orient="index")
-        table.index.name = "ruler"
-        return table
-
-    def by_type(self) -> pd.DataFrame:
-        """The primary judge's figures per question type (``n``: questions evaluated)."""
-        table = self.evaluation.by("type")
-        means = table["mean"].unstack("measure")[self.headline_measures]
-        means.insert(0, "n", table["evaluated"].unstack("measure")["mrr"].astype(int))
-        return means[means["n"] > 0]
 
     def failure_counts(self) -> pd.DataFrame:
         """Questions per failure kind; with evidence groups, also ``group_missing`` (a hit, but a group missing)."""
@@ -386,7 +385,7 @@ class ExperimentResult:
         return render("experiment_summary.html.j2", name=self.name, n_questions=len(self.golden.labelled),
                       level=self.evaluation.describe(),
                       headline=html_table(self.headline(n_resamples=2000), float_format=lambda v: f"{v:.3f}"),
-                      judges=html_table(self.judges_table(), float_format=lambda v: f"{v:.3f}"),
+                      judges=html_table(self.ruler_table(), float_format=lambda v: f"{v:.3f}"),
                       failures=html_table(self.failure_counts()), settings=self.settings,
                       unknown=self.unknown_questions, missing=self.missing_questions, failed=self.failed_questions)
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import check_choice, check_int
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE
+from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE
 from rag_metrics.judging.judges import describe_judge, judge_run, judged_frame
 from rag_metrics.core.text import normalize
 from rag_metrics.measures.pages import evaluate_judged
@@ -104,18 +104,19 @@ def _means(ev, measures, questions) -> tuple[dict, int]:
 
 
 def ruler_table(result, questions=None) -> pd.DataFrame:
-    """One row per ruler, one column per headline measure (``judge`` describes the ruler; ``n`` questions); over
-    ``questions`` only when given (two runs compared on the questions both logged)."""
+    """One row per ruler, one column per headline measure (``level``: what is counted -- gold pages at page level,
+    where the ``document`` judge credits every gold page of an item's gold document, or gold documents / chunk IDs;
+    ``judge`` describes the ruler; ``n`` questions); over ``questions`` only when given (two runs compared on the questions both logged)."""
     rows = {}
     for name, (describe, ev, _) in _rulers(result).items():
         means, n = _means(ev, result.headline_measures, questions)
-        rows[name] = {"judge": describe, **means, "n": n}
+        rows[name] = {"level": "page", "judge": describe, **means, "n": n}
     for label, ev, what in (("document level (gold documents)", result.document, "document IDs against gold_docs"),
                             ("chunk level (gold chunk IDs)", result.chunk, "chunk IDs against gold_chunks")):
         if ev is None:
             continue
         means, n = _means(ev, result.headline_measures, questions)
-        rows[label] = {"judge": what, **means, "n": n}
+        rows[label] = {"level": label.split()[0], "judge": what, **means, "n": n}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "ruler"
     return table

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from rag_metrics.core.errors import InputError
 from rag_metrics.measures.registry import parse_measure
 from rag_metrics.measures.result import slice_names, slices
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_interval
@@ -67,15 +68,32 @@ def _rows(per_question: pd.DataFrame, measures, n_resamples: int) -> dict:
     return out
 
 
+def _means(joined: pd.DataFrame, measures, by, known, names) -> pd.DataFrame:
+    """One row per slice: ``n`` and each measure's mean (interval_table's ``wide=True``)."""
+    rows = []
+    for value, group in slices(joined, by, known):
+        key = value if isinstance(value, tuple) else (value,)
+        values = group[measures].apply(pd.to_numeric, errors="coerce").astype(float)
+        n = int(values[measures[0]].notna().sum())
+        if n:
+            rows.append((*key, n, *values.mean().to_list()))
+    table = pd.DataFrame(rows, columns=[*names, "n", *measures]).set_index(names)
+    return table
+
+
 def interval_table(per_question: pd.DataFrame, measures, *, by=None, attributes=None,
-                   n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+                   n_resamples: int = N_RESAMPLES, wide: bool = False) -> pd.DataFrame:
     """Each measure's mean with its 95% interval: one row per measure, or with ``by`` one per (slice, measure).
 
     Columns: ``n`` (questions where the measure is defined), ``mean``, ``ci_low``, ``ci_high``, ``excluded``
     (undefined: no gold), ``method`` (the interval's). ``by``: as :func:`rag_metrics.measures.result.slices` takes
-    it, over ``per_question`` joined with ``attributes`` (a table indexed by question ID).
+    it, over ``per_question`` joined with ``attributes`` (a table indexed by question ID). ``wide=True`` (with
+    ``by``): one row per slice instead, columns ``n`` (questions with a defined value of the first measure) and each
+    measure's mean -- no interval computed; slices where nothing is defined are left out.
     """
     measures = [str(m) for m in measures]
+    if by is None and wide:
+        raise InputError("interval_table: wide=True needs a slice (by=).")
     if by is None:
         table = pd.DataFrame.from_dict(_rows(per_question, measures, n_resamples), orient="index", columns=COLUMNS)
         table.index.name = "measure"
@@ -86,32 +104,38 @@ def interval_table(per_question: pd.DataFrame, measures, *, by=None, attributes=
         joined = per_question.drop(columns=[c for c in attributes.columns if c in per_question.columns])
         joined = joined.join(attributes, how="left")
         known = list(attributes.columns)
+    names = slice_names(by)
+    if wide:
+        return _means(joined, measures, by, known, names)
     rows = []
     for value, group in slices(joined, by, known):
         key = value if isinstance(value, tuple) else (value,)
         rows += [(*key, m, *row.values()) for m, row in _rows(group, measures, n_resamples).items()]
-    names = slice_names(by)
     table = pd.DataFrame(rows, columns=[*names, "measure", *COLUMNS])
     return table.set_index([*names, "measure"])
 
 
-def long_table(evaluations: dict, *, n_resamples: int = N_RESAMPLES) -> pd.DataFrame:
+def long_table(evaluations: dict, *, n_resamples: int = N_RESAMPLES, run: str | None = None) -> pd.DataFrame:
     """The long table for plots: one row per (level, judge, measure) of ``evaluations`` (``{(level, judge):
-    Evaluation}``; judge ``None`` at document and chunk level), columns ``level``, ``judge``, ``measure`` (the
-    family: ``hit``, ``ndcg``...), ``k`` (its cutoff; NaN for a measure over the whole ranking), ``name`` (as
-    written, ``hit@5``), then :func:`interval_table`'s columns; ``value`` is the mean. A per-k curve is
-    ``long[long.measure == "hit"].pivot(index="k", columns="judge", values="value")``."""
+    Evaluation}``; judge ``None`` at document and chunk level), columns ``run`` (``run``), ``ruler`` (never empty:
+    the judge's name at page level, ``"document level"`` / ``"chunk level"`` otherwise), ``level``, ``judge``,
+    ``measure`` (the family: ``hit``, ``ndcg``...), ``k`` (its cutoff, an integer; <NA> for a measure over the whole
+    ranking), ``name`` (as written, ``hit@5``), then :func:`interval_table`'s columns; ``value`` is the mean. A per-k
+    curve is ``long[long.measure == "hit"].pivot(index="k", columns="ruler", values="value")``; several results'
+    tables concatenated pivot on ``run``."""
     parts = []
     for (level, judge), ev in evaluations.items():
         table = interval_table(ev.per_question, ev.measures, n_resamples=n_resamples).reset_index(names="name")
         parsed = [parse_measure(m) for m in table["name"]]
-        table.insert(0, "k", pd.array([m.k for m in parsed], dtype="Int64").astype("float64"))
+        table.insert(0, "k", pd.array([m.k for m in parsed], dtype="Int64"))
         table.insert(0, "measure", [m.name if m.rel is None else f"{m.name}(rel={m.rel})" for m in parsed])
         table.insert(0, "judge", judge)
         table.insert(0, "level", level)
+        table.insert(0, "ruler", judge if level == "page" else f"{level} level")
         parts.append(table)
-    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["level", "judge", "measure", "k",
-                                                                                  "name", *COLUMNS])
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ruler", "level", "judge", "measure",
+                                                                                  "k", "name", *COLUMNS])
     out = out.rename(columns={"mean": "value"})
-    out["k"] = out["k"].astype(np.float64)
+    out["k"] = out["k"].astype("Int64")
+    out.insert(0, "run", run)
     return out

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_choice
+from rag_metrics.core.errors import InputError
 from rag_metrics.core.files import atomic_write_text
-from rag_metrics.io.csvfile import read_rows
 from rag_metrics.core.serialize import csv_text
 from rag_metrics.io.jsonl import jsonl_text
+from rag_metrics.io.sheets import choice_cell, read_sheet, text_cell
 from rag_metrics.golden.flags import flag_context_dependent, heading_template, near_duplicates
 from rag_metrics.golden.generate import Draft
 from rag_metrics.golden.sampler import PageSample
@@ -88,38 +88,22 @@ def write_review(review: pd.DataFrame, path) -> Path:
 def read_decisions(path) -> pd.DataFrame:
     """A reviewed file: question_id, decision (keep/drop), and -- when present -- edited question and answer.
 
-    Errors name the line: a missing column, an empty or unknown decision, a question listed twice.
+    Errors name the line: a missing column, an empty or unknown decision, a question listed twice
+    (:func:`~rag_metrics.io.sheets.read_sheet`).
     """
     path = Path(path)
-    columns, rows = read_rows(path, jsonl="review decisions (JSON lines with question_id and decision)",
-                              csv_what="review decisions (CSV with question_id and decision)")
-    missing = [c for c in ("question_id", "decision") if c not in columns]
-    if missing:
-        raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics golden review` "
-                         f"(found {sorted(columns)}).", path=path, line=1)
-    out, seen = [], {}
-    for line, row in rows:
-        qid = row.get("question_id")
-        if not isinstance(qid, str) or not qid.strip():
-            raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
-        qid = qid.strip()
-        if qid in seen:
-            raise InputError(f"question {qid!r} is listed twice (also at line {seen[qid]}).", path=path, line=line,
-                             field="question_id")
-        seen[qid] = line
-        decision = row.get("decision")
-        decision = decision.strip().lower() if isinstance(decision, str) else decision
-        if decision not in DECISIONS:
-            check_choice(row.get("decision"), DECISIONS, "decision", what=f"question {qid!r}:", path=path, line=line,
-                         field="decision", question=qid)
+    _, rows = read_sheet(path, expected="the review file of `rag-metrics golden review`",
+                         required=("question_id", "decision"), key="question_id", label="question", noun="decision")
+    out = []
+    for line, qid, row in rows:
+        decision = choice_cell(row.get("decision"), DECISIONS, "decision", who=f"question {qid!r}", path=path,
+                               line=line, question=qid)
         rec = {"question_id": qid, "decision": decision, "line": line}
         for key in ("question", "answer"):
             value = row.get(key)
             if value is not None and not isinstance(value, str):
                 raise InputError(f"question {qid!r}: {key!r} must be text, got {value!r}.", path=path, line=line,
                                  field=key)
-            rec[key] = value.strip() if isinstance(value, str) and value.strip() else None
+            rec[key] = text_cell(value)
         out.append(rec)
-    if not out:
-        raise InputError("no decision found.", path=path)
     return pd.DataFrame(out)

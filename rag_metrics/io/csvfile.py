@@ -17,7 +17,7 @@ programs). UTF-8 only (a leading byte-order mark is skipped). Every problem is a
 * a row with more cells than the header has columns,
 * a cell longer than :data:`MAX_CELL` characters.
 
-Rows that are entirely empty are skipped. Cells keep their text as written (no stripping: callers decide), a
+Rows that are empty or hold only spaces are skipped, before the header too. Cells keep their text as written (no stripping: callers decide), a
 neutralized cell restored.
 """
 
@@ -61,6 +61,8 @@ def read_csv(path, what: str) -> tuple[list[str], list[tuple[int, dict]]]:
                                  "\"\".", path=path, line=start) from None
             raise InputError(f"not readable as CSV: {message}; expected {what}.", path=path, line=start) from None
         line, start = start, reader.line_num + 1
+        if not any(c.strip() for c in cells):
+            continue  # an empty or whitespace-only line, before the header or after it
         if header is None:
             header = [c.strip() for c in cells]
             empty = [i + 1 for i, c in enumerate(header) if not c]
@@ -73,8 +75,6 @@ def read_csv(path, what: str) -> tuple[list[str], list[tuple[int, dict]]]:
                     raise InputError(f"column {name!r} appears twice in the header (cells {seen[name]} and {i}); "
                                      "the second would silently replace the first.", path=path, line=line, field=name)
                 seen[name] = i
-            continue
-        if not any(c.strip() for c in cells):
             continue
         if len(cells) > len(header):
             extra = [c for c in cells[len(header):] if c.strip()]

@@ -22,7 +22,7 @@ from rag_metrics.core.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["located", "show", "require_columns", "id_strings", "ranks", "relevance", "first_duplicate",
+__all__ = ["located", "show", "renamed", "require_columns", "id_strings", "ranks", "relevance", "first_duplicate",
            "question_attributes", "ranks_from_scores", "group_labels", "groups", "INT64_MAX"]
 
 INT64_MAX = 2**63 - 1
@@ -45,6 +45,18 @@ def located(frame: pd.DataFrame, name: str, pos: int, message: str, field: str |
 def show(value) -> str:
     """repr of a cell value as the user wrote it (no numpy scalar wrappers)."""
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def renamed(df: pd.DataFrame, q_id_col: str | None, columns: dict) -> pd.DataFrame:
+    """``df`` with the columns a caller named (ranx's ``q_id_col``, ``doc_id_col``, ...) renamed to the package's:
+    ``q_id_col`` to ``question_id`` -- by default ``query_id`` is when there is no ``question_id`` --, and each
+    ``{given: ours}`` of ``columns`` whose given name is not None."""
+    renames = {given: ours for given, ours in columns.items() if given is not None}
+    if q_id_col is not None:
+        renames[q_id_col] = "question_id"
+    elif "question_id" not in df.columns and "query_id" in df.columns:
+        renames["query_id"] = "question_id"
+    return df.rename(columns=renames) if renames else df
 
 
 def require_columns(df, name: str, columns, func: str = "evaluate") -> None:

@@ -248,16 +248,39 @@ def _record(row: dict, path, line) -> dict:
     typ = row.get("type") or ""
     if not isinstance(typ, str):
         raise _error(path, line, qid, f"field 'type' must be a string, got {typ!r}.", "type")
-    labelled = row.get("labelled", True)
+    labelled = _labelled(row.get("labelled", True), path, line, qid)
+    answer = row.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        raise _error(path, line, qid, f"'answer' must be a string or null, got {answer!r}.", "answer")
+    docs, pages, chunks, groups = _gold(row, path, line, qid)
+    relevance = _relevance(row.get("relevance") or {}, docs, path, line, qid)
+    has_gold = bool(docs or chunks)
+    if (typ == "no_answer" or not labelled) and has_gold:
+        what = "a no_answer question" if typ == "no_answer" else "an unlabelled question"
+        raise _error(path, line, qid, f"{what} cannot have gold documents, pages or chunks.", "gold_docs")
+    if labelled and typ != "no_answer" and not has_gold:
+        raise _error(path, line, qid, "a labelled question needs gold (gold_docs, gold_pages or gold_chunks), or type "
+                     "no_answer.", "gold_docs")
+    return {"question_id": qid, "question": question, "type": typ, "answer": answer, "labelled": labelled,
+            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "groups": groups, "line": line,
+            "fields": {k: v for k, v in row.items() if k not in FIELDS}}
+
+
+def _labelled(labelled, path, line, qid) -> bool:
+    """The ``labelled`` field: true or false (also as text, any case); missing or empty is true."""
     if labelled is None or labelled == "":
         labelled = True
     if isinstance(labelled, str) and labelled.strip().lower() in ("true", "false"):
         labelled = labelled.strip().lower() == "true"
     if not isinstance(labelled, bool):
         raise _error(path, line, qid, f"'labelled' must be true or false, got {labelled!r}.", "labelled")
-    answer = row.get("answer")
-    if answer is not None and not isinstance(answer, str):
-        raise _error(path, line, qid, f"'answer' must be a string or null, got {answer!r}.", "answer")
+    return labelled
+
+
+def _gold(row: dict, path, line, qid) -> tuple[list, list, list, list]:
+    """``(docs, pages, chunks, groups)`` of a question: its gold lists validated (IDs, pages, no entry twice), its
+    evidence groups and gold pages holding the same pages, every gold page's document among the gold documents (the
+    documents of the pages when none are given)."""
     lists = {}
     for field in _LIST_FIELDS:
         value = row.get(field)
@@ -294,23 +317,18 @@ def _record(row: dict, path, line) -> dict:
     for doc, page in pages:
         if doc not in docs:
             raise _error(path, line, qid, f"gold page {[doc, page]!r}: document {doc!r} is not in gold_docs.", "gold_pages")
-    relevance = row.get("relevance") or {}
+    return docs, pages, chunks, groups
+
+
+def _relevance(relevance, docs: list, path, line, qid) -> dict:
+    """The ``relevance`` field: gold documents mapped to finite numbers."""
     if not isinstance(relevance, dict):
         raise _error(path, line, qid, f"'relevance' must map gold_docs to numbers, got {relevance!r}.", "relevance")
     for doc, value in relevance.items():
         if doc not in docs:
             raise _error(path, line, qid, f"'relevance' names {doc!r}, which is not in gold_docs.", "relevance")
         relevance[doc] = _number(value, path, line, qid, "relevance")
-    has_gold = bool(docs or chunks)
-    if (typ == "no_answer" or not labelled) and has_gold:
-        what = "a no_answer question" if typ == "no_answer" else "an unlabelled question"
-        raise _error(path, line, qid, f"{what} cannot have gold documents, pages or chunks.", "gold_docs")
-    if labelled and typ != "no_answer" and not has_gold:
-        raise _error(path, line, qid, "a labelled question needs gold (gold_docs, gold_pages or gold_chunks), or type "
-                     "no_answer.", "gold_docs")
-    return {"question_id": qid, "question": question, "type": typ, "answer": answer, "labelled": labelled,
-            "docs": docs, "pages": pages, "chunks": chunks, "relevance": relevance, "groups": groups, "line": line,
-            "fields": {k: v for k, v in row.items() if k not in FIELDS}}
+    return relevance
 
 
 def _warn_near_misses(fields: dict, path) -> None:
@@ -399,28 +417,35 @@ def golden_csv_records(path) -> list[tuple[int, dict]]:
         if chunk:
             record.setdefault("gold_chunks", []).append(chunk)
         if qid in merged and qid:
-            first_line, prev = merged[qid]
-            for key in ("question", "type", "answer", "labelled", *own):
-                if key in record and key in prev and record[key] != prev[key]:
-                    raise InputError(f"question {qid!r}: {key} differs from line {first_line} ({prev[key]!r} vs "
-                                     f"{record[key]!r}); long-form rows of one question must agree.",
-                                     path=path, line=line, field=key)
-                if key in record:
-                    prev.setdefault(key, record[key])
-            for field in _LIST_FIELDS:
-                for item in record.get(field, []):
-                    if field == "gold_docs" and item in prev.get(field, []):
-                        continue  # a document repeated on the rows of its pages
-                    if field == "gold_pages" and record.get("_group_rows") and item in prev.get(field, []):
-                        continue  # a page repeated on the rows of its groups
-                    prev.setdefault(field, []).append(item)
-            prev.setdefault("relevance", {}).update(record.get("relevance", {}))
-            prev.setdefault("_group_rows", []).extend(record.get("_group_rows", []))
-            if "gold_groups" in record:
-                prev["gold_groups"] = record["gold_groups"]
+            _merge_row(merged[qid], record, own, path, line)
         else:
             merged[qid or f"\0{line}"] = (line, record)
     return [(line, _long_form_groups(record, path)) for line, record in merged.values()]
+
+
+def _merge_row(first: tuple[int, dict], record: dict, own: list, path, line: int) -> None:
+    """A long-form row (``record``, at ``line``) merged into its question's first row (``(line, record)``): fields
+    that must agree, gold lists appended (a document or group page repeated on its rows counted once)."""
+    first_line, prev = first
+    qid = record["question_id"]
+    for key in ("question", "type", "answer", "labelled", *own):
+        if key in record and key in prev and record[key] != prev[key]:
+            raise InputError(f"question {qid!r}: {key} differs from line {first_line} ({prev[key]!r} vs "
+                             f"{record[key]!r}); long-form rows of one question must agree.",
+                             path=path, line=line, field=key)
+        if key in record:
+            prev.setdefault(key, record[key])
+    for field in _LIST_FIELDS:
+        for item in record.get(field, []):
+            if field == "gold_docs" and item in prev.get(field, []):
+                continue  # a document repeated on the rows of its pages
+            if field == "gold_pages" and record.get("_group_rows") and item in prev.get(field, []):
+                continue  # a page repeated on the rows of its groups
+            prev.setdefault(field, []).append(item)
+    prev.setdefault("relevance", {}).update(record.get("relevance", {}))
+    prev.setdefault("_group_rows", []).extend(record.get("_group_rows", []))
+    if "gold_groups" in record:
+        prev["gold_groups"] = record["gold_groups"]
 
 
 def _long_form_groups(record: dict, path) -> dict:

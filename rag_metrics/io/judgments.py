@@ -168,17 +168,7 @@ class Qrels:
         check_level(level, "Qrels.from_df")
         id_col = "doc_id" if level == "document" else "chunk_id"
         frames.require_columns(df, "golden", [], func="Qrels.from_df")
-        renames = {}
-        if q_id_col is not None:
-            renames[q_id_col] = "question_id"
-        elif "question_id" not in df.columns and "query_id" in df.columns:
-            renames["query_id"] = "question_id"
-        if doc_id_col is not None:
-            renames[doc_id_col] = id_col
-        if score_col is not None:
-            renames[score_col] = "relevance"
-        if renames:
-            df = df.rename(columns=renames)
+        df = frames.renamed(df, q_id_col, {doc_id_col: id_col, score_col: "relevance"})
         frames.require_columns(df, "golden", ["question_id", id_col], func="Qrels.from_df")
         g_q = frames.id_strings(df, "golden", "question_id")
         g_id = frames.id_strings(df, "golden", id_col, allow_null=True)

@@ -152,19 +152,7 @@ class Run:
         from rag_metrics.io import frames
 
         frames.require_columns(df, "run", [], func="Run.from_df")
-        renames = {}
-        if q_id_col is not None:
-            renames[q_id_col] = "question_id"
-        elif "question_id" not in df.columns and "query_id" in df.columns:
-            renames["query_id"] = "question_id"
-        if doc_id_col is not None:
-            renames[doc_id_col] = "doc_id"
-        if score_col is not None:
-            renames[score_col] = "score"
-        if rank_col is not None:
-            renames[rank_col] = "rank"
-        if renames:
-            df = df.rename(columns=renames)
+        df = frames.renamed(df, q_id_col, {doc_id_col: "doc_id", score_col: "score", rank_col: "rank"})
         id_cols = [c for c in ("chunk_id", "doc_id") if c in df.columns]
         if "rank" not in df.columns and "score" in df.columns and "question_id" in df.columns and id_cols:
             df = df.assign(rank=frames.ranks_from_scores(df, id_cols[0]))

@@ -177,7 +177,7 @@ def check_log_pages(log, corpus=None) -> None:
     """What the experiment evaluation would refuse about a log's pages, checked before anything is written: a page
     beyond its document's last page (documents matched as the evaluation matches them), and text-only items
     without the documents to place them on."""
-    from rag_metrics.io.logs import resolve_documents
+    from rag_metrics.io.log_matching import resolve_documents
 
     run = log.run
     text_only = run["doc_id"].isna() & run["text"].map(lambda t: isinstance(t, str))

@@ -15,7 +15,7 @@ system's logs (text and page metadata as logged). Four judges:
   the text of a gold page ``p +- window``, both sides normalized alike (NFKC, page markers removed,
   whitespace collapsed), **and is not boilerplate of the document**: running headers and footers,
   page numbers and repeated titles (a fragment found, digits aside, on more than half of the
-  document's pages and on at least 3; :mod:`rag_metrics.judging.index` gives the rule, its
+  document's pages and on at least 3; :mod:`rag_metrics.judging.boilerplate` gives the rule, its
   parameters and what it cannot catch; ``boilerplate=None`` turns it off). Characters, not words,
   so it works for Japanese. A fragment of >= F characters is shared exactly when an F-character
   substring is, so pages and items are compared through hashes of their substrings, only at
@@ -45,7 +45,9 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int, wrong_type
 from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
-from rag_metrics.judging.index import DEFAULT_BOILERPLATE, Boilerplate, PageIndex, _ranges
+from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE, Boilerplate
+from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.minimizers import concat_ranges
 
 BATCH = 1 << 23
 """Characters of logged text the overlap judge takes at once (its arrays hold a few bytes per character; 8M was as
@@ -117,12 +119,10 @@ class DocumentJudge(_Judge):
 
 
 @dataclass(frozen=True)
-class PageJudge(_Judge):
-    """The document matches and the item's page metadata lies within ``window`` of a gold page."""
+class _WindowJudge(_Judge):
+    """A judge of the item's own document that credits gold pages within ``window`` pages of what the item shows."""
 
     window: int = 1
-    name: str = "page"
-    needs = "pages"
     same_document = True
 
     def __post_init__(self):
@@ -130,6 +130,14 @@ class PageJudge(_Judge):
 
     def params(self) -> dict:
         return {"judge": self.name, "window": self.window}
+
+
+@dataclass(frozen=True)
+class PageJudge(_WindowJudge):
+    """The document matches and the item's page metadata lies within ``window`` of a gold page."""
+
+    name: str = "page"
+    needs = "pages"
 
     def satisfied(self, item, gold, index=None) -> set:
         pages = item.get("pages") or ()
@@ -149,19 +157,11 @@ class PageJudge(_Judge):
 
 
 @dataclass(frozen=True)
-class MarkerJudge(_Judge):
+class MarkerJudge(_WindowJudge):
     """The document matches and the item's text contains ``[p.N]`` for a gold page within ``window``."""
 
-    window: int = 1
     name: str = "marker"
     needs = "text"
-    same_document = True
-
-    def __post_init__(self):
-        check_int(self.window, "window", low=0)
-
-    def params(self) -> dict:
-        return {"judge": self.name, "window": self.window}
 
     def satisfied(self, item, gold, index=None) -> set:
         text = item.get("text")
@@ -229,73 +229,20 @@ class OverlapJudge(_Judge):
         return (out, out_kept) if kept else out
 
     def _satisfy(self, items, gold, index, kept=False) -> tuple[list, list]:
-        w = self.window
+        """Per item, the gold pages it satisfies -- with boilerplate left out, and (``kept``) with it kept: the
+        (item, gold page +- window) links (:func:`_window_links`), judged together (:func:`_shared_links`)."""
         out = [frozenset()] * len(items)
         out_kept = [frozenset()] * len(items) if kept else []
-        golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]
-        if not len(items) or not golds:
+        links = _window_links(items, gold, index, self.window)
+        if links is None:
             return out, out_kept
+        pairs, gold_page, item, link, row = links
         texts = items["text"].to_numpy(dtype=object)
-        has_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
-        frame = pd.DataFrame({"question_id": items["question_id"].to_numpy(dtype=object),
-                              "doc_id": items["doc_id"].to_numpy(dtype=object), "item": np.arange(len(items))})[has_text]
-        gold_frame = pd.DataFrame(golds, columns=["question_id", "doc_id", "gold"])
-        pairs = frame.merge(gold_frame, on=["question_id", "doc_id"])  # (item, gold page of its document)
-        if not len(pairs):
-            return out, out_kept
-        # every page within the window of each gold page, as a page row of the index (-1: no such page)
-        doc_code = index.doc_code
-        code = np.fromiter((doc_code.get(d, -1) for d in pairs["doc_id"].tolist()), dtype=np.int64, count=len(pairs))
-        gold_page = pairs["gold"].to_numpy(dtype=np.int64)
-        span = 2 * w + 1
-        page = np.repeat(gold_page, span) + np.tile(np.arange(-w, w + 1), len(pairs))
-        row = index.rows_of(np.repeat(code, span), page)
-        found = row >= 0
-        item = np.repeat(pairs["item"].to_numpy(), span)[found]
-        link = np.repeat(np.arange(len(pairs)), span)[found]  # which (item, gold page) the row serves
-        row = row[found]
-        if not row.shape[0]:
-            return out, out_kept
         involved = np.unique(item)
         code_of_item = np.full(len(items), -1, dtype=np.int64)
         code_of_item[involved], distinct = pd.factorize(texts[involved])
-        text_id = code_of_item[item]
-        codes, offsets = normalize_codes(list(distinct))
-        rule, n = self.boilerplate, self.min_chars
-        both = kept and rule is not None
-        # first the opening characters of each text: an item cut from a gold page (± window) usually shares them,
-        # and a link (item, gold page) found there needs nothing more; then whole texts for the links still open
-        # (with boilerplate kept too: a link it finds in the opening is found in the whole text)
-        head = PREFIX * n
-        if int(np.diff(offsets).max(initial=0)) > head:
-            ends = np.minimum(offsets[1:], offsets[:-1] + head)
-            short = np.zeros_like(offsets)
-            np.cumsum(ends - offsets[:-1], out=short[1:])
-            heads = (codes[_ranges(offsets[:-1], ends)], short)
-            first, first_kept = index.shares(heads, text_id, row, n, rule, kept=True) if both else \
-                (index.shares(heads, text_id, row, n, rule), None)
-            open_link = np.ones(len(pairs), dtype=bool)
-            open_link[link[first]] = False
-            rest = np.flatnonzero(open_link[link])
-            # a text that is an excerpt of a page X is judged against the other pages through X's minimizers that
-            # another page shares (PageIndex.excerpts); the rest through all their own minimizers
-            source, given = index.excerpts((codes, offsets), text_id[rest], row[rest], n)
-            other = (source >= 0) & (source != row[rest])
-            shared = first.copy()
-            shared_kept = first_kept.copy() if both else None
-            for part, minimizers in ((rest[~other], None), (rest[other], given)):
-                if both:
-                    shared[part], again_kept = index.shares((codes, offsets), text_id[part], row[part], n, rule,
-                                                            kept=True, given=minimizers)
-                    shared_kept[part] |= again_kept
-                else:
-                    shared[part] = index.shares((codes, offsets), text_id[part], row[part], n, rule, given=minimizers)
-        elif both:
-            shared, shared_kept = index.shares((codes, offsets), text_id, row, n, rule, kept=True)
-        else:
-            shared = index.shares((codes, offsets), text_id, row, n, rule)
-        if kept and not both:
-            shared_kept = shared
+        shared, shared_kept = _shared_links(index, normalize_codes(list(distinct)), code_of_item[item], row, link,
+                                            len(pairs), self.min_chars, self.boilerplate, kept)
         items_of_link, docs_of_link = pairs["item"].to_numpy(), pairs["doc_id"].to_numpy()
         for hits, into in ((shared, out), (shared_kept, out_kept)) if kept else ((shared, out),):
             hit_links = np.unique(link[hits])
@@ -309,6 +256,74 @@ class OverlapJudge(_Judge):
                 into[int(owners[a])] = frozenset(found[a:b])
         return out, out_kept
 
+
+def _window_links(items, gold, index, w: int):
+    """Each item with text paired with each gold page of its question in its document (``pairs``: item, doc_id,
+    gold), and every page within ``w`` of that gold page that the index holds: ``(pairs, gold_page, item, link,
+    row)`` with one entry per (link, page row) -- ``link`` the pair it serves --, or None when there is none."""
+    golds = [(q, d, int(p)) for q, pages in gold.items() for d, p in pages]
+    if not len(items) or not golds:
+        return None
+    texts = items["text"].to_numpy(dtype=object)
+    has_text = np.fromiter((isinstance(t, str) for t in texts), dtype=bool, count=len(texts))
+    frame = pd.DataFrame({"question_id": items["question_id"].to_numpy(dtype=object),
+                          "doc_id": items["doc_id"].to_numpy(dtype=object), "item": np.arange(len(items))})[has_text]
+    gold_frame = pd.DataFrame(golds, columns=["question_id", "doc_id", "gold"])
+    pairs = frame.merge(gold_frame, on=["question_id", "doc_id"])  # (item, gold page of its document)
+    if not len(pairs):
+        return None
+    # every page within the window of each gold page, as a page row of the index (-1: no such page)
+    doc_code = index.doc_code
+    code = np.fromiter((doc_code.get(d, -1) for d in pairs["doc_id"].tolist()), dtype=np.int64, count=len(pairs))
+    gold_page = pairs["gold"].to_numpy(dtype=np.int64)
+    span = 2 * w + 1
+    page = np.repeat(gold_page, span) + np.tile(np.arange(-w, w + 1), len(pairs))
+    row = index.rows_of(np.repeat(code, span), page)
+    found = row >= 0
+    item = np.repeat(pairs["item"].to_numpy(), span)[found]
+    link = np.repeat(np.arange(len(pairs)), span)[found]  # which (item, gold page) the row serves
+    if not found.any():
+        return None
+    return pairs, gold_page, item, link, row[found]
+
+
+def _shared_links(index, texts, text_id, row, link, n_links: int, n: int, rule, kept: bool):
+    """``(shared, shared_kept)`` per (text ``text_id``, page ``row``) entry of the links: do they share an
+    ``n``-fragment, boilerplate left out by ``rule`` -- and kept, when ``kept`` (else None). ``texts``: the distinct
+    texts as ``(codes, offsets)``. First the opening characters of each text: an item cut from a gold page (±
+    window) usually shares them, and a link (item, gold page) found there needs nothing more; then whole texts for the
+    links still open (with boilerplate kept too: a link it finds in the opening is found in the whole text)."""
+    codes, offsets = texts
+    both = kept and rule is not None
+    head = PREFIX * n
+    if int(np.diff(offsets).max(initial=0)) > head:
+        ends = np.minimum(offsets[1:], offsets[:-1] + head)
+        short = np.zeros_like(offsets)
+        np.cumsum(ends - offsets[:-1], out=short[1:])
+        heads = (codes[concat_ranges(offsets[:-1], ends)], short)
+        first, first_kept = index.shares(heads, text_id, row, n, rule, kept=True) if both else \
+            (index.shares(heads, text_id, row, n, rule), None)
+        open_link = np.ones(n_links, dtype=bool)
+        open_link[link[first]] = False
+        rest = np.flatnonzero(open_link[link])
+        # a text that is an excerpt of a page X is judged against the other pages through X's minimizers that
+        # another page shares (PageIndex.excerpts); the rest through all their own minimizers
+        source, given = index.excerpts(texts, text_id[rest], row[rest], n)
+        other = (source >= 0) & (source != row[rest])
+        shared = first.copy()
+        shared_kept = first_kept.copy() if both else None
+        for part, minimizers in ((rest[~other], None), (rest[other], given)):
+            if both:
+                shared[part], again_kept = index.shares(texts, text_id[part], row[part], n, rule, kept=True,
+                                                        given=minimizers)
+                shared_kept[part] |= again_kept
+            else:
+                shared[part] = index.shares(texts, text_id[part], row[part], n, rule, given=minimizers)
+    elif both:
+        shared, shared_kept = index.shares(texts, text_id, row, n, rule, kept=True)
+    else:
+        shared, shared_kept = index.shares(texts, text_id, row, n, rule), None
+    return shared, (shared if kept and not both else shared_kept)
 
 JUDGES = {"document": DocumentJudge, "page": PageJudge, "marker": MarkerJudge, "overlap": OverlapJudge}
 PRIMARY_ORDER = ("overlap", "page", "marker", "document")

@@ -41,7 +41,7 @@ How occurrences are found: every ``min_chars``-fragment of the documents' texts 
 once per index and sorted (:func:`_layout_table`); each text's eight anchors -- fragments spread over it -- are
 looked up there, and every place its rarest anchor occurs (in the text's document, when given) is checked with the
 whole text. Every occurrence holds each anchor at the same offset, so none is missed (up to :data:`MAX_SLOTS`
-places per anchor); memory stays bounded (:data:`~rag_metrics.judging.index.HITS` places at a time) and the texts
+places per anchor); memory stays bounded (:data:`~rag_metrics.judging.minimizers.HITS` places at a time) and the texts
 are never hashed whole.
 """
 
@@ -52,7 +52,8 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import Concat, codes_of, gram_hashes, hash_powers, normalize, text_blocks
-from rag_metrics.judging.index import BLOCK, HITS, PageIndex, _direct_hashes, _ranges
+from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.minimizers import BLOCK, HITS, concat_ranges, direct_hashes
 
 __all__ = ["locate_items", "place_text_only", "item_pages", "pages_sharing_most", "PLACED_BY"]
 
@@ -92,7 +93,7 @@ def _global_table(index: PageIndex, n: int):
     key = ("global", n)
     if key not in index._sorted:
         rows = np.arange(len(index.keys))
-        pos, owner = index._row_starts(rows, n)
+        pos, owner = index.row_starts(rows, n)
         h = index.concat.hashes(pos, n)
         order = np.argsort(h)
         index._sorted[key] = (h[order], pos[order], owner[order])
@@ -122,7 +123,8 @@ def _layout_table(index: PageIndex, n: int):
             np.cumsum(codes[lo:hi].astype(np.uint64) * up[:size], out=prefix[1:])
             first = int(np.searchsorted(off, lo, side="left"))
             last = int(np.searchsorted(off, hi, side="left"))
-            local = _ranges(off[first:last] - lo, np.maximum(off[first + 1:last + 1] - n + 1, off[first:last]) - lo)
+            local = concat_ranges(off[first:last] - lo,
+                                  np.maximum(off[first + 1:last + 1] - n + 1, off[first:last]) - lo)
             h = (prefix[local + n] - prefix[local]) * down[local]  # sum(c[k] * B**k) over the fragment
             h >>= np.uint64(bits)
             h <<= np.uint64(bits)
@@ -256,7 +258,7 @@ def _anchor_hashes(qtexts: list, lengths: np.ndarray, long_enough: np.ndarray, n
     for lo in range(0, long_enough.shape[0], step):
         part = zip(long_enough[lo:lo + step].tolist(), anchor_off[lo:lo + step].tolist())
         codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
-        anchors[lo:lo + step] = _direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
+        anchors[lo:lo + step] = direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
     return anchor_off, anchors
 
 
@@ -272,7 +274,7 @@ def _occurrences(table, bits: int, doc_off, doc_list: list, qtexts: list, long_e
     while lo < long_enough.shape[0]:
         hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + HITS, side="right")), lo + 1)
         item = np.repeat(np.arange(lo, hi), last[lo:hi] - first[lo:hi])
-        places = table[_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
+        places = table[concat_ranges(first[lo:hi], last[lo:hi])] & np.uint64((1 << bits) - 1)
         starts = places.astype(np.int64) - shift[item]
         owner = np.searchsorted(doc_off, starts, side="right") - 1
         keep = starts >= doc_off[np.maximum(owner, 0)]
@@ -343,7 +345,7 @@ def _by_overlap(index: PageIndex, texts, want_docs, n: int, ids) -> dict:
     if not hit.shape[0]:
         return out
     counts = (right - left)[hit]
-    slots = _ranges(left[hit], right[hit])
+    slots = concat_ranges(left[hit], right[hit])
     gram = np.repeat(hit, counts)
     frame = pd.DataFrame({"text": owner[gram], "gram": gram, "row": table_row[slots]}).drop_duplicates(["gram", "row"])
     per_page = frame.groupby(["text", "row"]).size().rename("grams").reset_index()

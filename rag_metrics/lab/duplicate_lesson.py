@@ -6,7 +6,7 @@ from __future__ import annotations
 from rag_metrics.measures.collapse import collapse_to_documents
 from rag_metrics.measures.metrics import recall_at_k
 
-__all__ = ["context_check", "orders_claim"]
+__all__ = ["context_check", "naive_claim", "orders_claim", "recall_curve_figure"]
 
 
 def _recall(ranked_chunks, doc_of, gold, k, order):
@@ -26,6 +26,22 @@ def context_check(ranked_chunks: list, doc_of: dict, gold: set, k: int) -> dict:
             "dedup": _recall(ranked_chunks, doc_of, gold, k, "dedup_then_cut")}
 
 
+def naive_claim(*, naive: float, gold_chunks: int, manual_chunks: int, n_gold: int, k: int) -> dict:
+    """Step 1's sentence: the naive count is ``gold_chunks`` (every top-k chunk whose document is gold, the manual's
+    and the faq's alike) over ``n_gold`` documents; impossible for a recall when above 1."""
+    others = gold_chunks - manual_chunks
+    parts = f"{manual_chunks} of the manual" + (f", {others} of the faq" if others else "")
+    return {"condition": naive > 1, "headline": True, "name": "naive_above_one",
+            "figures": {"naive": naive, "gold_chunks": gold_chunks, "manual_chunks": manual_chunks, "n_gold": n_gold,
+                        "k": k},
+            "text_if_true": (f"**{naive:.2f} is impossible for a recall**: the numerator counts *chunks* -- "
+                             f"{gold_chunks} gold chunks in the top {k} ({parts}) -- the denominator *documents* "
+                             f"({n_gold}): {gold_chunks} / {n_gold} = {naive:.2f}."),
+            "text_if_false": (f"At k={k} the naive count is {gold_chunks} / {n_gold} = {naive:.2f}, not above 1, so its "
+                              "error does not show as an impossible value -- it still counts the manual once per "
+                              f"chunk ({manual_chunks} chunk{'s' if manual_chunks != 1 else ''} of it here).")}
+
+
 def orders_claim(c: dict) -> dict:
     """cut_then_dedup is right and dedup_then_cut credits unseen documents, when the two differ at ``k``."""
     names = ", ".join(repr(d) for d in c["missing"])
@@ -43,3 +59,24 @@ def orders_claim(c: dict) -> dict:
                    else "neither order reaches every gold document")
                 + f", so the pitfall does not show. On this seed they differ at k = "
                 f"{', '.join(map(str, c['differ']))}.")}
+
+
+def recall_curve_figure(curve, k: int):
+    """Notebook 01's figure: the three Recall@k readings of the seed ranking (``curve``: one column each, indexed by
+    k) against k, the notebook's ``k`` dashed, 1 dotted; equal points are drawn slightly apart. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    styles = {"naive chunk counting": ("-", "o", 0.06), "cut_then_dedup": ("--", "s", 0.0),
+              "dedup_then_cut": (":", "^", -0.06)}  # offsets keep equal points apart
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for name, (line, marker, dx) in styles.items():
+        ax.plot(curve.index + dx, curve[name], linestyle=line, marker=marker, linewidth=2, label=name)
+    ax.set_title("Recall@k on the seed question")
+    ax.set_ylim(bottom=0)
+    ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
+    ax.axvline(k, color="grey", linestyle="--", linewidth=1, label=f"k = {k}")
+    ax.set_xticks(list(curve.index))
+    ax.set(xlabel="k (chunks handed to the LLM)", ylabel="Recall@k")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig

@@ -88,23 +88,32 @@ def order_claim(ex: dict, k: int) -> dict:
 
 
 def depth_example(depth: int, gold_at: int = 12) -> dict:
-    """MRR of a 40-result ranking whose only relevant document is at rank ``gold_at``, searched ``depth`` deep and
-    ``max(depth, gold_at)`` deep."""
+    """MRR of a 40-result ranking whose only relevant document is at rank ``gold_at``, at two search depths on either
+    side of it: ``depth`` and ``max(depth, gold_at)`` when ``depth`` stops short of it, else ``gold_at - 1`` and
+    ``depth`` (two different depths always, so the table never shows the same row twice)."""
     deep = [f"other#{i}" for i in range(1, 40)]
     ranking = deep[:gold_at - 1] + ["faq"] + deep[gold_at - 1:]
-    return {"depth": depth, "gold_at": gold_at, "deeper": max(depth, gold_at),
-            "rr": reference(ranking[:depth], {"faq"}, "mrr"),
-            "rr_deep": reference(ranking[:max(depth, gold_at)], {"faq"}, "mrr")}
+    shallow, deeper = (depth, gold_at) if depth < gold_at else (gold_at - 1, depth)
+    return {"depth": depth, "gold_at": gold_at, "shallow": shallow, "deeper": deeper,
+            "rr": reference(ranking[:shallow], {"faq"}, "mrr"),
+            "rr_deep": reference(ranking[:deeper], {"faq"}, "mrr")}
 
 
 def depth_claim(d: dict) -> dict:
-    """MRR depends on the search depth: the two depths of :func:`depth_example` give different values, unless the
-    searched depth already reaches the relevant document."""
+    """MRR depends on the search depth: the two depths of :func:`depth_example` give different values (the shallower
+    stops short of the relevant document)."""
     return {"condition": d["rr"] != d["rr_deep"], "name": "mrr_depends_on_depth",
-            "figures": {k: d[k] for k in ("depth", "gold_at", "rr", "rr_deep")},
-            "text_if_true": (f"The same retriever gives MRR {d['rr']:.4g} searched {d['depth']} deep and "
-                             f"{d['rr_deep']:.4g} searched {d['deeper']} deep: an MRR without its depth cannot be "
-                             "compared."),
-            "text_if_false": (f"With depth {d['depth']} the relevant document at rank {d['gold_at']} is reached "
-                              f"({d['rr']:.4g}); below depth {d['gold_at']} it would not be, and MRR would drop to 0: "
-                              "an MRR without its depth cannot be compared.")}
+            "figures": {k: d[k] for k in ("depth", "gold_at", "shallow", "deeper", "rr", "rr_deep")},
+            "text_if_true": (f"The same retriever gives MRR {d['rr']:.4g} searched {d['shallow']} deep and "
+                             f"{d['rr_deep']:.4g} searched {d['deeper']} deep (1 / {d['gold_at']}: the relevant "
+                             f"document is at rank {d['gold_at']}): an MRR without its depth cannot be compared."),
+            "text_if_false": (f"Searched {d['shallow']} and {d['deeper']} deep, MRR is {d['rr']:.4g} both times: "
+                              "these two depths do not part here.")}
+
+
+def ndcg_line(ranking: list, gold: dict, k: int) -> str:
+    """Notebook 00's nDCG example as one line: nDCG@1 and Recall@1, then nDCG@k and Recall@k when ``k`` is not 1
+    (no figure printed twice)."""
+    parts = [f"nDCG@{c} = {reference(ranking, gold, f'ndcg@{c}'):.4g}, Recall@{c} = "
+             f"{reference(ranking, gold, f'recall@{c}'):.4g}" for c in dict.fromkeys([1, k])]
+    return f"gold {gold}, ranking {ranking}: " + "; ".join(parts)

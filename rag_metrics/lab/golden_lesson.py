@@ -301,12 +301,17 @@ def kept_set_claim(kept: dict, hand: dict, copies: list[str]) -> dict:
     }
 
 
-def template_cost_claim(templates: dict, hand: dict, k: int) -> dict:
+def template_cost_claim(templates: dict, hand: dict, k: int, per_question: dict | None = None,
+                        alpha: float = 0.05) -> dict:
     """Whether the heading templates cost every retriever the same, as :func:`rag_metrics.report.kernel.claim`'s
     arguments. ``templates`` and ``hand`` map each retriever to its
-    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k``. The cost is the hand-written mean minus
-    the templates' mean; it "differs by retriever" when the largest and smallest cost are at least
-    :data:`TEMPLATE_GAP` apart (then a generated set can move a comparison between retrievers, not only a level)."""
+    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k``; ``per_question`` maps each retriever to its
+    per-question page hit@``k`` on the template questions. The cost is the hand-written mean minus the templates'
+    mean; it "differs by retriever" when the largest and smallest cost are at least :data:`TEMPLATE_GAP` apart *and*
+    the exact paired test of those two retrievers on the template questions gives p < ``alpha`` (the noise rule of
+    notebooks 02 and 10): only then can a generated set be said to move a comparison, not only a level."""
+    from rag_metrics.stats import format_p, paired_test
+
     if list(templates) != list(hand) or not hand:
         raise InputError(f"template_cost_claim: the same retrievers in both. Got {list(templates)}, {list(hand)}.")
     both = next(iter(templates.values())).n > 0 and next(iter(hand.values())).n > 0
@@ -315,12 +320,27 @@ def template_cost_claim(templates: dict, hand: dict, k: int) -> dict:
     least = min(cost, key=cost.get) if cost else None
     spread = cost[most] - cost[least] if cost else 0.0
     rest = [f"{r} {cost[r]:.2f}" for r in cost if r not in (most, least)]
+    p, moved = None, 0
+    if cost and spread >= TEMPLATE_GAP and per_question is not None:
+        a_, b_ = per_question[most], per_question[least]
+        moved = int(((b_ - a_).dropna() != 0).sum())
+        p = float(paired_test(a_, b_, alpha=alpha).p_value) if moved else 1.0
+    differs = bool(cost) and spread >= TEMPLATE_GAP and p is not None and p < alpha
     if cost and spread >= TEMPLATE_GAP:
         lead_t, lead_h = templates[least].mean - templates[most].mean, hand[least].mean - hand[most].mean
-        text = (f"The templates do not cost every retriever the same: {most} loses {cost[most]:.2f} of page hit@{k} on "
-                f"them, {least} only {cost[least]:.2f}{' (' + ', '.join(rest) + ')' if rest else ''}. So a generated "
-                f"set can move a comparison, not only a level: {least} minus {most} is {lead_t:+.2f} on the templates, "
-                f"{lead_h:+.2f} on the hand-written set.")
+        n_t = templates[most].n
+        costs = (f"The templates cost {most} {cost[most]:.2f} of page hit@{k} and {least} only {cost[least]:.2f}"
+                 f"{' (' + ', '.join(rest) + ')' if rest else ''}: {least} minus {most} is {lead_t:+.2f} on the "
+                 f"{n_t} templates ({moved} of them answered differently by the two), {lead_h:+.2f} on the "
+                 "hand-written set.")
+        tested = ("" if p is None else f" (exact paired test of {least} against {most} on the template questions, "
+                  f"{format_p(p, alpha)})")
+        if differs:
+            text = f"{costs} That lead is beyond noise{tested}: a generated set can move a comparison, not only a level."
+        else:
+            text = (f"{costs} That lead is within noise{tested} -- the rule of notebooks 02 and 10 -- so this set does "
+                    "not show the templates moving a comparison; it shows them moving the level. Check the lead on "
+                    "your own hand-written sample before comparing configurations on a generated set.")
     elif len(hand) < 2:
         text = f"With one retriever ({next(iter(hand))}) there is no comparison for the templates to move."
     elif not cost:
@@ -329,12 +349,12 @@ def template_cost_claim(templates: dict, hand: dict, k: int) -> dict:
         text = (f"The templates cost every retriever about the same here (from {cost[least]:.2f} for {least} to "
                 f"{cost[most]:.2f} for {most}, page hit@{k}): on these questions they move the level, not the comparison.")
     return {
-        "condition": bool(cost) and spread >= TEMPLATE_GAP,
-        "text_if_true": text if cost and spread >= TEMPLATE_GAP else "",
+        "condition": differs,
+        "text_if_true": text if differs else "",
         "text_if_false": text,
         "name": "template_cost_differs",
         "figures": {"retrievers": list(hand), "templates": [templates[r].mean for r in hand] if both else [],
-                    "hand": [hand[r].mean for r in hand] if both else []},
+                    "hand": [hand[r].mean for r in hand] if both else [], "p": p, "alpha": alpha, "moved": moved},
     }
 
 

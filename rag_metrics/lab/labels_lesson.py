@@ -17,7 +17,8 @@ from rag_metrics.core.text import counted
 
 __all__ = ["labelled_beside", "candidates_sentence", "unrecovered_claim", "retriever_misses_claim",
            "accepted_in_labels", "audit_moved_claim", "assessor_against_people_claim", "agreement_by_kind",
-           "weakest_kind_claim", "disagreements_claim", "answer_length_claim", "support_set_items"]
+           "weakest_kind_claim", "disagreements_claim", "answer_length_claim", "support_set_items",
+           "hit_by_kind_figure"]
 
 
 def labelled_beside(candidates: pd.DataFrame, golden) -> pd.DataFrame:
@@ -132,11 +133,16 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
     return {
         "condition": closed is not None and closed > 0,
         "text_if_true": (f"Accepting the audit's {counted(accepted, 'page')} raises page hit@{k} from {before:.3f} to "
-                         f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers **{closed:.0%} of what "
-                         f"the missing labels cost**, without seeing the complete labels: that part of the low figure "
-                         f"was never the retriever's fault."
+                         f"**{after:.3f}**; the complete labels give {truth:.3f}. The audit recovers ({after:.3f} − "
+                         f"{before:.3f}) / ({truth:.3f} − {before:.3f}) = **{closed:.0%} of what the missing labels "
+                         f"cost**{' (capped at 100%)' if (after - before) > short else ''}, without seeing the "
+                         "complete labels: that part of the low figure was never the retriever's fault."
                          + ("" if confirmed is None else f" {confirmed} of the {accepted} accepted pages are in the "
-                                                         f"complete labels.")
+                                                         f"complete labels"
+                            + ("." if confirmed == accepted else
+                               f"; the other {accepted - confirmed} "
+                               f"hold{'s' if accepted - confirmed == 1 else ''} the expected answer on a page the "
+                               "hand-written set does not list: its labels are not complete either."))
                          if closed is not None and closed > 0 else ""),
         "text_if_false": false_text,
         "headline": True, "name": "audit_moved",
@@ -284,3 +290,23 @@ def support_set_items(claims: pd.DataFrame, corpus) -> tuple[pd.DataFrame, pd.Da
         people.append({"question_id": cid, "doc_id": doc, "page": int(page), "relevant": bool(supported),
                        "source": "people"})
     return pd.DataFrame(rows), pd.DataFrame(people)
+
+
+def hit_by_kind_figure(per_question: pd.DataFrame, kind, *, retriever: str, k: int):
+    """Notebook 09's figure: page hit@k of the same run under each set of labels (``per_question``: one column per
+    set), by question type (``kind``: each question's type, aligned with its rows) and over all questions, as
+    horizontal bars. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    by_kind = per_question.groupby(kind).mean()
+    by_kind.index = [f"{t} ({n})" for t, n in pd.Series(kind).value_counts().reindex(by_kind.index).items()]
+    by_kind.loc[f"all questions ({len(per_question)})"] = per_question.mean()
+    ax = by_kind.iloc[::-1].plot.barh(figsize=(7.5, 3.4), color=["tab:red", "tab:blue", "tab:gray"], width=0.8)
+    ax.set_xlabel(f"page hit@{k} of the same {retriever} run")
+    ax.set_ylabel("question type (questions)")
+    ax.set_xlim(0, 1)
+    ax.set_title("The retriever did not change; the labels did")
+    handles, names = ax.get_legend_handles_labels()
+    ax.legend(handles[::-1], names[::-1], loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars, in reading order
+    plt.tight_layout()
+    return ax.figure

@@ -105,17 +105,27 @@ def real_vectors_claim(same_top: int, n: int, moved: float, ok: float, broken: f
                  "query_scale": query_scale})
 
 
-def raw_queries_claim(min_norm: float, max_norm: float, natural: float, ok: float, zero: int, n: int) -> dict:
-    """The embedder's raw query vectors: short ones let fewer chunks through than unit ones."""
+def raw_queries_claim(min_norm: float, max_norm: float, natural: float, ok: float, zero: int, n: int,
+                      query_scale: float) -> dict:
+    """The embedder's raw query vectors: short ones let fewer chunks through than unit ones -- "the other way" only
+    when the scaled query above was made longer (``query_scale`` > 1); a shorter one already showed this direction."""
     short = max_norm < 1 and natural < ok
+    if query_scale > 1:
+        lead = "The error also goes the other way: this embedder's raw query vectors are *short*"
+    elif query_scale < 1:
+        lead = (f"The same direction as the query of length {query_scale:g} above, on the embedder's own output: its "
+                "raw query vectors are *short*")
+    else:
+        lead = "Unnormalized queries can also be too short: this embedder's raw query vectors are"
     return _claim(short,
-                  f"The error also goes the other way: this embedder's raw query vectors are *short* "
-                  f"({min_norm:.2f}-{max_norm:.2f}), so without normalization the same threshold lets {natural:.1f} "
-                  f"through instead of {ok:.1f}, and {zero} of {n} questions get nothing at all.",
+                  f"{lead} ({min_norm:.2f}-{max_norm:.2f}), so without normalization the same threshold lets "
+                  f"{natural:.1f} through instead of {ok:.1f}, and {zero} of {n} questions get nothing at all.",
                   f"This embedder's raw query vectors have lengths {min_norm:.2f}-{max_norm:.2f}; without "
                   f"normalization the threshold lets {natural:.1f} through on average, against {ok:.1f} for unit "
                   "queries.",
-                  name="raw_queries_short", figures={"max_norm": max_norm, "natural": natural, "ok": ok, "zero": zero})
+                  name="raw_queries_short", figures={"max_norm": max_norm, "natural": natural, "ok": ok, "zero": zero,
+                                                     "query_scale": query_scale,
+                                                     "other_way": query_scale > 1})
 
 
 def audit_claim(off_unit: int, stale: int, same_ids: bool, document: str) -> dict:

@@ -18,7 +18,7 @@ from rag_metrics.stats.planning import exact_power, questions_needed, questions_
 
 __all__ = ["GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example",
            "share_of", "check_parameters", "source_claims", "pair_claims", "tango_example", "t_test_trap",
-           "why_sign_test_claim", "same_questions_claim", "floor_claims"]
+           "why_sign_test_claim", "same_questions_claim", "floor_claims", "floor_figure"]
 
 GAINS = (0.01, 0.02, 0.05, 0.1, 0.2)
 """The gains of a 0/1 measure the planning table shows (the target gain is added)."""
@@ -297,7 +297,8 @@ def pair_claims(cmp, *, measure: str, name_a: str, name_b: str, alpha: float) ->
         f"On {cmp.n} questions, the {cmp.delta:+.3f} change of {measure} from {name_a} to {name_b} is **{cmp.verdict}** "
         f"({p} < {alpha}): enough questions differ for the test to tell.",
         name="within_noise", figures={"verdict": cmp.verdict, "p": cmp.p_value, "alpha": alpha}), "headline": True})
-    how = ("for 0/1 values the package takes Tango's score interval of a paired change and, whenever the sign test "
+    how = ("for 0/1 values the package takes Tango's score interval of a paired change (Tango, 1998: every change "
+           "of the mean that a score test on the won and lost counts does not reject) and, whenever the sign test "
            "does not reject, extends it to reach 0" if cmp.values == "binary" else
            "the package builds it from the same bounded-mean test (the changes the test does not reject)")
     inside = cmp.ci_low <= 0 <= cmp.ci_high
@@ -360,17 +361,26 @@ def t_test_trap(n: int, alpha: float) -> tuple[pd.DataFrame, dict]:
 
 
 def why_sign_test_claim(cmp, *, measure: str) -> dict:
-    """Why the source's sign test lost information and this one does not: how many questions differ, and by how much."""
+    """Whether the sign test loses information here, against the source's MAP: on 0/1 values every question that
+    differs does so by exactly 1, so counting wins and losses keeps everything (it is the randomization test); on
+    other values the sizes differ, and the package reads them with the bounded-mean test instead."""
     m = cmp.wins + cmp.losses
+    binary = cmp.values == "binary"
+    source = ("In the source MAP differs on nearly every topic (43 of 50 by at least 0.01), by amounts of every size: "
+              "there the sign test throws the sizes away. ")
+    if not m:
+        other = f"{source}Here {measure} differs on no question: no test can tell the two configurations apart."
+    else:
+        other = (f"{source}Here {measure} differs on {share_of(m, cmp.n)}, by amounts of different sizes: the sign "
+                 "test would throw them away too, so for values other than 0 and 1 the package uses the bounded-mean "
+                 "test, which reads them.")
     return _claim(
-        m / cmp.n < 0.5 if cmp.n else False,
-        f"MAP differs on nearly every topic (43 of 50 by at least 0.01), by amounts of every size: there the sign test "
-        f"throws the sizes away. Here {measure} differs on {share_of(m, cmp.n)}"
-        + (", always by exactly 1: the sign test loses nothing -- it is the randomization test." if cmp.values ==
-           "binary" and m else ".") + " Count the questions that differ before choosing a test or reading a p-value.",
-        f"Here {measure} differs on {share_of(m, cmp.n)}, as MAP does on most topics in the source: there the tests "
-        "that use the sizes of the changes are the ones to read.",
-        name="why_figures_differ", figures={"discordant": m, "n": cmp.n})
+        binary and m > 0,
+        f"**The sign test loses nothing here.** {source}Here {measure} differs on {share_of(m, cmp.n)}, always by "
+        "exactly 1: counting wins and losses keeps every difference -- the sign test is the randomization test. "
+        "Count the questions that differ before choosing a test or reading a p-value.",
+        other, name="sign_test_loses_nothing",
+        figures={"discordant": m, "n": cmp.n, "binary": binary})
 
 
 def same_questions_claim(baseline: pd.Series, candidates: dict) -> dict | None:
@@ -433,3 +443,27 @@ def floor_claims(cmp, *, alpha: float, confidence: float) -> list[dict]:
             figures={"continuous": True, "discordant": m, "min_p": cmp.min_p, "alpha": alpha,
                      "ci_low": cmp.ci_low, "ci_high": cmp.ci_high, "psi_high": psi_high}))
     return out
+
+
+def floor_figure(alpha: float, discordant: int):
+    """Notebook 10's figure: the smallest two-sided p an exact test can give with m questions that differ, 2^(1-m),
+    as bars against ``alpha`` (grey where no result can reach it), this pair's m (``discordant``) marked. Returns the
+    figure."""
+    import matplotlib.pyplot as plt
+
+    from rag_metrics.stats import min_p
+
+    need = min_discordant(alpha)
+    m = np.arange(1, max(need + 4, discordant + 2))
+    floor = np.array([min_p(int(x)) for x in m])
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    ax.bar(m, floor, color=np.where(floor < alpha, "tab:blue", "tab:grey"), label="smallest p possible: 2^(1−m)")
+    ax.axhline(alpha, color="tab:red", linestyle="--", label=f"alpha = {alpha}")
+    if discordant:
+        ax.annotate(f"this pair: m = {discordant}", (discordant, min_p(discordant)), xytext=(0, 12),
+                    textcoords="offset points", ha="center", fontsize=9, arrowprops={"arrowstyle": "->"})
+    ax.set(yscale="log", xticks=m, ylim=(None, 3), xlabel="questions that differ between the two configurations (m)",
+           ylabel="smallest two-sided p (log scale)", title=f"Grey: no result on these questions can reach p < {alpha}")
+    ax.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    return fig

@@ -14,7 +14,8 @@ from __future__ import annotations
 from rag_metrics.stats import ALPHA, format_p, paired_test
 from rag_metrics.core.text import normalize
 
-__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "f_curve_claims", "footer_claim"]
+__all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "near_f", "f_curve_claims", "footer_claim",
+           "f_window_figure"]
 
 SOURCE_GAP = 0.775 - 0.69
 """The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
@@ -72,7 +73,7 @@ def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits:
         "condition": total > 0, "name": "source_direction",
         "figures": {"m0": m0, "o1": o1, "total": total, "n_eval": n_eval, "min_chars": min_chars, "longest": longest},
         "text_if_true": f"As in the source, content overlap with a ±1 window scores above markers matched on the page "
-                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f}, {q(total)} of {n_eval} questions), "
+                        f"itself: {m0:.3f} → {o1:.3f} here ({total:+.3f} = {q(total)} of {n_eval} questions), "
                         "0.69 → 0.775 there.",
         "text_if_false": f"Unlike the source, content overlap with a ±1 window does not score above markers matched on "
                          f"the page itself here: {m0:.3f} → {o1:.3f} (the source: 0.69 → 0.775)"
@@ -129,27 +130,49 @@ def ruler_claims(*, marker: float, overlap: float, document: float, k: int, n_ev
     return [headline, ceiling, few, strict, only_marker]
 
 
-def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, answers: dict | None = None,
+def near_f(fs, min_chars: int, longest: int) -> list:
+    """The chosen F and its neighbours on the curve (``fs``: the F values computed), among the F a chunk can hold: the
+    values a reader would have picked instead of ``min_chars``."""
+    fits = [f for f in sorted(fs) if f_fits(f, longest)]
+    if min_chars not in fits:
+        return [min_chars]
+    i = fits.index(min_chars)
+    return fits[max(i - 1, 0):i + 2]
+
+
+def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, min_chars: int, answers: dict | None = None,
                    alpha: float = ALPHA) -> list:
     """The claims of the F curve (``by_f``: ``{F: page hit@k}``; ``answers``: ``{F: per-question hit@k}``, for the
-    paired test): whether F between 16 and 48 matters beyond noise -- the exact paired test of the lowest against the
-    highest F there on the same questions -- and what the curve's two extremes mean (an F beyond every chunk is named
-    as such, not read as chunks failing)."""
+    paired test): whether the notebook's F (``min_chars``) against its neighbours on the curve (:func:`near_f`)
+    matters beyond noise -- the exact paired test of the lowest against the highest of them on the same questions --
+    and what the curve's two extremes mean (an F beyond every chunk is named as such, not read as chunks failing)."""
     fs = sorted(by_f)
-    near = [f for f in fs if 16 <= f <= 48]
+    near = near_f(fs, min_chars, longest)
     f_low, f_high = min(near, key=lambda f: by_f[f]), max(near, key=lambda f: by_f[f])
     low, high = by_f[f_low], by_f[f_high]
     spread = round((high - low) * n_eval)
-    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and f_low != f_high else 1.0
+    p = paired_test(answers[f_low], answers[f_high], alpha=alpha).p_value if answers and spread else 1.0
+    where = f"From F={near[0]} to F={near[-1]} (this notebook's F={min_chars} and its neighbours on the curve)"
     tested = f"paired test of F={f_low} against F={f_high} on the same questions, {format_p(p, alpha)}"
+    if len(near) == 1:
+        true_text = (f"{_beyond(min_chars, longest)}: page hit@{k} is {low:.3f} there, and no F near it can say "
+                     "whether the result hinges on F.")
+    elif spread == 0:
+        true_text = (f"{where} page hit@{k} is {low:.3f} at every F: the result does not hinge on the exact F "
+                     "here.")
+    else:
+        true_text = (f"{where} page hit@{k} ranges from {low:.3f} (F={f_low}) to {high:.3f} (F={f_high}), "
+                     f"{spread} question(s) ({tested}): within noise -- no sign here that the result hinges on the "
+                     "exact F.")
     flat = {
-        "condition": p >= alpha, "name": "flat_between_16_and_48",
-        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha},
-        "text_if_true": f"Between F=16 and F=48 page hit@{k} stays between {low:.3f} and {high:.3f} ({spread} "
-                        f"question(s); {tested}): within noise -- the result does not hinge on the exact F here.",
-        "text_if_false": f"Between F=16 and F=48 page hit@{k} ranges from {low:.3f} to {high:.3f}, {spread} questions "
-                         f"({tested}): beyond noise -- with these chunks the result depends on F, so report F with "
-                         "every figure and check the chunks it fails."}
+        "condition": p >= alpha, "name": "flat_near_f",
+        "figures": {"low": low, "high": high, "spread": spread, "n_eval": n_eval, "p": p, "alpha": alpha,
+                    "min_chars": min_chars, "near": near, "fs": fs, "values": [by_f[f] for f in fs],
+                    "longest": longest},
+        "text_if_true": true_text,
+        "text_if_false": f"{where} page hit@{k} ranges from {low:.3f} (F={f_low}) to {high:.3f} (F={f_high}), "
+                         f"{spread} questions ({tested}): beyond noise -- with these chunks the result depends on F, "
+                         "so report F with every figure and check the chunks it fails."}
     small_f, large_f = fs[0], fs[-1]
     small, large = by_f[small_f], by_f[large_f]
     beyond = [f for f in fs if not f_fits(f, longest)]
@@ -186,3 +209,26 @@ def footer_claim(*, kept: float, default: float, n_eval: int, min_chars: int, lo
             "text_if_true": f"**Keeping the footer, the overlap judge credits {false_hits} more question(s) at hit@1** "
                             f"({kept:.3f} instead of {default:.3f}): pages of the right document that only share the footer with the gold page.",
             "text_if_false": f"Here keeping the footer credits nothing more at hit@1 ({kept:.3f} either way).{why}"}
+
+
+def f_window_figure(by_f, by_window, *, k: int, longest: int):
+    """Notebook 03's figure: left, page hit@k of the overlap judge against F (``by_f``, indexed by F; the F beyond the
+    longest chunk shaded); right, page hit@k of each judge against the page window (``by_window``, one column per
+    judge). Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    f_values = list(by_f.index)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6))
+    left.plot(by_f.index, by_f[f"hit@{k}"], marker="o", label="overlap judge")
+    if longest <= max(f_values):  # beyond the longest chunk no fragment can be shared: zero by construction
+        left.axvspan(longest, max(f_values) * 1.1, color="grey", alpha=0.2, label=f"F > longest chunk ({longest})")
+    left.set(xscale="log", ylim=(0, 1.02), xlabel="F (characters)", ylabel=f"page hit@{k}",
+             title=f"overlap judge: page hit@{k} vs F")
+    left.set_xticks(f_values, [str(f) for f in f_values])
+    left.legend(loc="lower left")
+    by_window.plot(ax=right, marker="o", title=f"page hit@{k} vs page window: marker vs overlap")
+    right.set(ylim=(0, 1.02), xlabel="page window (±)", ylabel=f"page hit@{k}")
+    right.set_xticks(list(by_window.index))
+    right.legend(title="judge", loc="lower right")
+    fig.tight_layout()
+    return fig

@@ -39,7 +39,6 @@ returns the labels with their source, kept apart from the human labels.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -48,7 +47,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.judging.judges import shared_spans
 from rag_metrics.judging.index import PageIndex
-from rag_metrics.core.text import normalize, tokenize
+from rag_metrics.core.text import fold_with_index, normalize, tokenize
 from rag_metrics.judging.answers import normalize_answer
 from rag_metrics.judging.locate import item_pages
 
@@ -94,21 +93,6 @@ def assessor_info(assessor) -> dict:
 _WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]")
 
 
-def _folded(text: str) -> tuple[str, list[int]]:
-    """``text`` NFKC-normalized, case-folded, whitespace runs as one space -- and, per folded character, the index of
-    the character of ``text`` it comes from."""
-    out, index = [], []
-    for pos, ch in enumerate(text):
-        for c in unicodedata.normalize("NFKC", ch).casefold():
-            if c.isspace():
-                if not out or out[-1] == " ":
-                    continue
-                c = " "
-            out.append(c)
-            index.append(pos)
-    return "".join(out), index
-
-
 def find_answer(text: str, answer: str | None) -> list[tuple[int, int]]:
     """Spans of ``text`` (offsets in ``text`` as given) where the expected ``answer`` occurs, normalized as answer
     matching normalizes (:func:`~rag_metrics.judging.answers.normalize_answer`: NFKC, case, whitespace,
@@ -125,7 +109,7 @@ def find_answer(text: str, answer: str | None) -> list[tuple[int, int]]:
     target = normalize_answer(answer)
     if not target:
         return []
-    folded, index = _folded(text)
+    folded, index = fold_with_index(text)
     spans, start = [], 0
     word_start, word_end = bool(_WORD.match(target[0])), bool(_WORD.match(target[-1]))
     while True:

@@ -41,8 +41,8 @@ from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.files import check_output, publish_files
 from rag_metrics.judging.answers import normalize_answer
 from rag_metrics.judging.judges import shared_spans
-from rag_metrics.core.text import normalize
-from rag_metrics.labels.assessors import _folded, answer_sentences, find_answer, retrieved_pages
+from rag_metrics.core.text import fold_with_index, normalize
+from rag_metrics.labels.assessors import answer_sentences, find_answer, retrieved_pages
 from rag_metrics.golden.flags import near_duplicates
 from rag_metrics.golden.review_file import review_text
 
@@ -316,7 +316,7 @@ def _candidate_pages(hits: dict, texts: dict, answers: dict, question_text: dict
             targets[qid] = "" if answer is None else normalize_answer(answer)
         answer_spans = []
         if targets[qid] and isinstance(text, str):
-            folded = _folded(text)[0] if folded is None else folded
+            folded = fold_with_index(text)[0] if folded is None else folded
             if targets[qid] in folded:
                 answer_spans = find_answer(text, answer)
         ev_spans = []

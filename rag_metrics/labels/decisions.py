@@ -21,14 +21,14 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice, check_int
 from rag_metrics.core.files import check_output, publish_files
-from rag_metrics.io.csvfile import read_rows
 from rag_metrics.io.golden import golden_csv_records, golden_from_records
 from rag_metrics.io.jsonl import iter_jsonl, jsonl_text
+from rag_metrics.io.sheets import choice_cell, positive_int_cell, read_sheet, text_cell
 from rag_metrics.labels.assessors import retrieved_pages
 from rag_metrics.labels.audit import AUDIT_DECISIONS
 
 __all__ = ["read_audit_decisions", "accept_labels", "accept_summary", "load_judgments", "human_labels",
-           "JUDGMENT_COLUMNS", "cell_positive_int", "with_evidence_groups", "one_gold_page_only",
+           "JUDGMENT_COLUMNS", "with_evidence_groups", "one_gold_page_only",
            "closed_world_judgments"]
 
 
@@ -43,66 +43,36 @@ def read_audit_decisions(path) -> pd.DataFrame:
     another (both lines named). The same page decided the same way on two rows is one decision (the first row).
     """
     path = Path(path)
-    columns, rows = read_rows(path, jsonl="an audit review file (JSON lines with candidate_id and decision)",
-                              csv_what="an audit review file (CSV with candidate_id and decision)")
-    missing = [c for c in ("candidate_id", "question_id", "doc_id", "page", "decision") if c not in columns]
-    if missing:
-        raise InputError(f"missing column(s) {missing}; expected the review file of `rag-metrics labels audit` "
-                         f"(found {sorted(columns)}).", path=path, line=1)
-    out, seen, decided = [], {}, {}
-    for line, row in rows:
-        cid = row.get("candidate_id")
-        if not isinstance(cid, str) or not cid.strip():
-            raise InputError(f"candidate_id {cid!r} is empty.", path=path, line=line, field="candidate_id")
-        cid = cid.strip()
-        if cid in seen:
-            raise InputError(f"candidate {cid!r} is listed twice (also at line {seen[cid]}).", path=path, line=line,
-                             field="candidate_id")
-        seen[cid] = line
-        decision = row.get("decision")
-        decision = decision.strip().lower() if isinstance(decision, str) else decision
-        if decision in ("", None):
-            decision = "pending"
-        if decision not in AUDIT_DECISIONS:
-            check_choice(row.get("decision"), AUDIT_DECISIONS, "decision", what=f"candidate {cid!r}:", path=path,
-                         line=line, field="decision")
+    _, rows = read_sheet(path, expected="the review file of `rag-metrics labels audit`",
+                         required=("candidate_id", "question_id", "doc_id", "page", "decision"), key="candidate_id",
+                         label="candidate", noun="candidate")
+    out, decided = [], {}
+    for line, cid, row in rows:
+        who = f"candidate {cid!r}"
+        decision = choice_cell(row.get("decision"), AUDIT_DECISIONS, "decision", who=who, path=path, line=line,
+                               blank="pending")
         qid, doc = row.get("question_id"), row.get("doc_id")
         for name, value in (("question_id", qid), ("doc_id", doc)):
-            if not isinstance(value, str) or not value.strip():
-                raise InputError(f"candidate {cid!r}: {name} {value!r} is empty.", path=path, line=line, field=name)
-        page = cell_positive_int(row.get("page"), path, line, "page", f"candidate {cid!r}")
+            if text_cell(value) is None:
+                raise InputError(f"{who}: {name} {value!r} is empty.", path=path, line=line, field=name)
+        page = positive_int_cell(row.get("page"), path, line, "page", who)
         group = row.get("group")
         group = None if group is None or (isinstance(group, str) and not group.strip()) else \
-            cell_positive_int(group, path, line, "group", f"candidate {cid!r}")
-        why = row.get("why")
+            positive_int_cell(group, path, line, "group", who)
         key = (qid.strip(), doc.strip(), page)
         if decision != "pending" and key in decided:
             first, said = decided[key]
             if said != decision:
-                raise InputError(f"candidate {cid!r}: {doc.strip()!r} p.{page} for question {qid.strip()!r} is "
+                raise InputError(f"{who}: {doc.strip()!r} p.{page} for question {qid.strip()!r} is "
                                  f"given decision {decision} here and {said} at line {first}; one page, one decision.",
                                  path=path, line=line, field="decision")
             continue  # the same page decided the same way twice: one judgment
         if decision != "pending":
             decided[key] = (line, decision)
         out.append({"candidate_id": cid, "question_id": qid.strip(), "doc_id": doc.strip(), "page": page,
-                    "decision": decision, "why": why.strip() if isinstance(why, str) and why.strip() else None,
+                    "decision": decision, "why": text_cell(row.get("why")),
                     "reasons": row.get("reasons") or None, "group": group, "line": line})
-    if not out:
-        raise InputError("no candidate found.", path=path)
     return pd.DataFrame(out, dtype=object)  # a missing why or group stays None (pandas 3 would make it NaN)
-
-
-def cell_positive_int(value, path, line, name, who) -> int:
-    """A cell of a file people filled in, read as an integer >= 1 (``"3"``, ``3.0`` and ``3`` are 3); anything else
-    raises :class:`InputError` naming ``who``, the file, the line and the field ``name``."""
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        value = int(value.strip())
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(f"{who}: {name} {value!r} is not an integer >= 1.", path=path, line=line, field=name)
-    return value
 
 
 def _judgments_path(golden_path) -> Path:

@@ -1,6 +1,6 @@
 """A random sample of questions for people to judge completely: the judging sheet that the prediction-powered figure
-needs (:func:`judging_sample` writes it, :func:`read_judging_sheet` reads it back), and :func:`yes_no`, the one
-reading of a person's yes or no that every sheet shares.
+needs (:func:`judging_sample` writes it, :func:`read_judging_sheet` reads it back with the one sheet reader,
+:func:`~rag_metrics.io.sheets.read_sheet`).
 """
 
 from __future__ import annotations
@@ -11,28 +11,16 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.text import normalize
-from rag_metrics.io.csvfile import read_rows
+from rag_metrics.io.sheets import NO, YES, positive_int_cell, read_sheet, text_cell, yes_no
 from rag_metrics.labels.assessors import retrieved_pages
 from rag_metrics.labels.audit import check_matches
-from rag_metrics.labels.decisions import JUDGMENT_COLUMNS, cell_positive_int
+from rag_metrics.labels.decisions import JUDGMENT_COLUMNS
 
-__all__ = ["judging_sample", "read_judging_sheet", "yes_no", "SHEET_COLUMNS"]
+__all__ = ["judging_sample", "read_judging_sheet", "SHEET_COLUMNS"]
 
 
 SHEET_COLUMNS = ["question_id", "question", "answer", "doc_id", "page", "gold", "relevant", "why", "text"]
-_YES, _NO = {"yes", "y", "true", "1", "relevant", "gold"}, {"no", "n", "false", "0", "not relevant"}
-
-
-def yes_no(value, yes=_YES, no=_NO) -> bool | None:
-    """A sheet's yes/no cell read as a person writes it (``yes``/``no``, ``y``/``n``, ``true``/``false``, ``1``/``0``
-    and the words in ``yes``/``no``; any case, surrounding spaces ignored): True, False, or None when it is neither
-    (the caller names the line)."""
-    word = str(value).strip().lower() if value is not None and not isinstance(value, bool) else value
-    if word is True or word in yes:
-        return True
-    if word is False or word in no:
-        return False
-    return None
+_YES, _NO = YES | {"relevant", "gold"}, NO | {"not relevant"}
 
 
 def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd.DataFrame:
@@ -96,18 +84,10 @@ def read_judging_sheet(path, *, by: str | None = None, golden=None, corpus=None)
     gold = set() if golden is None else \
         set(zip(golden.gold_pages["question_id"], golden.gold_pages["doc_id"], golden.gold_pages["page"].astype(int)))
     answerable = None if golden is None else set(golden.answerable)
-    columns, rows = read_rows(path, jsonl="a judging sheet (JSON lines)",
-                              csv_what="a judging sheet (CSV from `rag-metrics labels sample`)")
-    missing = [c for c in ("question_id", "doc_id", "page", "relevant") if c not in columns]
-    if missing:
-        raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics labels sample` (found "
-                         f"{sorted(columns)}).", path=path, line=1)
+    _, rows = read_sheet(path, expected="the sheet of `rag-metrics labels sample`",
+                         required=("question_id", "doc_id", "page", "relevant"), key="question_id", noun="question")
     judgments, sample, seen = [], [], {}
-    for line, row in rows:
-        qid = row.get("question_id")
-        if not isinstance(qid, str) or not qid.strip():
-            raise InputError(f"question_id {qid!r} is empty.", path=path, line=line, field="question_id")
-        qid = qid.strip()
+    for line, qid, row in rows:
         if golden is not None and qid not in golden.questions.index:
             raise InputError(f"question_id {qid!r} is not in the golden set {golden.source}; a sheet is drawn from "
                              "the set it is judged with.", path=path, line=line, field="question_id")
@@ -119,11 +99,11 @@ def read_judging_sheet(path, *, by: str | None = None, golden=None, corpus=None)
         doc = row.get("doc_id")
         if doc is None or (isinstance(doc, str) and not doc.strip()):
             continue  # nothing retrieved for the question
-        page = cell_positive_int(row.get("page"), path, line, "page", f"question {qid!r}")
+        page = positive_int_cell(row.get("page"), path, line, "page", f"question {qid!r}")
         if n_pages is not None:
             _check_page(doc.strip(), page, n_pages, who=f"question {qid!r}", path=path, line=line)
         value = row.get("relevant")
-        relevant = yes_no(value)
+        relevant = yes_no(value, _YES, _NO)
         if relevant is None:
             raise InputError(f"question {qid!r}, {doc!r} p.{page}: relevant {value!r}; write yes or no.", path=path,
                              line=line, field="relevant")
@@ -136,11 +116,7 @@ def read_judging_sheet(path, *, by: str | None = None, golden=None, corpus=None)
                              f"{value!r}: the golden set says it is relevant; mark it yes, or remove the page from the golden set by hand if it is "
                              "wrong.", path=path, line=line, field="relevant")
         seen[key] = line
-        why = row.get("why")
         judgments.append({"question_id": qid, "doc_id": doc.strip(), "page": page, "relevant": relevant,
                           "by": by or row.get("by") or None, "at": row.get("at") or None,
-                          "why": why.strip() if isinstance(why, str) and why.strip() else None,
-                          "source": "judging sample"})
-    if not sample:
-        raise InputError("no question found.", path=path)
+                          "why": text_cell(row.get("why")), "source": "judging sample"})
     return pd.DataFrame(judgments, columns=JUDGMENT_COLUMNS), sample

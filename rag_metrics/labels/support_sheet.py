@@ -26,8 +26,8 @@ that ``context_k``, and a judge measured against them must judge the same contex
 (``attrs["settings_checked"]`` False).
 
 Written with the review files' writer (:func:`~rag_metrics.golden.review_file.write_review`: CSV with a byte-order
-mark, formula-like cells neutralized, or JSON lines) and read with the one CSV reader
-(:func:`~rag_metrics.io.csvfile.read_rows`): every cell reads back as written.
+mark, formula-like cells neutralized, or JSON lines) and read with the one sheet reader
+(:func:`~rag_metrics.io.sheets.read_sheet`): every cell reads back as written.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import pandas as pd
 from rag_metrics.experiment.support import SUPPORT_KINDS, diagnose_answers, judge_tasks
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.io.csvfile import read_rows
-from rag_metrics.labels.judging_sheet import yes_no
+from rag_metrics.io.sheets import NO, YES, read_sheet, text_cell, yes_no
 from rag_metrics.golden.review_file import write_review
 
 __all__ = ["SHEET_COLUMNS", "SETTINGS", "judged_claims", "claims_sample", "write_support_sheet", "read_support_sheet",
@@ -51,7 +51,7 @@ SHEET_COLUMNS = ["claim_id", "question_id", "question", "claim", "supported", "k
                  "page", "span"]
 SETTINGS = ("generator", "context_k", "judge")
 """The settings a sheet is drawn under, written as its last columns (module docstring)."""
-_YES, _NO = {"yes", "y", "true", "1", "supported"}, {"no", "n", "false", "0", "not supported", "unsupported"}
+_YES, _NO = YES | {"supported"}, NO | {"not supported", "unsupported"}
 
 
 def claim_tasks(golden, answers: pd.DataFrame, corpus, *, context_k: int = 3) -> list:
@@ -137,40 +137,28 @@ def read_support_sheet(path, judged: pd.DataFrame, *, settings: dict | None = No
     ``settings``: those the claims were judged under now (:data:`SETTINGS`); a sheet that records others is refused
     naming both. ``attrs["settings_checked"]``: whether the sheet records its settings (an older one does not)."""
     path = Path(path)
-    columns, rows = read_rows(path, jsonl="a labelling sheet (JSON lines)",
-                              csv_what="a labelling sheet (CSV from `rag-metrics answers sample`)")
-    missing = [c for c in ("claim_id", "supported") if c not in columns]
-    if missing:
-        raise InputError(f"missing column(s) {missing}; expected the sheet of `rag-metrics answers sample` (found "
-                         f"{sorted(columns)}).", path=path, line=1)
+    columns, rows = read_sheet(path, expected="the sheet of `rag-metrics answers sample`",
+                               required=("claim_id", "supported"), key="claim_id", label="claim_id", noun="claim")
     texts = dict(zip(judged["claim_id"], judged["claim"]))
     recorded = settings is not None and all(k in columns for k in SETTINGS)
     partly = [k for k in SETTINGS if k not in columns]
     if settings is not None and not recorded and len(partly) < len(SETTINGS):
         raise InputError(f"missing column(s) {partly}: the sheet records the settings it was drawn with in "
                          f"{list(SETTINGS)}; keep all of them.", path=path, line=1)
-    out, seen = [], {}
-    for line, row in rows:
+    out = []
+    for line, cid, row in rows:
         for key in SETTINGS if recorded else ():
             drawn, now = ("" if row.get(key) is None else str(row[key]).strip()), str(settings[key])
             if drawn != now:
                 raise InputError(f"{key}: the sheet was drawn with {key} {drawn or '(empty)'}, not {now} as now; read "
                                  f"it under the settings it was drawn with, or draw a new sheet.", path=path,
                                  line=line, field=key)
-        cid = row.get("claim_id")
-        if not isinstance(cid, str) or not cid.strip():
-            raise InputError(f"claim_id {cid!r} is empty.", path=path, line=line, field="claim_id")
-        cid = cid.strip()
         if cid not in texts:
             raise InputError(f"claim_id {cid!r} is not among the {len(texts)} claims judged now: were the answers, the "
                              "judge or --context-k changed since the sheet was drawn?", path=path, line=line,
                              field="claim_id")
-        if cid in seen:
-            raise InputError(f"claim_id {cid!r} is listed twice (also at line {seen[cid]}).", path=path, line=line,
-                             field="claim_id")
-        seen[cid] = line
         claim = row.get("claim")
-        if isinstance(claim, str) and claim.strip() and _nfc(claim) != _nfc(texts[cid]):
+        if text_cell(claim) is not None and _nfc(claim) != _nfc(texts[cid]):
             raise InputError(f"claim {cid!r}: the 'claim' cell reads {claim.strip()[:80]!r} but the answers judged "
                              f"now say {texts[cid][:80]!r}: the answers changed since the sheet was drawn.", path=path,
                              line=line, field="claim")
@@ -179,17 +167,12 @@ def read_support_sheet(path, judged: pd.DataFrame, *, settings: dict | None = No
         if human is None:
             raise InputError(f"claim {cid!r}: 'supported' is {value!r}; write yes or no.", path=path, line=line,
                              field="supported")
-        kind = row.get("kind")
-        kind = kind.strip() if isinstance(kind, str) and kind.strip() else None
+        kind = text_cell(row.get("kind"))
         if kind is not None and kind not in SUPPORT_KINDS:
             raise InputError(f"claim {cid!r}: 'kind' is {kind!r}; leave it empty or write one of "
                              f"{list(SUPPORT_KINDS)}.",
                              path=path, line=line, field="kind")
-        why = row.get("why")
-        out.append({"claim_id": cid, "human": human, "kind": kind,
-                    "why": why.strip() if isinstance(why, str) and why.strip() else None, "line": line})
-    if not out:
-        raise InputError("no claim found: the sheet has no row.", path=path)
+        out.append({"claim_id": cid, "human": human, "kind": kind, "why": text_cell(row.get("why")), "line": line})
     table = pd.DataFrame({c: pd.Series([r[c] for r in out], dtype=object if c in ("kind", "why") else None)
                           for c in ("claim_id", "human", "kind", "why", "line")})  # None stays None (pandas 3)
     table.attrs["settings_checked"] = recorded

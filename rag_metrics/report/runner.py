@@ -37,7 +37,7 @@ from rag_metrics.report.index import write_index
 from rag_metrics.report.kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
 from rag_metrics.report.staging import PUBLISHED, STAGED_HISTORY, clean_stale_staging, copy_history, make_staging, publish
 
-__all__ = ["ReportError", "build_report", "execute_notebook", "parse_parameters", "export_html"]
+__all__ = ["ReportError", "build_report", "execute_notebook", "parse_parameters", "export_html", "REMOVE_INPUT"]
 
 
 class ReportError(RuntimeError):
@@ -81,14 +81,22 @@ _SIBLING_LINK = re.compile(r"\]\(([\w-]+)\.ipynb(#[^)\s]*)?\)")
 """A Markdown link to a notebook of the same folder: ``](00_glossary.ipynb#MRR)``."""
 
 
+REMOVE_INPUT = "remove-input"
+"""The cell tag whose code the HTML page leaves out (its output stays): setup and import cells of the lessons."""
+
+
 def export_html(notebook_path: Path, html_path: Path, *, hide_input: bool = False) -> None:
     """Write a standalone HTML file (no network references) for an executed notebook; ``hide_input`` leaves
     the code out (the experiment report is read, not studied)."""
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="lab", exclude_input=hide_input, exclude_input_prompt=hide_input,
-                            exclude_output_prompt=hide_input)
+    from traitlets.config import Config
+
+    # a cell tagged REMOVE_INPUT (a lesson's imports and setup) shows its output without its code
+    config = Config({"TagRemovePreprocessor": {"remove_input_tags": {REMOVE_INPUT}}})
+    exporter = HTMLExporter(config=config, template_name="lab", exclude_input=hide_input,
+                            exclude_input_prompt=hide_input, exclude_output_prompt=hide_input)
     # No external references: these loaders are blanked (figures are inline PNG already).
     for trait in ("mathjax_url", "require_js_url", "mermaid_js_url", "mermaid_layout_elk_js_url"):
         setattr(exporter, trait, "")

@@ -9,7 +9,7 @@ returning the top ``k`` items, best first, each in the log's item shape (:mod:`r
 ``doc_id`` required (or ``chunk_id`` when the golden set's gold is chunk IDs, or ``text`` alone: placed
 on the pages when the log is judged). LangChain ``Document`` and LlamaIndex ``NodeWithScore`` objects,
 their dumps, Bedrock result items and ``(document, score)`` pairs are accepted too, read through the same
-presets as logs (:func:`rag_metrics.io.logs.native_items`) and logged in the native shape. Name it as
+presets as logs (:func:`rag_metrics.io.log_presets.native_items`) and logged in the native shape. Name it as
 ``module:function`` (``mypkg.search:search``; an object with a ``search`` method works too); with
 options (``--option KEY=VALUE``), ``module:make`` is a factory called as ``make(**options)`` that
 returns the search callable (a class is instantiated the same way), and the options are recorded in the
@@ -45,7 +45,8 @@ from pathlib import Path
 
 from rag_metrics.core.errors import InputError, check_choice, check_int
 from rag_metrics.core.files import HOST, FileLock, LockHeld, atomic_open, atomic_write_text
-from rag_metrics.io.logs import log_records, native_items
+from rag_metrics.io.log_presets import native_items
+from rag_metrics.io.logs import log_records
 from rag_metrics.core.options import load_callable
 from rag_metrics.core.progress import progress_bar
 from rag_metrics.retrieval.retrievers import RETRIEVERS
@@ -342,9 +343,48 @@ def _published(out: Path, run_settings: dict) -> dict | None:
 
 def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, retries, backoff, timeout, resume,
                 progress) -> RunSummary:
-    done: dict[str, dict] = {}
-    resumed = 0
+    """:func:`run_retriever` once the lock is held: the partial log started or resumed (:func:`_resume`), the
+    pending questions asked (:func:`_ask_all`), the log published with its settings."""
     side = Path(str(partial) + ".settings.json")
+    resumed = _resume(out, partial, side, run_settings, todo, resume)
+    if isinstance(resumed, RunSummary):
+        return resumed
+    done, started = resumed
+    n_resumed = len(done)
+    pending = [(qid, row["question"]) for qid, row in todo.iterrows() if qid not in done]
+    needs_doc = not (golden.gold_chunks is not None and len(golden.gold_chunks))
+    t0 = time.perf_counter()
+
+    def one(qid, question) -> str:
+        return _ask(search, qid, question, k=k, timeout=timeout, retries=retries, backoff=backoff,
+                    needs_doc=needs_doc)
+
+    _ask_all(one, pending, partial, done, workers=workers,
+             desc=f"retrieving ({out.name})" if progress and pending else None)
+    records = [done[q] for q in todo.index if q in done]
+    failed = [r["question_id"] for r in records if r.get("error")]
+    with atomic_open(partial, "w", encoding="utf-8", newline="\n") as sink:  # a kill here keeps the partial log
+        for rec in records:
+            sink.write(_json_line(rec) if not rec.get("error") else json.dumps(rec, ensure_ascii=True))
+            sink.write("\n")
+    final = {**run_settings, "started_at": started, "finished_at": _now(),
+             "wall_time_s": round(time.perf_counter() - t0, 3), "workers": workers, "retries": retries,
+             "backoff_s": backoff, "timeout_s": timeout, "failed": failed, "resumed_questions": n_resumed,
+             **cut_settings(records, k)}
+    atomic_write_text(Path(str(out) + ".settings.json"), json.dumps(final, indent=2, ensure_ascii=False))
+    os.replace(partial, out)  # published: from here a new start finds it complete (_published)
+    side.unlink(missing_ok=True)
+    return RunSummary(path=str(out), questions=len(records), failed=failed, resumed=n_resumed,
+                      wall_time_s=final["wall_time_s"], complete=False,
+                      **{key: final[key] for key in ("kept", "returned", "scores_rise") if key in final})
+
+
+def _resume(out: Path, partial: Path, side: Path, run_settings: dict, todo, resume: bool):
+    """``(done, started)``: the questions a partial log made with the same settings answers already (failed ones
+    are asked again) and when it was started -- or a new partial log started (nothing done) -- or the
+    :class:`RunSummary` of a log published with these settings (complete). A partial log of other settings, or one
+    with ``resume`` False, is an error."""
+    done: dict[str, dict] = {}
     if not partial.exists():
         final = _published(out, run_settings)
         if final is not None:  # published before the process that made it could exit: complete
@@ -352,61 +392,60 @@ def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, re
             return RunSummary(path=str(out), questions=int(final.get("n_questions", len(todo))),
                               failed=list(final.get("failed", [])), resumed=0,
                               wall_time_s=float(final.get("wall_time_s", 0.0)), complete=True)
-    if partial.exists():
-        previous = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
-        same = {k_: previous.get(k_) for k_ in run_settings} == run_settings
-        if not resume or not same:
-            raise InputError(f"a partial log from a run with {'other' if not same else 'the same'} settings exists; "
-                             + ("delete it to start over." if same else "finish it with the same settings, or delete it."),
-                             path=partial)
-        for _, rec in _records(partial):
-            if not rec.get("error"):
-                done[rec["question_id"]] = rec
-        resumed = len(done)
-        started = previous.get("started_at", _now())
-    else:
         out.parent.mkdir(parents=True, exist_ok=True)
         started = _now()
         atomic_write_text(side, json.dumps({**run_settings, "started_at": started}, indent=2, ensure_ascii=False))
         atomic_write_text(partial, "")
-    pending = [(qid, row["question"]) for qid, row in todo.iterrows() if qid not in done]
-    needs_doc = not (golden.gold_chunks is not None and len(golden.gold_chunks))
+        return done, started
+    previous = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+    same = {k_: previous.get(k_) for k_ in run_settings} == run_settings
+    if not resume or not same:
+        raise InputError(f"a partial log from a run with {'other' if not same else 'the same'} settings exists; "
+                         + ("delete it to start over." if same else "finish it with the same settings, or delete it."),
+                         path=partial)
+    for _, rec in _records(partial):
+        if not rec.get("error"):
+            done[rec["question_id"]] = rec
+    return done, previous.get("started_at", _now())
+
+
+def _failure(qid, question, error, attempt) -> str:
+    rec = {"question_id": qid, "question": question, "retrieved": [], "error": error, "attempts": attempt}
+    return json.dumps(rec, ensure_ascii=True)  # ASCII: a lone surrogate in the message is escaped, not fatal
+
+
+def _ask(search, qid, question, *, k: int, timeout, retries: int, backoff: float, needs_doc: bool) -> str:
+    """The question's log line: what ``search`` returned, checked, with its latency -- or, once ``retries`` more
+    attempts (``backoff`` seconds, doubling) failed too, the error."""
+    attempt = 0
+    while True:
+        attempt += 1
+        start = time.perf_counter()
+        try:
+            found = _call(search, question, k, timeout)
+        except Exception as e:  # the user's retriever raised (or timed out): retried with backoff, then logged
+            if attempt > retries:
+                return _failure(qid, question, f"{type(e).__name__}: {e}", attempt)
+            time.sleep(backoff * 2 ** (attempt - 1))
+            continue
+        latency = (time.perf_counter() - start) * 1000
+        try:
+            items, noted = _validate(found, qid, k, needs_doc)
+            return _json_line({"question_id": qid, "question": question, "retrieved": items,
+                               "latency_ms": round(latency, 3), "attempts": attempt, **noted})
+        except OutputError as e:
+            return _failure(qid, question, f"OutputError: {e}", attempt)
+
+
+def _ask_all(one, pending: list, partial: Path, done: dict, *, workers: int, desc: str | None) -> None:
+    """Ask every pending ``(qid, question)`` with ``one`` on ``workers`` threads, each line appended to the partial
+    log as it comes (and to ``done``); a progress bar titled ``desc`` unless it is None."""
     lock = threading.Lock()
-    t0 = time.perf_counter()
-
-    def failure(qid, question, error, attempt) -> str:
-        rec = {"question_id": qid, "question": question, "retrieved": [], "error": error, "attempts": attempt}
-        return json.dumps(rec, ensure_ascii=True)  # ASCII: a lone surrogate in the message is escaped, not fatal
-
-    def one(qid, question) -> tuple[str, bool]:
-        """The question's log line and whether it failed."""
-        attempt = 0
-        while True:
-            attempt += 1
-            start = time.perf_counter()
-            try:
-                found = _call(search, question, k, timeout)
-            except Exception as e:  # the user's retriever raised (or timed out): retried with backoff, then logged
-                if attempt > retries:
-                    return failure(qid, question, f"{type(e).__name__}: {e}", attempt), True
-                time.sleep(backoff * 2 ** (attempt - 1))
-                continue
-            latency = (time.perf_counter() - start) * 1000
-            try:
-                items, noted = _validate(found, qid, k, needs_doc)
-                return _json_line({"question_id": qid, "question": question, "retrieved": items,
-                                   "latency_ms": round(latency, 3), "attempts": attempt, **noted}), False
-            except OutputError as e:
-                return failure(qid, question, f"OutputError: {e}", attempt), True
-
-    bar = None
-    if progress and pending:
-        bar = progress_bar(total=len(pending), desc=f"retrieving ({out.name})", unit="q", initial=0,
-                            leave=True)
+    bar = None if desc is None else progress_bar(total=len(pending), desc=desc, unit="q", initial=0, leave=True)
     with open(partial, "a", encoding="utf-8") as sink, ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(one, qid, question): qid for qid, question in pending}
         for future in as_completed(futures):
-            line, _ = future.result()
+            line = future.result()
             with lock:
                 sink.write(line + "\n")
                 sink.flush()
@@ -415,23 +454,6 @@ def _run_locked(search, golden, k, out, partial, todo, run_settings, workers, re
                 bar.update(1)
     if bar is not None:
         bar.close()
-    order = list(todo.index)
-    records = [done[q] for q in order if q in done]
-    failed = [r["question_id"] for r in records if r.get("error")]
-    with atomic_open(partial, "w", encoding="utf-8", newline="\n") as sink:  # a kill here keeps the partial log
-        for rec in records:
-            sink.write(_json_line(rec) if not rec.get("error") else json.dumps(rec, ensure_ascii=True))
-            sink.write("\n")
-    final = {**run_settings, "started_at": started, "finished_at": _now(),
-             "wall_time_s": round(time.perf_counter() - t0, 3), "workers": workers, "retries": retries,
-             "backoff_s": backoff, "timeout_s": timeout, "failed": failed, "resumed_questions": resumed,
-             **cut_settings(records, k)}
-    atomic_write_text(Path(str(out) + ".settings.json"), json.dumps(final, indent=2, ensure_ascii=False))
-    os.replace(partial, out)  # published: from here a new start finds it complete (_published)
-    side.unlink(missing_ok=True)
-    return RunSummary(path=str(out), questions=len(records), failed=failed, resumed=resumed,
-                      wall_time_s=final["wall_time_s"], complete=False,
-                      **{key: final[key] for key in ("kept", "returned", "scores_rise") if key in final})
 
 
 def cut_notices(summary: dict, k: int, retriever: str) -> list[str]:

@@ -33,8 +33,9 @@ from __future__ import annotations
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
+from rag_metrics.stats.bounded_mean import bounded_mean_rows
 from rag_metrics.stats.intervals import BCA, CLOPPER_PEARSON, N_RESAMPLES, PERCENTILE, MeanInterval, bootstrap_means, clopper_pearson, mean_interval, mean_interval_rows, percentile_bootstrap_ci, wilson
-from rag_metrics.stats.paired import ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant, min_p, bounded_mean_rows, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test
+from rag_metrics.stats.paired import ALPHA, VERDICTS, PairedTest, PairedVerdict, compare_to_baseline, format_p, holm, min_discordant, min_p, paired_t_test, paired_test, paired_verdict, randomization_rows, sign_test
 from rag_metrics.stats.planning import SampleSize, exact_power, interval_width_by_size, minimum_detectable_difference, questions_needed, questions_needed_binary, sample_size
 
 __all__ = [

@@ -84,7 +84,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_int
+from rag_metrics.core.errors import InputError, check_int, check_number
 from rag_metrics.stats import intervals
 
 __all__ = ["cohen_kappa", "Kappa", "confusion_matrix", "ppi_mean", "PPIEstimate", "rate_interval", "wilson_mean",
@@ -99,8 +99,8 @@ _SMOOTH = 0.25  # added to each cell of the kappa table before resampling (the f
 
 
 def _z(confidence: float) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise InputError(f"The 'confidence' parameter must be in (0, 1). Got {confidence!r} instead.")
+    confidence = check_number(confidence, "confidence", low=0, high=1, low_open=True, high_open=True,
+                              field="confidence")
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 

@@ -51,12 +51,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError
+from rag_metrics.core.errors import InputError, check_int, check_number
 
 __all__ = [
     "MeanInterval", "mean_interval", "percentile_bootstrap_ci", "clopper_pearson", "wilson", "bootstrap_means",
     "mean_interval_rows", "percentile_rows", "bca_rows", "N_RESAMPLES", "CHUNK", "CLOPPER_PEARSON", "BCA",
-    "SHARE", "NO_SPREAD", "PERCENTILE", "mean_table",
+    "SHARE", "NO_SPREAD", "PERCENTILE", "mean_table", "check_confidence", "check_resamples",
 ]
 
 N_RESAMPLES = 10_000
@@ -72,18 +72,14 @@ NO_SPREAD = "none (no spread)"
 PERCENTILE = "percentile bootstrap"
 
 
-def _check_confidence(confidence) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0.5 <= confidence < 1:
-        raise InputError(f"The 'confidence' parameter must be a number in [0.5, 1). Got {confidence!r} instead.",
-                         field="confidence")
-    return float(confidence)
+def check_confidence(confidence) -> float:
+    """The confidence level of an interval as a float in [0.5, 1) (:func:`~rag_metrics.core.errors.check_number`)."""
+    return check_number(confidence, "confidence", low=0.5, high=1, high_open=True, field="confidence")
 
 
-def _check_resamples(n_resamples) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
-        raise InputError(f"The 'n_resamples' parameter must be an int >= 100. Got {n_resamples!r} instead.",
-                         field="n_resamples")
-    return int(n_resamples)
+def check_resamples(n_resamples) -> int:
+    """The number of bootstrap or randomization resamples as an int >= 100."""
+    return check_int(n_resamples, "n_resamples", low=100, field="n_resamples")
 
 
 def values_1d(values, name: str = "values") -> tuple[np.ndarray, int]:
@@ -314,8 +310,8 @@ def mean_interval(values, *, confidence: float = 0.95, n_resamples: int = N_RESA
     >>> mean_interval([1] * 30).text()      # every question hit: not a zero-width interval
     '1.000 [0.884, 1.000] (n=30, Clopper-Pearson)'
     """
-    confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    confidence = check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
     arr, excluded = values_1d(values)
     if arr.size == 0:
         return MeanInterval(math.nan, math.nan, math.nan, 0, excluded, confidence, NO_SPREAD, None)
@@ -354,8 +350,8 @@ def percentile_bootstrap_ci(values, *, confidence: float = 0.95, n_resamples: in
     not "an interval that covers the mean in 95% of resamples". Near 0 and 1 it is too narrow (coverage 0.85 at
     n = 65, rate 0.97), and when every value is the same it has zero width. With one value it is ``[x, x]``.
     """
-    confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
+    confidence = check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
     arr, excluded = values_1d(values)
     if arr.size == 0:
         return MeanInterval(math.nan, math.nan, math.nan, 0, excluded, confidence, PERCENTILE, n_resamples)

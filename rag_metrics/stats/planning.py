@@ -18,7 +18,7 @@
   (:func:`minimum_detectable_difference` is that left side) -- raised to the same floor: at least
   ``min_discordant(alpha)`` questions that differ, i.e. ``ceil(min_discordant / discordant_rate)`` questions when
   the share of questions that differ is known. This plans for a test as powerful as t; the package's verdict on
-  such values is the bounded-mean test (:func:`~.paired.bounded_mean_rows`), which holds its level whatever the skew
+  such values is the bounded-mean test (:func:`~.bounded_mean.bounded_mean_rows`), which holds its level whatever the skew
   of the changes and needs more questions below about 200 (at 65 questions it calls a mean change of +0.05 in ~15%
   of runs where t calls 52%; ``benchmarks/stat_edges.md``): read the plan as a lower bound.
 
@@ -34,30 +34,25 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from rag_metrics.core.errors import InputError, check_alpha
+from rag_metrics.core.errors import InputError, check_alpha, check_int, check_number
 from rag_metrics.stats.intervals import clopper_pearson, mean_interval_rows, values_1d
-from rag_metrics.stats.paired import ALPHA, _align, bounded_mean_rows, min_discordant, sign_test
+from rag_metrics.stats.bounded_mean import bounded_mean_rows
+from rag_metrics.stats.paired import ALPHA, align_runs, min_discordant, sign_test
 
 __all__ = ["exact_power", "questions_needed_binary", "questions_needed", "minimum_detectable_difference",
            "SampleSize", "sample_size", "interval_width_by_size"]
 
 
 def _check_power(power) -> float:
-    if isinstance(power, bool) or not isinstance(power, (int, float)) or not 0 < power < 1:
-        raise InputError(f"The 'power' parameter must be a number in (0, 1). Got {power!r} instead.", field="power")
-    return float(power)
+    return check_number(power, "power", low=0, high=1, low_open=True, high_open=True, field="power")
 
 
 def _check_delta(delta) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta) or delta <= 0:
-        raise InputError(f"The 'delta' parameter must be > 0. Got {delta!r} instead.", field="delta")
-    return float(delta)
+    return check_number(delta, "delta", low=0, low_open=True, field="delta")
 
 
 def _check_rate(rate, delta) -> float:
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 < rate <= 1:
-        raise InputError(f"The 'discordant_rate' parameter must be in (0, 1]. Got {rate!r} instead.",
-                         field="discordant_rate")
+    rate = check_number(rate, "discordant_rate", low=0, high=1, low_open=True, field="discordant_rate")
     if delta > rate + 1e-12:
         raise InputError(f"a change of {delta:g} needs at least {delta:.1%} of the questions to differ; with a "
                          f"discordant rate of {rate:.1%} it cannot happen (plan with a larger discordant rate).",
@@ -125,8 +120,7 @@ def minimum_detectable_difference(n: int, sd_diff: float, *, alpha: float = ALPH
     """Smallest mean difference the paired test on ``n`` questions detects with ``power`` at level ``alpha``, from
     the standard deviation of per-question differences (t approximation, module docstring). For 0/1 measures
     prefer :func:`questions_needed_binary`."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise InputError(f"The 'n' parameter must be an int >= 2. Got {n!r} instead.", field="n")
+    n = check_int(n, "n", low=2, field="n")
     alpha, power = check_alpha(alpha), _check_power(power)
     return float(_t_sum(int(n), alpha, power) * sd_diff / math.sqrt(n))
 
@@ -148,10 +142,9 @@ def questions_needed(delta: float, sd_diff: float | None = None, *, discordant_r
             raise InputError("questions_needed: give sd_diff (the spread of per-question differences) or "
                              "discordant_rate (the share of questions that differ, for 0/1 measures).")
         return questions_needed_binary(delta, discordant_rate, alpha=alpha, power=power)
-    if not sd_diff > 0:
-        raise InputError(f"The 'sd_diff' parameter must be > 0 (the spread of per-question differences). Got "
-                         f"{sd_diff!r}: no question changed, so the sample size cannot be estimated from it.",
-                         field="sd_diff")
+    sd_diff = check_number(sd_diff, "sd_diff", low=0, low_open=True, field="sd_diff",
+                           hint="It is the spread of per-question differences: at 0 no question changed, so the "
+                                "sample size cannot be estimated from it.")
     floor = min_discordant(alpha)
     if discordant_rate is not None:  # a measure in [0, 1]: a question that does not differ moves the mean by 0
         floor = math.ceil(floor / _check_rate(discordant_rate, delta) - 1e-9)
@@ -198,7 +191,7 @@ def sample_size(a, b, delta: float, *, alpha: float = ALPHA, power: float = 0.8)
     why.
     """
     alpha, power, delta = check_alpha(alpha), _check_power(power), _check_delta(delta)
-    xa, xb, _ = _align(a, b)
+    xa, xb, _ = align_runs(a, b)
     d = xb - xa
     n = d.size
     binary = bool(np.isin(xa, (0.0, 1.0)).all() and np.isin(xb, (0.0, 1.0)).all())
