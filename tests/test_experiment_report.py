@@ -934,8 +934,8 @@ def test_the_question_view_shows_the_head_and_links_the_whole_table(both):
     body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     shown = re.findall(r'<tr data-changed="\d"><td[^>]*>([^<]*)</td>', body)
     assert shown == table["question_id"].head(5).tolist()
-    assert f"The first 5 of {len(table)} questions" in html and 'href="questions.csv"' in html
+    assert f"the first 5 of {len(table)} shown" in html and 'href="questions.csv"' in html
     whole = both.question_view()._repr_html_()  # the sample fits under the cap: every row, nothing to link
-    assert whole.count('<tr data-changed=') == len(table) and "The first" not in whole and "href=" not in whole
+    assert whole.count("<tr data-changed=") == len(table) and " shown" not in whole and "href=" not in whole
     with pytest.raises(InputError):
         both.question_view(rows=0)
