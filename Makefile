@@ -74,10 +74,11 @@ notebooks: $(VENV)/.stamp-report
 bench: $(VENV)/.stamp-bench
 	$(BIN)/python benchmarks/run.py --sizes 1000 10000 100000 --repeat 3
 
-# The experiment report at 2,000 and 8,000 questions, and the overlap judge against ragas (~5 minutes; 50,000
-# questions on request: benchmarks/experiment_report.py --sizes 50000).
+# The experiment report at 2,000 and 8,000 questions -- seconds and peak memory per size beside the previous
+# release's (benchmarks/experiment_report_baseline.json), "slower by X%" past 10% -- and the overlap judge against
+# ragas (~5 minutes; 50,000 questions on request: benchmarks/experiment_report.py --sizes 50000).
 bench-report: $(VENV)/.stamp-dev
-	$(BIN)/python benchmarks/experiment_report.py --sizes 2000 8000
+	$(BIN)/python benchmarks/experiment_report.py --sizes 2000 8000 --baseline benchmarks/experiment_report_baseline.json
 	$(BIN)/python benchmarks/judging_vs_ragas.py --repeat 3
 
 lab: $(VENV)/.stamp-lab

@@ -1,26 +1,27 @@
 """Benchmark: the experiment report at scale -- 20 logged texts of ~1,000 characters per question, 5,000 pages.
 
-    python benchmarks/experiment_report.py                    # 2,000 and 8,000 questions (make bench-report)
-    python benchmarks/experiment_report.py --sizes 50000      # on request: ~10 minutes, ~1 GB of data in /tmp
-    python benchmarks/experiment_report.py --sizes 2000 8000 50000 --out benchmarks/experiment_report.md
+    python benchmarks/experiment_report.py                    # 2,000 and 8,000 questions beside the baseline
+    python benchmarks/experiment_report.py --sizes 50000      # on request: ~1 GB of data in /tmp
+    python benchmarks/experiment_report.py --sizes 2000 8000 --out benchmarks/experiment_report.md
 
 For each size, two measurements, each in a fresh process:
 
-* **phases**, in one Python process (``--phases`` mode of this script): reading and validating the inputs
-  (:func:`rag_metrics.report.inputs.read_inputs`), judging and evaluating the log
-  (:func:`rag_metrics.experiment.evaluate.evaluate_log`), saving it to the history with its intervals (each computed
-  once), the report's tables (:func:`rag_metrics.experiment.content.experiment_report` on the evaluated run:
-  history table, moved questions, drill-down plan), the capped drill-downs rendered to HTML, and the HTML export of a
-  page of that size -- wall time and the process's peak RSS during each phase (sampled every 0.05 s);
-* the **whole command** ``rag-metrics report --experiment bench --golden G --pages P --run LOG`` as a fresh process:
-  wall time, peak memory of the process tree (the command and its notebook kernel, sampled every 0.1 s), the
-  notebook's cells as papermill timed them (the setup cell holds reading, judging and the history), the rest (start,
-  HTML export, index) and the size of the HTML page.
+* the **whole command** ``rag-metrics report --experiment bench --golden G --pages P --run LOG``: wall time, CPU
+  time (the command, its reading child and its notebook kernel), peak memory of the process tree (sampled every
+  0.1 s) and the size of the HTML page -- printed beside the previous release's figures for that size (``--baseline``,
+  default ``experiment_report_baseline.json``), with ``slower by X%`` when wall or CPU seconds exceed the baseline's
+  by more than 10% (:data:`SLOWER`) and ``larger by X%`` for memory (:func:`against_baseline`). CPU seconds are the
+  steadier figure on a shared machine; wall seconds follow the load;
+* the **sections**, in one Python process (``--sections`` mode of this script, :func:`sections`): reading (the
+  inputs read and validated, the log's fingerprint, the hand-over cache), judging and evaluation (timed inside
+  the report by wrapping the judge and the evaluators), every code cell of ``experiment.ipynb`` as the kernel runs
+  it, and the nbconvert export of the page -- wall and CPU seconds each.
 
-Targets on this machine (2 cores, 24 GB): 8,000 questions in <= 40 s and <= 1.5 GB; 50,000 in <= 5 minutes and
-<= 4 GB; the HTML of a 50,000-question report under 10 MB. The table in ``experiment_report.md`` says what was
-reached. Time is never asserted in a test; ``tests/test_experiment_report.py`` checks the shape that makes the cost
-linear (drill-downs reuse the page index, the HTML holds no ``<br>``, each interval is computed once).
+``--out FILE`` writes both tables as Markdown (``experiment_report.md`` keeps them, with the command and the load);
+``--save-baseline FILE --label TEXT`` writes this run's whole-command figures as a baseline file. Time is never
+asserted in a test: ``tests/test_bench_report.py`` checks the comparison rule on given numbers, and the report's
+tests check the shape that keeps the cost linear (drill-downs for distinct lists only, the question table capped on
+the page with the whole table in a CSV file beside it).
 
 The data are synthetic and seeded: 250 documents of 20 pages (~2,000 characters each, words drawn from a
 vocabulary of 6,000 with Zipf frequencies, one page in ten in Japanese); each question's gold is one page (one in
@@ -31,6 +32,7 @@ of the gold document or another document -- with page metadata and scores.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -138,32 +140,71 @@ class Peak:
         self._thread.join()
 
 
-def phases(folder: Path) -> dict:
-    """The report's phases in this process (module docstring): ``{phase: (wall s, CPU s, peak MB)}``."""
-    from rag_metrics.experiment.content import experiment_report
-    from rag_metrics.report.inputs import read_inputs
+def _timed(out: dict, name: str, func, *args, **kwargs):
+    """Run ``func`` and add its wall and CPU seconds to ``out[name]``."""
+    start, cpu = time.perf_counter(), time.process_time()
+    try:
+        return func(*args, **kwargs)
+    finally:
+        wall, used = out.get(name, (0.0, 0.0))
+        out[name] = (wall + time.perf_counter() - start, used + time.process_time() - cpu)
 
-    peak = Peak()
+
+def sections(folder: Path) -> dict:
+    """The report's cost section by section, in this process (module docstring): ``{section: (wall s, CPU s)}``.
+
+    Reading is :func:`~rag_metrics.report.inputs.read_inputs` plus the log's fingerprint (what the command's reading
+    child does); judging and evaluation are timed inside :func:`~rag_metrics.experiment.content.experiment_report`
+    by wrapping the judge and the evaluators; then every code cell of the report notebook runs in an IPython shell
+    on the handed-over inputs, as the kernel runs it; last the page is exported (nbconvert) from the notebook the
+    whole command executed, when there is one."""
+    import pickle
+
+    import matplotlib
+
+    matplotlib.use("agg")
+    import nbformat
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import rag_metrics.report
+    from rag_metrics.experiment import evaluate as ev
+    from rag_metrics.report.inputs import read_inputs, write_cache
+
     out: dict = {}
+    reading = dict(golden=str(folder / "golden.jsonl"), runs=[str(folder / "log.jsonl")],
+                   pages=str(folder / "pages.jsonl"))
+    inputs = _timed(out, "reading: read and validate the inputs", read_inputs, **reading)
+    for log in inputs.logs:
+        _timed(out, "reading: the log's fingerprint", log.fingerprint)
+    cache = folder / "inputs.pickle"
+    _timed(out, "reading: hand over (write the cache)", write_cache, inputs, cache, **reading)
+    for name, label in (("judge_run", "judging (every judge)"), ("evaluate_judged", "evaluation (page level)"),
+                        ("evaluate_documents", "evaluation (document level)"),
+                        ("failure_breakdown_judged", "evaluation (failures)")):
+        func = getattr(ev, name)
+        setattr(ev, name, lambda *a, _f=func, _l=label, **k: _timed(out, _l, _f, *a, **k))
+    notebook = Path(rag_metrics.report.__file__).parent / "experiment.ipynb"
+    nb = nbformat.read(str(notebook), as_version=4)
+    shell = InteractiveShell.instance()
+    shell.run_cell(next(c.source for c in nb.cells if c.get("id") == "parameters"))
+    shell.user_ns.update(experiment="bench", answers=None, generator=None, history_dir=str(folder / "sections-h"),
+                         inputs=str(cache), **reading)
+    for cell in nb.cells:
+        if cell.cell_type != "code" or cell.get("id") == "parameters":
+            continue
+        with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+            done = _timed(out, f"notebook: {cell.get('id')}", shell.run_cell, cell.source)
+        if not done.success:
+            raise RuntimeError(f"cell {cell.get('id')}: {done.error_in_exec or done.error_before_exec}")
+    setup = out.pop("notebook: setup")
+    inner = [v for k, v in out.items() if k.startswith(("judging", "evaluation"))]
+    out["notebook: setup (history, the rest of the report object)"] = tuple(
+        a - sum(v[i] for v in inner) for i, a in enumerate(setup))
+    executed = sorted((folder / "reports" / "bench").glob("2*/experiment.ipynb"))
+    if executed:
+        from rag_metrics.report.runner import export_html
 
-    def phase(name, func):
-        peak.reset()
-        start, cpu = time.perf_counter(), time.process_time()
-        value = func()
-        out[name] = (time.perf_counter() - start, time.process_time() - cpu, peak.mb())
-        return value
-
-    inputs = phase("read and validate inputs", lambda: read_inputs(golden=folder / "golden.jsonl",
-                                                                   runs=[folder / "log.jsonl"],
-                                                                   pages=folder / "pages.jsonl"))
-    report = phase("judge, evaluate, history with intervals", lambda: experiment_report(
-        inputs.golden, inputs.logs, inputs.corpus, history_dir=folder / "phase-history"))
-    phase("report tables (history, moved, plan)", lambda: (report.history_table(), report.moved(),
-                                                            report.drilldown_plan(20)))
-    html = phase("20 drill-downs to HTML", lambda: "".join(
-        report.explain(q)._repr_html_() for q in report.drilldown_plan(20).query("drilldown")["question_id"]))
-    out["drill-down HTML KB"] = (len(html.encode()) / 1024, None, None)
-    peak.stop()
+        _timed(out, "writing: nbconvert to HTML", export_html, executed[-1], folder / "sections.html", hide_input=True)
     return out
 
 
@@ -194,76 +235,109 @@ def whole_command(folder: Path) -> dict:
             "cells": cells, "error": err.decode(errors="replace")[-500:] if proc.returncode else ""}
 
 
+SLOWER = 0.10
+"""A size that costs more than this share more than the baseline's figure is reported ("slower by X%")."""
+BASELINE = HERE / "experiment_report_baseline.json"
+
+
+def against_baseline(n: int, measured: dict, baseline: dict | None, *, slower: float = SLOWER) -> list[str]:
+    """Lines comparing one size's whole command (``measured``: ``wall``, ``cpu`` seconds, ``peak_mb``) with the
+    baseline's figures for that size (``baseline``: the file's ``sizes`` entry, or None): each figure beside the
+    baseline's, and ``slower by X%`` (CPU or wall seconds) / ``larger by X%`` (peak memory) when it exceeds the
+    baseline's by more than ``slower``. CPU seconds are the steadier figure on a shared machine; wall seconds follow
+    the load."""
+    if baseline is None:
+        return [f"{n:,} questions: no baseline figure for this size"]
+    lines = []
+    for key, label, unit, word in (("wall", "wall", "s", "slower"), ("cpu", "CPU", "s", "slower"),
+                                   ("peak_mb", "peak memory", "MB", "larger")):
+        now, then = float(measured[key]), float(baseline[key])
+        change = now / then - 1 if then > 0 else 0.0
+        if now > then * (1 + slower):  # compared as products: 22.0 against 20.0 is 10%, not 10.000000000000009%
+            verdict = f"{word} by {change:.0%}"
+        elif now < then * (1 - slower):
+            verdict = "faster" if word == "slower" else "smaller"
+        else:
+            verdict = f"within {slower:.0%}"
+        lines.append(f"{n:,} questions: {label} {now:,.1f} {unit} (baseline {then:,.1f} {unit}): {verdict}")
+    return lines
+
+
+def _table(rows: list, keys: list) -> list[str]:
+    """The markdown table of sections: one row per section, one column pair (wall s, CPU s) per size."""
+    head = "| section | " + " | ".join(f"{r['questions']:,}: wall s | CPU s" for r in rows) + " |"
+    lines = [head, "|---|" + "---:|---:|" * len(rows)]
+    for key in keys:
+        cells = [r["sections"].get(key) for r in rows]
+        lines.append(f"| {key} | " + " | ".join("-- | --" if c is None else f"{c[0]:.2f} | {c[1]:.2f}" for c in cells)
+                     + " |")
+    return lines
+
+
+def report_lines(rows: list, command: str, baseline: dict | None) -> list[str]:
+    """``experiment_report.md``: the whole command per size beside the baseline, then the sections."""
+    lines = ["# Experiment report at scale", "", "```sh", command, "```", "",
+             f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {platform.machine()} with "
+             f"{os.cpu_count()} cores, Python {platform.python_version()}, load average before / after: "
+             + " / ".join(r["load"] for r in rows[:1]) + "; synthetic data described in the script's docstring (20 "
+             "logged texts of ~1,000 characters per question, 5,000 pages), one log.", "",
+             "## The whole command (`rag-metrics report --run LOG`, a fresh process)", "",
+             "| questions | wall s | CPU s | peak MB (process tree) | HTML MB | baseline wall s | baseline CPU s | "
+             "baseline peak MB |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        w, b = r["whole"], (baseline or {}).get("sizes", {}).get(str(r["questions"]), {})
+        lines.append(f"| {r['questions']:,} | {w['wall']:.1f} | {w['cpu']:.1f} | {w['peak_mb']:.0f} | "
+                     f"{w['html_mb']:.1f} | {b.get('wall', float('nan')):.1f} | {b.get('cpu', float('nan')):.1f} | "
+                     f"{b.get('peak_mb', float('nan')):.0f} |")
+    keys = list(dict.fromkeys(k for r in rows for k in r["sections"]))
+    lines += ["", "## Section by section, in one process (wall s, CPU s)", ""] + _table(rows, keys) + [""]
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 8000])
-    parser.add_argument("--out", default=str(HERE / "experiment_report.md"))
-    parser.add_argument("--phases", metavar="FOLDER", help=argparse.SUPPRESS)  # internal: one size's phases
+    parser.add_argument("--out", default=None, help="write the tables (markdown) there")
+    parser.add_argument("--baseline", default=str(BASELINE), help="the previous release's figures (JSON)")
+    parser.add_argument("--save-baseline", default=None, help="write this run's figures as a baseline file")
+    parser.add_argument("--label", default="", help="what the saved baseline measured (a release, a commit)")
+    parser.add_argument("--sections", metavar="FOLDER", help=argparse.SUPPRESS)  # internal: one size's sections
     args = parser.parse_args(argv)
-    if args.phases:
-        print(json.dumps(phases(Path(args.phases))))
+    if args.sections:
+        print(json.dumps(sections(Path(args.sections))))
         return
+    baseline = json.loads(Path(args.baseline).read_text(encoding="utf-8")) if Path(args.baseline).is_file() else None
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             folder = Path(tmp) / f"n{n}"
             folder.mkdir()
             info = make_data(folder, n)
-            done = subprocess.run([sys.executable, __file__, "--phases", str(folder)], capture_output=True, text=True)
+            load = " ".join(f"{x:.1f}" for x in os.getloadavg())
+            whole = whole_command(folder)
+            if whole["exit"]:
+                sys.exit(whole["error"])
+            done = subprocess.run([sys.executable, __file__, "--sections", str(folder)], capture_output=True,
+                                  text=True)
             if done.returncode:
                 sys.exit(done.stderr[-3000:])
-            ph = json.loads(done.stdout.strip().splitlines()[-1])
-            for name, (sec, cpu, mb) in ph.items():
-                print(f"{n} questions: {name}: " + (f"{sec:.1f} s (CPU {cpu:.1f} s), peak {mb:.0f} MB"
-                                                      if mb is not None else f"{sec:.0f}"), flush=True)
-            whole = whole_command(folder)
-            setup = whole["cells"].get("setup", 0.0)
-            cells = sum(whole["cells"].values())
-            print(f"{n} questions: whole command {whole['wall']:.1f} s, CPU {whole['cpu']:.1f} s (setup cell {setup:.1f} s, drill-down cell "
-                  f"{whole['cells'].get('drilldowns', 0.0):.1f} s, other cells {cells - setup:.1f} s, start + HTML export "
-                  f"+ index {whole['wall'] - cells:.1f} s), peak {whole['peak_mb']:.0f} MB (process tree), HTML "
-                  f"{whole['html_mb']:.1f} MB, exit {whole['exit']} {whole['error']}", flush=True)
-            rows.append({**info, "phases": ph, "whole": whole})
-    lines = [
-        "# Experiment report at scale",
-        "",
-        "```sh",
-        "python benchmarks/experiment_report.py " + " ".join(sys.argv[1:]),
-        "```",
-        "",
-        f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()} with {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}; synthetic data described in the script's docstring (20 logged texts "
-        "of ~1,000 characters per question, 5,000 pages), one log.",
-        "",
-        "Targets: 8,000 questions <= 40 s and <= 1.5 GB; 50,000 questions <= 5 minutes and <= 4 GB; HTML of a "
-        "50,000-question report < 10 MB.",
-        "",
-        "## The whole command (`rag-metrics report --run LOG`, a fresh process)",
-        "",
-        "| questions | retrieved texts | wall s | CPU s | setup cell s (read, judge, history) | drill-down cell s "
-        "| other cells s | start + export + index s | peak MB (process tree) | HTML MB |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        w = r["whole"]
-        cells = sum(w["cells"].values())
-        setup = w["cells"].get("setup", 0.0)
-        drill = w["cells"].get("drilldowns", 0.0)
-        lines.append(f"| {r['questions']:,} | {r['items']:,} | {w['wall']:.1f} | {w['cpu']:.1f} | {setup:.1f} | "
-                     f"{drill:.1f} | {cells - setup - drill:.1f} | {w['wall'] - cells:.1f} | {w['peak_mb']:.0f} | "
-                     f"{w['html_mb']:.1f} |")
-    names = list(rows[0]["phases"]) if rows else []
-    lines += ["", "## Phases in one process (wall s, CPU s / peak RSS MB of the process during the phase)", "",
-              "| questions | " + " | ".join(names) + " |", "|---:|" + "---:|" * len(names)]
-    for r in rows:
-        cells = []
-        for name in names:
-            sec, cpu, mb = r["phases"][name]
-            cells.append(f"{sec:,.0f}" if mb is None else f"{sec:.1f}, {cpu:.1f} / {mb:.0f}")
-        lines.append(f"| {r['questions']:,} | " + " | ".join(cells) + " |")
-    lines.append("")
-    Path(args.out).write_text("\n".join(lines), encoding="utf-8")
-    print("wrote", args.out)
+            found = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"{n:,} questions: whole command {whole['wall']:.1f} s, CPU {whole['cpu']:.1f} s, peak "
+                  f"{whole['peak_mb']:.0f} MB (process tree), HTML {whole['html_mb']:.1f} MB (load {load})", flush=True)
+            for line in against_baseline(n, whole, (baseline or {}).get("sizes", {}).get(str(n))):
+                print("  " + line, flush=True)
+            rows.append({**info, "load": load + " / " + " ".join(f"{x:.1f}" for x in os.getloadavg()),
+                         "sections": found, "whole": whole})
+    command = "python benchmarks/experiment_report.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    if args.out:
+        Path(args.out).write_text("\n".join(report_lines(rows, command, baseline)), encoding="utf-8")
+        print("wrote", args.out)
+    if args.save_baseline:
+        Path(args.save_baseline).write_text(json.dumps({
+            "measured": args.label or time.strftime("%Y-%m-%d"), "command": command,
+            "sizes": {str(r["questions"]): {k: round(r["whole"][k], 1) for k in ("wall", "cpu", "peak_mb")}
+                      for r in rows}}, indent=1) + "\n", encoding="utf-8")
+        print("wrote", args.save_baseline)
 
 
 if __name__ == "__main__":

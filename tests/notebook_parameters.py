@@ -109,7 +109,8 @@ NOTEBOOK_RUNS = {
          "answers": None, "generator": None, "ks": [1, 10], "min_chars": 40, "window": 0, "primary": "document",
          "fields": {"page": "metadata.page"}, "page_base": 0, "pages": "../../data/corpus",
          "golden": "../../data/golden.jsonl", "history_dir": "{tmp}/history", "n_resamples": 1000,
-         "measure": "mrr", "order": "given", "alpha": 0.1, "drilldowns": 1, "inputs": "{tmp}/not-handed-over.pickle"},
+         "measure": "mrr", "order": "given", "alpha": 0.1, "drilldowns": 1, "inputs": "{tmp}/not-handed-over.pickle",
+         "output_dir": "{tmp}"},
         {"runs": ["../../data/examples/bm25_c400o100.jsonl", "../../data/examples/bm25_c300o50.jsonl"], "ks": [10],
          "answers": None, "generator": None, "history_dir": "{tmp}/history", "n_resamples": 500},
     ],
@@ -218,7 +219,7 @@ SPACES = {
         "primary": Choice((None, "document", "overlap")), "history_dir": Choice(("{tmp}/history",)),
         "n_resamples": Choice((1000, 2000)),
         # declared by the report's rewrite; the table moves them, the draws keep their defaults until ranges are set
-        "measure": None, "order": None, "alpha": None, "drilldowns": None, "inputs": None},
+        "measure": None, "order": None, "alpha": None, "drilldowns": None, "inputs": None, "output_dir": None},
 }
 
 

@@ -181,6 +181,8 @@ def test_ranked_lists_compare_document_pages_and_text_in_rank_order():
              "q2": [("a", (1,), "x", 9.0), ("b", (2,), "y", 8.0)]}
     got = ranked_lists(_run("r", lists))
     assert got["q0"] == got["q2"] != got["q1"]  # scores do not matter, order does
+    assert ranked_lists(_run("r", lists), questions=["q2", "q1"]) == {"q1": got["q1"], "q2": got["q2"]}
+    assert got["q0"] == (("a", (1,), "x"), ("b", (2,), "y"))
 
 
 @pytest.mark.parametrize("share", [0.5])

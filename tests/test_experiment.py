@@ -289,7 +289,7 @@ def test_bad_report_inputs_exit_2_and_write_nothing(tmp_path, capsys):
 
 def test_experiment_report_end_to_end(tmp_path, capsys):
     """Logs given newest first: every section, summary.json and the index describe the newest run."""
-    from rag_metrics.report.runner import build_experiment_report
+    from rag_metrics.report.experiment_build import build_experiment_report
 
     reports = tmp_path / "reports"
     kwargs = dict(golden=data_dir() / "golden.jsonl", pages=data_dir() / "corpus", reports_dir=reports,
@@ -360,7 +360,7 @@ def test_the_command_says_when_most_logged_questions_are_unused(tmp_path, capsys
 @pytest.mark.parametrize("unknown, said", [(1, False), (2, False), (3, True), (4, True)])
 def test_the_unused_questions_warning_needs_more_than_half_of_the_log(capsys, unknown, said):
     """The terminal warns when *most* of a log's questions are not in the golden set: 2 of 4 is half, not most."""
-    from rag_metrics.report.runner import _say_what_was_read
+    from rag_metrics.report.experiment_build import _say_what_was_read
 
     info = {"logs": [{"source": "a.jsonl", "unknown": unknown, "questions": 4, "fingerprint": "f"}], "order": []}
     _say_what_was_read(info, progress_bar=False)
@@ -371,7 +371,7 @@ def test_the_unused_questions_warning_needs_more_than_half_of_the_log(capsys, un
                                                       (2, True, True), (3, False, True)])
 def test_the_run_order_is_said_for_several_runs_and_for_one_only_beside_the_progress_bar(capsys, runs, progress_bar,
                                                                                            said):
-    from rag_metrics.report.runner import _say_what_was_read
+    from rag_metrics.report.experiment_build import _say_what_was_read
 
     order = [{"source": f"/logs/r{i}.jsonl", "made_at": f"2026-12-0{i + 1}T00:00:00Z", "ordered_by": "settings"}
              for i in range(runs)]
@@ -386,7 +386,7 @@ def test_the_run_order_is_said_for_several_runs_and_for_one_only_beside_the_prog
 def test_the_compared_measure_is_a_headline_measure_at_the_largest_cutoff_for_recall(measure, taken):
     """With ks (1, 3, 5): hit@k at each k, MRR and recall at the largest k may carry the comparison; others are
     refused before anything is read."""
-    from rag_metrics.report.runner import _check_comparison
+    from rag_metrics.report.experiment_build import _check_comparison
 
     if taken:
         _check_comparison(drilldowns=20, order="made", alpha=0.05, measure=measure, ks=[1, 3, 5])

@@ -887,3 +887,55 @@ def test_run_times_with_offsets_are_compared_in_utc():
     name = {id(tokyo): "tokyo", id(naive): "naive", id(london): "london"}
     for given in ([london, naive, tokyo], [tokyo, london, naive], [naive, tokyo, london]):
         assert [name[id(r["log"])] for r in hist.order_logs(given)] == ["tokyo", "naive", "london"]
+
+
+def _first_credited(result, q, k):
+    """The rank of the first item of ``q`` the headline judge credits in the top ``k``, from the judged rows."""
+    rows = result.judged[result.primary]
+    ranks = sorted(int(r) for r, h, qq in zip(rows["rank"], rows["hit"], rows["question_id"]) if qq == q and h and r <= k)
+    return ranks[0] if ranks else None
+
+
+def test_the_question_table_holds_every_answerable_question_changed_first(both, golden):
+    table = both.question_table()
+    assert list(table.columns) == ["question_id", "question", "type", "bm25_c300o50", "bm25_c400o100", "change"]
+    assert sorted(table["question_id"]) == sorted(golden.answerable)
+    changed = list(table["change"] != "")
+    assert changed == sorted(changed, reverse=True) and sum(changed) == len(both.moved())  # changed first
+    moved = dict(zip(both.moved()["question_id"], both.moved()["change"]))
+    for row in table.itertuples(index=False):
+        assert row.change == moved.get(row.question_id, "")
+        assert row.question == golden.questions.at[row.question_id, "question"]
+        for result, rank in ((both.baseline, row.bm25_c300o50), (both.subject, row.bm25_c400o100)):
+            want = _first_credited(result, row.question_id, 5)
+            assert (None if pd.isna(rank) else int(rank)) == want, (row.question_id, result.name)
+    unchanged = table.loc[table["change"] == "", "question_id"].tolist()
+    assert unchanged == [q for q in golden.answerable if q not in moved]  # the golden set's order within each part
+
+
+def test_the_question_table_is_written_whole_and_read_back_unchanged(both, tmp_path):
+    from rag_metrics.experiment.report_questions import read_question_table
+
+    path = both.write_question_table(tmp_path)
+    assert path == tmp_path / "questions.csv"
+    pd.testing.assert_frame_equal(read_question_table(path), both.question_table())
+    tricky = both.question_table().copy()  # what users' files hold: commas, quotes, line breaks, leading zeros
+    tricky.loc[0, ["question_id", "question", "type"]] = ["007", 'a, "b"\nc', ""]
+    tricky.to_csv(tmp_path / "tricky.csv", index=False, encoding="utf-8")
+    back = read_question_table(tmp_path / "tricky.csv")
+    pd.testing.assert_frame_equal(back, tricky)
+    assert back.at[0, "question_id"] == "007" and pd.isna(back["bm25_c400o100"]).sum() == \
+        pd.isna(tricky["bm25_c400o100"]).sum()
+
+
+def test_the_question_view_shows_the_head_and_links_the_whole_table(both):
+    table = both.question_table()
+    html = both.question_view(rows=5, csv="/some/run/questions.csv")._repr_html_()
+    body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
+    shown = re.findall(r'<tr data-changed="\d"><td[^>]*>([^<]*)</td>', body)
+    assert shown == table["question_id"].head(5).tolist()
+    assert f"the first 5 of {len(table)} shown" in html and 'href="questions.csv"' in html
+    whole = both.question_view()._repr_html_()  # the sample fits under the cap: every row, nothing to link
+    assert whole.count("<tr data-changed=") == len(table) and " shown" not in whole and "href=" not in whole
+    with pytest.raises(InputError):
+        both.question_view(rows=0)

@@ -74,7 +74,7 @@ def test_the_diagnosis_names_the_one_list_and_the_language_of_the_losses(framewo
 
 @pytest.fixture(scope="module")
 def page(frameworks):
-    from rag_metrics.report.runner import build_experiment_report
+    from rag_metrics.report.experiment_build import build_experiment_report
 
     folder, pdfs, *_ , before, after = frameworks
     run_dir = build_experiment_report("frameworks", golden=ROOT / "data" / "golden.jsonl", pages=pdfs,
@@ -97,6 +97,11 @@ def test_the_page_opens_with_the_verdict_and_reads_like_a_report(page, framework
     assert not [c for c in cells if re.search(r"\d\d:\d\d:\d\d\.\d{3,}", c)]  # no microsecond timestamp
     assert "inputs handed over by" not in body and "headline hit@1" not in body
     assert not re.search(r"<th>(?:ci_low|p_holm|question_id|doc_id)</th>", body)
+    # the question x run table's every row in a CSV file beside the page, linked from it
+    from rag_metrics.experiment.report_questions import read_question_table
+
+    assert 'href="questions.csv"' in body and len(read_question_table(page.parent / "questions.csv")) == \
+        body.count('<tr data-changed=')
 
 
 @pytest.mark.skipif(not page_metrics.chromium(), reason="Debian chromium is not installed (apt-get install -y "
@@ -142,7 +147,7 @@ def _head(tmp: Path, n: int) -> str:
                                                           "chromium); the HTML-text checks still run")
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_each_scenario_reads_under_8000_px_with_the_diagnosis_said_once(tmp_path, scenario):
-    from rag_metrics.report.runner import build_experiment_report
+    from rag_metrics.report.experiment_build import build_experiment_report
 
     run = build_experiment_report(scenario, golden=str(ROOT / "data/golden.jsonl"), runs=SCENARIOS[scenario](tmp_path),
                                   pages=str(ROOT / "data/corpus"), answers=str(ROOT / "data/answers.jsonl"),

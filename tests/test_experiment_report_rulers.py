@@ -193,7 +193,7 @@ def test_the_report_notebook_shows_the_ruler_section(footer, tmp_path, capsys):
     page-base fix at the top and in the audit, and lists the footer it left out, escaped."""
     from rag_metrics.io.corpus import data_dir
     from rag_metrics.report.kernel import EXPERIMENT_KEY
-    from rag_metrics.report.runner import build_experiment_report
+    from rag_metrics.report.experiment_build import build_experiment_report
 
     folder, corpus, golden, logs, _ = footer
     wrong = _one_based(corpus, logs[5], tmp_path / "one_based.jsonl")

@@ -16,7 +16,8 @@ import pytest
 from rag_metrics.experiment.history import HistoryWarning, experiment_history, merge_history
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.files import HOST, FileLock, LockHeld, check_output, process_alive
-from rag_metrics.report.runner import ReportError, build_report, clean_stale_staging
+from rag_metrics.report.runner import ReportError, build_report
+from rag_metrics.report.staging import clean_stale_staging
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -212,7 +213,7 @@ def test_a_report_adds_to_the_history_only_when_published_and_ok(tmp_path):
 def test_staging_folders_of_dead_builds_are_removed(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = int(done.stdout)
-    from rag_metrics.report.runner import _host_tag
+    from rag_metrics.report.staging import host_tag as _host_tag
 
     tag = _host_tag()
     names = {"dead": f".20260101T000000Z-{tag}-{dead}-0a1b2c3d.partial",

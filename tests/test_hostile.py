@@ -114,7 +114,7 @@ def inputs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def experiment_pages(inputs, tmp_path_factory):
     pytest.importorskip("papermill")
-    from rag_metrics.report.runner import build_experiment_report
+    from rag_metrics.report.experiment_build import build_experiment_report
 
     d, log = inputs
     reports = tmp_path_factory.mktemp("reports")

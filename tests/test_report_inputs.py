@@ -64,7 +64,7 @@ def test_a_notebook_report_refuses_the_first_experiment_option_given_and_only_th
     import pytest
 
     from rag_metrics import InputError
-    from rag_metrics.report.runner import EXPERIMENT_ONLY, check_notebook_options
+    from rag_metrics.report.experiment_build import EXPERIMENT_ONLY, check_notebook_options
 
     nothing = {name: None for name in EXPERIMENT_ONLY}
     check_notebook_options({**nothing, "experiment": "x", "parameter": ["k=5"], "jobs": 2})  # notebook options pass
@@ -74,3 +74,20 @@ def test_a_notebook_report_refuses_the_first_experiment_option_given_and_only_th
             check_notebook_options({**nothing, name: 0})  # a falsy value is given too (page base 0)
     with pytest.raises(InputError, match="^--golden belongs"):
         check_notebook_options({**nothing, "measure": "mrr", "golden": "g.jsonl"})
+
+
+def test_the_logs_fingerprint_is_digested_once_and_travels_with_the_log(monkeypatch):
+    """The report's reading child digests each log (duplicate logs); the notebook's evaluation records the same digest:
+    kept with the run table, pickled with the log, it is not digested again -- and a new run table is."""
+    import pickle
+
+    from rag_metrics.io import logs as logs_module
+    from rag_metrics.io.logs import load_log
+
+    log = load_log(DATA / "examples" / "bm25_c300o50.jsonl")
+    first = log.fingerprint()
+    calls = []
+    monkeypatch.setattr(logs_module, "digest", lambda value: calls.append(1) or "recomputed")
+    assert pickle.loads(pickle.dumps(log)).fingerprint() == log.fingerprint() == first and not calls
+    changed = logs_module.RunLog(log.run.head(3), log.questions, log.source)
+    assert changed.fingerprint() == "recomputed" and calls == [1]

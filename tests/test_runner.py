@@ -19,6 +19,7 @@ from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.logs import load_log
 from rag_metrics.retrieval.runner import find_resumable, load_retriever, run_retriever
 import rag_metrics.report.runner as report_runner
+import rag_metrics.report.staging as report_staging
 import rag_metrics.retrieval.runner as retrieval_runner
 
 GOLDEN = str(data_dir() / "golden.jsonl")
@@ -415,7 +416,7 @@ def test_a_report_is_published_under_its_stamp_then_stamp_2(tmp_path):
         staging = tmp_path / f".{token}.partial"
         staging.mkdir()
         (staging / "summary.json").write_text("{}")  # a built report is never empty
-        names.append(report_runner._publish(staging, tmp_path, stamp).name)
+        names.append(report_staging.publish(staging, tmp_path, stamp).name)
     assert names == [stamp, f"{stamp}-2", f"{stamp}-3"]
 
 

@@ -77,6 +77,7 @@ TESTS_FOR = {
     "rag_metrics/io/trec.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/io/trec_fast.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/report/runner.py": ["tests/test_runner.py", "tests/test_files.py"],
+    "rag_metrics/report/staging.py": ["tests/test_runner.py", "tests/test_files.py"],
     "rag_metrics/retrieval/runner.py": ["tests/test_runner.py"],
     "rag_metrics/stats/intervals.py": ["tests/test_stats.py"],
     "rag_metrics/stats/paired.py": ["tests/test_stats.py"],
@@ -95,6 +96,7 @@ RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden
                    "rag_metrics/measures/registry.py", "rag_metrics/measures/arrays.py")
 TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
                   "rag_metrics/retrieval/runner.py")
+RS = "rag_metrics/report/staging.py"
 IV, PA, AG = "rag_metrics/stats/intervals.py", "rag_metrics/stats/paired.py", "rag_metrics/stats/agreement.py"
 LA = "rag_metrics/labels/agreement.py"
 FL = "rag_metrics/golden/flags.py"
@@ -238,11 +240,11 @@ MUTANTS = [
     # -- report runner ------------------------------------------------------------------------------------------------
     Mutant("report-attempts", RR, "for attempt in range(1, attempts + 1):", "for attempt in range(1, attempts):",
            "notebook kernel start tried attempts-1 times"),
-    Mutant("report-stale-alive", RR, 'and not process_alive(int(m.group("pid")))',
+    Mutant("report-stale-alive", RS, 'and not process_alive(int(m.group("pid")))',
            'and process_alive(int(m.group("pid")))', "staging cleanup removes running builds' folders"),
-    Mutant("report-stale-age", RR, "time.time() - path.stat().st_mtime > LEGACY_STAGING_AGE_S",
+    Mutant("report-stale-age", RS, "time.time() - path.stat().st_mtime > LEGACY_STAGING_AGE_S",
            "time.time() - path.stat().st_mtime < LEGACY_STAGING_AGE_S", "legacy staging cleanup removes new folders"),
-    Mutant("report-publish-suffix", RR, 'target = folder / (stamp if suffix == 1 else f"{stamp}-{suffix}")',
+    Mutant("report-publish-suffix", RS, 'target = folder / (stamp if suffix == 1 else f"{stamp}-{suffix}")',
            'target = folder / (stamp if suffix == 0 else f"{stamp}-{suffix}")', "first report published as stamp-1"),
     Mutant("report-failed-cleanup", RR, "    except BaseException:\n        shutil.rmtree(staging, ignore_errors=True)",
            "    except BaseException:\n        pass", "a failed build leaves its staging folder"),

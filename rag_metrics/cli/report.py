@@ -49,8 +49,8 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from rag_metrics.report.runner import (ReportError, build_experiment_report, build_report, check_notebook_options,
-                                           parse_parameters)
+    from rag_metrics.report.experiment_build import build_experiment_report, check_notebook_options
+    from rag_metrics.report.runner import ReportError, build_report, parse_parameters
 
     try:
         if args.run:

@@ -25,27 +25,25 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_cutoffs, check_int
 from rag_metrics.experiment import history as _history
 from rag_metrics.experiment.history import log_profile
-from rag_metrics.experiment import rulers as _rulers
-from rag_metrics.core.html import HtmlView, one_line
+from rag_metrics.core.html import one_line
 from rag_metrics.core.html import summary as html_summary
 from rag_metrics.io.coerce import as_corpus, as_golden, as_logs
 from rag_metrics.measures.registry import parse_measure
-from rag_metrics.experiment.confidence import credit_note, logged_coverage
-from rag_metrics.experiment.diagnosis import DiagnosisView, coverage_finding, diagnose
+from rag_metrics.experiment.confidence import logged_coverage
+from rag_metrics.experiment.diagnosis import DiagnosisView
 from rag_metrics.experiment.evaluate import ExperimentResult, evaluate_log, latency_table
 from rag_metrics.experiment.result import default_measures
 from rag_metrics.stats.intervals import N_RESAMPLES
-from rag_metrics.stats import format_p
-from rag_metrics.experiment.verdict import ALPHA, Verdict, moved_questions, verdict, verdict_table
+from rag_metrics.experiment.verdict import ALPHA, Verdict, verdict
+from rag_metrics.experiment.report_questions import DRILLDOWNS, QUESTION_ROWS, QuestionSections, run_labels
+from rag_metrics.experiment.report_rulers import RulerSections
+from rag_metrics.experiment.report_verdict import VerdictSections
 
-__all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "log_profile", "DRILLDOWNS"]
-
-DRILLDOWNS = 20
-"""Default number of questions shown item by item (the moved ones first, then the remaining misses)."""
+__all__ = ["experiment_report", "ExperimentReport", "DiagnosisView", "log_profile", "DRILLDOWNS", "QUESTION_ROWS"]
 
 
 @dataclass(repr=False)
-class ExperimentReport:
+class ExperimentReport(VerdictSections, QuestionSections, RulerSections):
     """What :func:`experiment_report` computed (module docstring). ``results`` are the given logs' evaluations
     oldest first, ``order`` how each was placed; ``records`` the experiment's history, oldest first."""
 
@@ -151,404 +149,10 @@ class ExperimentReport:
                                   "differs": a[label] != b[label]} for label in a]).set_index("setting")
             table = pd.concat([table, seen])
         table = pd.concat([table[table["differs"]], table[~table["differs"]]])
-        before, after = _names(self.baseline_record["name"], self.subject_record["name"])
+        before, after = run_labels(self.baseline_record["name"], self.subject_record["name"])
         table = table.rename(columns={"before": f"{before} (baseline)", "after": f"{after} (subject)"})
         table["differs"] = table["differs"].map({True: "differs", False: ""})
         return table
-
-    # ---- the verdict -----------------------------------------------------------------------------------------
-
-    def verdict_markdown(self) -> str:
-        """The verdict line (Markdown, run names escaped): the subject against the baseline on the primary measure,
-        or, for a first run, its figure and that there is nothing to compare."""
-        from rag_metrics.core.html import md_escape
-
-        if self.verdict is not None:
-            return self.verdict.markdown()
-        iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
-        return (f"**first run**: **{md_escape(self.subject.name)}** is the first run of this experiment on this golden "
-                f"set and judge, so there is nothing to compare it with yet; {self.measure} = {iv['mean']:.3f} "
-                f"(95% interval {iv['low']:.3f} to {iv['high']:.3f}, {iv['n']} questions).")
-
-    def verdict_table(self) -> pd.DataFrame:
-        """Every headline measure's paired comparison (the primary first; the others with Holm-adjusted p);
-        empty without a baseline."""
-        if self.baseline_record is None:
-            return pd.DataFrame()
-        if "verdict_table" not in self._cache:
-            before = pd.DataFrame({m: _history.per_question(self.baseline_record, m) for m in self.measures
-                                   if m in self.baseline_record["summary"]})
-            after = self.subject.evaluation.per_question
-            self._cache["verdict_table"] = verdict_table(before, after, self.measures, self.measure, alpha=self.alpha,
-                                                         n_resamples=self.n_resamples)
-        return self._cache["verdict_table"]
-
-    def verdict_view(self) -> pd.DataFrame:
-        """:meth:`verdict_table` as the page shows it: p and p (Holm) printed as the verdict box prints p
-        (:func:`~rag_metrics.stats.format_p`: ``< 0.001``, ``0.500``, more digits where 0.050 would read across
-        alpha), ``-`` where there is none (the primary measure has no Holm p)."""
-        table = self.verdict_table().copy()
-        for col in ("p", "p_holm"):
-            if col in table:
-                table[col] = [_p_cell(v, self.alpha) for v in table[col]]
-        return table
-
-    # ---- the questions ---------------------------------------------------------------------------------------
-
-    def moved(self) -> pd.DataFrame:
-        """The questions whose primary-measure value changed from the baseline to the subject (regressions first;
-        :func:`~rag_metrics.experiment.verdict.moved_questions`), with their question text; empty without a
-        baseline."""
-        if self.baseline_record is None:
-            return pd.DataFrame(columns=["question_id", "question", "before", "after", "change"])
-        if "moved" not in self._cache:
-            before = _history.per_question(self.baseline_record, self.measure)
-            after = self.subject.evaluation.per_question[self.measure]
-            if self.coverage is not None:  # a question one run did not log has not moved: it is listed apart
-                both = self.coverage["both"]
-                before, after = before[before.index.isin(both)], after[after.index.isin(both)]
-            table = moved_questions(before, after)
-            table.insert(1, "question", table["question_id"].map(self.subject.golden.questions["question"]))
-            notes = self._credit_notes(table)
-            table["credit"] = pd.Series([notes.get(q, "") for q in table["question_id"]], index=table.index,
-                                        dtype=object)
-            self._cache["moved"] = table
-        return self._cache["moved"]
-
-    def _credit_notes(self, moved: pd.DataFrame) -> dict:
-        """``{question_id: note}`` for the moved questions whose credit rests on the page window alone or on one
-        ruler (:func:`credit_note`): the subject's credit for a question that rose, the baseline's for one that fell
-        (when the baseline's log is among the inputs)."""
-        notes = {}
-        for q, change in zip(moved["question_id"], moved["change"]):
-            result = self.subject if change in ("newly hit", "improved") else self.baseline
-            note = credit_note(result, q, self.measure) if result is not None else ""
-            if note:
-                notes[q] = note
-        return notes
-
-    def diagnosis(self) -> DiagnosisView:
-        """The patterns to see before any drill-down, with their counts (:func:`rag_metrics.experiment.diagnosis.diagnose`):
-        a list of :class:`~rag_metrics.experiment.diagnosis.Finding`, rendered in JupyterLab as in the page."""
-        if "diagnosis" not in self._cache:
-            first = [] if self.coverage is None else [coverage_finding(self.coverage, self.subject.name,
-                                                                       self.baseline_record["name"])]
-            self._cache["diagnosis"] = DiagnosisView(first + diagnose(self.results, self.subject, self.moved(),
-                                                                      self.subject.golden))
-        return self._cache["diagnosis"]
-
-    def banner(self) -> HtmlView:
-        """The verdict banner at the top of the page: outcome (better / worse / within noise / no baseline), the
-        change with its interval and p, wins / ties / losses, the runs by name, the first findings of
-        :meth:`diagnosis`, links to the moved questions and the diagnosis."""
-        v = self.verdict
-        iv = _history.interval(self.subject_record, self.measure, n_resamples=self.n_resamples)
-        moved = self.moved()
-        counts = moved["change"].value_counts()
-        line = v.line() if v is not None else f"{self.subject.name}: no baseline to compare with"
-        return HtmlView("verdict_banner.html.j2", {
-            "outcome": v.outcome if v is not None else "no baseline", "v": v, "subject": self.subject.name,
-            "baseline": (self.baseline_record or {}).get("name"), "measure": self.measure, "iv": iv,
-            "p": format_p(v.p_value, v.alpha) if v is not None else None,
-            "moved": [(c, int(n), [str(q) + (f" ({note})" if note else "") for q, note in
-                                   moved.loc[moved["change"] == c, ["question_id", "credit"]].head(3).itertuples(
-                                       index=False)])
-                      for c, n in counts.items()],
-            "findings": [f.sentence for f in self.banner_findings()[:3]],
-            "more_findings": max(0, len(self.diagnosis().findings) - min(3, len(self.banner_findings()))),
-            "changed": self.changed_settings(), "rulers_apart": self.rulers_apart()}, f"<verdict banner: {line}>")
-
-    def diagnosis_section(self) -> DiagnosisView:
-        """The diagnosis as the page's section shows it: every finding, those the verdict box states (:meth:`banner`)
-        named with their questions rather than said twice."""
-        return DiagnosisView(self.diagnosis().findings, in_box=self.banner_findings()[:3])
-
-    def banner_findings(self) -> list:
-        """The findings the banner shows: those about the two runs it compares (the subject and the baseline) or
-        about both; a third run's patterns stay in the diagnosis section, under its name."""
-        ours = {self.subject.name, (self.baseline_record or {}).get("name")}
-        return [f for f in self.diagnosis().findings if f.run is None or f.run in ours]
-
-    def changed_settings(self, limit: int = 2) -> dict:
-        """What the banner says changed between the baseline and the subject: ``{"rows": [(setting, before,
-        after)], "more": n}`` -- the named recorded settings that differ (``options``, the retriever's own option
-        list, only when no named one does), else what the two logs show; at most ``limit`` rows, ``more`` counting
-        every other differing row of :meth:`config_diff`. No rows without a baseline or when nothing differs."""
-        table = self.config_diff()
-        if not len(table):
-            return {"rows": [], "more": 0}
-        differs = table[table["differs"] == "differs"]
-        seen = differs.index.str.endswith("(seen in the log)")
-        recorded = differs[~seen]
-        chosen = recorded if len(recorded) else differs
-        named = chosen[chosen.index != "options"]
-        shown = named if len(named) else chosen  # the retriever's option list only when nothing named differs
-        rows = [(str(k), str(v.iloc[0]), str(v.iloc[1])) for k, v in shown.iloc[:, :2].iterrows()][:limit]
-        return {"rows": rows, "more": len(differs) - len(rows)}
-
-    def rulers_apart(self) -> dict | None:
-        """The banner's warning: the change on the primary measure under every ruler both runs have
-        (:meth:`ruler_changes`), when the rulers' spread on it is larger than the verdict's own change -- then
-        which ruler measures the change decides more than the change does. ``{"headline", "low", "low_change",
-        "high", "high_change", "spread", "change"}`` (``headline``: the ruler the verdict uses), or None (no
-        verdict, no baseline log, or a spread not above the change)."""
-        changes = self.ruler_changes()
-        if self.verdict is None or changes is None or self.measure not in changes:
-            return None
-        col = changes[self.measure].dropna().astype(float)
-        if len(col) < 2 or not col.max() - col.min() > abs(self.verdict.delta):
-            return None
-        return {"headline": str(self.subject.primary), "low": str(col.idxmin()), "low_change": float(col.min()),
-                "high": str(col.idxmax()),
-                "high_change": float(col.max()), "spread": float(col.max() - col.min()),
-                "change": float(self.verdict.delta)}
-
-    def drilldown_groups(self, cap: int = DRILLDOWNS) -> list:
-        """The drill-downs to show, one per distinct pattern: the questions of :meth:`drilldown_plan` in its order,
-        those with the same ``why`` whose subject returned the same list of items grouped under the first of them.
-        Each group: ``question_id`` (the one shown), ``why``, ``others`` (the questions it stands for); at most
-        ``cap`` groups, of which the gains (newly hit, improved) take at most half: a loss or a miss is what a reader
-        opens a drill-down for, and the question table lists every gain."""
-        from rag_metrics.experiment.diagnosis import ranked_lists
-
-        cap = check_int(cap, "drilldowns", low=0)
-        lists = ranked_lists(self.subject)
-        plan = self.drilldown_plan(cap=0)
-        groups, where = [], {}
-        for q, why in zip(plan["question_id"], plan["why"]):
-            key = (why, lists.get(q, ()))
-            if (key[1] or why.startswith("not logged")) and key in where:  # one drill-down per pattern
-                where[key]["others"].append(q)
-                continue
-            group = {"question_id": q, "why": why, "others": []}
-            where[key] = group
-            groups.append(group)
-        gains = [g for g in groups if g["why"] in ("newly hit", "improved")][:cap // 2]
-        shown = {id(g) for g in gains}
-        return [g for g in groups if g["why"] not in ("newly hit", "improved") or id(g) in shown][:cap]
-
-    def question_view(self) -> HtmlView:
-        """Every answerable question × the baseline and the subject: the rank of the first judged hit (largest k;
-        "-" for none), red where missed and green where hit, the changed questions first; a small inline script
-        filters to the changed questions and sorts (the table reads whole without it)."""
-        rows = []
-        k = max(self.subject.ks)
-        runs = [r for r in (self.baseline, self.subject) if r is not None]
-        first = {r.name: _first_hits(r, k) for r in runs}
-        moved = dict(zip(self.moved()["question_id"], self.moved()["change"]))
-        questions = self.subject.golden.questions
-        for q in self.subject.golden.answerable:
-            ranks = [first[r.name].get(q) for r in runs]
-            rows.append({"question_id": q, "question": questions.at[q, "question"], "type": questions.at[q, "type"],
-                         "ranks": ranks, "change": moved.get(q, "")})
-        rows.sort(key=lambda r: (r["change"] == "", ))
-        return HtmlView("question_view.html.j2", {"rows": rows, "runs": [r.name for r in runs], "k": k,
-                                                  "changed": len(moved)},
-                        f"<question view: {len(rows)} questions x runs {', '.join(r.name for r in runs)}, "
-                        f"{len(moved)} moved>")
-
-    def remaining_misses(self) -> list:
-        """The subject's misses at the largest k (:meth:`ExperimentResult.misses`) that did not just move, among the
-        questions its log held (:meth:`not_logged` lists the others)."""
-        moved, absent = set(self.moved()["question_id"]), set(self.not_logged())
-        return [q for q in self.subject.misses() if q not in moved and q not in absent]
-
-    def not_logged(self) -> list:
-        """The answerable questions the subject's log did not hold (each a miss of nothing retrieved)."""
-        answerable = set(self.subject.golden.answerable)
-        return [q for q in self.subject.missing_questions if q in answerable]
-
-    def drilldown_plan(self, cap: int = DRILLDOWNS) -> pd.DataFrame:
-        """Every question the report lists, in the order shown: the moved questions, then the remaining misses;
-        ``why`` says which, ``drilldown`` whether it gets a drill-down (the first ``cap``), ``failure`` the
-        subject's failure kind for a miss."""
-        cap = check_int(cap, "drilldowns", low=0)
-        moved = self.moved()
-        rows = [{"question_id": q, "why": c} for q, c in zip(moved["question_id"], moved["change"])]
-        rows += [{"question_id": q, "why": "missed" + (" in both runs" if self.baseline_record is not None else "")}
-                 for q in self.remaining_misses()]
-        rows += [{"question_id": q, "why": f"not logged by {self.subject.name}"} for q in self.not_logged()]
-        plan = pd.DataFrame(rows, columns=["question_id", "why"])
-        plan["drilldown"] = pd.Series([i < cap for i in range(len(plan))], index=plan.index, dtype=bool)
-        questions = self.subject.golden.questions
-        plan.insert(1, "question", plan["question_id"].map(questions["question"]))
-        failures = self.subject.failures.set_index("question_id")
-        plan["failure"] = plan["question_id"].map(failures["failure"]).fillna("")
-        plan["first document"] = plan["question_id"].map(failures["first_document"]).fillna("")
-        return plan
-
-    def explain(self, question_id, why: str = "", others=()):
-        """One question's drill-down: the baseline's and the subject's top k side by side (the subject alone when
-        the baseline's log is not among this report's inputs), each item with its judges' verdicts and the text
-        shared with a gold page highlighted."""
-        after = self.subject.explain_data(question_id)
-        before = self.baseline.explain_data(question_id) if self.baseline is not None else None
-        return HtmlView("explain_pair.html.j2", {"q": after, "before": before, "why": why, "others": list(others),
-                                                 "baseline_name": (self.baseline_record or {}).get("name")},
-                        f"<drill-down of question {question_id!r}: {'hit' if after['hit'] else 'miss'} in the top "
-                        f"{after['k']} of {self.subject.name}>")
-
-    # ---- the rulers (rag_metrics.experiment.rulers, rag_metrics.judging.audit) -------------------------------------
-
-    def ruler_table(self) -> pd.DataFrame:
-        """Every headline measure (hit@k at every k, MRR, Recall@k) of the subject under every ruler that applies,
-        the overlap judge with boilerplate kept among them (:func:`rag_metrics.experiment.rulers.ruler_table`)."""
-        if "ruler_table" not in self._cache:
-            self._cache["ruler_table"] = self.subject.ruler_table()
-        return self._cache["ruler_table"]
-
-    def ruler_comparison(self) -> pd.DataFrame:
-        """The baseline (when its log is among this report's inputs) and the subject under every ruler, in long form:
-        ``ruler``, ``measure``, ``run``, ``value`` -- what the ruler picture draws (the same numbers as each run's
-        :meth:`ExperimentResult.ruler_table`)."""
-        parts = []
-        for r in (self.baseline, self.subject):
-            if r is None:
-                continue
-            table = self.ruler_table() if r is self.subject else r.ruler_table()
-            cols = [m for m in self.measures if m in table.columns]
-            long = table[cols].astype(float).rename_axis(index="ruler", columns="measure").stack().rename("value")
-            parts.append(long.reset_index().assign(run=r.name)[["ruler", "measure", "run", "value"]])
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["ruler", "measure", "run", "value"])
-
-    def ruler_spread(self, measure: str | None = None) -> dict:
-        """How far the page-level rulers apart on ``measure`` (default the primary): ``low``/``high`` (ruler
-        names), ``low_value``/``high_value``, ``spread``, ``rulers`` (how many), and ``width`` -- the width of the
-        subject's 95% interval on that measure, the yardstick the spread is read against."""
-        measure = measure or self.measure
-        table = self.ruler_table()
-        page_level = table.loc[[r for r in table.index if not r.endswith(" level (gold documents)")
-                                and not r.startswith("chunk level")], measure].astype(float)
-        iv = _history.interval(self.subject_record, measure, n_resamples=self.n_resamples)
-        return {"measure": measure, "rulers": int(len(page_level)), "low": page_level.idxmin(),
-                "high": page_level.idxmax(), "low_value": float(page_level.min()), "high_value": float(page_level.max()),
-                "spread": float(page_level.max() - page_level.min()), "width": float(iv["high"] - iv["low"])}
-
-    def ruler_changes(self) -> pd.DataFrame | None:
-        """The change from the baseline to the subject under every ruler both have, one row per ruler, one column
-        per headline measure (:func:`rag_metrics.experiment.rulers.ruler_changes`); None when there is no baseline
-        or its log is not among this report's inputs (the rulers need its items)."""
-        if self.baseline is None:
-            return None
-        if "ruler_changes" not in self._cache:
-            both = None if self.coverage is None else self.coverage["both"]  # the verdict's questions
-            long = _rulers.ruler_changes(self.baseline, self.subject, questions=both)
-            self._cache["ruler_changes"] = long["change"].astype(float).unstack("measure").reindex(
-                columns=[m for m in self.measures if m in set(long.index.get_level_values("measure"))]).reindex(
-                index=list(dict.fromkeys(long.index.get_level_values("ruler"))))
-        return self._cache["ruler_changes"]
-
-    def ruler_pairs(self) -> list:
-        """The pairs of rulers compared item by item: the subject's headline ruler against every other ruler that
-        applies -- the page-level ones first (the overlap judge with boilerplate kept included), the document judge
-        last."""
-        from rag_metrics.experiment.rulers import RAW_OVERLAP
-
-        names = [n for n in self.subject.judges if n != "document"]
-        names += [RAW_OVERLAP] if self.subject.raw_overlap() is not None else []
-        names += ["document"]  # it credits every item of a gold document: last, its many disagreements expected
-        return [(self.subject.primary, other) for other in names if other != self.subject.primary]
-
-    def disagreement_counts(self) -> pd.DataFrame:
-        """Per pair of :meth:`ruler_pairs`, counted over every top-k item (largest k) of the subject from the two
-        rulers' judged rows: items only the first ruler credits, items only the second credits. Against the overlap
-        judge with furniture kept, the items only it credits are credited through page furniture alone (their only
-        shared text with the gold page touches furniture): false hits of a ruler that keeps it."""
-        if "disagreement_counts" not in self._cache:
-            k = max(self.subject.ks)
-            judged = dict(self.subject.judged)
-            if self.subject.raw_overlap() is not None:
-                judged[_rulers.RAW_OVERLAP] = self.subject.raw_overlap()[2]
-            key = ["question_id", "rank"]
-            rows = []
-            for a, b in self.ruler_pairs():
-                ja, jb = judged[a], judged[b]
-                both = ja.loc[ja["rank"] <= k, key + ["hit"]].merge(jb.loc[jb["rank"] <= k, key + ["hit"]], on=key,
-                                                                    suffixes=("_a", "_b"))
-                rows.append({"rulers": f"{a} vs {b}",
-                             "credited by the first only": int((both["hit_a"] & ~both["hit_b"]).sum()),
-                             "credited by the second only": int((~both["hit_a"] & both["hit_b"]).sum())})
-            self._cache["disagreement_counts"] = pd.DataFrame(
-                rows, columns=["rulers", "credited by the first only", "credited by the second only"]).set_index(
-                "rulers")
-        return self._cache["disagreement_counts"]
-
-    def furniture_hits(self) -> int | None:
-        """Top-k items (largest k) that only the overlap judge with furniture kept credits, against the headline
-        overlap judge: credited through page furniture alone. None when the two are not compared (the overlap
-        judge is not the headline, or keeps furniture itself)."""
-        label = f"overlap vs {_rulers.RAW_OVERLAP}"
-        counts = self.disagreement_counts()
-        return int(counts.at[label, "credited by the second only"]) if label in counts.index else None
-
-    def ruler_disagreements(self, limit: int | None = None) -> pd.DataFrame:
-        """The top-k items (largest k) of the subject that one ruler credits and another does not, for each pair of
-        :meth:`ruler_pairs` in turn, with the text each item shares with a gold page and whether that text is all
-        page furniture (:func:`rag_metrics.experiment.rulers.ruler_disagreements`). False hits (credited by a ruler
-        that should not have) and misses (not credited by one that should) both appear: ``credited_by`` says which.
-        ``limit``: at most that many items per pair (finding the shared text costs a search per item; the counts
-        of every item are :meth:`disagreement_counts`)."""
-        key = ("disagreements", limit)
-        if key not in self._cache:
-            parts = [_rulers.ruler_disagreements(self.subject, a, b, limit=limit) for a, b in self.ruler_pairs()]
-            parts = [p for p in parts if len(p)]
-            columns = ["question_id", "rank", "doc_id", "pages", "credited_by", "not_credited_by", "shared_text",
-                       "only_boilerplate"]
-            self._cache[key] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-        return self._cache[key]
-
-    def page_audits(self) -> pd.DataFrame:
-        """The page-metadata audit of every log of this report, one row per log (:meth:`ExperimentResult.page_audit`:
-        items whose logged page equals the page their text lies on, is off by +1, by -1, or elsewhere, with the
-        shares of the located items and the warning naming the fix); empty without the documents."""
-        tables = [a.table() for a in (r.page_audit() for r in self.results) if a is not None and a.located]
-        return pd.concat(tables) if tables else pd.DataFrame()
-
-    def page_warnings(self) -> list:
-        """The audits' warnings (a constant page offset, with ``--page-base`` named), one per log that has one."""
-        return [a.warning for a in (r.page_audit() for r in self.results) if a is not None and a.warning]
-
-    def placements(self) -> pd.DataFrame:
-        """How each log's items got their document and pages (``logged``, or placed by finding their text on the
-        pages), one row per log and way, with the item count (:meth:`ExperimentResult.placements`)."""
-        parts = []
-        for r in self.results:
-            p = r.placements()
-            if len(p):
-                parts.append(p.reset_index().assign(run=r.name))
-        if not parts:
-            return pd.DataFrame()
-        table = pd.concat(parts, ignore_index=True)
-        return table[["run"] + [c for c in table.columns if c != "run"]].set_index("run")
-
-    def placed_by_text(self) -> dict:
-        """Per log, how many items were placed by their text (not by logged metadata); logs with none left out."""
-        out = {}
-        for r in self.results:
-            if "placed_by" in r.run.columns:
-                n = int((r.run["placed_by"] != "logged").sum())
-                if n:
-                    out[r.name] = n
-        return out
-
-    def boilerplate(self) -> pd.DataFrame:
-        """The lines the overlap judge leaves out as page furniture, per document (:meth:`ExperimentResult.boilerplate`:
-        the repeated text with digits as ``#``, on how many of the document's pages, an example)."""
-        if "boilerplate" not in self._cache:
-            self._cache["boilerplate"] = self.subject.boilerplate()
-        return self._cache["boilerplate"]
-
-    def unfindable(self) -> pd.DataFrame:
-        """Gold pages without text, per question (:meth:`ExperimentResult.unfindable_gold`): misses under every text
-        judge whatever the retriever does. Columns question_id, question, gold pages without text."""
-        table = self.subject.unfindable_gold()
-        if not len(table):
-            return pd.DataFrame(columns=["question_id", "question", "pages without text"])
-        pages = {q: ", ".join(f"{d} p.{int(p)}" for d, p in zip(g["doc_id"], g["page"]))
-                 for q, g in table.groupby("question_id", sort=False)}
-        out = pd.DataFrame({"question_id": list(pages), "pages without text": list(pages.values())})
-        out.insert(1, "question", out["question_id"].map(self.subject.golden.questions["question"]))
-        return out
 
     # ---- what the index records -----------------------------------------------------------------------------
 
@@ -578,18 +182,6 @@ class ExperimentReport:
 
     def latency(self) -> pd.DataFrame:
         return latency_table(self.results)
-
-
-def _first_hits(result, k: int) -> dict:
-    """Question -> rank of the first item the headline judge credits within the top ``k`` (questions without one left
-    out)."""
-    judged = result.judged[result.primary]
-    hits = judged[(judged["rank"] <= k) & judged["hit"].astype(bool)]
-    return {q: int(r) for q, r in hits.groupby("question_id", sort=False)["rank"].min().items()}
-
-
-def _names(a: str, b: str) -> tuple[str, str]:
-    return (a, b) if a != b else (f"{a} (older)", f"{b} (newer)")
 
 
 def _mean_ci(row, m) -> str:
@@ -654,11 +246,3 @@ def experiment_report(golden, logs, corpus=None, *, ks=(1, 3, 5), min_chars: int
         v = verdict(before, after, **named)
     return ExperimentReport(results, ordered, records, ids, subject, subject_record, baseline_record, baseline,
                             measure, alpha, v, history_dir, n_resamples, coverage)
-
-
-def _p_cell(p, alpha: float) -> str:
-    """A p-value in a table cell, printed as the verdict box prints it, without the leading ``p``."""
-    if p is None or p != p:
-        return "-"
-    text = format_p(float(p), alpha)
-    return text[4:] if text.startswith("p = ") else text[2:]

@@ -113,9 +113,16 @@ class RunLog:
         return {"n": int(lat.size), "median_ms": float(np.median(lat)), "p95_ms": float(np.percentile(lat, 95))}
 
     def fingerprint(self) -> str:
-        """Digest of what was retrieved, as logged (the same log read twice, matched or not, has the same one)."""
+        """Digest of what was retrieved, as logged (the same log read twice, matched or not, has the same one).
+        Computed once per run table (kept beside it, pickled with the log: the report's reading and its notebook
+        share it)."""
+        memo = self.__dict__.get("_fingerprint")
+        if memo is not None and memo[0] is self.run:
+            return memo[1]
         cols = self.run[["question_id", "rank", "logged_doc_id", "chunk_id", "pages", "text"]]
-        return digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
+        value = digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
+        object.__setattr__(self, "_fingerprint", (self.run, value))
+        return value
 
     def __repr__(self) -> str:
         return (f"<RunLog {self.name}: {len(self.questions)} questions, {len(self.run)} retrieved items"

@@ -171,6 +171,8 @@ def _hand_over(reading: dict, order: str, cache, judge=None) -> dict:
 
     inputs = read_inputs(**reading, judge=judge)
     ordered = order_logs(inputs.logs, order)
+    for log in inputs.logs:  # computed here, it travels with the log: the notebook's evaluation reuses it
+        log.fingerprint()
     write_cache(inputs, cache, **reading)
     labelled = set(inputs.golden.labelled.index)
     return {"logs": [{"source": log.source, "questions": len(log.questions), "unknown": unknown,

@@ -24,33 +24,20 @@ import datetime as _dt
 import json
 import os
 import re
-import secrets
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from rag_metrics.experiment.history import merge_history
-from rag_metrics.core.errors import InputError, check_alpha, check_choice, check_name
-from rag_metrics.core.files import HOST, atomic_write_text, process_alive
+from rag_metrics.core.errors import InputError, check_name
+from rag_metrics.core.files import atomic_write_text
 from rag_metrics.core.options import parse_key_values
 from rag_metrics.report.index import write_index
 from rag_metrics.report.kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
+from rag_metrics.report.staging import PUBLISHED, STAGED_HISTORY, clean_stale_staging, copy_history, make_staging, publish
 
-__all__ = ["ReportError", "build_report", "execute_notebook", "build_experiment_report", "parse_parameters", "export_html",
-           "EXPERIMENT_NOTEBOOK", "check_experiment_inputs", "clean_stale_staging", "EXPERIMENT_ONLY",
-           "check_notebook_options", "REMOVE_INPUT"]
-
-EXPERIMENT_ONLY = ("golden", "pages", "answers", "generator", "page_base", "judge", "measure")
-"""Options of `rag-metrics report` that mean an experiment report (with ``--run``), never the notebooks."""
-
-
-def check_notebook_options(given: dict) -> None:
-    """Refuse, naming the first, an option of :data:`EXPERIMENT_ONLY` given (not None) to a notebook report."""
-    for name in EXPERIMENT_ONLY:
-        if given.get(name) is not None:
-            raise InputError(f"--{name.replace('_', '-')} belongs to an experiment report: give the logs with --run "
-                             "LOG.")
+__all__ = ["ReportError", "build_report", "execute_notebook", "parse_parameters", "export_html", "REMOVE_INPUT"]
 
 
 class ReportError(RuntimeError):
@@ -153,80 +140,6 @@ def _check_notebooks(paths: list[Path], parameters: dict, chosen: bool) -> None:
                              f"(declared: {sorted(declared)}).{hint}")
 
 
-_STAGING = re.compile(r"\.(?P<stamp>[0-9]{8}T[0-9]{6}Z)-(?P<host>.+)-(?P<pid>[0-9]+)-(?P<token>[0-9a-f]{8})\.partial")
-_LEGACY_STAGING = re.compile(r"\.[0-9]{8}T[0-9]{6}Z-[A-Za-z0-9_]+\.partial")
-LEGACY_STAGING_AGE_S = 24 * 3600
-"""A staging folder without its builder's process ID (written by an older version) is removed after a day."""
-
-
-def _host_tag() -> str:
-    return re.sub(r"[^A-Za-z0-9._]", "_", HOST) or "host"
-
-
-def _make_staging(folder: Path, stamp: str) -> Path:
-    """A new hidden staging folder named after this process (``.<stamp>-<host>-<pid>-<token>.partial``), created
-    with ``os.mkdir`` so that its mode follows the user's umask like any folder the user makes (``mkdtemp`` makes
-    0700, which teammates and web servers cannot read once it is published)."""
-    while True:
-        staging = folder / f".{stamp}-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.partial"
-        try:
-            os.mkdir(staging)
-            return staging
-        except FileExistsError:  # pragma: no cover - a 32-bit token collision
-            continue
-
-
-def clean_stale_staging(folder) -> list[Path]:
-    """Remove the staging folders of report builds whose process is gone (killed, crashed): those named after a
-    process of this machine that no longer runs, and unnamed ones older than :data:`LEGACY_STAGING_AGE_S`; a
-    staged history whose report was published (:data:`PUBLISHED`) is merged into the history first.
-    Returns what was removed. Builds running on other machines (a shared disk) are left alone."""
-    import time
-
-    removed = []
-    folder = Path(folder)
-    if not folder.is_dir():
-        return removed
-    for path in [*folder.glob(".*.partial"), *folder.glob(f".*{STAGED_HISTORY}")]:
-        if not path.is_dir():
-            continue
-        m = _STAGING.fullmatch(path.name.removesuffix(STAGED_HISTORY) + ".partial") \
-            if path.name.endswith(STAGED_HISTORY) else _STAGING.fullmatch(path.name)
-        if m:
-            stale = m.group("host") == _host_tag() and not process_alive(int(m.group("pid")))
-        else:
-            try:
-                stale = bool(_LEGACY_STAGING.fullmatch(path.name)) and \
-                    time.time() - path.stat().st_mtime > LEGACY_STAGING_AGE_S
-            except OSError:
-                stale = False
-        if stale:
-            published = path / PUBLISHED
-            if path.name.endswith(STAGED_HISTORY) and published.is_file():  # killed between publishing and merging
-                try:
-                    done = json.loads(published.read_text(encoding="utf-8"))
-                    merge_history(path, done["history_dir"], skip=done["skip"])
-                except (OSError, ValueError, KeyError, TypeError, InputError):
-                    pass  # unreadable marker: the runs stay out of the history, as for any failed report
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def _publish(staging: Path, folder: Path, stamp: str) -> Path:
-    """Move the finished staging folder to ``folder/stamp`` (``stamp-2``, ... if taken): one atomic rename."""
-    suffix = 1
-    while True:
-        target = folder / (stamp if suffix == 1 else f"{stamp}-{suffix}")
-        try:
-            os.rename(staging, target)
-            return target
-        except OSError:
-            if not target.exists():
-                raise
-            suffix += 1
-
-
 def _kernel_manager_writing_to(log):
     """nbclient's kernel manager with the kernel process's own stdout and stderr sent to ``log`` (an open file).
 
@@ -313,19 +226,10 @@ def _run_one(path: Path, staging: Path, parameters: dict, hide_input: bool, prog
     return item, found, experiment
 
 
-def build_report(
-    experiment: str = "default",
-    parameters: dict | None = None,
-    notebooks=None,
-    *,
-    notebooks_dir="notebooks",
-    reports_dir="reports",
-    now=None,
-    progress_bar: bool = True,
-    hide_input: bool = False,
-    jobs: int | None = None,
-    history_dir=None,
-) -> Path:
+def build_report(experiment: str = "default", parameters: dict | None = None, notebooks=None, *,
+                 notebooks_dir="notebooks", reports_dir="reports", now=None, progress_bar: bool = True,
+                 hide_input: bool = False, jobs: int | None = None, history_dir=None,
+                 folder_parameter: str | None = None) -> Path:
     """Execute ``notebooks`` (default: every ``notebooks_dir/*.ipynb``) with ``parameters``.
 
     Returns the run folder ``reports_dir/experiment/<UTC timestamp>``. Bad arguments (experiment
@@ -342,47 +246,73 @@ def build_report(
     inside the staging folder; the runs they saved join ``history_dir`` only once the report is published
     and only when no notebook failed (:func:`rag_metrics.experiment.history.merge_history`), so a killed or
     failed build leaves the history as it was.
+
+    ``folder_parameter``: the name of a parameter the notebooks declare, set to the folder their pages are
+    written to (the staging folder): a file a notebook writes there is published beside its page (the
+    experiment report's whole question table).
     """
     parameters = dict(parameters or {})
     check_name(experiment, what="experiment name")
-    paths = _notebook_paths(notebooks, notebooks_dir, parameters)
+    paths = _notebook_paths(notebooks, notebooks_dir, {**parameters, **({folder_parameter: None}
+                                                                       if folder_parameter else {})})
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
-
     root = Path(reports_dir).resolve()
     stamp = _timestamp(now)
     folder = root / experiment
     folder.mkdir(parents=True, exist_ok=True)
     clean_stale_staging(folder)
-    staging = _make_staging(folder, stamp)
-    copied: list[str] = []
-    staged_history = None
+    staging = make_staging(folder, stamp)
+    run_record = RunRecord(experiment, stamp, dict(parameters))
+    if folder_parameter:
+        parameters[folder_parameter] = str(staging)
+    history = _stage_history(history_dir, staging, parameters, run_record)
     try:
-        run_record = RunRecord(experiment, stamp, dict(parameters))
-        if history_dir is not None:
-            history_dir = Path(history_dir).resolve()
-            staged_history = staging.with_name(staging.name.removesuffix(".partial") + STAGED_HISTORY)
-            copied = _copy_history(history_dir, staged_history)
-            parameters = {**parameters, "history_dir": str(staged_history)}
-            run_record.parameters["history_dir"] = str(history_dir)
         done = _run_notebooks(paths, staging, parameters, hide_input, progress_bar, jobs)
         summary, failures = _record_runs(done, run_record)
         run_dir = _write_run(staging, folder, stamp, summary, run_record)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
-        if staged_history is not None:
-            shutil.rmtree(staged_history, ignore_errors=True)
+        if history is not None:
+            shutil.rmtree(history[1], ignore_errors=True)
         raise
-    if history_dir is not None and not failures:  # published: its runs join the history (a failed report's do not)
-        atomic_write_text(staged_history / PUBLISHED, json.dumps({"history_dir": str(history_dir), "skip": copied}))
-    write_index(root)  # the run is listed before its history is merged: a kill in between loses neither
-    if history_dir is not None:
-        if not failures:
-            merge_history(staged_history, history_dir, skip=copied)
-        shutil.rmtree(staged_history, ignore_errors=True)
+    _merge_published(root, history, failures)
     if failures:
         raise ReportError("notebook(s) failed; partial executed notebooks kept in "
                           f"{run_dir}:\n  " + "\n  ".join(failures))
     return run_dir
+
+
+def _stage_history(history_dir, staging: Path, parameters: dict, run_record: RunRecord) -> tuple | None:
+    """The staging copy of ``history_dir`` beside ``staging`` (:func:`copy_history`), given to the notebooks as
+    their ``history_dir`` (``parameters`` changed in place; ``run_record`` keeps the real one): ``(history_dir,
+    staged copy, names copied)``, or None without a history."""
+    if history_dir is None:
+        return None
+    history_dir = Path(history_dir).resolve()
+    staged = staging.with_name(staging.name.removesuffix(".partial") + STAGED_HISTORY)
+    try:
+        copied = copy_history(history_dir, staged)
+    except BaseException:  # nothing ran yet: neither folder is kept
+        for path in (staging, staged):
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+    parameters["history_dir"] = str(staged)
+    run_record.parameters["history_dir"] = str(history_dir)
+    return history_dir, staged, copied
+
+
+def _merge_published(root: Path, history: tuple | None, failures: list) -> None:
+    """After publishing: mark the staged history published, list the run in the index, then merge the runs the
+    notebooks saved into the history -- only when no notebook failed -- and remove the staged copy."""
+    if history is not None and not failures:  # published: its runs join the history (a failed report's do not)
+        history_dir, staged, copied = history
+        atomic_write_text(staged / PUBLISHED, json.dumps({"history_dir": str(history_dir), "skip": copied}))
+    write_index(root)  # the run is listed before its history is merged: a kill in between loses neither
+    if history is not None:
+        history_dir, staged, copied = history
+        if not failures:
+            merge_history(staged, history_dir, skip=copied)
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 def _notebook_paths(notebooks, notebooks_dir, parameters: dict) -> list[Path]:
@@ -395,17 +325,6 @@ def _notebook_paths(notebooks, notebooks_dir, parameters: dict) -> list[Path]:
         raise InputError(f"no notebook to run in {notebooks_dir}/.")
     _check_notebooks(paths, parameters, chosen=bool(notebooks))
     return paths
-
-
-def _copy_history(history_dir: Path, staged_history: Path) -> list[str]:
-    """Make the staging copy of the run history (a new folder ``staged_history``) from ``history_dir``'s
-    ``*.json`` files (none when it does not exist yet); returns the names copied (the runs not to merge back)."""
-    copied = []
-    staged_history.mkdir()
-    for p in sorted(history_dir.glob("*.json")) if history_dir.is_dir() else []:
-        shutil.copyfile(p, staged_history / p.name)
-        copied.append(p.name)
-    return copied
 
 
 def _close_thread_event_loop() -> None:
@@ -470,189 +389,14 @@ def _record_runs(done: list, run_record: RunRecord) -> tuple[dict, list[str]]:
 
 
 def _write_run(staging: Path, folder: Path, stamp: str, summary: dict, run_record: RunRecord) -> Path:
-    """Write ``summary.json`` and ``run.json`` into ``staging`` and publish it under ``folder`` (:func:`_publish`);
+    """Write ``summary.json`` and ``run.json`` into ``staging`` and publish it under ``folder`` (:func:`publish`);
     when the timestamp was taken, ``run.json`` records the folder's own name. Returns the run folder."""
     (staging / "summary.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     (staging / "run.json").write_text(json.dumps(asdict(run_record), indent=2, default=str), encoding="utf-8")
-    run_dir = _publish(staging, folder, stamp)
+    run_dir = publish(staging, folder, stamp)
     if run_dir.name != stamp:
         run_record.timestamp = run_dir.name
         atomic_write_text(run_dir / "run.json", json.dumps(asdict(run_record), indent=2, default=str))
     return run_dir
 
 
-EXPERIMENT_NOTEBOOK = Path(__file__).resolve().parent / "experiment.ipynb"
-
-
-def duplicate_logs(logs: list) -> list[str]:
-    """One sentence per group of logs (``{"source", "fingerprint"}``) that hold the same retrieved items: the history
-    keeps one run of them, so the report cannot compare them with each other."""
-    groups: dict = {}
-    for log in logs:
-        groups.setdefault(log["fingerprint"], []).append(str(log["source"]))
-    return [f"{' and '.join(sources)} hold identical retrieved items (one run logged {len(sources)} times): the "
-            "history keeps them as one run, so the report does not compare them with each other."
-            for sources in groups.values() if len(sources) > 1]
-
-
-STAGED_HISTORY = ".history"
-"""Suffix of the staging copy of the history beside a report being built (``.<stamp>-<host>-<pid>-<token>.history``
-in the experiment's folder, never inside the published run; removed once its runs are merged)."""
-PUBLISHED = "published.json"
-"""Written into the staging copy of the history once its report is published without a failure: a build killed
-before merging leaves it, and the next build (:func:`clean_stale_staging`) merges the runs then."""
-
-
-def build_experiment_report(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
-                            preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
-                            window: int = 1, judge: str | None = None, measure: str | None = None,
-                            order: str = "made", alpha: float = 0.05, drilldowns: int = 20, reports_dir="reports",
-                            now=None, progress_bar: bool = True) -> Path:
-    """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
-
-    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`, the checks of
-    :func:`check_experiment_inputs`) -- golden set, pages, each log matched to them, the headline judge, answers -- so
-    that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is written.
-    ``runs`` may carry their own shapes (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`);
-    ``preset``/``fields``/``page_base`` apply to the others. The validated objects are handed to ``experiment.ipynb``
-    (a private cache file, removed afterwards) so the notebook does not read them again; the reading happens in a
-    child process (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel
-    does. The notebook runs through papermill into ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation
-    joins the experiment's history (``reports_dir/experiment/history/``) once the report is published. The runs are
-    ordered by when they were made (``order="made"``: the log's settings, else the file's modification time) or as
-    given (``order="given"``); the newest is the report's subject, compared on ``measure`` with the previous
-    comparable run at level ``alpha``; at most ``drilldowns`` questions are shown item by item. On the terminal
-    (stderr) it says when most of a log's questions are not in the golden set, and how the runs were ordered.
-    """
-    from rag_metrics.io.logs import parse_run_spec
-    from rag_metrics.report.inputs import hand_over
-
-    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
-                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
-    _check_comparison(drilldowns=drilldowns, order=order, alpha=alpha, measure=measure, ks=ks)
-    absolute = lambda p: None if p is None else str(Path(p).resolve())  # noqa: E731 - the notebook runs elsewhere
-    specs = [parse_run_spec(r) for r in runs]
-    history = Path(reports_dir) / experiment / "history"
-    reading = dict(golden=absolute(golden), runs=[str(spec.with_path(absolute(spec.path))) for spec in specs],
-                   pages=absolute(pages) if pages else pages, answers=absolute(answers) if answers else answers,
-                   generator=generator, preset=preset, fields=mapping, page_base=page_base)
-    parameters = {"experiment": experiment, "golden": reading["golden"], "runs": reading["runs"],
-                  "pages": reading["pages"], "answers": reading["answers"], "generator": generator, "preset": preset,
-                  "fields": mapping, "page_base": page_base, "ks": ks, "min_chars": min_chars, "window": window,
-                  "primary": judge, "measure": measure, "order": order, "alpha": alpha, "drilldowns": drilldowns,
-                  "history_dir": absolute(history)}
-    cache_dir = Path(tempfile.mkdtemp(prefix="rag-metrics-inputs-"))
-    try:
-        cache = cache_dir / "inputs.pickle"
-        # read and validated once, in a child: this process holds none of it
-        info = hand_over(reading, order, cache, judge=judge)
-        _say_what_was_read(info, progress_bar)
-        parameters["inputs"] = str(cache)
-        return build_report(experiment, parameters, [EXPERIMENT_NOTEBOOK], reports_dir=reports_dir, now=now,
-                            progress_bar=progress_bar, hide_input=True, history_dir=history)
-    finally:
-        shutil.rmtree(cache_dir, ignore_errors=True)
-
-
-def _check_comparison(*, drilldowns, order, alpha, measure, ks) -> None:
-    """The comparison's options checked before any file is read: drill-downs, run order, alpha, the measure."""
-    from rag_metrics.core.errors import check_int
-    from rag_metrics.experiment.history import RUN_ORDERS
-
-    check_int(drilldowns, "drilldowns", low=0)
-    check_choice(order, RUN_ORDERS, "order", what="unknown run", field="order")
-    check_alpha(alpha)
-    if measure is not None:
-        check_choice(measure, [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"], "measure", what="",
-                     field="measure")
-
-
-def _say_what_was_read(info: dict, progress_bar: bool) -> None:
-    """On stderr: a log most of whose questions the golden set lacks, logs that are copies, and the runs' order
-    (always when there are several runs; with one, only alongside the progress bar)."""
-    import sys
-
-    from rag_metrics.experiment.history import RULES
-
-    for log in info["logs"]:
-        if log["unknown"] * 2 > log["questions"]:
-            print(f"rag-metrics report: {log['source']}: {log['unknown']} of {log['questions']} logged questions "
-                  "are not in the golden set and are not used (their IDs, or their texts when the log has no "
-                  "IDs, match no golden question).", file=sys.stderr)
-        if log.get("not_logged"):
-            print(f"rag-metrics report: {log['source']}: logged {log['labelled'] - log['not_logged']} of the "
-                  f"{log['labelled']} labelled questions; {log['not_logged']} are not in it. Two runs are compared on "
-                  "the questions both logged.", file=sys.stderr)
-    for line in duplicate_logs(info["logs"]):
-        print(f"rag-metrics report: {line}", file=sys.stderr)
-    if progress_bar or len(info["order"]) > 1:
-        names = ", ".join(f"{Path(e['source']).name} ({e['made_at'] or 'time unknown'})" for e in info["order"])
-        rules = sorted({e["ordered_by"] for e in info["order"]}, key=str)
-        print(f"rag-metrics report: runs oldest first: {names}; ordered by "
-              f"{'; '.join(RULES[r] for r in rules)}.", file=sys.stderr)
-
-
-def check_run_names(runs) -> None:
-    """Refuse two different logs that would be one run name: a run is named after its log's file name without its
-    extension (:attr:`rag_metrics.io.logs.RunLog.name`), and the report and its history tell runs apart by it
-    (``a/run.jsonl`` and ``b/run.jsonl`` would both be run ``run``). The same file given twice is one run (the
-    report says so)."""
-    from rag_metrics.io.logs import parse_run_spec
-
-    seen: dict = {}
-    for run in runs:
-        path = parse_run_spec(run).path
-        name, resolved = Path(path).stem, Path(path).resolve()
-        first = seen.setdefault(name, (path, resolved))
-        if first[1] != resolved:
-            raise InputError(f"--run: {first[0]} and {path} are both run {name!r} (a run is named after its log's file "
-                             "name, without the extension); give one of them another file name.", field="run")
-
-
-def _check_options(experiment, *, golden, runs, preset, fields, page_base, ks, min_chars, window, judge):
-    """The options of an experiment report checked before any file is read: ``(field mapping, sorted ks)``."""
-    from rag_metrics.core.errors import check_int
-    from rag_metrics.io.logs import PRESETS, parse_field_mapping
-    from rag_metrics.judging.judges import JUDGES
-
-    check_name(experiment, what="experiment name")
-    if not golden:
-        raise InputError("an experiment report needs the golden set: --golden FILE.")
-    if not runs:
-        raise InputError("an experiment report needs at least one retrieval log: --run LOG.")
-    check_choice(preset, PRESETS, "log preset", what="unknown", field="preset")
-    if page_base is not None and page_base not in (0, 1):
-        raise InputError(f"page base {page_base!r}: expected 0 or 1.", field="page_base")
-    check_run_names(runs)
-    mapping = parse_field_mapping(fields) if not isinstance(fields, dict) else dict(fields)
-    ks = sorted({check_int(k, "k") for k in ks})
-    if not ks:
-        raise InputError("give at least one cutoff k.", field="k")
-    check_int(min_chars, "min_chars")
-    check_int(window, "window", low=0)
-    if judge is not None:
-        check_choice(judge, JUDGES, "judge", what="unknown", field="judge")
-    return mapping, ks
-
-
-def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answers=None, generator=None,
-                            preset: str = "native", fields=(), page_base=None, ks=(1, 3, 5), min_chars: int = 24,
-                            window: int = 1, judge: str | None = None):
-    """Everything the experiment report would refuse, refused before anything is written: returns ``(run specs,
-    field mapping, ks)``.
-
-    Reads the golden set (against the pages when given) and every log with its shape, matched to them as it is
-    read (questions, documents by path suffix; :func:`rag_metrics.io.logs.load_log`); places text-only items or
-    refuses them without pages (:func:`rag_metrics.experiment.evaluate.prepare_log`); refuses a headline judge
-    that does not apply to a log (:func:`rag_metrics.experiment.evaluate.check_judge`); joins the answers as
-    the report does (:func:`rag_metrics.experiment.attribution.join_answers`) -- all in
-    :func:`rag_metrics.report.inputs.read_inputs`, the reading the report itself uses.
-    """
-    from rag_metrics.io.logs import parse_run_spec
-    from rag_metrics.report.inputs import read_inputs
-
-    mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
-                                 page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
-    read_inputs(golden=golden, runs=runs, pages=pages, answers=answers, generator=generator, preset=preset,
-                fields=mapping, page_base=page_base, judge=judge)
-    return [parse_run_spec(r) for r in runs], mapping, ks
