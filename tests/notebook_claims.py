@@ -227,6 +227,11 @@ GOLDEN_SET = {
     # are exactly those where the templates' top lies below the hand-written bottom
     "templates_below_hand": lambda f, h: (that(f["apart"] == [r for r, t, x in zip(f["retrievers"], f["templates_high"],
                                                                                     f["hand_low"]) if t < x])
+                                               # the margin quoted: the narrowest gap between whiskers named apart
+                                               and (f["margin"] is None) == (not f["apart"])
+                                               and (f["margin"] is None or close(f["margin"], min(
+                                                   x - t for r, t, x in zip(f["retrievers"], f["templates_high"],
+                                                                            f["hand_low"]) if r in f["apart"]))))
                                           and f["n_templates"] > 0 and f["n_hand"] > 0
                                           and f["hand"] - f["templates"] >= 0.05),
     # the bias is called a sign change only when some kept question is its page's heading word for word and, for
