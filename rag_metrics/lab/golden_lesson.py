@@ -39,9 +39,9 @@ def review_drops_claim(dropped: int, generated: int, templated: int, per_page: f
                          "definitions into questions)."),
         "text_if_false": (f"Review drops {dropped} of {generated} questions here, far more than the source's "
                           f"{source_dropped} of {source_generated}. {templated} of them are dropped only for being a "
-                          f"page heading wrapped in a template -- the frames of this notebook's extractive generator, which it "
-                          f"keeps to show the pitfall; without them review drops {dropped - templated} of {generated}. "
-                          f"None of the source's {source_dropped} was a template (its LLM was asked to write questions "
+                          f"page heading wrapped in a template -- the frames of this notebook's extractive generator, "
+                          f"which it keeps to show the pitfall; without them review drops {dropped - templated} of "
+                          f"{generated}. None of the source's {source_dropped} was a template (its LLM was asked to write questions "
                           "the way a user would ask; section 3 lists the reasons)."),
         "name": "review_drops_few",
         "figures": {"dropped": dropped, "generated": generated, "templated": templated},

@@ -266,8 +266,8 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
     won, lost = differing(per_question, k, best["config"], cheap["config"])
     small = won + lost < needed
     verdict = (f"no evidence that {best['config']} is better -- this set is too small to tell (the two differ on "
-               f"{won + lost} questions, {won} for and {lost} against; with Holm over the {len(pairs)} pairs of this one "
-               f"k, fixed before looking, a pair needs {needed}) -- so prefer the "
+               f"{won + lost} questions, {won} for and {lost} against; with Holm over the {len(pairs)} pairs of this "
+               f"one k, fixed before looking, a pair needs {needed}) -- so prefer the "
                "cheaper one." if small else f"no evidence that {best['config']} is better, so prefer the cheaper one.")
     ratio = float(best["context_chars"] / cheap["context_chars"])
     gap = float(best["recall"] - cheap["recall"])

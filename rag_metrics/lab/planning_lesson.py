@@ -224,8 +224,8 @@ def _out_of_reach_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool
               f"differs were won, the mean would rise by {rate_plan:.3f}. That share comes from {n_now} questions: "
               f"for the configuration that changes most ({k_max} of {n_now}) its {1 - alpha:.0%} upper bound is "
               f"{upper:.1%}"
-              + (f", above {target_gain:g}: configurations of this kind that change more questions could make it, so the "
-                 "gain is not ruled out." if upper >= target_gain
+              + (f", above {target_gain:g}: configurations of this kind that change more questions could make it, "
+                 "so the gain is not ruled out." if upper >= target_gain
                  else f", below {target_gain:g} too.")
               + " Plan for a smaller gain"
               + (" (the table's last column gives the golden set for each gain they can make)" if binary else "")
