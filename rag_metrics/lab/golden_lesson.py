@@ -41,8 +41,8 @@ def review_drops_claim(dropped: int, generated: int, templated: int, per_page: f
                           f"{source_dropped} of {source_generated}. {templated} of them are dropped only for being a "
                           f"page heading wrapped in a template -- the frames of this notebook's extractive generator, "
                           f"which it keeps to show the pitfall; without them review drops {dropped - templated} of "
-                          f"{generated}. None of the source's {source_dropped} was a template (its LLM was asked to write questions "
-                          "the way a user would ask; section 3 lists the reasons)."),
+                          f"{generated}. None of the source's {source_dropped} was a template (its LLM was asked to "
+                          "write questions the way a user would ask; section 3 lists the reasons)."),
         "name": "review_drops_few",
         "figures": {"dropped": dropped, "generated": generated, "templated": templated},
     }
