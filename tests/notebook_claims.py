@@ -226,7 +226,7 @@ GOLDEN_SET = {
     # heading-template questions at least 0.05 below the hand-written ones, both present; the whiskers named apart
     # are exactly those where the templates' top lies below the hand-written bottom
     "templates_below_hand": lambda f, h: (that(f["apart"] == [r for r, t, x in zip(f["retrievers"], f["templates_high"],
-                                                                                    f["hand_low"]) if t < x])
+                                                                                    f["hand_low"]) if t < x]
                                                # the margin quoted: the narrowest gap between whiskers named apart
                                                and (f["margin"] is None) == (not f["apart"])
                                                and (f["margin"] is None or close(f["margin"], min(
