@@ -93,12 +93,22 @@ CHUNKING_GRID = {
                                          <= 2.0 ** (2 - f["needed"]) * max(f["tests"], 1)
                                          and f["n_eval"] > 0 and f["n_documents"] > 0 and f["for"] >= 0
                                          and f["against"] >= 0, "the floor is not the fewest")
+                                    # the sign test's p the sentence contrasts with the bounded-mean test's: two-sided,
+                                    # exact, on the questions that differ
+                                    and that(close(f["sign_p"], min(1.0, 2.0 * 0.5 ** (f["for"] + f["against"]) * sum(
+                                        math.comb(f["for"] + f["against"], i)
+                                        for i in range(min(f["for"], f["against"]) + 1))))
+                                             and 0 <= f["pair_p"] <= 1, "the sign test's p is not the exact one")
                                     and f["for"] + f["against"] < f["needed"]),
     "prefer_the_cheaper": lambda f, h: (that(close(f["best_recall"], max(f["recalls"]))
                                              and close(f["cheap_chars"], min(f["chars"]))
                                              and close(f["ratio"], f["best_chars"] / f["cheap_chars"])
                                              and 0 <= f["p"] <= 1 and (f["p"] == 1 or f["best"] != f["cheap"]),
                                              "the best, the cheapest or their ratio disagree with the table")
+                                        # "a pair needs N" over the pairs of this one k (its own family, not the 84)
+                                        and that(not f["too_small"] or 2.0 ** (1 - f["needed"]) * max(f["pairs"], 1)
+                                                 < f["alpha"] <= 2.0 ** (2 - f["needed"]) * max(f["pairs"], 1),
+                                                 "the floor of one k's pairs is not the fewest")
                                         and f["p"] >= f["alpha"]),
 }
 
@@ -216,7 +226,12 @@ GOLDEN_SET = {
     # heading-template questions at least 0.05 below the hand-written ones, both present; the whiskers named apart
     # are exactly those where the templates' top lies below the hand-written bottom
     "templates_below_hand": lambda f, h: (that(f["apart"] == [r for r, t, x in zip(f["retrievers"], f["templates_high"],
-                                                                                    f["hand_low"]) if t < x])
+                                                                                    f["hand_low"]) if t < x]
+                                               # the margin quoted: the narrowest gap between whiskers named apart
+                                               and (f["margin"] is None) == (not f["apart"])
+                                               and (f["margin"] is None or close(f["margin"], min(
+                                                   x - t for r, t, x in zip(f["retrievers"], f["templates_high"],
+                                                                            f["hand_low"]) if r in f["apart"]))))
                                           and f["n_templates"] > 0 and f["n_hand"] > 0
                                           and f["hand"] - f["templates"] >= 0.05),
     # the bias is called a sign change only when some kept question is its page's heading word for word and, for

@@ -133,20 +133,25 @@ def test_detectable_gap_is_the_fewest_differing_questions_holm_can_flag():
     assert c["condition"] and c["text_if_true"] == (
         "How big a gap must be to count: with 3 pairs at each of 2 cutoffs (6 tests), a pair needs at least 8 questions "
         "that differ, all 8 the same way, before its Holm p can fall below 0.05; the widest gap here (k=10, 800/0 over "
-        "200/0) rests on 6 questions that differ, 6 for the best and 0 against. This corpus is small (8 documents, 20 "
+        "200/0) rests on 6 questions that differ, 6 for the best and 0 against (uncorrected p = 0.031, the exact sign "
+        "test). This corpus is small (8 documents, 20 "
         "questions): a real difference smaller than that cannot show here.")
     assert detectable_gap(cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 16}}), N), N, 8)["figures"]["needed"] == 7
     # like with like: a gap of 1.5 questions' worth (4.5 for, 3 against, in recall) rests on 8 differing questions,
     # enough for one pair (6), though the net gap is far below 6
     balanced = detectable_gap(cutoff_spreads(*split(4, 3, 1), N), N, 8)
     assert balanced["figures"]["needed"] == 6 and not balanced["condition"]
-    assert "rests on 8 questions that differ, 5 for the best and 3 against: enough for the test to flag it if " \
-        "nearly all go one way" in balanced["text_if_false"]
+    # partial recalls: the pair's p is the bounded-mean test's, set beside the sign test's for the same counts
+    assert "rests on 8 questions that differ, 5 for the best and 3 against (uncorrected p = 0.871, not the 0.727 a " \
+        "sign test would give 5 to 3: some of these questions have a partial recall such as 0.5, so the pair is " \
+        "tested with the bounded-mean test" in balanced["text_if_false"]
+    assert "not only which way): enough for the test to flag it if nearly all go one way" in balanced["text_if_false"]
+    assert not balanced["figures"]["binary"] and abs(balanced["figures"]["sign_p"] - 186 / 256) < 1e-12
     seven = cutoff_spreads(*grid({3: {s: 10 for s in (50, 100, 200, 300, 400, 600, 800)}}), N)
     assert detectable_gap(seven, N, 8)["figures"]["needed"] == 10
     wide = detectable_gap(cutoff_spreads(*grid({10: {200: 10, 400: 13, 800: 17}}), N), N, 8)  # 7 questions' worth
-    assert not wide["condition"] and "rests on 7 questions that differ, 7 for the best and 0 against: enough for " \
-        "the test to flag it" in wide["text_if_false"]
+    assert not wide["condition"] and "rests on 7 questions that differ, 7 for the best and 0 against (uncorrected " \
+        "p = 0.016, the exact sign test): enough for the test to flag it" in wide["text_if_false"]
 
 
 def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
@@ -155,7 +160,8 @@ def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
     assert shown(c) == ("At k=10 the best, 800/0 (Recall@10 0.800), hands the LLM 4.0× the context characters of the "
                         "cheapest, 200/0 (0.500), for 6.0 questions' worth more, within noise (Holm p = 0.094): no "
                         "evidence that 800/0 is better -- this set is too small to tell (the two differ on 6 questions, "
-                        "6 for and 0 against; a pair needs 7) -- so prefer the cheaper one.")
+                        "6 for and 0 against; with Holm over the 3 pairs of this one k, fixed before looking, a pair "
+                        "needs 7) -- so prefer the cheaper one.")
     assert c["figures"]["too_small"]
 
 

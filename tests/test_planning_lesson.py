@@ -23,10 +23,11 @@ def test_a_gain_beyond_the_discordant_rate_gets_no_sample_size():
     assert out["needed"] is None and "gain_out_of_reach" in c and "needs_more_questions" not in c
     assert "plan_above_floor" not in c and out["plan"].iloc[1:, -1].isna().all()  # gains above 1.5%
     assert out["plan"].iloc[0, -1] == questions_needed_binary(0.01, 1 / 65)  # 0.01 is below it
-    assert "probably cannot" in c["gain_out_of_reach"]["text_if_true"]
+    assert "measured here change too few questions" in c["gain_out_of_reach"]["text_if_true"]
     # one question of 65 differs: its 95% upper bound is 8.3%, above 0.05 -- the gain is not ruled out
     assert "upper bound is 8.3%, above 0.05" in c["gain_out_of_reach"]["text_if_true"]
-    assert "cannot make a gain of 0.05" in c["gain_out_of_reach"]["text_if_true"] and "needs **" not in c["gain_out_of_reach"]["text_if_true"]
+    assert "too few questions to make a gain of 0.05" in c["gain_out_of_reach"]["text_if_true"]
+    assert "needs **" not in c["gain_out_of_reach"]["text_if_true"]
     graded = pd.Series([0.5] + [0.0] * 64)
     out = plan_golden_set(graded, [graded], binary=False, target_gain=0.2, alpha=0.05)
     assert out["needed"] is None and set(names(out)) == {"gain_out_of_reach"}

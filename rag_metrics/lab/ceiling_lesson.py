@@ -365,15 +365,16 @@ def say_levels(table, doc_first: float) -> None:
     hits, src = table[["hit@1", "hit@5"]].to_numpy(), source[["hit@1", "hit@5"]].to_numpy()
     claim(bool((hits > src).all()),
           f"Every level is higher than the source's (hit@1 {table.iat[0, 0]:.3f} without a filter, the source "
-          f"{source.iat[0, 0]:.3f}): this small corpus was written for the purpose, so fewer of its questions are "
-          "missed -- which is why this notebook compares shares of the misses.",
+          f"{source.iat[0, 0]:.3f}): the two corpora, question sets and retrievers differ, so their levels cannot be "
+          "compared -- which is why this notebook compares shares of the misses.",
           "The source's corpus and retriever are not these: what the comparison is about is the share of misses removed.",
           name="levels_higher_than_source", figures={"hits": hits.tolist(), "source": src.tolist()})
     claim(doc_first >= 0.8,
           f"Without any filter the retriever already ranks a right document first for {doc_first:.1%} of the questions "
-          "(document level, this notebook's setting): the document is rarely the problem.",
+          "(document-level hit@1, this notebook's setting: the folded table below): the document is rarely the "
+          "problem.",
           f"Without any filter the retriever ranks a right document first for {doc_first:.1%} of the questions "
-          "(document level): finding the document is part of the problem here.",
+          "(document-level hit@1: the folded table below): finding the document is part of the problem here.",
           name="document_found_first", figures={"doc_first": doc_first})
 
 

@@ -117,3 +117,30 @@ def ndcg_line(ranking: list, gold: dict, k: int) -> str:
     parts = [f"nDCG@{c} = {reference(ranking, gold, f'ndcg@{c}'):.4g}, Recall@{c} = "
              f"{reference(ranking, gold, f'recall@{c}'):.4g}" for c in dict.fromkeys([1, k])]
     return f"gold {gold}, ranking {ranking}: " + "; ".join(parts)
+
+
+def ndcg_claim(ndcg1: float, recall1: float) -> dict:
+    """nDCG is not a recall: with two gold documents and the better one first, nDCG@1 = 1 while Recall@1 = 0.5."""
+    return {"condition": ndcg1 == 1 and recall1 == 0.5, "name": "ndcg_is_not_recall",
+            "figures": {"ndcg1": ndcg1, "recall1": recall1},
+            "text_if_true": (f"With two gold documents and the better one first, nDCG@1 = {ndcg1:.4g} while Recall@1 = "
+                             f"{recall1:.4g}: the top 1 is the best top 1 there is, though it holds half the gold.")}
+
+
+def judged_claims(judged: dict, k: int) -> list[dict]:
+    """The two Judged@k sentences of :func:`judged_example`'s figures: on a golden set that labels only relevant
+    documents Judged@k is a precision over distinct documents, and the ``no_answer`` questions (0 by construction)
+    lower its mean."""
+    return [
+        {"condition": judged["labels_only_relevant"] and judged["same_as_share"], "name": "judged_is_a_precision",
+         "figures": {"labels_only_relevant": judged["labels_only_relevant"], "same_as_share": judged["same_as_share"]},
+         "text_if_true": (f"Every label here is a relevant one, so on each answerable question Judged@{k} equals the "
+                          f"relevant share of the distinct documents in the top {k}: a precision over distinct "
+                          f"documents ({judged['answerable']:.3f} on average, beside precision@{k} "
+                          f"{judged['precision']:.3f}, which divides by {k}; both averaged over the answerable "
+                          "questions only). It says nothing about missing labels.")},
+        {"condition": judged["answerable"] > judged["all"], "name": "no_answer_lowers_judged",
+         "figures": {"all": judged["all"], "answerable": judged["answerable"]},
+         "text_if_true": (f"The {judged['no_answer']} `no_answer` questions score Judged@{k} = 0 by construction: "
+                          f"averaged in they move the mean from {judged['answerable']:.3f} to {judged['all']:.3f}.")},
+    ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 from itertools import combinations
+from math import comb
 
 import pandas as pd
 
@@ -26,7 +27,7 @@ from rag_metrics.stats.paired import min_discordant
 from rag_metrics.retrieval.retrievers import RETRIEVERS
 
 __all__ = ["config_name", "grid_parameters", "holm_pairs", "grid_tests", "cutoff_spreads", "spreads_table",
-           "grid_headline", "detectable_gap", "context_cost"]
+           "grid_headline", "detectable_gap", "context_cost", "heat_map_figure"]
 
 
 def config_name(size, overlap) -> str:
@@ -108,6 +109,15 @@ def differing(per_question: pd.DataFrame, k, a: str, b: str) -> tuple[int, int]:
     return int((diff > 1e-12).sum()), int((diff < -1e-12).sum())
 
 
+def _binary(per_question: pd.DataFrame, k, a: str, b: str) -> bool:
+    """Whether every Recall@k of configurations ``a`` and ``b`` at cutoff ``k`` is 0 or 1 -- the case where
+    :func:`rag_metrics.stats.paired_test` uses the exact sign test; a partial recall (e.g. 0.5) sends it to the
+    bounded-mean test."""
+    at_k = _configs(per_question[per_question["k"] == k])
+    values = at_k.loc[at_k["config"].isin([a, b]), "recall"]
+    return bool(values.isin([0.0, 1.0]).all())
+
+
 def _tied(values: pd.Series, target: float) -> pd.Series:
     return (values - target).abs() < 1e-12
 
@@ -145,13 +155,16 @@ def cutoff_spreads(summary: pd.DataFrame, per_question: pd.DataFrame, n_eval: in
         top = part.loc[_tied(part["recall"], part["recall"].max()), "config"].iloc[0]
         bottom = part.loc[_tied(part["recall"], part["recall"].min()), "config"].iloc[0]
         won, lost = differing(per_question, k, top, bottom)
+        pair = pairs[((pairs["a"] == top) & (pairs["b"] == bottom)) | ((pairs["a"] == bottom) & (pairs["b"] == top))]
         rows[k] = {"best": _ties(part.loc[_tied(part["recall"], part["recall"].max()), "config"].tolist(), names),
                    "highest": float(part["recall"].max()),
                    "worst": _ties(part.loc[_tied(part["recall"], part["recall"].min()), "config"].tolist(), names),
                    "lowest": float(part["recall"].min()), "spread": spread, "questions": spread * n_eval,
                    "configurations": len(part), "pairs": len(pairs), "tests": len(tests), "p": p,
                    "p_raw": float(pairs["p"].min()) if len(pairs) else 1.0, "flat": bool(p >= alpha),
-                   "top": top, "bottom": bottom, "for": won, "against": lost}
+                   "top": top, "bottom": bottom, "for": won, "against": lost,
+                   "pair_p": float(pair["p"].iloc[0]) if len(pair) else 1.0,
+                   "pair_binary": _binary(per_question, k, top, bottom)}
     table = pd.DataFrame.from_dict(rows, orient="index").rename_axis("k")
     return table.astype({"flat": bool, "configurations": int, "pairs": int, "tests": int, "for": int, "against": int})
 
@@ -211,8 +224,15 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
     needed = min_discordant(alpha / max(tests, 1))
     k = spreads["questions"].idxmax() if len(spreads) else None
     won, lost = (int(spreads.at[k, "for"]), int(spreads.at[k, "against"])) if k is not None else (0, 0)
+    pair_p = float(spreads.at[k, "pair_p"]) if k is not None else 1.0
+    binary = bool(spreads.at[k, "pair_binary"]) if k is not None else True
+    sign_p = min(1.0, 2.0 * 0.5 ** (won + lost) * sum(comb(won + lost, i) for i in range(min(won, lost) + 1)))
+    test = (f" (uncorrected p = {pair_p:.3f}, the exact sign test)" if binary else
+            f" (uncorrected p = {pair_p:.3f}, not the {sign_p:.3f} a sign test would give {won} to {lost}: some of "
+            "these questions have a partial recall such as 0.5, so the pair is tested with the bounded-mean test, "
+            "which weighs how much each question differs, not only which way)")
     widest = (f"the widest gap here (k={k}, {spreads.at[k, 'top']} over {spreads.at[k, 'bottom']}) rests on "
-              f"{won + lost} questions that differ, {won} for the best and {lost} against" if k is not None
+              f"{won + lost} questions that differ, {won} for the best and {lost} against" + test if k is not None
               else "the grid has no gap")
     size = (f"This corpus is small ({n_documents} documents, {n_eval} questions): a real difference smaller than "
             "that cannot show here.")
@@ -226,6 +246,7 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
             "text_if_false": (f"{lead}; {widest}: enough for the test to flag it if nearly all go one way, and the "
                               f"table above says whether it did. {size}"),
             "figures": {"pairs": pairs, "tests": tests, "needed": needed, "for": won, "against": lost, "alpha": alpha,
+                        "pair_p": pair_p, "binary": binary, "sign_p": sign_p,
                         "n_eval": n_eval, "n_documents": n_documents}}
 
 
@@ -245,7 +266,8 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
     won, lost = differing(per_question, k, best["config"], cheap["config"])
     small = won + lost < needed
     verdict = (f"no evidence that {best['config']} is better -- this set is too small to tell (the two differ on "
-               f"{won + lost} questions, {won} for and {lost} against; a pair needs {needed}) -- so prefer the "
+               f"{won + lost} questions, {won} for and {lost} against; with Holm over the {len(pairs)} pairs of this "
+               f"one k, fixed before looking, a pair needs {needed}) -- so prefer the "
                "cheaper one." if small else f"no evidence that {best['config']} is better, so prefer the cheaper one.")
     ratio = float(best["context_chars"] / cheap["context_chars"])
     gap = float(best["recall"] - cheap["recall"])
@@ -262,8 +284,35 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
                               f"noise ({format_p(p, alpha, name='Holm p')}) by {gap * n_eval:.1f} questions' worth, "
                               f"for {ratio:.1f}× the context characters: weigh that gain against the longer prompt."),
             "figures": {"k": k, "alpha": alpha, "p": p, "ratio": ratio, "gap": gap, "n_eval": n_eval,
-                        "needed": needed, "for": won, "against": lost, "too_small": small,
+                        "needed": needed, "for": won, "against": lost, "too_small": small, "pairs": len(pairs),
                         "best": best["config"], "cheap": cheap["config"],
                         "recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
                         "best_recall": float(best["recall"]), "cheap_chars": float(cheap["context_chars"]),
                         "best_chars": float(best["context_chars"])}}
+
+
+def heat_map_figure(summary: pd.DataFrame, ks, retriever: str):
+    """Notebook 02's figure: each configuration's Recall@k (``summary``: one row per configuration and k) as two heat
+    maps of the same numbers, the left on the plotting library's default colour scale (lowest to highest cell), the
+    right on 0-1. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    heat = _configs(summary).pivot_table(index="config", columns="k", values="recall", sort=False)
+    values = heat.to_numpy()
+    fig, axes = plt.subplots(1, 2, figsize=(2.2 * len(ks) + 5, 0.45 * len(heat) + 1.8), sharey=True,
+                             layout="constrained")
+    scales = {"auto colour scale: a winner jumps out": (values.min(), values.max()),
+              "0-1 scale: the gaps as small as they are": (0, 1)}
+    for ax, (title, (low, high)) in zip(axes, scales.items()):
+        image = ax.imshow(values, cmap="viridis", vmin=low, vmax=high, aspect="auto")
+        for (i, j), value in np.ndenumerate(values):
+            dark = value < low + 0.6 * (high - low)
+            ax.text(j, i, f"{value:.3f}", ha="center", va="center", color="white" if dark else "black", fontsize=8)
+        ax.set_xticks(range(len(heat.columns)), [f"k = {k}" for k in heat.columns])
+        ax.set_title(title, fontsize=10)
+        fig.colorbar(image, ax=ax, label="Recall@k")
+    axes[0].set_yticks(range(len(heat)), heat.index)
+    axes[0].set_ylabel("chunk size / overlap")
+    fig.suptitle(f"{retriever}: Recall@k per configuration, the same numbers twice")
+    return fig

@@ -261,8 +261,9 @@ def answer_length_claim(claims: pd.Series, answers: pd.Series) -> dict:
         "condition": longer,
         "text_if_true": (f"Mind the set-up: each claim goes to the matcher whole, as its expected answer -- a median of "
                          f"{claim_words:g} words, against {answer_words:g} for part 1's answers -- and a whole "
-                         "sentence occurs word for word far less often than a short answer, so part of the "
-                         "misses above reflects this set-up, not only the matcher."
+                         "sentence occurs word for word far less often than a short answer. These figures are the "
+                         "rule's agreement on whole sentences; how it fares on part 1's short answers this set does "
+                         "not measure."
                          if longer else ""),
         "text_if_false": (f"The claims are about as short as part 1's answers (a median of {claim_words:g} words "
                           f"against {answer_words:g}): the matcher is tested on inputs like the golden set's."),

@@ -89,7 +89,7 @@ def noise_band_claim(mean: float, low: float, high: float, n: int, *, measure: s
             "text_if_true": (
                 f"**On these {n} questions, a difference of up to {below * 100:.1f} points below or {above * 100:.1f} "
                 f"above {name}'s {measure} of {mean:.3f} cannot be told apart from noise.** Its {confidence:.0%} interval "
-                f"runs from {low:.3f} to {high:.3f}: any true value in that range fits these {n} answers, so a fixed "
+                f"runs from {low:.3f} to {high:.3f}: the true values these {n} answers do not rule out, so a fixed "
                 f"target, or a figure measured on other questions, anywhere in it cannot be told apart from this one. "
                 f"One question moves the mean by up to {100 / n:.1f} points."),
             "text_if_false": (
@@ -117,7 +117,7 @@ def coverage_claims(curve: pd.DataFrame, *, confidence: float, n: int) -> list[d
              f"The percentile bootstrap falls short of {confidence:.0%} by more than {SHORT_BY * 100:.0f} points at "
              f"{len(short)} of the {len(curve)} true rates drawn, {high_short} of them above {HIGH:.2f} -- where good "
              f"retrievers are. At its worst, a true rate of {worst:.3f}, it holds the true rate in only "
-             f"{pct.min():.0%} of golden sets of {n} questions: near 100% a golden set often has every question hit, "
+             f"{pct.min():.1%} of golden sets of {n} questions: near 100% a golden set often has every question hit, "
              "and the percentile interval is then [1, 1]."),
          "text_if_false": (
              f"On golden sets of {n} questions the percentile bootstrap stays within {SHORT_BY * 100:.0f} points of "

@@ -206,7 +206,7 @@ def _size_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool, target
 
 def _out_of_reach_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool, target_gain: float, alpha: float,
                         rates: tuple) -> dict:
-    """The claim that configurations like these probably cannot make ``target_gain``: a question that does not
+    """The claim that the configurations measured cannot make ``target_gain``: a question that does not
     change cannot raise the mean, so the gain is at most the discordant rate; with the Clopper-Pearson upper bound
     (level 1 - ``alpha``) of the share of the configuration that changes most, saying whether that rules it out."""
     from rag_metrics.stats.intervals import clopper_pearson
@@ -217,13 +217,15 @@ def _out_of_reach_claim(diffs: pd.Series, candidate_diffs: list, *, binary: bool
     k_max = max(int(diffs.ne(0).sum()), *counts)
     upper = float(clopper_pearson(k_max, n_now, 1 - alpha)[1]) if n_now else 1.0
     return _claim(
-        True, f"**Configurations like these probably cannot make a gain of {target_gain:g}.** They differ on "
+        True, f"**The configurations measured here change too few questions to make a gain of {target_gain:g}.** "
+              f"They differ on "
               f"{rate_plan:.1%} of the questions (this pair on {rate_pair:.1%}, the candidates on {rate_mean:.1%} "
               "on average), and a question that does not change cannot raise the mean: even if every one that "
               f"differs were won, the mean would rise by {rate_plan:.3f}. That share comes from {n_now} questions: "
               f"for the configuration that changes most ({k_max} of {n_now}) its {1 - alpha:.0%} upper bound is "
               f"{upper:.1%}"
-              + (f", above {target_gain:g}, so the gain is not ruled out -- only unlikely." if upper >= target_gain
+              + (f", above {target_gain:g}: configurations of this kind that change more questions could make it, "
+                 "so the gain is not ruled out." if upper >= target_gain
                  else f", below {target_gain:g} too.")
               + " Plan for a smaller gain"
               + (" (the table's last column gives the golden set for each gain they can make)" if binary else "")

@@ -84,9 +84,9 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
                    f", though the command line asks for at least {MIN_ITEMS} claims."))
     else:
         true = (f"{head}: the point estimate clears the stated {min_kappa:g}, the interval's lower end ({low:.3f}) "
-                f"does not -- on {n} claims agreement at that level is likely, **not established**, and the command "
-                "line's gate, which reads the lower end, refuses the judge for headline figures (unless `--force`). "
-                "Label more claims to narrow the interval.")
+                f"does not -- on {n} claims these labels fit agreement at that level, but it is **not "
+                "established**, and the command line's gate, which reads the lower end, refuses the judge for headline "
+                "figures (unless `--force`). Label more claims to narrow the interval.")
     return dict(condition=kappa >= min_kappa, text_if_true=true, name="judge_agreement", figures=figures,
                 text_if_false=(f"{head}: below the stated {min_kappa:g} -- the command line refuses it for headline "
                                "figures (unless `--force`)."))
