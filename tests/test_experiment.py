@@ -161,13 +161,14 @@ def test_drilldown_escapes_logged_text(corpus, golden, tmp_path):
 
 
 def test_drilldown_marks_only_the_match_that_decides(corpus, golden, tmp_path):
-    """A fragment as long as the overlap judge needs is marked; a shorter one is shown as context, never marked."""
+    """A fragment as long as the overlap judge needs is marked; a shorter one is shown as context, never marked (both
+    on the item's own document: another document's gold page is no evidence, test_explore checks)."""
     gold = corpus.page_text("expense_policy", 3)
     start = next(i for i in range(300, len(gold)) if "\n" not in gold[i:i + 100] and "  " not in gold[i:i + 100])
     long_piece, short_piece = gold[start:start + 80], gold[start + 2:start + 18]  # 80 and 16 characters (needs 24)
     path = tmp_path / "log.jsonl"
     path.write_text(json.dumps({"question_id": "q001", "retrieved": [
-        {"doc_id": "travel_policy", "text": "zq " + short_piece + " zq", "score": 2},
+        {"doc_id": "expense_policy", "text": "zq " + short_piece + " zq", "score": 2},  # its own document's gold page
         {"doc_id": "expense_policy", "text": "zq " + long_piece + " zq", "score": 1}]}))
     r = evaluate_log(golden, load_log(path), corpus)
     items = r.explain_data("q001")["items"]
