@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from rag_metrics.io.judgments import Qrels
 
-__all__ = ["Run", "code_run", "read_doc_map_any", "run_frame", "is_log"]
+__all__ = ["Run", "code_run", "read_doc_map_any", "run_frame", "is_log", "split_by_question", "join_pieces", "plain_bytes"]
 
 
 READERS = ("auto", "fast", "general")
@@ -110,33 +110,6 @@ class Run:
         if not self.paths:
             raise InputError("only a run read with Run.from_files has partitions.")
         return trec_run_frame(self.paths)
-
-    @staticmethod
-    def split_by_question(client, paths: list, out_dir, *, n_buckets: int, part_bytes: int | None = None,
-                          name: str = "part") -> list:
-        """Plain TREC files (a run's or judgments) split by question into ``n_buckets`` buckets on a Dask cluster:
-        per bucket, its pieces ``(file, start, stop)`` (:func:`rag_metrics.io.partitions.split_files`)."""
-        from rag_metrics.io import partitions
-
-        return partitions.split_files(client, paths, out_dir, n_buckets=n_buckets, name=name,
-                                      part_bytes=part_bytes or partitions.PART_BYTES)
-
-    @property
-    def plain_bytes(self) -> int | None:
-        """The total size of a :meth:`from_files` run's files when none is gzip-compressed (they can then be split
-        by byte ranges), else None."""
-        from rag_metrics.io.trec import is_gzip
-
-        if not self.paths or any(is_gzip(p) for p in self.paths):
-            return None
-        return sum(os.path.getsize(p) for p in self.paths)
-
-    @staticmethod
-    def join_pieces(pieces: list, out_path) -> int:
-        """One bucket of :meth:`split_by_question` as one file (bytes written)."""
-        from rag_metrics.io.partitions import join_pieces
-
-        return join_pieces(pieces, out_path)
 
     @classmethod
     def from_partition(cls, part: pd.DataFrame, files: list) -> Run:
@@ -381,3 +354,30 @@ def code_run(qrels: Qrels, run: Run, *, level: str = "document", doc_map: dict |
                     run_item=codes[n_gold:][sort], dedup=(level == "document"), unknown_questions=unknown,
                     reader="dataframe" if run.format in ("dataframe", "dict") else "general",
                     groups=qrels.group_rows(codes[:n_gold]))
+
+
+def split_by_question(client, paths: list, out_dir, *, n_buckets: int, part_bytes: int | None = None,
+                      name: str = "part") -> list:
+    """Plain TREC files (a run's or judgments) split by question into ``n_buckets`` buckets on a Dask cluster:
+    per bucket, its pieces ``(file, start, stop)`` (:func:`rag_metrics.io.partitions.split_files`)."""
+    from rag_metrics.io import partitions
+
+    return partitions.split_files(client, paths, out_dir, n_buckets=n_buckets, name=name,
+                                  part_bytes=part_bytes or partitions.PART_BYTES)
+
+
+def join_pieces(pieces: list, out_path) -> int:
+    """One bucket of :func:`split_by_question` as one file (bytes written)."""
+    from rag_metrics.io import partitions
+
+    return partitions.join_pieces(pieces, out_path)
+
+
+def plain_bytes(run: Run) -> int | None:
+    """The total size of a :meth:`Run.from_files` run's files when none is gzip-compressed (they can then be split by
+    byte ranges, :func:`split_by_question`), else None."""
+    from rag_metrics.io.trec import is_gzip
+
+    if not run.paths or any(is_gzip(p) for p in run.paths):
+        return None
+    return sum(os.path.getsize(p) for p in run.paths)

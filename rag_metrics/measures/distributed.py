@@ -41,7 +41,7 @@ import logging
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.io.rankings import Run
+from rag_metrics.io.rankings import Run, join_pieces, plain_bytes, split_by_question
 from rag_metrics.measures.result import Evaluation
 
 __all__ = ["evaluate_partitioned", "evaluate_files", "evaluate_split", "dask_client", "map_by_question",
@@ -165,10 +165,10 @@ def evaluate_files(prepared, run: Run, *, scheduler: str | None = None) -> Evalu
     """TREC run files on Dask, evaluated by ``prepared`` (an :class:`~rag_metrics.measures.evaluator.Evaluator`):
     large plain files split by question (:func:`evaluate_split`), others one partition per file, shuffled by
     question (module docstring)."""
-    size = run.plain_bytes
+    size = plain_bytes(run)
     qrels = prepared.qrels
     if size is not None and size > SPLIT_BYTES and qrels.format == "trec" and qrels.source is not None \
-            and Run.from_files([qrels.source]).plain_bytes is not None:
+            and plain_bytes(Run.from_files([qrels.source])) is not None:
         return evaluate_split(prepared, run, scheduler=scheduler)
     with dask_client(scheduler):
         return evaluate_partitioned(prepared, run.partitions(), files=run.paths)
@@ -197,15 +197,15 @@ def evaluate_split(prepared, run: Run, *, scheduler: str | None = None, scratch=
     import shutil
     import tempfile
 
-    n_bytes = run.plain_bytes or 0
+    n_bytes = plain_bytes(run) or 0
     work = tempfile.mkdtemp(prefix="rag-metrics-split-", dir=scratch or os.environ.get("RAG_METRICS_SCRATCH"))
     try:
         with dask_client(scheduler, reuse=True) as client:
             workers = max(1, len(client.scheduler_info().get("workers", {})))
             n_buckets = max(2 * workers, -(-n_bytes // (bucket_bytes or BUCKET_BYTES)))
-            run_pieces = Run.split_by_question(client, run.paths, work, n_buckets=n_buckets, part_bytes=part_bytes,
+            run_pieces = split_by_question(client, run.paths, work, n_buckets=n_buckets, part_bytes=part_bytes,
                                                name="run")
-            qrels_pieces = Run.split_by_question(client, [prepared.qrels.source], work, n_buckets=n_buckets,
+            qrels_pieces = split_by_question(client, [prepared.qrels.source], work, n_buckets=n_buckets,
                                                  part_bytes=part_bytes, name="qrels")
             light = prepared.with_qrels(_no_judgments(prepared.qrels), engine="auto")
             futures = client.map(_bucket_values, qrels_pieces, run_pieces, list(range(n_buckets)), light=light,
@@ -229,8 +229,8 @@ def _bucket_values(qrels_pieces: list, run_pieces: list, bucket: int, *, light, 
 
     q_path, r_path = os.path.join(work, f"bucket-{bucket:05d}.qrels"), os.path.join(work, f"bucket-{bucket:05d}.run")
     try:
-        Run.join_pieces(qrels_pieces, q_path)
-        Run.join_pieces(run_pieces, r_path)
+        join_pieces(qrels_pieces, q_path)
+        join_pieces(run_pieces, r_path)
         if not qrels_pieces:
             with open(r_path, "rb") as f:
                 heads = dict.fromkeys(line.split(None, 1)[0].decode() for line in f if line.strip())
