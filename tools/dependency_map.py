@@ -68,10 +68,13 @@ def file_hash(path: Path) -> str:
 
 
 class _Reach:
-    """What ran during one test or one wider-scoped fixture: labels ``d:<dist>``, ``f:<file>`` and SPAWN."""
+    """What ran during one test or one wider-scoped fixture: labels ``d:<dist>``, ``f:<file>`` and SPAWN.
+    ``reached``: a pinned package ran or a process started -- it runs in .venv-lowest whatever else it runs, so the
+    profiler is off for the rest of it (the files it ran matter only to a test that reaches nothing)."""
 
     def __init__(self):
         self.labels: set[str] = set()
+        self.reached = False
 
 
 class Recorder:
@@ -93,6 +96,7 @@ class Recorder:
         self._fixtures: dict[tuple[str, str], set[str]] = {}
         self.tests: dict[str, set[str]] = {}
         self.hashes: dict[str, str] = {}
+        self.failed: set[str] = set()
 
     # -- classification, cached per file and per module
     def _file_label(self, filename: str):
@@ -127,7 +131,7 @@ class Recorder:
         return label
 
     def _profile(self, frame, event, arg):
-        if not self._stack:
+        if not self._stack or self._stack[-1].reached:
             return
         if event == "call":
             label = self._file_label(frame.f_code.co_filename)
@@ -147,21 +151,29 @@ class Recorder:
         else:
             return
         if label:
-            self._stack[-1].labels.add(label)
+            top = self._stack[-1]
+            top.labels.add(label)
+            if not label.startswith("f:"):
+                top.reached = True
+                self._switch(False)
+
+    def _switch(self, on: bool) -> None:
+        threading.setprofile(self._profile if on else None)
+        sys.setprofile(self._profile if on else None)
 
     def _push(self):
         self._stack.append(_Reach())
-        if len(self._stack) == 1:
-            threading.setprofile(self._profile)
-            sys.setprofile(self._profile)
+        self._switch(True)  # a fixture set up inside a test that reached already is profiled on its own
 
     def _pop(self) -> set[str]:
         reach = self._stack.pop()
-        if not self._stack:
-            sys.setprofile(None)
-            threading.setprofile(None)
+        if self._stack:
+            parent = self._stack[-1]
+            parent.labels |= reach.labels
+            parent.reached = parent.reached or reach.reached
+            self._switch(not parent.reached)
         else:
-            self._stack[-1].labels |= reach.labels
+            self._switch(False)
         return reach.labels
 
     # -- pytest hooks
@@ -186,7 +198,15 @@ class Recorder:
             for name in item.fixturenames:
                 for fixturedef in item._fixtureinfo.name2fixturedefs.get(name, ()):
                     labels |= self._fixtures.get((fixturedef.argname, fixturedef.baseid), set())
-            self.tests[item.nodeid] = labels
+            if item.nodeid not in self.failed:
+                self.tests[item.nodeid] = labels
+
+    def pytest_runtest_logreport(self, report):
+        """Only a test that passed enters the map: one that failed, skipped or xfailed may have stopped before what
+        it reaches when it passes (absent from the map, it runs in .venv-lowest)."""
+        if report.outcome != "passed" or hasattr(report, "wasxfail"):
+            self.failed.add(report.nodeid)
+            self.tests.pop(report.nodeid, None)
 
 
 def write_map(recorder: Recorder, dists: list[str], path: Path = MAP) -> dict:
@@ -238,13 +258,14 @@ def main(argv: list[str]) -> int:
     dists = pinned()
     recorder = Recorder(dists)
     code = pytest.main(["-q", "-p", "no:cacheprovider", *(argv or ["tests"])], plugins=[recorder])
-    if code != 0:  # a failing test may have stopped before reaching what it reaches when it passes
-        print("tests failed: the map is not written", file=sys.stderr)
+    if code not in (0, 1):  # interrupted, or no test ran
+        print("the run did not complete: the map is not written", file=sys.stderr)
         return code
     data = write_map(recorder, dists)
     reaching = sum(1 for t in data["tests"].values() if t["reaches"])
     print(f"{MAP.relative_to(ROOT)}: {len(data['tests'])} tests, {reaching} reach a pinned package or start a "
-          f"process, {len(data['tests']) - reaching} reach none")
+          f"process, {len(data['tests']) - reaching} reach none; {len(recorder.failed)} did not pass and are left "
+          "out (they run in .venv-lowest)")
     return code
 
 
