@@ -28,13 +28,13 @@ def golden(corpus):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "llamaindex_files: needs LlamaIndex's PDF reader (llama-index-readers-file, "
-                            "which requires pandas<3): runs in .venv-lowest, which `make test` makes")
+                            "which requires pandas<3): runs in .venv-lowest, which `make test-lowest` makes")
 
 
 def pytest_runtest_setup(item):
     """A test marked ``llamaindex_files`` runs where LlamaIndex's PDF reader is installed; elsewhere it is skipped
-    with the reason -- unless RAG_METRICS_REQUIRE_LLAMAINDEX=1 (set by `make test` in .venv-lowest), where a missing
-    reader is a failure, never a silent skip."""
+    with the reason -- unless RAG_METRICS_REQUIRE_LLAMAINDEX=1 (set by `make test-lowest` in .venv-lowest), where a
+    missing reader is a failure, never a silent skip."""
     if item.get_closest_marker("llamaindex_files") is None:
         return
     try:
@@ -42,7 +42,7 @@ def pytest_runtest_setup(item):
     except ImportError:
         if os.environ.get("RAG_METRICS_REQUIRE_LLAMAINDEX") == "1":
             pytest.fail("llama-index-readers-file is not installed, and this environment must run its tests")
-        pytest.skip("LlamaIndex's PDF reader (pandas<3) runs in .venv-lowest: `make test` runs this test there")
+        pytest.skip("LlamaIndex's PDF reader (pandas<3) runs in .venv-lowest: `make test-lowest` runs this test there")
 
 
 @pytest.fixture(scope="session")

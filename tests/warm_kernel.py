@@ -110,8 +110,9 @@ class KernelPool:
 
     def _start(self, folder: Path) -> _PoolKernelManager:
         nb = nbformat.v4.new_notebook()
-        client = NotebookClient(nb, kernel_name="python3", timeout=self.timeout, kernel_manager_class=_PoolKernelManager,
-                                resources={"metadata": {"path": str(folder)}}, extra_arguments=list(EXTRA_ARGUMENTS))
+        client = NotebookClient(nb, kernel_name="python3", timeout=self.timeout,
+                                kernel_manager_class=_PoolKernelManager, resources={"metadata": {"path": str(folder)}},
+                                extra_arguments=list(EXTRA_ARGUMENTS))
         client.execute(cleanup_kc=False)  # starts the kernel, runs nothing
         km = client.km
         km.close_clients()
