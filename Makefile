@@ -73,7 +73,8 @@ test-lowest: $(LOWEST)/.stamp
 	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python -m pytest -n auto --dist worksteal -p no:cacheprovider \
 	  --only-reaching-pinned tests $(LOWEST_SKIP)
 
-# Remake tests/dependency_map.json in .venv-lowest (the whole suite once, profiled, one process: ~25 minutes).
+# Remake tests/dependency_map.json in .venv-lowest: the suite once, in one process, each test profiled until it first
+# reaches a pinned package (about as long as the suite on one core).
 dependency-map: $(LOWEST)/.stamp
 	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python tools/dependency_map.py tests $(LOWEST_SKIP)
 

@@ -3,14 +3,16 @@
 .venv-lowest exists to test the lower bounds pyproject.toml declares (tools/lowest_constraints.py pins them). A test
 whose code never runs a pinned package -- say a check of the architecture, or a CSV reader written in the standard
 library -- gives the same result under any version of them, so running it there again proves nothing new. This
-script runs the suite once under a profiler and writes tests/dependency_map.json: for each test, the pinned
-distributions whose code ran while it ran (its own setup, call and teardown, and the setup of every wider-scoped
-fixture it uses, even when another test set that fixture up first), whether it started another process (whose code
-it cannot see: such a test always counts as reaching everything), and the project files it ran (rag_metrics/,
-tests/), by content hash.
+script runs the suite once under a profiler and writes tests/dependency_map.json: for each test that passed, the
+first pinned distribution whose code ran while it ran (its own setup, call and teardown, and the setup of every
+wider-scoped fixture it uses, even when another test set that fixture up first) -- or that it started another
+process (whose code it cannot see: such a test always counts as reaching everything) -- and, for a test that reaches
+none, the project files it ran (rag_metrics/, tests/), by content hash. Profiling stops for the rest of a test once
+it reaches one: whatever else it runs, it runs in .venv-lowest.
 
-Usage, from the repository's root, in the environment the selection is for:
+Usage, from the repository's root, in the environment the selection is for (`make dependency-map`):
     .venv-lowest/bin/python tools/dependency_map.py [pytest arguments, default: tests]
+Tests left out of the run (``--ignore``, ``--deselect``) are absent from the map, so they run in .venv-lowest.
 
 The selection (:func:`select`, used by tests/conftest.py's ``--only-reaching-pinned``) is conservative: a test runs
 unless the map says it reached no pinned package and started no process, and every project file it ran is unchanged
