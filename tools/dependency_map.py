@@ -249,9 +249,11 @@ def select(nodeids: list[str], path: Path = MAP) -> tuple[set[str], list[str]]:
     skippable, stale = set(), []
     for nodeid in nodeids:
         entry = data["tests"].get(nodeid)
+        if entry is not None and entry["reaches"]:
+            continue  # runs there, whatever changed since
         if entry is None or entry["files"] in dirty:
             stale.append(nodeid)
-        elif not entry["reaches"]:
+        else:
             skippable.add(nodeid)
     return skippable, stale
 
