@@ -1,11 +1,14 @@
 # Two commands do everything on a fresh clone with only python3:
 #   make report   build the HTML reports on the sample data (the main job)
-#   make test     unit tests + nbval over the committed notebooks
+#   make test     unit tests + nbval over the committed notebooks (what a contributor runs before a commit)
+# and CI (.ci/run) runs both, then `make test-lowest`.
 # Each target creates .venv/ and installs the project from pyproject.toml with the extras it needs
 # (report: notebooks and retrievers; test: everything), once per change of pyproject.toml. pip resolves the
-# newest versions allowed, as a new user's install does. `make test` also makes .venv-lowest: every runtime
+# newest versions allowed, as a new user's install does. `make test-lowest` makes .venv-lowest: every runtime
 # dependency at the lowest version pyproject.toml allows (tools/lowest_constraints.py), plus LlamaIndex's PDF
-# reader (it requires pandas<3, so it never enters .venv); the report and the unit tests run there too.
+# reader (it requires pandas<3, so it never enters .venv); the report runs there, and the unit tests that reach a
+# pinned package (tests/dependency_map.json, made by `make dependency-map`). `make lowest-env` builds it alone:
+# .ci/run builds it while `make test` runs (make -j2).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -20,6 +23,8 @@ EXAMPLE := --golden data/golden.jsonl --pages data/corpus --run data/examples/bm
 # browser check of the figure's markup -- the pages built in .venv-lowest do embed their figures).
 # Also left to .venv: the notebook parameter sweep, whose subject is the parameters, not the versions: under the
 # lowest versions every notebook runs at its defaults in the report built just before the tests.
+# In .venv-lowest only the tests that reach a pinned package run (conftest.py's --only-reaching-pinned): a test whose
+# code never runs one gives the same result under any of their versions, and already ran in .venv.
 LOWEST_SKIP := --deselect "tests/test_notebooks.py::test_regenerating_gives_byte_identical_notebooks" \
   --deselect tests/test_notebooks.py::test_every_notebook_runs_and_says_nothing_false \
   --deselect tests/test_experiment.py::test_sample_examples_are_what_the_runner_writes \
@@ -32,7 +37,7 @@ LOWEST_SKIP := --deselect "tests/test_notebooks.py::test_regenerating_gives_byte
 unexport PYTHONDONTWRITEBYTECODE
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: report test notebooks lab bench bench-report clean clean-reports
+.PHONY: report test test-lowest lowest-env dependency-map notebooks lab bench bench-report clean clean-reports
 
 $(BIN)/python:
 	@echo "--- creating $(VENV)"
@@ -57,14 +62,24 @@ $(LOWEST)/.stamp: pyproject.toml tools/lowest_constraints.py
 	$(LOWEST)/bin/python -m pip install --quiet --no-compile -c $(LOWEST)/constraints.txt -e '.[report,test,dask,llamaindex-files]'
 	touch $@
 
-test: $(VENV)/.stamp-dev $(LOWEST)/.stamp
+test: $(VENV)/.stamp-dev
 	$(BIN)/python -m pytest -n auto --dist worksteal tests
 	$(BIN)/python -m pytest -n auto --dist loadfile notebooks rag_metrics/report/experiment.ipynb $(NBVAL)
-	@echo "--- the lowest versions pyproject.toml allows ($(LOWEST)): the report, then the unit tests"
+
+lowest-env: $(LOWEST)/.stamp
+
+test-lowest: $(LOWEST)/.stamp
+	@echo "--- the lowest versions pyproject.toml allows ($(LOWEST)): the report, then the unit tests reaching them"
 	rm -rf $(LOWEST)/reports
 	$(LOWEST)/bin/rag-metrics report --experiment default --reports-dir $(LOWEST)/reports
 	$(LOWEST)/bin/rag-metrics report --experiment example --reports-dir $(LOWEST)/reports $(EXAMPLE)
-	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python -m pytest -n auto --dist worksteal -p no:cacheprovider tests $(LOWEST_SKIP)
+	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python -m pytest -n auto --dist worksteal -p no:cacheprovider \
+	  --only-reaching-pinned tests $(LOWEST_SKIP)
+
+# Remake tests/dependency_map.json in .venv-lowest: the suite once, in one process, each test profiled until it first
+# reaches a pinned package (about as long as the suite on one core).
+dependency-map: $(LOWEST)/.stamp
+	RAG_METRICS_REQUIRE_LLAMAINDEX=1 $(LOWEST)/bin/python tools/dependency_map.py tests $(LOWEST_SKIP)
 
 # Re-execute the committed notebooks in place, byte-for-byte reproducibly (tools/run_notebooks.py says how).
 notebooks: $(VENV)/.stamp-report

@@ -216,7 +216,7 @@ def test_a_closed_stdout_changes_neither_the_files_nor_the_exit_status(inputs, t
         assert Path(path).exists() and (Path(path).is_dir() or Path(path).stat().st_size > 0), path
 
 
-def test_a_report_whose_stdout_is_closed_is_still_published_with_exit_0(tmp_path, capsys, monkeypatch):
+def test_a_report_whose_stdout_is_closed_is_still_published_with_exit_0(tmp_path, capsys, monkeypatch, warm_kernels):
     """`rag-metrics report` writes its pages and index, then prints; a closed pipe changes neither."""
     import nbformat
 

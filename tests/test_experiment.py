@@ -288,7 +288,7 @@ def test_bad_report_inputs_exit_2_and_write_nothing(tmp_path, capsys):
 
 
 
-def test_experiment_report_end_to_end(tmp_path, capsys):
+def test_experiment_report_end_to_end(tmp_path, capsys, warm_kernels):
     """Logs given newest first: every section, summary.json and the index describe the newest run."""
     from rag_metrics.report.experiment_build import build_experiment_report
 
@@ -346,7 +346,7 @@ def test_experiment_report_end_to_end(tmp_path, capsys):
         assert re.search(rf'<a href="exp/[0-9TZ-]+/experiment.html">{run}</a></td><td>2026-11-30 20:48:5\d UTC</td>', index), run
 
 
-def test_the_command_says_when_most_logged_questions_are_unused(tmp_path, capsys):
+def test_the_command_says_when_most_logged_questions_are_unused(tmp_path, capsys, warm_kernels):
     log = tmp_path / "mostly_unknown.jsonl"
     rows = [json.loads(line) for line in (EXAMPLES / "bm25_c400o100.jsonl").read_text().splitlines()]
     log.write_text("".join(json.dumps({**r, "question_id": f"x{r['question_id']}"}) + "\n" for r in rows[2:])
@@ -396,7 +396,7 @@ def test_the_compared_measure_is_a_headline_measure_at_the_largest_cutoff_for_re
             _check_comparison(drilldowns=20, order="made", alpha=0.05, measure=measure, ks=[1, 3, 5])
 
 
-def test_an_experiment_report_takes_paths_relative_to_where_it_is_started(tmp_path, monkeypatch):
+def test_an_experiment_report_takes_paths_relative_to_where_it_is_started(tmp_path, monkeypatch, warm_kernels):
     """The notebook runs in its report folder, so the golden set and the logs given relative to the caller's folder
     reach it as absolute paths."""
     work = tmp_path / "work"

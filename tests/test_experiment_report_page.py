@@ -73,13 +73,14 @@ def test_the_diagnosis_names_the_one_list_and_the_language_of_the_losses(framewo
 
 
 @pytest.fixture(scope="module")
-def page(frameworks):
+def page(frameworks, kernel_pool):
     from rag_metrics.report.experiment_build import build_experiment_report
 
     folder, pdfs, *_ , before, after = frameworks
-    run_dir = build_experiment_report("frameworks", golden=ROOT / "data" / "golden.jsonl", pages=pdfs,
-                                      runs=[f"langchain:{before}", f"llamaindex:{after}"], order="given",
-                                      reports_dir=folder / "reports", progress_bar=False)
+    with kernel_pool.serving():
+        run_dir = build_experiment_report("frameworks", golden=ROOT / "data" / "golden.jsonl", pages=pdfs,
+                                          runs=[f"langchain:{before}", f"llamaindex:{after}"], order="given",
+                                          reports_dir=folder / "reports", progress_bar=False)
     return run_dir / "experiment.html"
 
 
@@ -146,7 +147,7 @@ def _head(tmp: Path, n: int) -> str:
 @pytest.mark.skipif(not page_metrics.chromium(), reason="Debian chromium is not installed (apt-get install -y "
                                                           "chromium); the HTML-text checks still run")
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_each_scenario_reads_under_8000_px_with_the_diagnosis_said_once(tmp_path, scenario):
+def test_each_scenario_reads_under_8000_px_with_the_diagnosis_said_once(tmp_path, scenario, warm_kernels):
     from rag_metrics.report.experiment_build import build_experiment_report
 
     run = build_experiment_report(scenario, golden=str(ROOT / "data/golden.jsonl"), runs=SCENARIOS[scenario](tmp_path),

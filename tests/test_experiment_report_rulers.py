@@ -188,7 +188,7 @@ def test_gold_pages_without_text_are_flagged_per_question(tmp_path):
     assert "unfindable by text judges" in html
 
 
-def test_the_report_notebook_shows_the_ruler_section(footer, tmp_path, capsys):
+def test_the_report_notebook_shows_the_ruler_section(footer, tmp_path, capsys, warm_kernels):
     """End to end: the report of the top-3 log and the 1-based top-5 log (its own shape given per run) names the
     page-base fix at the top and in the audit, and lists the footer it left out, escaped."""
     from rag_metrics.io.corpus import data_dir

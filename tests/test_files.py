@@ -195,7 +195,7 @@ SAVE_CELL = textwrap.dedent("""
 """)
 
 
-def test_a_report_adds_to_the_history_only_when_published_and_ok(tmp_path):
+def test_a_report_adds_to_the_history_only_when_published_and_ok(tmp_path, warm_kernels):
     history = tmp_path / "reports" / "x" / "history"
     good = _notebook(tmp_path / "good.ipynb", SAVE_CELL)
     bad = _notebook(tmp_path / "bad.ipynb", SAVE_CELL + "\nraise RuntimeError('after saving')")

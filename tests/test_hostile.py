@@ -112,15 +112,16 @@ def inputs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def experiment_pages(inputs, tmp_path_factory):
+def experiment_pages(inputs, tmp_path_factory, kernel_pool):
     pytest.importorskip("papermill")
     from rag_metrics.report.experiment_build import build_experiment_report
 
     d, log = inputs
     reports = tmp_path_factory.mktemp("reports")
-    run = build_experiment_report("hostile", golden=d / "golden.jsonl", runs=[d / "older.jsonl", log],
-                                  pages=d / "pages.jsonl", answers=d / "answers.jsonl", reports_dir=reports,
-                                  progress_bar=False)
+    with kernel_pool.serving():
+        run = build_experiment_report("hostile", golden=d / "golden.jsonl", runs=[d / "older.jsonl", log],
+                                      pages=d / "pages.jsonl", answers=d / "answers.jsonl", reports_dir=reports,
+                                      progress_bar=False)
     return run / "experiment.html", reports / "index.html"
 
 

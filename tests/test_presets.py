@@ -298,7 +298,7 @@ def test_a_file_named_like_a_spec_is_that_file(tmp_path, monkeypatch):
         parse_run_spec("langchan:real.jsonl")
 
 
-def test_one_report_mixes_native_and_langchain_logs(tmp_path):
+def test_one_report_mixes_native_and_langchain_logs(tmp_path, warm_kernels):
     """--run LOG (native, the command's --preset) and --run langchain:LOG in one experiment report."""
     reports = tmp_path / "reports"
     code = main(["report", "--experiment", "mixed", "--golden", str(data_dir() / "golden.jsonl"), "--pages",

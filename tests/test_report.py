@@ -25,7 +25,7 @@ def small_notebook(path: Path, body: str, params: str = "k = 3"):
     return path
 
 
-def test_seed_notebook_with_other_parameters(tmp_path):
+def test_seed_notebook_with_other_parameters(tmp_path, warm_kernels):
     run_dir = build_report(
         "k5", {"k": 5}, [NOTEBOOKS / "01_duplicate_chunks_recall.ipynb"], reports_dir=tmp_path, progress_bar=False
     )
@@ -54,7 +54,7 @@ def test_undeclared_parameter_is_an_error(tmp_path):
     assert not (tmp_path / "r").exists()  # nothing ran
 
 
-def test_failing_notebook_is_named_and_kept_and_others_still_reported(tmp_path):
+def test_failing_notebook_is_named_and_kept_and_others_still_reported(tmp_path, warm_kernels):
     bad = small_notebook(tmp_path / "bad.ipynb", "raise RuntimeError('boom at cell 2')")
     good = small_notebook(tmp_path / "good.ipynb", "print(k * 2)")
     with pytest.raises(ReportError, match=r"bad.ipynb: cell 2 .*RuntimeError: boom at cell 2") as err:
@@ -76,7 +76,7 @@ def test_parse_parameters():
         parse_parameters(["k"])
 
 
-def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
+def test_two_runs_of_one_experiment_show_a_delta(tmp_path, warm_kernels):
     body = (
         "import pandas as pd\n"
         "from rag_metrics.report import record\n"
@@ -107,7 +107,7 @@ def test_two_runs_of_one_experiment_show_a_delta(tmp_path):
     assert index.count("<tr><td>20") == 3  # three runs listed
 
 
-def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_path):
+def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_path, warm_kernels):
     body = ("from rag_metrics.report import record\n"
             "record('shown', mean=0.25)\n"
             "record('quiet', mean=0.75, echo=False)\n")
@@ -194,7 +194,7 @@ def test_index_escapes_names_and_quotes_links(tmp_path):
         assert f'id="{anchor}"' in index
 
 
-def test_notebook_with_odd_file_name_end_to_end(tmp_path):
+def test_notebook_with_odd_file_name_end_to_end(tmp_path, warm_kernels):
     nb = small_notebook(tmp_path / "odd #1 name.ipynb", "print(k)")
     run_dir = build_report("x", {}, [nb], reports_dir=tmp_path / "r", progress_bar=False)
     assert (run_dir / "odd #1 name.html").is_file()
@@ -224,7 +224,7 @@ def test_concurrent_reports_all_reach_the_index(tmp_path):
     assert not list((tmp_path / "r").glob("*/.*partial"))  # no staging folder left behind
 
 
-def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path):
+def test_claims_are_shown_only_when_they_hold_and_recorded_either_way(tmp_path, warm_kernels):
     body = (
         "from rag_metrics.report import claim\n"
         "a, b = 0.5, 0.7\n"

@@ -9,7 +9,7 @@ from rag_metrics.io.corpus import data_dir
 DATA = data_dir()
 
 
-def test_identical_logs_are_named_and_history_warnings_are_one_line(tmp_path, capsys):
+def test_identical_logs_are_named_and_history_warnings_are_one_line(tmp_path, capsys, warm_kernels):
     log = DATA / "examples" / "bm25_c300o50.jsonl"
     copy = tmp_path / "copy.jsonl"
     shutil.copyfile(log, copy)
@@ -27,7 +27,8 @@ def test_identical_logs_are_named_and_history_warnings_are_one_line(tmp_path, ca
     assert "HistoryWarning" not in err and "warnings.warn" not in err
 
 
-def test_a_report_killed_between_publishing_and_merging_is_listed_clean_and_recovered(tmp_path, monkeypatch):
+def test_a_report_killed_between_publishing_and_merging_is_listed_clean_and_recovered(tmp_path, monkeypatch,
+                                                                                    warm_kernels):
     import subprocess
     import sys
 
