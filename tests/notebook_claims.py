@@ -390,6 +390,8 @@ SUPPORT = {
     # lower end) only when the interval's lower end does too
     "judge_agreement": lambda f, h: (that(f["interval_clears"] == (f["low"] is not None and f["low"] >= f["min_kappa"]))
                                      and f["kappa"] is not None and f["kappa"] >= f["min_kappa"]),
+    # the held-out figure decides the trust: at least 20 claims and the interval's lower end at 0.6 or above
+    "judge_trust": lambda f, h: (f["heldout_low"] is not None and f["heldout_low"] >= 0.6 and f["heldout_n"] >= 20),
     # wrong answers with every claim supported, split by the package's diagnosis: misled or incomplete, never both
     "misled_split": lambda f, h: (that(not set(f["misled"]) & set(f["incomplete"]))
                                   and len(f["incomplete"]) > 0),

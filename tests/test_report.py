@@ -33,7 +33,7 @@ def test_seed_notebook_with_other_parameters(tmp_path, warm_kernels):
     injected = [c for c in executed.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert injected and "k = 5" in injected[0].source
     text = "".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.outputs)
-    assert "naive chunk-counting Recall@5 = 2.00" in text
+    assert "naive chunk-counting Recall@5 = 4 gold chunks / 2 gold documents = 2.00" in text
 
     page = (run_dir / "01_duplicate_chunks_recall.html").read_text(encoding="utf-8")
     assert "<title>" in page and "01_duplicate_chunks_recall" in page

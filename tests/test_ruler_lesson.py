@@ -94,7 +94,7 @@ def test_changes_that_add_up_or_one_that_does_nothing_are_not_called_overlapping
 def test_source_direction_on_each_side_and_beyond_the_chunks():
     assert shown(gaps(0.5, 0.6, 0.7, 0.52)["source_direction"]).startswith(
         "As in the source, content overlap with a ±1 window scores above markers matched on the page itself: "
-        "0.500 → 0.520 here (+0.020, 1 of 50 questions)")
+        "0.500 → 0.520 here (+0.020 = 1 of 50 questions)")
     same = gaps(0.5, 0.6, 0.7, 0.5)["source_direction"]
     assert not same["condition"] and shown(same).endswith("(the source: 0.69 → 0.775).")
     beyond = gaps(0.5, 0.6, 0.0, 0.0, fits=False)["source_direction"]

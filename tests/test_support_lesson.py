@@ -105,3 +105,18 @@ def test_kappa_claim_undefined():
     c = kappa_claim(None, None, None, 0.6, 3)
     assert not c["condition"] and "undefined" in shown(c)
 
+
+
+@pytest.mark.parametrize("held_low, trusted", [(0.444, False), (0.6, True)])
+def test_kappa_claim_defers_to_the_held_out_figure(held_low, trusted):
+    """Agreement that clears the bar on the claims the judge was tuned on is not called established when the held-out
+    figure does not: notebook 11's headline and its trust sentence can no longer contradict each other."""
+    from rag_metrics.experiment.support_trust import JudgeTrust
+    from rag_metrics.stats.agreement import Kappa, headline_refusal
+
+    held = Kappa(kappa=0.575, low=held_low, high=0.691, observed=0.8, expected=0.5, n=202)
+    trust = JudgeTrust("offline", Kappa(0.799, 0.658, 0.895, 0.9, 0.5, 110), held, headline_refusal(held))
+    text = shown(kappa_claim(0.799, 0.658, 0.895, 0.6, 110, trust))
+    assert ("not yet trusted" in text) is (not trusted) and ("is established" in text) is trusted
+    if not trusted:
+        assert "0.575 [0.444, 0.691]" in text and "tuned on" in text and "accepts the judge" not in text

@@ -66,18 +66,26 @@ def judge_error_claim(errors: dict, diagnoses: dict) -> dict:
                               "read the spans before trusting an `answered_from_memory`."))
 
 
-def kappa_claim(kappa, low, high, min_kappa: float, n: int) -> dict:
+def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dict:
     """The claim on the judge's agreement with people: the point estimate against ``min_kappa`` (the condition), then
     its interval's lower end, which the command line's gate reads (the package's one rule,
     :func:`rag_metrics.stats.agreement.headline_refusal`): "established", and the judge accepted, only when the lower
-    end clears the bar too."""
+    end clears the bar too. ``heldout`` (a :class:`~rag_metrics.experiment.support_trust.JudgeTrust`): when these
+    labels are the set the judge was tuned on and the held-out figure does not clear the bar, the sentence says so
+    instead of calling the agreement established."""
     figures = {"kappa": kappa, "low": low, "high": high, "min_kappa": min_kappa, "n": n,
-               "interval_clears": low is not None and low >= min_kappa}
+               "interval_clears": low is not None and low >= min_kappa,
+               "heldout_trusted": None if heldout is None else heldout.trusted}
     if kappa is None:
         return dict(condition=False, text_if_true="", name="judge_agreement", figures=figures,
                     text_if_false="The offline judge's kappa is undefined on this set (one label only).")
     head = f"The offline judge agrees with the people's labels at kappa **{kappa:.3f}** [{low:.3f}, {high:.3f}]"
-    if low >= min_kappa:
+    if low >= min_kappa and heldout is not None and not heldout.trusted:
+        h = heldout.heldout
+        true = (f"{head}: on these {n} claims, the set its rules were tuned on, even the interval's lower end clears "
+                f"the stated {min_kappa:g} -- but on {h.n} held-out claims it agrees at {h.kappa:.3f} "
+                f"[{h.low:.3f}, {h.high:.3f}], below the bar, so it is **not yet trusted** (next paragraph).")
+    elif low >= min_kappa:
         true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
                 f"established on these {n} claims"
                 + (", and the command line accepts the judge." if n >= MIN_ITEMS else
