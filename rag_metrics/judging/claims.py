@@ -57,9 +57,10 @@ _NEXT_EN = re.compile(r"\s*(?:-\s*)?([a-z%€$]+)")
 _JA_UNITS = ("か月", "ヶ月", "カ月", "ヵ月", "営業日", "週間", "時間", "文字", "年", "月", "日", "週", "時", "分", "秒",
              "回", "円", "社", "泊", "件", "歳", "度", "人", "台", "枚", "%", "％")
 _EN_UNIT_STOP = STOPWORDS - {"per"}
-_NEGATION_EN = re.compile(r"\b(?:not|no|never|cannot|neither|nor|none|nothing)\b|n't\b|\bnon-")
-_OBLIGATION_JA = re.compile(r"(?:なければ|なくては|なくちゃ|ねば)(?:なら|いけ)(?:ない|ません|ず)")
-_NEGATION_JA = re.compile(r"ない|ません|ず(?:に|、|。|$)|不可|禁止|認めない|できぬ|なし")
+_NEGATION_EN = re.compile(r"\b(?:not|no|never|cannot|neither|nor|none|nothing|prohibited|forbidden|banned|"
+                          r"excluded|disallowed)\b|n't\b|\bnon-")
+_OBLIGATION_JA = re.compile(r"(?:なければ|なくては|なくちゃ|ねば)(?:なら|なり|いけ)(?:ない|ません|ず)")
+_NEGATION_JA = re.compile(r"ない|ません|ず(?:に|、|。|$)|不可|禁止|認めない|できぬ|なし|対象外|不要")
 _CJK_RUN = re.compile(rf"[{CJK}ー]+")
 
 
@@ -246,14 +247,18 @@ def content_tokens(text: str) -> list[str]:
 
 _DOCS = r"(?:documents?|context|sources?|pages?|texts?|materials?|information|passages?)"
 _REFUSAL = re.compile(
-    r"\b(?:i\s+(?:do\s+not|don't)\s+know|no\s+(?:information|mention)\b|not\s+(?:mentioned|stated|specified)\b|"
+    r"\b(?:i\s+(?:do\s+not|don't)\s+know|no\s+(?:information|mention|details?)\b|"
+    r"(?:not|never|nowhere)\s+(?:mentioned|stated|specified|described|documented)\b|"
     rf"{_DOCS}\s+(?:provided\s+)?(?:(?:does|do|did)\s+not|doesn't|don't)\s+(?:say|state|mention|specify|contain|"
-    r"describe|provide|give)|(?:cannot|can't|unable\s+to)\s+(?:find|answer|tell)\b)"
-    r"|記載(?:は|が)?(?:あり|ござい)ません|記載されていません|記されていません|書かれていません|明記されていません|"
-    r"記述(?:は|が)?(?:あり|見当たり)ません|情報(?:は|が)?(?:あり|見当たり|見つかり)ません|見当たりません|"
-    r"わかりません|分かりません|触れられていません|言及(?:は|が)?(?:あり|され)ません")
+    r"describe|provide|give|include|cover|address)|(?:cannot|can't|could\s+not|couldn't|unable\s+to)\s+"
+    r"(?:find|answer|tell|determine|say)\b|(?:is|are)\s+(?:not|n't)\s+(?:known|clear)\s+from)"
+    r"|記載(?:は|が)?(?:あり|ござい|見当たり|見つかり)ません|記載されていません|記されていません|書かれていません|"
+    r"明記されていません|記述(?:は|が)?(?:あり|見当たり)ません|情報(?:は|が)?(?:あり|見当たり|見つかり)ません|"
+    r"見当たりません|わかりません|分かりません|触れられていません|言及(?:は|が)?(?:あり|され)ません|"
+    r"(?:判断|確認|特定)(?:は|が)?できません|示されていません|載っていません")
 _REFUSAL_WORDS = frozenset("document documents source sources context page pages text information policy guide "
-                           "manual say state mention specify provided given answer find know tell".split())
+                           "manual say state mention specify provided given answer find know tell contain contains "
+                           "include includes detail details whether".split())
 _REFUSAL_JA = re.compile(r"資料|文書|ドキュメント|記載|情報|について|には|では|の中")
 
 

@@ -130,11 +130,12 @@ class OfflineSupportJudge:
     subject: bool = False
     each_part: bool = False
     synonyms: bool = False
+    contradiction: bool = True
     name: str = "offline"
 
     def __post_init__(self):
         for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part",
-                      "synonyms"):
+                      "synonyms", "contradiction"):
             if not isinstance(getattr(self, field), bool):
                 raise InputError(f"{field} must be true or false; got {getattr(self, field)!r}.")
         if not (isinstance(self.lemmas, bool) or self.lemmas in ("en", "ja")):
@@ -148,7 +149,8 @@ class OfflineSupportJudge:
         (``"unavailable"`` when the extra is not installed)."""
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
-               "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms}
+               "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms,
+               "contradiction": self.contradiction}
         out["lemmas"] = False
         if self.lemmas:
             have = lemmas_available()
@@ -208,7 +210,8 @@ class OfflineSupportJudge:
     def _find(self, claim, words, numbers, polarity, passages):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
         does) and the closest span as ``(key, passage, span, reason)``."""
-        best = None
+        best = hit = contradiction = None
+        top = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
             overlap = _overlap(words, span, self.lemmas, self.synonyms) if words else 1.0
@@ -217,27 +220,38 @@ class OfflineSupportJudge:
                 reason = "the claim's subject is not in the span"
             if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
                 reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
-            elif reason is None and self.check_negation and polarity != _span_negated(span, words, self.lemmas,
-                                                                                      scoped=self.scope):
+            elif reason is None and self.check_negation and _polarity_differs(claim, polarity, span, words, self):
                 reason = "negation differs"
+                if self.contradiction and len(sents) == 1 and (contradiction is None or overlap > contradiction[0]):
+                    contradiction = (overlap, passage, span)
             if reason is None:
-                return (passage, span, overlap), None
+                if not self.contradiction:
+                    return (passage, span, overlap), None
+                if hit is None:
+                    hit, top = (passage, span, overlap), overlap
+                top = max(top, overlap)
             key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
-            if best is None or key > best[0]:
+            if reason is not None and (best is None or key > best[0]):
                 best = (key, passage, span, reason)
-        return None, best
+        if hit is not None and contradiction is not None and contradiction[0] >= top:
+            overlap, passage, span = contradiction  # a span closer to the claim says the opposite
+            return None, ((True, overlap), passage, span, "a closer span states the opposite")
+        return hit, best
 
     def _absence(self, claim: str, rest: str, passages: list[dict], question: str | None) -> dict:
         """A refusal judged as an absence claim: what it says is missing (the claim's own words, else the question's)
         is looked for; a span holding at least ``min_overlap`` of those words states it."""
-        words = _tokens(rest, self.lemmas) or _topic(question, self.lemmas)
+        asked = _asked_quantity(claim if _tokens(rest, self.lemmas) else f"{claim} {question or ''}")
+        words = {w for w in (_tokens(rest, self.lemmas) or _topic(question, self.lemmas)) if w not in _ASKING}
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
         if not words:
             return result
         best = None
         for passage, span, _ in _spans(passages, assertions=self.assertions):
-            overlap = _overlap(words, span, self.lemmas)
+            overlap = _overlap(words, span, self.lemmas, self.synonyms)
+            if asked is not None and not any(asked == "any" or u in asked for _, u in canonical_quantities(span)):
+                overlap = min(overlap, self.min_overlap / 2)  # it names the topic but not the quantity asked for
             if best is None or overlap > best[0]:
                 best = (overlap, passage, span)
         if best is None or best[0] < self.min_overlap:
@@ -247,6 +261,31 @@ class OfflineSupportJudge:
         return result | {"supported": False, "doc_id": passage["doc_id"], "page": passage["page"],
                          "rank": passage["rank"], "span": span, "overlap": overlap,
                          "reason": "a refusal, but a passage states it"}
+
+
+_TIME_UNITS = frozenset({"day", "working day", "month", "minute", "second"})
+_ASKED = (
+    (re.compile(r"\bhow\s+(?:much|many)\s+(?:time|days?|weeks?|months?|years?|hours?|minutes?)\b|\bhow\s+long\b|"
+                r"\bhow\s+soon\b|\b(?:deadline|period|duration|validity|valid\s+for)\b|期間|期限|何日|何時間|何か月|何年|"
+                r"何週間|いつまで|どのくらいの間|有効期"), _TIME_UNITS),
+    (re.compile(r"\bhow\s+much\b|\b(?:cost|costs|price|fee|fees|amount)\b|いくら|料金|金額|費用|価格|値段"),
+     frozenset({"eur", "yen"})),
+    (re.compile(r"\bhow\s+many\b|\bhow\s+often\b|何回|何人|何件|何文字|何社"), "any"),
+)
+_ASKING = frozenset("much many long soon often time cost price fee amount deadline period duration validity "
+                    "期間 期限 料金 金額 費用 価格 値段 何 いくら".split())
+
+
+def _asked_quantity(text: str):
+    """What kind of quantity an absence claim says is missing: a set of canonical units (a duration: "how long",
+    期間; an amount: "how much", 料金), ``"any"`` (a count: "how many"), or None (not a quantity). A passage states
+    such a fact only when it gives a quantity of that kind: "the adapter is sold separately" does not state its
+    price."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    for pattern, units in _ASKED:
+        if pattern.search(text):
+            return units
+    return None
 
 
 def _spans(passages: list[dict], *, pairs: bool = True, assertions: bool = False):
@@ -286,7 +325,7 @@ def _assertion_list(text: str) -> tuple:
 
 _HIRAGANA = re.compile(f"[{HIRAGANA}]")
 _QUESTION_WORDS = frozenset("many much long often can may could should would does how what when where which who whom "
-                            "why need".split())
+                            "why need whether".split())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -340,6 +379,30 @@ def _span_negated(span: str, words: set, lemmas: bool = False, *, scoped: bool =
         return negated(" ".join(clauses) if clauses else span)
     clauses = [c for c in _SUBCLAUSE.split(span) if c and c.strip() and _tokens(c, lemmas) & words]
     return negated(" ".join(clauses) if clauses else span)
+
+
+_UNLESS = re.compile(r"\b(?:unless|except\s+(?:if|when|where))\b|(?:場合|とき)を?除(?:き|いて)")
+_IF = re.compile(r"\b(?:if|when|where|provided)\b|場合|とき")
+_WITH = re.compile(r"\b(with|without)\b")
+
+
+def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) -> bool:
+    """Whether the span's polarity (:func:`_span_negated`, read in the clauses carrying the claim's words) differs
+    from the claim's. With ``judge.scope`` two equivalences of polarity are read too: "X unless Y" states "not X if
+    Y" (a condition turned into an exception flips the polarity of what it conditions), and "without Y" is the
+    negation of "with Y" ("may be used without the VPN" is not supported by "may be used with the VPN on")."""
+    span_negative = _span_negated(span, words, judge.lemmas, scoped=judge.scope)
+    if not judge.scope:
+        return polarity != span_negative
+    claim_text, span_text = (unicodedata.normalize("NFKC", t).casefold() for t in (claim, span))
+    unless_claim, unless_span = bool(_UNLESS.search(claim_text)), bool(_UNLESS.search(span_text))
+    if unless_claim != unless_span and _IF.search(span_text if unless_claim else claim_text):
+        span_negative = not span_negative
+    with_claim = {m.group(1) for m in _WITH.finditer(claim_text)}
+    with_span = {m.group(1) for m in _WITH.finditer(span_text)}
+    if with_claim and with_span and with_claim.isdisjoint(with_span):
+        return True
+    return polarity != span_negative
 
 
 def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) -> bool:
