@@ -518,7 +518,8 @@ def test_a_claim_combining_two_sentences_takes_each_number_from_the_sentence_of_
     assert JUDGE.judge("領収書の紛失届は年に３回まで利用できます。", _passages(faq))["supported"] is True
 
 
-@pytest.mark.parametrize("field", ["assertions", "scope", "parts", "subject", "each_part", "synonyms"])
+@pytest.mark.parametrize("field", ["assertions", "scope", "parts", "subject", "each_part", "synonyms", "contradiction",
+                                   "vocabulary"])
 def test_switches_must_be_booleans(field):
     with pytest.raises(InputError, match=f"{field} must be true or false"):
         OfflineSupportJudge(**{field: "yes"})
@@ -539,5 +540,6 @@ def test_japanese_synonyms_from_sudachis_dictionary_when_asked():
     assert synonym_groups("給料") & synonym_groups("給与") and not synonym_groups("pay")
     claim, page = "給料日は毎月25日です。", "給与は毎月25日に支払われます。"
     assert OfflineSupportJudge(synonyms=True).judge(claim, _passages(page))["supported"] is True
-    assert JUDGE.judge(claim, _passages(page))["supported"] is False  # off by default: no gain on the held-out set
+    # off by default (no gain on the first held-out set); without the vocabulary, which also knows 給料 = 給与
+    assert OfflineSupportJudge(vocabulary=False).judge(claim, _passages(page))["supported"] is False
     assert OfflineSupportJudge(synonyms=True).judge("給料日は毎月26日です。", _passages(page))["supported"] is False

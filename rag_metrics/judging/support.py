@@ -56,8 +56,9 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (canonical_quantities, content_tokens, lemma_tokens, lemmas_available, negated,
-                                       quantities, quantities_agree, refusal_rest, split_claims, synonym_groups)
+from rag_metrics.judging.claims import (canonical_quantities, concept_words, concepts, content_tokens, lemma_tokens,
+                                       lemmas_available, negated, quantities, quantities_agree, refusal_rest,
+                                       split_claims, synonym_groups)
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -131,11 +132,12 @@ class OfflineSupportJudge:
     each_part: bool = False
     synonyms: bool = False
     contradiction: bool = True
+    vocabulary: bool = True
     name: str = "offline"
 
     def __post_init__(self):
         for field in ("check_numbers", "check_negation", "assertions", "scope", "parts", "subject", "each_part",
-                      "synonyms", "contradiction"):
+                      "synonyms", "contradiction", "vocabulary"):
             if not isinstance(getattr(self, field), bool):
                 raise InputError(f"{field} must be true or false; got {getattr(self, field)!r}.")
         if not (isinstance(self.lemmas, bool) or self.lemmas in ("en", "ja")):
@@ -150,13 +152,18 @@ class OfflineSupportJudge:
         out = {"judge": self.name, "min_overlap": self.min_overlap, "check_numbers": self.check_numbers,
                "check_negation": self.check_negation, "assertions": self.assertions, "scope": self.scope,
                "parts": self.parts, "subject": self.subject, "each_part": self.each_part, "synonyms": self.synonyms,
-               "contradiction": self.contradiction}
+               "contradiction": self.contradiction, "vocabulary": self.vocabulary}
         out["lemmas"] = False
         if self.lemmas:
             have = lemmas_available()
             wanted = ("en", "ja") if self.lemmas is True else (self.lemmas,)
             out["lemmas"] = ",".join(k for k in wanted if have[k]) or "unavailable"
         return out
+
+    def _vocabulary(self) -> bool:
+        """Whether :data:`~rag_metrics.judging.claims.CONCEPTS` is read: asked for, and both languages' dictionary
+        forms available (its entries are keyed by them; the fallback's plural-s words and bigrams are not)."""
+        return self.vocabulary and self.lemmas is True and all(lemmas_available().values())
 
     def judge(self, claim: str, passages: list[dict], question: str | None = None) -> dict:
         """One claim against the passages: ``supported`` (bool, None when the claim has no content to judge),
@@ -214,7 +221,7 @@ class OfflineSupportJudge:
         top = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
-            overlap = _overlap(words, span, self.lemmas, self.synonyms) if words else 1.0
+            overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary()) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
             if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
                 reason = "the claim's subject is not in the span"
@@ -249,7 +256,7 @@ class OfflineSupportJudge:
             return result
         best = None
         for passage, span, _ in _spans(passages, assertions=self.assertions):
-            overlap = _overlap(words, span, self.lemmas, self.synonyms)
+            overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary())
             if asked is not None and not any(asked == "any" or u in asked for _, u in canonical_quantities(span)):
                 overlap = min(overlap, self.min_overlap / 2)  # it names the topic but not the quantity asked for
             if best is None or overlap > best[0]:
@@ -346,15 +353,23 @@ def _topic(question: str | None, lemmas: bool = False) -> set:
     return {w for w in _tokens(question, lemmas) if w not in _QUESTION_WORDS and not _HIRAGANA.search(w)}
 
 
-def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False) -> float:
+def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False, vocabulary: bool = False) -> float:
     """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
     or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
-    the span (:func:`~rag_metrics.judging.claims.synonym_groups`)."""
+    the span (:func:`~rag_metrics.judging.claims.synonym_groups`); with ``vocabulary``, a word sharing a concept of
+    :data:`~rag_metrics.judging.claims.CONCEPTS` with the span (a synonym, or a translation across languages)."""
     span_words = _tokens(span, lemmas)
     text = unicodedata.normalize("NFKC", span).casefold()
     groups = _groups(span_words) if synonyms else frozenset()
+    named = _concepts_of(span) if vocabulary else frozenset()
     return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text)
-               or bool(groups and synonym_groups(w) & groups) for w in words) / len(words)
+               or bool(groups and synonym_groups(w) & groups) or bool(named and concepts(w) & named)
+               for w in words) / len(words)
+
+
+@functools.lru_cache(maxsize=65536)
+def _concepts_of(span: str) -> frozenset:
+    return concept_words(span)
 
 
 @functools.lru_cache(maxsize=65536)
