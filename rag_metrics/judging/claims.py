@@ -31,7 +31,7 @@ import unicodedata
 from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
-           "refusal_rest", "lemma_tokens", "lemmas_available", "synonym_groups", "concepts", "concept_words", "CONCEPTS",
+           "refusal_rest", "bands", "exact_quantities", "lemma_tokens", "lemmas_available", "synonym_groups", "concepts", "concept_words", "CONCEPTS",
            "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
@@ -220,9 +220,76 @@ def negated(text: str) -> bool:
     (False, True)
     """
     text = _nfkc(text).casefold()
-    if _NEGATION_EN.search(text):
+    if _NEGATION_EN.search(_BOUND_EN.sub(" ", text)):
         return True
     return bool(_NEGATION_JA.search(_OBLIGATION_JA.sub("", text)))
+
+
+_BOUND_EN = re.compile(r"\b(?:no|not)\s+(?:later|earlier|more|less|fewer|sooner|longer|older)\s+than\b")
+"""A bound, not a negation: "no later than two weeks before" = "at least two weeks before"."""
+_LOWER = re.compile(r"(?:above|over|more\s+than|from|between|exceeding|at\s+least)\s*$")
+_LOWER_AFTER = re.compile(r"^\s*(?:以上|超|から|を超え)")
+_UPPER = re.compile(r"(?:up\s+to|below|under|less\s+than|to|and|-|~|〜)\s*$")
+_UPPER_AFTER = re.compile(r"^\s*(?:未満|以下|まで|or\s+less|or\s+below)")
+
+
+def bands(text: str) -> list[tuple[float, float, str | None]]:
+    """The ranges a text states as ``(low, high, unit)`` in canonical units (:func:`canonical_quantities`): a number
+    marked as a lower bound (``above 500 EUR``, ``１０万円以上``) followed in the same sentence by a larger one of the
+    same unit marked as an upper bound (``up to 2,000 EUR``, ``１００万円未満``). A claim's amount inside a band is stated
+    by it: "a 1,500 EUR claim" by "claims above 500 EUR and up to 2,000 EUR".
+
+    >>> bands("Claims above 500 EUR and up to 2,000 EUR also need the cost-centre owner.")
+    [(500.0, 2000.0, 'eur')]
+    >>> bands("１０万円以上１００万円未満の場合は部門長が承認する。")
+    [(100000.0, 1000000.0, 'yen')]
+    """
+    text = _nfkc(text).casefold()
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        found = []
+        for m in _NUMBER.finditer(sentence):
+            qs = canonical_quantities(m.group(0) + sentence[m.end():m.end() + 12])
+            if qs:
+                found.append((m.start(), m.end() + len(_unit_text(sentence, m.end())), qs[0]))
+        for (s1, e1, (v1, u1)), (s2, e2, (v2, u2)) in zip(found, found[1:]):
+            if u1 is None or u1 != u2 or not v1 < v2:
+                continue
+            lower = _LOWER.search(sentence[max(0, s1 - 16):s1]) or _LOWER_AFTER.match(sentence[e1:])
+            upper = _UPPER_AFTER.match(sentence[e2:]) or _UPPER.search(sentence[e1:s2].replace("以上", "")
+                                                                       .replace("and up to", "up to"))
+            if lower and upper:
+                out.append((v1, v2, u1))
+    return out
+
+
+_BOUND_BEFORE = re.compile(r"(?:above|over|more\s+than|from|between|exceeding|at\s+(?:least|most)|up\s+to|below|under|"
+                           r"less\s+than|within|to|and|-|~|〜)\s*$")
+_BOUND_AFTER = re.compile(r"^\s*(?:以上|超|未満|以下|まで|以内|から|を超え|or\s+(?:more|less|above|below))")
+
+
+def exact_quantities(text: str) -> list[tuple[float, str | None]]:
+    """The canonical quantities of ``text`` stated as values, not as bounds: "a 1,500 EUR claim" gives 1500 EUR,
+    "claims above 500 EUR" and "５０万円以上" give nothing. Only such a value can fall inside a span's band
+    (:func:`bands`): a threshold the claim states must be the page's own."""
+    text = _nfkc(text).casefold()
+    out = []
+    for m in _NUMBER.finditer(text):
+        after = text[m.end() + len(_unit_text(text, m.end())):]
+        if _BOUND_BEFORE.search(text[max(0, m.start() - 16):m.start()]) or _BOUND_AFTER.match(after):
+            continue
+        out.extend(canonical_quantities(m.group(0) + text[m.end():m.end() + 12])[:1])
+    return out
+
+
+def _unit_text(text: str, end: int) -> str:
+    """The unit's characters right after a number (for the bound word after it: ``１０万円以上``)."""
+    rest = text[end:end + 6]
+    for unit in _JA_UNITS:
+        if rest.startswith(unit):
+            return unit
+    m = _NEXT_EN.match(text, end)
+    return m.group(0) if m else ""
 
 
 def content_tokens(text: str) -> list[str]:
@@ -422,7 +489,7 @@ taxi cab | タクシー
 meal food dinner lunch breakfast | 食事 会食 食費 朝食 夕食 昼食
 alcohol drink drinks liquor | 酒 アルコール 飲酒
 insurance insure cover coverage covered | 保険 補償 対象
-warranty guarantee | 保証
+warranty guarantee guaranteed cover covered | 保証
 leave vacation holiday absence | 休暇 休み 休業
 sick illness | 病気 傷病
 marriage wedding marry | 結婚

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (canonical_quantities, concept_words, concepts, content_tokens, lemma_tokens,
+from rag_metrics.judging.claims import (bands, canonical_quantities, concept_words, exact_quantities, concepts, content_tokens, lemma_tokens,
                                        lemmas_available, negated, quantities, quantities_agree, refusal_rest,
                                        split_claims, synonym_groups)
 
@@ -176,6 +176,8 @@ class OfflineSupportJudge:
         if rest is not None:
             return self._absence(claim, rest, passages, question)
         words = _tokens(claim, self.lemmas)
+        units = {u for _, u in quantities(claim) if u is not None}
+        words = frozenset(w for w in words if w not in units) or words  # the number check reads a number's unit
         numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
@@ -425,6 +427,7 @@ def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) ->
     the claim (:func:`_parts`) is read against the sentence that carries more of that part's words, which must not
     state another value of the same unit: "escalates after five days" is not supported by "act within five days. ...
     escalates after ten days"."""
+    numbers = _unstated_by_form(claim, numbers, span)
     if not quantities_agree(numbers, canonical_quantities(span)):
         return False
     if len(sents) < 2 or not judge.parts or not numbers:
@@ -433,11 +436,39 @@ def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) ->
         words = _tokens(part, judge.lemmas)
         home = max(sents, key=lambda s: _overlap(words, s, judge.lemmas) if words else 0.0)
         stated = canonical_quantities(home)
-        for value, unit in canonical_quantities(part):
+        for value, unit in _unstated_by_form(part, canonical_quantities(part), home):
             same_unit = [v for v, u in stated if unit is not None and u == unit]
             if same_unit and value not in same_unit:  # that sentence states another value of this quantity
                 return False
     return True
+
+
+_RATE = re.compile(r"(?:1|一)\s*(週間|週|日|か月|ヶ月|カ月|年|時間)\s*(?:に|あたり|当たり|につき|ごと)")
+
+
+def _unstated_by_form(claim: str, numbers: list, span: str) -> list:
+    """The claim's quantities less those the span states in another form: an amount inside a band the span gives
+    (:func:`~rag_metrics.judging.claims.bands`: 1,500 EUR inside "above 500 EUR and up to 2,000 EUR", the claim's
+    amount being a value, not a bound of its own), and a rate's "one week" (「1週間に2日」) when the span names the unit
+    without a number (「週２日」)."""
+    if not numbers:
+        return numbers
+    out = list(numbers)
+    ranges = bands(span)
+    if ranges:
+        for value, unit in exact_quantities(claim):
+            if (value, unit) in out and not quantities_agree([(value, unit)], canonical_quantities(span)) \
+                    and any(low < value < high and unit == u for low, high, u in ranges):
+                out.remove((value, unit))
+    text = unicodedata.normalize("NFKC", claim).casefold()
+    span_text = unicodedata.normalize("NFKC", span).casefold()
+    for m in _RATE.finditer(text):
+        word = m.group(1)
+        (value, unit), = canonical_quantities("1" + word)
+        per = re.search(rf"毎{word[0]}|{word[0]}(?:\s*[0-9]|に|あたり|当たり|ごと|額)", span_text)
+        if (value, unit) in out and per and not quantities_agree([(value, unit)], canonical_quantities(span)):
+            out.remove((value, unit))
+    return out
 
 
 _PART = re.compile(r",\s+|;\s*|\s+and\s+|\s+but\s+|、|；")
