@@ -165,6 +165,8 @@ def _unit(text: str, end: int) -> str | None:
     if not m:
         return None
     word = m.group(1)
+    if word in ("working", "business", "calendar") and re.match(r"\s+days?\b", text[m.end():]):
+        return "working day" if word != "calendar" else "day"
     if word in _EN_UNIT_STOP or word in _WORDS or word in _ORDINALS:
         return None
     if word in ("percent", "per", "%"):
@@ -173,7 +175,7 @@ def _unit(text: str, end: int) -> str | None:
 
 
 UNITS = {
-    "day": ("day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1), "営業日": ("working day", 1),
+    "day": ("day", 1), "working day": ("working day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1), "営業日": ("working day", 1),
     "week": ("day", 7), "週間": ("day", 7), "週": ("day", 7),
     "month": ("month", 1), "か月": ("month", 1), "year": ("month", 12), "年": ("month", 12),
     "hour": ("minute", 60), "時間": ("minute", 60), "minute": ("minute", 1), "分": ("minute", 1),

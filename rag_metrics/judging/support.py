@@ -177,6 +177,7 @@ class OfflineSupportJudge:
             return self._absence(claim, rest, passages, question)
         words = _tokens(claim, self.lemmas)
         units = {u for _, u in quantities(claim) if u is not None}
+        units |= {w for u in units for w in _tokens(u, self.lemmas)}
         words = frozenset(w for w in words if w not in units) or words  # the number check reads a number's unit
         numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
@@ -186,7 +187,7 @@ class OfflineSupportJudge:
         if not passages:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
-        hit, best = self._find(claim, words, numbers, polarity, passages)
+        hit, best = self._find(claim, words, numbers, polarity, passages, codes=_codes(claim) or _codes(question))
         missing = self._unsupported_part(claim, passages) if hit is not None and self.each_part else None
         if hit is not None and missing is None:
             passage, span, overlap = hit
@@ -216,15 +217,19 @@ class OfflineSupportJudge:
                 return part.strip()
         return None
 
-    def _find(self, claim, words, numbers, polarity, passages):
+    def _find(self, claim, words, numbers, polarity, passages, codes=frozenset()):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
-        does) and the closest span as ``(key, passage, span, reason)``."""
+        does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
+        (its own, else its question's, :func:`_codes`); a span naming another identifier of the same letters and not
+        the claim's (E3 for E4) is about something else."""
         best = hit = contradiction = None
         top = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
             overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary()) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
+            if reason is None and codes and _other_code(codes, span):
+                reason = "the span is about another identifier"
             if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
                 reason = "the claim's subject is not in the span"
             if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
@@ -403,6 +408,36 @@ _IF = re.compile(r"\b(?:if|when|where|provided)\b|場合|とき")
 _WITH = re.compile(r"\b(with|without)\b")
 
 
+_CODE = re.compile(r"(?<![0-9a-z])[a-z]{1,3}-?[0-9]{1,4}(?![0-9a-z])")
+
+
+def _codes(text) -> frozenset:
+    """The identifiers a text names: letters then digits (an error code E4, a model X2, a form EX-7)."""
+    if not isinstance(text, str):
+        return frozenset()
+    return frozenset(m.group(0).replace("-", "") for m in _CODE.finditer(unicodedata.normalize("NFKC", text).casefold()))
+
+
+def _other_code(codes: frozenset, span: str) -> bool:
+    """Whether the span names an identifier with the letters of one of ``codes`` but not that one (E3 for E4)."""
+    named = _codes(span)
+    prefix = lambda code: code.rstrip("0123456789")  # noqa: E731
+    return any(code not in named and any(prefix(n) == prefix(code) for n in named) for code in codes)
+
+
+_CONDITION_EN = re.compile(r"\b(?:(unless|except\s+(?:if|when|where))|if|when|where|provided)\b")
+
+
+def _condition(text: str):
+    """``(main clause, condition, is an exception)`` of an English sentence with one condition ("X if Y", "X unless
+    Y"), or None (no condition, several, or a Japanese sentence, whose condition comes first)."""
+    found = list(_CONDITION_EN.finditer(text))
+    if len(found) != 1 or _SENTENCE.search(text.strip()):
+        return None
+    m = found[0]
+    return text[:m.start()], text[m.end():], m.group(1) is not None
+
+
 def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) -> bool:
     """Whether the span's polarity (:func:`_span_negated`, read in the clauses carrying the claim's words) differs
     from the claim's. With ``judge.scope`` two equivalences of polarity are read too: "X unless Y" states "not X if
@@ -412,6 +447,10 @@ def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) 
     if not judge.scope:
         return polarity != span_negative
     claim_text, span_text = (unicodedata.normalize("NFKC", t).casefold() for t in (claim, span))
+    conditioned = _condition(claim_text), _condition(span_text)
+    if all(conditioned):  # both "X if/unless Y": compare X with X (an "unless" flips it) and Y with Y
+        (main_c, cond_c, unless_c), (main_s, cond_s, unless_s) = conditioned
+        return negated(main_c) != (negated(main_s) ^ (unless_c != unless_s)) or negated(cond_c) != negated(cond_s)
     unless_claim, unless_span = bool(_UNLESS.search(claim_text)), bool(_UNLESS.search(span_text))
     if unless_claim != unless_span and _IF.search(span_text if unless_claim else claim_text):
         span_negative = not span_negative
