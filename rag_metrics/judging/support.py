@@ -56,9 +56,10 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (bands, canonical_quantities, concept_words, exact_quantities, concepts, content_tokens, lemma_tokens,
-                                       lemmas_available, negated, quantities, quantities_agree, refusal_rest,
-                                       split_claims, synonym_groups)
+from rag_metrics.judging.claims import (bands, canonical_quantities, content_tokens, exact_quantities, lemma_tokens,
+                                       lemmas_available, negated, quantities, quantities_agree, quantity_words,
+                                       refusal_rest, split_claims, synonym_groups)
+from rag_metrics.judging.concepts import concept_words, concepts
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -161,7 +162,7 @@ class OfflineSupportJudge:
         return out
 
     def _vocabulary(self) -> bool:
-        """Whether :data:`~rag_metrics.judging.claims.CONCEPTS` is read: asked for, and both languages' dictionary
+        """Whether :data:`~rag_metrics.judging.concepts.CONCEPTS` is read: asked for, and both languages' dictionary
         forms available (its entries are keyed by them; the fallback's plural-s words and bigrams are not)."""
         return self.vocabulary and self.lemmas is True and all(lemmas_available().values())
 
@@ -176,8 +177,7 @@ class OfflineSupportJudge:
         if rest is not None:
             return self._absence(claim, rest, passages, question)
         words = _tokens(claim, self.lemmas)
-        units = {u for _, u in quantities(claim) if u is not None}
-        units |= {w for u in units for w in _tokens(u, self.lemmas)}
+        units = {w for u in quantity_words(claim) for w in (u, *_tokens(u, self.lemmas))} | _DISCOURSE
         words = frozenset(w for w in words if w not in units) or words  # the number check reads a number's unit
         numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
@@ -364,12 +364,13 @@ def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False, vocabu
     """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
     or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
     the span (:func:`~rag_metrics.judging.claims.synonym_groups`); with ``vocabulary``, a word sharing a concept of
-    :data:`~rag_metrics.judging.claims.CONCEPTS` with the span (a synonym, or a translation across languages)."""
+    :data:`~rag_metrics.judging.concepts.CONCEPTS` with the span (a synonym, or a translation across languages)."""
     span_words = _tokens(span, lemmas)
     text = unicodedata.normalize("NFKC", span).casefold()
     groups = _groups(span_words) if synonyms else frozenset()
     named = _concepts_of(span) if vocabulary else frozenset()
     return sum(w in span_words or (_CJK_TOKEN.match(w) is not None and w in text)
+               or (len(w) > 5 and w.endswith("ly") and w[:-2] in span_words)  # incorrectly = incorrect
                or bool(groups and synonym_groups(w) & groups) or bool(named and concepts(w) & named)
                for w in words) / len(words)
 
@@ -406,8 +407,12 @@ def _span_negated(span: str, words: set, lemmas: bool = False, *, scoped: bool =
 _UNLESS = re.compile(r"\b(?:unless|except\s+(?:if|when|where))\b|(?:場合|とき)を?除(?:き|いて)")
 _IF = re.compile(r"\b(?:if|when|where|provided)\b|場合|とき")
 _WITH = re.compile(r"\b(with|without)\b")
+_WITHOUT = re.compile(r"\bwithout\b")
 
 
+_DISCOURSE = frozenset("however even therefore thus though although still yet indeed moreover furthermore "
+                       "additionally sorry unfortunately please otherwise instead".split())
+"""Words that link a claim to the one before it and say nothing a page must hold ("Even so, ...", "..., however,")."""
 _CODE = re.compile(r"(?<![0-9a-z])[a-z]{1,3}-?[0-9]{1,4}(?![0-9a-z])")
 
 
@@ -443,10 +448,14 @@ def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) 
     from the claim's. With ``judge.scope`` two equivalences of polarity are read too: "X unless Y" states "not X if
     Y" (a condition turned into an exception flips the polarity of what it conditions), and "without Y" is the
     negation of "with Y" ("may be used without the VPN" is not supported by "may be used with the VPN on")."""
-    span_negative = _span_negated(span, words, judge.lemmas, scoped=judge.scope)
     if not judge.scope:
-        return polarity != span_negative
+        return polarity != _span_negated(span, words, judge.lemmas)
     claim_text, span_text = (unicodedata.normalize("NFKC", t).casefold() for t in (claim, span))
+    if (_WITH.search(claim_text) is None or _WITH.search(span_text) is None) \
+            and _WITHOUT.search(claim_text + " " + span_text):  # one side says "without X", the other "no X"
+        claim_text, span_text = _WITHOUT.sub("with no", claim_text), _WITHOUT.sub("with no", span_text)
+        polarity = negated(claim_text)
+    span_negative = _span_negated(span_text, words, judge.lemmas, scoped=True)
     conditioned = _condition(claim_text), _condition(span_text)
     if all(conditioned):  # both "X if/unless Y": compare X with X (an "unless" flips it) and Y with Y
         (main_c, cond_c, unless_c), (main_s, cond_s, unless_s) = conditioned
