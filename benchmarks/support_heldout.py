@@ -17,6 +17,11 @@ the same code gives the same figures (seeded).
     .venv/bin/python benchmarks/support_heldout.py            # print
     .venv/bin/python benchmarks/support_heldout.py --write    # and update benchmarks/support_heldout.md
     .venv/bin/python benchmarks/support_heldout.py --speed 10000   # and time 10,000 answers beside the baseline
+    .venv/bin/python benchmarks/support_heldout.py --set data/support/heldout2   # score another labelled set
+
+``--set DIR`` scores any labelled set in the held-out set's format (``answers.jsonl``, ``labels_a.jsonl``, and
+``labels_b.jsonl`` for people's agreement when it exists) as the held-out figure; the default is the first held-out
+set, ``data/support/heldout/``, which has since been used for development (issue 46's third round).
 
 The offline judge's steps (issue 46) are scored the same way, one row each (``--steps``, on with ``--write``): what each
 signal adds, per kind, on the development set and on the held-out set. An LLM judge is measured with the same code,
@@ -90,9 +95,10 @@ def fmt(k) -> str:
     return "undefined" if k.kappa is None else f"{k.kappa:.3f} [{k.low:.3f}, {k.high:.3f}]"
 
 
-def measure(judge, corpus) -> dict:
-    """Every figure of one judge: kappas with intervals, per kind on both sets, and the time the held-out set took."""
-    claims, answers = heldout(corpus)
+def measure(judge, corpus, folder: Path = HELDOUT) -> dict:
+    """Every figure of one judge: kappas with intervals, per kind on both sets, and the time the held-out set took
+    (``folder``: the labelled set scored as held-out, any directory in ``data/support/heldout/``'s format)."""
+    claims, answers = heldout(corpus, folder)
     dev = development(corpus)
     start = time.perf_counter()
     claims["judge"] = judge_claims(judge, claims)
@@ -144,14 +150,14 @@ STEPS = [
 STEP_KINDS = ("paraphrase", "refusal", "numeric_mismatch", "negation_flip")
 
 
-def steps_table(corpus) -> str:
+def steps_table(corpus, folder: Path = HELDOUT) -> str:
     """One row per step of :data:`STEPS`: claim kappa on both sets, answer kappa on the held-out set, and the
     accuracy of the kinds the issue names (held-out), point estimates."""
     head = ["step", "kept", "claim kappa, development", "claim kappa, held-out", "answer kappa, held-out",
             *(f"{k} (held-out)" for k in STEP_KINDS)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for label, options, kept in STEPS:
-        r = measure(OfflineSupportJudge(**options), corpus)
+        r = measure(OfflineSupportJudge(**options), corpus, folder)
         kinds = r["per_kind"]["accuracy"]
         cells = [label, kept, f"{r['claim kappa (development)'].kappa:.3f}", f"{r['claim kappa (held-out)'].kappa:.3f}",
                  f"{r['answer kappa, fully supported or not (held-out)'].kappa:.3f}",
@@ -160,13 +166,18 @@ def steps_table(corpus) -> str:
     return "\n".join(lines)
 
 
-def human_agreement() -> tuple | None:
-    path = HELDOUT / "labels_b.jsonl"
+def human_agreement(folder: Path = HELDOUT) -> tuple | None:
+    """People with each other on ``folder``: Cohen's kappa of ``labels_a.jsonl`` and ``labels_b.jsonl`` on the claims
+    both labelled, the number of those claims and how many were labelled the same; None without ``labels_b.jsonl``
+    or without a claim labelled by both."""
+    path = Path(folder) / "labels_b.jsonl"
     if not path.exists():
         return None
-    a = {r["claim_id"]: bool(r["supported"]) for r in read_jsonl(HELDOUT / "labels_a.jsonl") if "claim_id" in r}
-    b = {r["claim_id"]: bool(r["supported"]) for r in read_jsonl(path)}
+    a = {r["claim_id"]: bool(r["supported"]) for r in read_jsonl(Path(folder) / "labels_a.jsonl") if "claim_id" in r}
+    b = {r["claim_id"]: bool(r["supported"]) for r in read_jsonl(path) if "claim_id" in r}
     ids = [i for i in b if i in a]
+    if not ids:
+        return None
     return cohen_kappa([a[i] for i in ids], [b[i] for i in ids]), len(ids), sum(a[i] == b[i] for i in ids)
 
 
@@ -193,10 +204,10 @@ def report(results: dict, people, name: str) -> str:
     return "\n".join(lines)
 
 
-def speed(n: int, corpus) -> str:
+def speed(n: int, corpus, folder: Path = HELDOUT) -> str:
     """Time judging ``n`` answers (the held-out ones drawn with replacement) with the offline judge and, on the same
     answers in the same run, the token-overlap baseline (a peer measured beside it on a machine that may be busy)."""
-    _, answers = heldout(corpus)
+    _, answers = heldout(corpus, folder)
     rows = answers.sample(n, replace=True, random_state=0)
     out = []
     for name in ("offline", "token-overlap"):
@@ -210,9 +221,9 @@ def speed(n: int, corpus) -> str:
             f"baseline in the same run ({ours / base:.1f} times as long)")
 
 
-def llm_tasks(corpus) -> list:
+def llm_tasks(corpus, folder: Path = HELDOUT) -> list:
     """Every request an LLM judge gets from :func:`measure`, for its cost estimate before any call."""
-    claims, answers = heldout(corpus)
+    claims, answers = heldout(corpus, folder)
     dev = development(corpus)
     tasks = [("support", c, p, q) for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])]
     tasks += [("support", c, p, q) for a, p, q in zip(answers["answer"], answers["passages"], answers["question"])
@@ -220,11 +231,24 @@ def llm_tasks(corpus) -> list:
     return tasks + [("support", c, p) for c, p in zip(dev["claim"], dev["passages"])]
 
 
+def _shown(folder: Path) -> str:
+    """``folder`` relative to the repository when it is inside it (as the Markdown names it), else as given."""
+    try:
+        return str(folder.resolve().relative_to(Path(__file__).resolve().parents[1]))
+    except ValueError:
+        return str(folder)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="update benchmarks/support_heldout.md (offline judge only)")
     ap.add_argument("--speed", type=int, metavar="N", help="also time judging N answers (the held-out ones repeated)")
     ap.add_argument("--steps", action="store_true", help="also score each step of the offline judge (on with --write)")
+    ap.add_argument("--set", default=str(HELDOUT), metavar="DIR",
+                    help="the labelled set scored as held-out: a directory with answers.jsonl and labels_a.jsonl "
+                         "(labels_b.jsonl, when there, gives people's agreement); default data/support/heldout")
+    ap.add_argument("--out", metavar="FILE", help="with --write, the file written (default benchmarks/"
+                                                   "support_heldout.md)")
     ap.add_argument("--judge", default="offline", help="offline (default), token-overlap, openai or bedrock")
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="the judge's options")
     ap.add_argument("--cache", default="golden-work/cache", help="an LLM judge's verdict cache")
@@ -232,28 +256,34 @@ def main(argv=None) -> int:
     ap.add_argument("--price-out", type=float, help="USD per million output tokens, for the estimate")
     ap.add_argument("--dry-run", action="store_true", help="print an LLM judge's estimate and stop")
     args = ap.parse_args(argv)
+    folder = Path(args.set)
+    for name in ("answers.jsonl", "labels_a.jsonl"):
+        if not (folder / name).is_file():
+            ap.error(f"--set {folder}: expected a labelled set directory holding {name} (as data/support/heldout/).")
     corpus = load_corpus(data_dir() / "corpus")
     judge = load_judge(args.judge, cache_dir=args.cache, **parse_key_values(args.option))
     if hasattr(judge, "estimate"):
-        print(judge.estimate(llm_tasks(corpus), price_in=args.price_in, price_out=args.price_out))
+        print(judge.estimate(llm_tasks(corpus, folder), price_in=args.price_in, price_out=args.price_out))
         if args.dry_run:
             return 0
     if args.write and args.judge != "offline":
         ap.error("--write records the offline judge; print an LLM judge's figures without it.")
-    timing = speed(args.speed, corpus) if args.speed else None
+    timing = speed(args.speed, corpus, folder) if args.speed else None
     if timing:
         print(timing)
-    table = report(measure(judge, corpus), human_agreement(), args.judge)
+    table = f"Held-out set: `{_shown(folder)}`\n\n" + report(measure(judge, corpus, folder), human_agreement(folder),
+                                                           args.judge)
     have = lemmas_available()
     table += ("\n\nDictionary forms used: " + (", ".join(f"{k} ({'simplemma' if k == 'en' else 'SudachiPy'})"
                                                       for k in ("en", "ja") if have[k]) or "none (not installed)"))
     if args.steps or args.write:
-        table += "\n\nEach step (point estimates; the shipped judge's intervals are above):\n\n" + steps_table(corpus)
+        table += ("\n\nEach step (point estimates; the shipped judge's intervals are above):\n\n"
+                  + steps_table(corpus, folder))
     if timing:
         table += f"\n\nSpeed ({time.strftime('%Y-%m-%d')}, on a machine shared with other jobs): {timing}."
     print(table)
     if args.write:
-        out = Path(__file__).with_suffix(".md")
+        out = Path(args.out) if args.out else Path(__file__).with_suffix(".md")
         text = out.read_text(encoding="utf-8") if out.exists() else ""
         head = text.split("<!-- figures -->")[0] if "<!-- figures -->" in text else "# The support judge on a " \
             "held-out set\n\n"

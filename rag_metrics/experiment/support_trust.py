@@ -99,6 +99,9 @@ class JudgeTrust:
     development: Kappa
     heldout: Kappa
     refusal: str | None
+    heldout_name: str = "held-out"
+    """What the held-out set is called in :meth:`sentence` (``judge_trust(heldout_name=)``): the coordinator names
+    a fresh set (``"heldout2"``) once an older one has been used for development."""
 
     @property
     def trusted(self) -> bool:
@@ -110,7 +113,7 @@ class JudgeTrust:
             return "undefined" if x.kappa is None else f"{x.kappa:.3f} [{x.low:.3f}, {x.high:.3f}]"
 
         head = (f"Support verdicts come from the {self.judge} judge, which agrees with people at kappa "
-                f"{k(self.heldout)} on {self.heldout.n} held-out claims it was not built on "
+                f"{k(self.heldout)} on {self.heldout.n} {self.heldout_name} claims it was not built on "
                 f"({k(self.development)} on the {self.development.n} claims it was developed on). ")
         if self.trusted:
             return head + ("The held-out interval's lower end clears 0.6: its support figures are findings, each "
@@ -119,10 +122,12 @@ class JudgeTrust:
                        + ", ".join(SUPPORT_DIAGNOSES) + ") are leads to read, not findings.")
 
 
-def judge_trust(judge=None, corpus=None, *, heldout=None, development=None, seed: int = 0) -> JudgeTrust:
+def judge_trust(judge=None, corpus=None, *, heldout=None, development=None, seed: int = 0,
+                heldout_name: str | None = None) -> JudgeTrust:
     """``judge`` (default the offline judge; any object with ``judge(claim, passages, question=)``) measured on the
     development and held-out sets (:func:`development_set`, :func:`heldout_set`; ``corpus`` default the sample
-    documents; ``heldout``/``development`` override the sets' locations)."""
+    documents; ``heldout``/``development`` override the sets' locations). ``heldout_name`` names the held-out set
+    in the sentence: default ``"held-out"`` for the default set, else the folder's name (``heldout2``)."""
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.judging.support import OfflineSupportJudge
 
@@ -133,4 +138,6 @@ def judge_trust(judge=None, corpus=None, *, heldout=None, development=None, seed
     k_held = cohen_kappa(held["human"].to_numpy(), judged(judge, held), seed=seed)
     k_dev = cohen_kappa(dev["human"].to_numpy(), judged(judge, dev), seed=seed)
     name = getattr(judge, "name", None) or type(judge).__name__
-    return JudgeTrust(str(name), k_dev, k_held, headline_refusal(k_held))
+    if heldout_name is None:
+        heldout_name = "held-out" if heldout is None else Path(heldout).name
+    return JudgeTrust(str(name), k_dev, k_held, headline_refusal(k_held), heldout_name)
