@@ -45,6 +45,7 @@ year annual yearly | 年 年次 年間
 hour | 時間
 minute | 分
 time period duration term | 期間 時間
+long length | 長い 長さ
 immediately promptly instantly once | 直ちに 即座 すぐ 速やか
 automatically automatic auto | 自動 自動的
 always every each | 常に 毎 全て

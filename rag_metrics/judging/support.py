@@ -220,15 +220,16 @@ class OfflineSupportJudge:
     def _find(self, claim, words, numbers, polarity, passages, codes=frozenset()):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
         does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
-        (its own, else its question's, :func:`_codes`); a span naming another identifier of the same letters and not
-        the claim's (E3 for E4) is about something else."""
+        (its own, else its question's, :func:`_codes`); a span whose sentence carrying the claim's words names another
+        identifier of the same letters and not the claim's (E3 for E4) is about something else."""
         best = hit = contradiction = None
         top = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
             overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary()) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
-            if reason is None and codes and _other_code(codes, span):
+            if reason is None and codes and _other_code(codes, max(sents, key=lambda x: _overlap(words, x, self.lemmas)
+                                                                   if words else 0.0)):
                 reason = "the span is about another identifier"
             if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
                 reason = "the claim's subject is not in the span"
