@@ -253,3 +253,16 @@ def test_judge_trust_names_its_held_out_set():
     trust = JudgeTrust("offline", Kappa(0.8, 0.7, 0.9, 0.9, 0.5, 110), held, headline_refusal(held), "heldout2")
     assert "on 200 heldout2 claims it was not built on" in trust.sentence()
     assert "on 200 held-out claims" in JudgeTrust("offline", held, held, None).sentence()
+
+
+PAGE_CLASS = ("Rail is preferred over flying for journeys under four hours. First class is allowed on trains for journeys "
+              "longer than two hours. Business class is allowed for flights longer than eight hours.")
+
+
+@pytest.mark.parametrize("claim,supported", [
+    ("Business class is allowed for flights longer than two hours.", False),  # the flights' sentence says eight
+    ("Business class is allowed for flights longer than eight hours.", True),
+    ("First class is allowed on trains for journeys longer than two hours.", True),
+])
+def test_a_sentence_holding_all_the_claims_words_with_another_number_refutes_it(claim, supported):
+    assert _supported(claim, PAGE_CLASS) is supported

@@ -222,8 +222,8 @@ class OfflineSupportJudge:
         does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
         (its own, else its question's, :func:`_codes`); a span whose sentence carrying the claim's words names another
         identifier of the same letters and not the claim's (E3 for E4) is about something else."""
-        best = hit = contradiction = None
-        top = 0.0
+        best = hit = contradiction = other_number = None
+        top = top_single = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
             overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary()) if words else 1.0
@@ -235,6 +235,9 @@ class OfflineSupportJudge:
                 reason = "the claim's subject is not in the span"
             if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
                 reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
+                if self.contradiction and len(sents) == 1 and overlap == 1.0 and _other_value(numbers, span) \
+                        and (other_number is None or overlap > other_number[0]):
+                    other_number = (overlap, passage, span)
             elif reason is None and self.check_negation and _polarity_differs(claim, polarity, span, words, self):
                 reason = "negation differs"
                 if self.contradiction and len(sents) == 1 and (contradiction is None or overlap > contradiction[0]):
@@ -245,12 +248,16 @@ class OfflineSupportJudge:
                 if hit is None:
                     hit, top = (passage, span, overlap), overlap
                 top = max(top, overlap)
+                top_single = max(top_single, overlap if len(sents) == 1 else 0.0)
             key = (overlap >= self.min_overlap, overlap)  # the closest span: enough words first, then most
             if reason is not None and (best is None or key > best[0]):
                 best = (key, passage, span, reason)
         if hit is not None and contradiction is not None and contradiction[0] >= top:
             overlap, passage, span = contradiction  # a span closer to the claim says the opposite
             return None, ((True, overlap), passage, span, "a closer span states the opposite")
+        if hit is not None and other_number is not None and other_number[0] > top_single:
+            overlap, passage, span = other_number  # a sentence holding all the claim's words gives another value
+            return None, ((True, overlap), passage, span, "a closer span states another number")
         return hit, best
 
     def _absence(self, claim: str, rest: str, passages: list[dict], question: str | None) -> dict:
@@ -469,6 +476,14 @@ def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) 
     if with_claim and with_span and with_claim.isdisjoint(with_span):
         return True
     return polarity != span_negative
+
+
+def _other_value(numbers: list, span: str) -> bool:
+    """Whether the span states, for a unit of the claim's quantities, only other values: "eight hours" against the
+    claim's "two hours"."""
+    stated = canonical_quantities(span)
+    return any(unit is not None and any(u == unit for _, u in stated) and (value, unit) not in stated
+               for value, unit in numbers)
 
 
 def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) -> bool:
