@@ -266,3 +266,13 @@ PAGE_CLASS = ("Rail is preferred over flying for journeys under four hours. Firs
 ])
 def test_a_sentence_holding_all_the_claims_words_with_another_number_refutes_it(claim, supported):
     assert _supported(claim, PAGE_CLASS) is supported
+
+
+@pytest.mark.parametrize("claim,supported", [
+    ("If the finance team grants an extension, a late claim is not rejected.", True),
+    ("If the finance team grants an extension, a late claim is rejected.", False),
+    ("If the finance team does not grant an extension, a late claim is not rejected.", False),  # the condition flipped
+])
+def test_a_condition_said_first_is_read_up_to_its_comma(claim, supported):
+    page = "A late claim is rejected unless the finance team grants an extension."
+    assert _supported(claim, page) is supported

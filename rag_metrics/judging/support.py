@@ -448,6 +448,11 @@ def _condition(text: str):
     if len(found) != 1 or _SENTENCE.search(text.strip()):
         return None
     m = found[0]
+    if not text[:m.start()].strip(" \"'(-"):  # "If Y, X": the condition first, up to its comma
+        comma = text.find(",", m.end())
+        if comma < 0:
+            return None
+        return text[comma + 1:], text[m.end():comma], m.group(1) is not None
     return text[:m.start()], text[m.end():], m.group(1) is not None
 
 
