@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -116,6 +117,12 @@ def quantities(text: str) -> list[tuple[float, str | None]]:
     >>> quantities("within 30 days, up to 1,500 EUR, the fifth day")
     [(30.0, 'day'), (1500.0, 'eur'), (5.0, 'day')]
     """
+    return list(_quantities(str(text)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _quantities(text: str) -> tuple:
+    """:func:`quantities`, cached: a judge reads the same pages for every answer."""
     text = _nfkc(text).casefold()
     found: list[tuple[int, float, str | None]] = []
     for m in _NUMBER.finditer(text):
@@ -139,7 +146,7 @@ def quantities(text: str) -> list[tuple[float, str | None]]:
         if unit is None or unit not in _JA_UNIT_NAMES or (m.group(0) == "十" and unit == "分" and after in _ADVERB):
             continue  # 一般 has no unit; 十分に / 十分な / 十分です is "enough", not ten minutes
         found.append((m.start(), float(_kanji_value(m.group(0))), unit))
-    return [(v, u) for _, v, u in sorted(found, key=lambda x: x[0])]
+    return tuple((v, u) for _, v, u in sorted(found, key=lambda x: x[0]))
 
 
 _HALF = re.compile(r"\bhalf[\s-]+(?:an?\s+)?(year|day|hour)\b|\ba\s+(fortnight)\b|半年|半日")
@@ -222,11 +229,16 @@ def canonical_quantities(text: str) -> list[tuple[float, str | None]]:
     >>> canonical_quantities("3 hours")
     [(180.0, 'minute')]
     """
+    return list(_canonical(str(text)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _canonical(text: str) -> tuple:
     out = []
-    for value, unit in quantities(text):
+    for value, unit in _quantities(text):
         name, factor = UNITS.get(unit, (unit, 1)) if unit is not None else (None, 1)
         out.append((round(value * factor, 9), name))
-    return out
+    return tuple(out)
 
 
 def quantities_agree(claim: list, passage: list) -> bool:
@@ -271,6 +283,11 @@ def bands(text: str) -> list[tuple[float, float, str | None]]:
     >>> bands("１０万円以上１００万円未満の場合は部門長が承認する。")
     [(100000.0, 1000000.0, 'yen')]
     """
+    return list(_bands(str(text)))
+
+
+@functools.lru_cache(maxsize=16384)
+def _bands(text: str) -> tuple:
     text = _nfkc(text).casefold()
     out = []
     for sentence in _SENTENCE_END.split(text):
@@ -287,7 +304,7 @@ def bands(text: str) -> list[tuple[float, float, str | None]]:
                                                                        .replace("and up to", "up to"))
             if lower and upper:
                 out.append((v1, v2, u1))
-    return out
+    return tuple(out)
 
 
 _BOUND_BEFORE = re.compile(r"(?:above|over|more\s+than|from|between|exceeding|at\s+(?:least|most)|up\s+to|below|under|"

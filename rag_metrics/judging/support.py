@@ -222,11 +222,12 @@ class OfflineSupportJudge:
         does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
         (its own, else its question's, :func:`_codes`); a span whose sentence carrying the claim's words names another
         identifier of the same letters and not the claim's (E3 for E4) is about something else."""
+        vocabulary = self._vocabulary()
         best = hit = contradiction = other_number = None
         top = top_single = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
         for passage, span, sents in _spans(passages, assertions=self.assertions):
-            overlap = _overlap(words, span, self.lemmas, self.synonyms, self._vocabulary()) if words else 1.0
+            overlap = _overlap(words, span, self.lemmas, self.synonyms, vocabulary) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
             if reason is None and codes and _other_code(codes, max(sents, key=lambda x: _overlap(words, x, self.lemmas)
                                                                    if words else 0.0)):
@@ -369,6 +370,18 @@ def _topic(question: str | None, lemmas: bool = False) -> set:
 
 
 def _overlap(words: set, span: str, lemmas=False, synonyms: bool = False, vocabulary: bool = False) -> float:
+    """Share of the claim's words in the span (:func:`_share`), cached for a claim's frozen set of words."""
+    if isinstance(words, frozenset):
+        return _share_cached(words, span, lemmas, synonyms, vocabulary)
+    return _share(words, span, lemmas, synonyms, vocabulary)
+
+
+@functools.lru_cache(maxsize=262144)
+def _share_cached(words: frozenset, span: str, lemmas, synonyms: bool, vocabulary: bool) -> float:
+    return _share(words, span, lemmas, synonyms, vocabulary)
+
+
+def _share(words: set, span: str, lemmas=False, synonyms: bool = False, vocabulary: bool = False) -> float:
     """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
     or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
     the span (:func:`~rag_metrics.judging.claims.synonym_groups`); with ``vocabulary``, a word sharing a concept of
