@@ -223,6 +223,7 @@ class OfflineSupportJudge:
         (its own, else its question's, :func:`_codes`); a span whose sentence carrying the claim's words names another
         identifier of the same letters and not the claim's (E3 for E4) is about something else."""
         vocabulary = self._vocabulary()
+        refutable = self.contradiction and len(words) >= 3  # a claim of one or two words matches too many sentences
         best = hit = contradiction = other_number = None
         top = top_single = 0.0
         subject = _subject(claim, self.lemmas) if self.subject else frozenset()
@@ -236,12 +237,12 @@ class OfflineSupportJudge:
                 reason = "the claim's subject is not in the span"
             if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
                 reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
-                if self.contradiction and len(sents) == 1 and overlap == 1.0 and _other_value(numbers, span) \
+                if refutable and len(sents) == 1 and overlap == 1.0 and _other_value(numbers, span) \
                         and (other_number is None or overlap > other_number[0]):
                     other_number = (overlap, passage, span)
             elif reason is None and self.check_negation and _polarity_differs(claim, polarity, span, words, self):
                 reason = "negation differs"
-                if self.contradiction and len(sents) == 1 and (contradiction is None or overlap > contradiction[0]):
+                if refutable and len(sents) == 1 and (contradiction is None or overlap > contradiction[0]):
                     contradiction = (overlap, passage, span)
             if reason is None:
                 if not self.contradiction:
