@@ -255,8 +255,8 @@ def test_judge_trust_names_its_held_out_set():
     assert "on 200 held-out claims" in JudgeTrust("offline", held, held, None).sentence()
 
 
-PAGE_CLASS = ("Rail is preferred over flying for journeys under four hours. First class is allowed on trains for journeys "
-              "longer than two hours. Business class is allowed for flights longer than eight hours.")
+PAGE_CLASS = ("Rail is preferred over flying for journeys under four hours. First class is allowed on trains for "
+              "journeys longer than two hours. Business class is allowed for flights longer than eight hours.")
 
 
 @pytest.mark.parametrize("claim,supported", [

@@ -32,7 +32,8 @@ import unicodedata
 from rag_metrics.core.text import CJK
 
 __all__ = ["split_claims", "quantities", "canonical_quantities", "negated", "content_tokens", "quantities_agree",
-           "refusal_rest", "bands", "exact_quantities", "quantity_words", "lemma_tokens", "lemmas_available",
+           "refusal_rest", "bands", "exact_quantities", "quantity_words", "identifiers", "other_identifier",
+           "other_value", "unstated_by_form", "lemma_tokens", "lemmas_available",
            "synonym_groups", "STOPWORDS", "UNITS"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])|\n+")
@@ -196,7 +197,8 @@ def _unit(text: str, end: int) -> str | None:
 
 
 UNITS = {
-    "day": ("day", 1), "working day": ("working day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1), "営業日": ("working day", 1),
+    "day": ("day", 1), "working day": ("working day", 1), "日": ("day", 1), "日間": ("day", 1), "日前": ("day", 1),
+    "営業日": ("working day", 1),
     "week": ("day", 7), "週間": ("day", 7), "週": ("day", 7),
     "month": ("month", 1), "か月": ("month", 1), "year": ("month", 12), "年": ("month", 12),
     "hour": ("minute", 60), "時間": ("minute", 60), "minute": ("minute", 1), "分": ("minute", 1),
@@ -483,3 +485,56 @@ def synonym_groups(word: str) -> frozenset:
     word :func:`lemma_tokens` has met; empty otherwise (English words, or SudachiPy not installed)."""
     return _SYNONYMS.get(word, frozenset())
 
+
+# --- quantities and identifiers stated in another form (the support judge's third round of issue 46) ----------
+
+_CODE = re.compile(r"(?<![0-9a-z])[a-z]{1,3}-?[0-9]{1,4}(?![0-9a-z])")
+
+
+def identifiers(text) -> frozenset:
+    """The identifiers a text names: letters then digits (an error code E4, a model X2, a form EX-7)."""
+    if not isinstance(text, str):
+        return frozenset()
+    return frozenset(m.group(0).replace("-", "") for m in _CODE.finditer(_nfkc(text).casefold()))
+
+
+def other_identifier(codes: frozenset, span: str) -> bool:
+    """Whether the span names an identifier with the letters of one of ``codes`` but not that one (E3 for E4)."""
+    named = identifiers(span)
+    prefix = lambda code: code.rstrip("0123456789")  # noqa: E731
+    return any(code not in named and any(prefix(n) == prefix(code) for n in named) for code in codes)
+
+
+def other_value(numbers: list, span: str) -> bool:
+    """Whether the span states, for a unit of the claim's quantities, only other values: "eight hours" against the
+    claim's "two hours"."""
+    stated = canonical_quantities(span)
+    return any(unit is not None and any(u == unit for _, u in stated) and (value, unit) not in stated
+               for value, unit in numbers)
+
+
+_RATE = re.compile(r"(?:1|一)\s*(週間|週|日|か月|ヶ月|カ月|年|時間)\s*(?:に|あたり|当たり|につき|ごと)")
+
+
+def unstated_by_form(claim: str, numbers: list, span: str) -> list:
+    """The claim's quantities less those the span states in another form: an amount inside a band the span gives
+    (:func:`bands`: 1,500 EUR inside "above 500 EUR and up to 2,000 EUR", the claim's amount being a value, not a
+    bound of its own), and a rate's "one week" (「1週間に2日」) when the span names the unit without a number
+    (「週２日」)."""
+    if not numbers:
+        return numbers
+    out = list(numbers)
+    ranges = bands(span)
+    if ranges:
+        for value, unit in exact_quantities(claim):
+            if (value, unit) in out and not quantities_agree([(value, unit)], canonical_quantities(span)) \
+                    and any(low < value < high and unit == u for low, high, u in ranges):
+                out.remove((value, unit))
+    text, span_text = _nfkc(claim).casefold(), _nfkc(span).casefold()
+    for m in _RATE.finditer(text):
+        word = m.group(1)
+        (value, unit), = canonical_quantities("1" + word)
+        per = re.search(rf"毎{word[0]}|{word[0]}(?:\s*[0-9]|に|あたり|当たり|ごと|額)", span_text)
+        if (value, unit) in out and per and not quantities_agree([(value, unit)], canonical_quantities(span)):
+            out.remove((value, unit))
+    return out

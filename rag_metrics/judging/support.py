@@ -56,9 +56,10 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (bands, canonical_quantities, content_tokens, exact_quantities, lemma_tokens,
-                                       lemmas_available, negated, quantities, quantities_agree, quantity_words,
-                                       refusal_rest, split_claims, synonym_groups)
+from rag_metrics.judging.claims import (canonical_quantities, content_tokens, identifiers, lemma_tokens,
+                                       lemmas_available, negated, other_identifier, other_value, quantities,
+                                       quantities_agree, quantity_words, refusal_rest, split_claims, synonym_groups,
+                                       unstated_by_form)
 from rag_metrics.judging.concepts import concept_words, concepts
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
@@ -187,7 +188,8 @@ class OfflineSupportJudge:
         if not passages:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
-        hit, best = self._find(claim, words, numbers, polarity, passages, codes=_codes(claim) or _codes(question))
+        codes = identifiers(claim) or identifiers(question)
+        hit, best = self._find(claim, words, numbers, polarity, passages, codes=codes)
         missing = self._unsupported_part(claim, passages) if hit is not None and self.each_part else None
         if hit is not None and missing is None:
             passage, span, overlap = hit
@@ -220,8 +222,8 @@ class OfflineSupportJudge:
     def _find(self, claim, words, numbers, polarity, passages, codes=frozenset()):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
         does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
-        (its own, else its question's, :func:`_codes`); a span whose sentence carrying the claim's words names another
-        identifier of the same letters and not the claim's (E3 for E4) is about something else."""
+        (its own, else its question's, :func:`~rag_metrics.judging.claims.identifiers`); a span whose sentence
+        carrying the claim's words names another identifier of the same letters and not the claim's (E3 for E4) is about something else."""
         vocabulary = self._vocabulary()
         refutable = self.contradiction and len(words) >= 3  # a claim of one or two words matches too many sentences
         best = hit = contradiction = other_number = None
@@ -230,14 +232,14 @@ class OfflineSupportJudge:
         for passage, span, sents in _spans(passages, assertions=self.assertions):
             overlap = _overlap(words, span, self.lemmas, self.synonyms, vocabulary) if words else 1.0
             reason = "too few of the claim's words" if overlap < self.min_overlap else None
-            if reason is None and codes and _other_code(codes, max(sents, key=lambda x: _overlap(words, x, self.lemmas)
-                                                                   if words else 0.0)):
+            home = max(sents, key=lambda x: _overlap(words, x, self.lemmas) if words else 0.0) if codes else span
+            if reason is None and codes and other_identifier(codes, home):
                 reason = "the span is about another identifier"
             if reason is None and subject and _overlap(subject, span, self.lemmas) < 0.5:
                 reason = "the claim's subject is not in the span"
             if reason is None and self.check_numbers and not _numbers_agree(claim, numbers, span, sents, self):
                 reason = "a number differs: " + _numbers(quantities(claim)) + " vs " + (_numbers(quantities(span)) or "none")
-                if refutable and len(sents) == 1 and overlap == 1.0 and _other_value(numbers, span) \
+                if refutable and len(sents) == 1 and overlap == 1.0 and other_value(numbers, span) \
                         and (other_number is None or overlap > other_number[0]):
                     other_number = (overlap, passage, span)
             elif reason is None and self.check_negation and _polarity_differs(claim, polarity, span, words, self):
@@ -435,23 +437,6 @@ _WITHOUT = re.compile(r"\bwithout\b")
 _DISCOURSE = frozenset("however even therefore thus though although still yet indeed moreover furthermore "
                        "additionally sorry unfortunately please otherwise instead".split())
 """Words that link a claim to the one before it and say nothing a page must hold ("Even so, ...", "..., however,")."""
-_CODE = re.compile(r"(?<![0-9a-z])[a-z]{1,3}-?[0-9]{1,4}(?![0-9a-z])")
-
-
-def _codes(text) -> frozenset:
-    """The identifiers a text names: letters then digits (an error code E4, a model X2, a form EX-7)."""
-    if not isinstance(text, str):
-        return frozenset()
-    return frozenset(m.group(0).replace("-", "") for m in _CODE.finditer(unicodedata.normalize("NFKC", text).casefold()))
-
-
-def _other_code(codes: frozenset, span: str) -> bool:
-    """Whether the span names an identifier with the letters of one of ``codes`` but not that one (E3 for E4)."""
-    named = _codes(span)
-    prefix = lambda code: code.rstrip("0123456789")  # noqa: E731
-    return any(code not in named and any(prefix(n) == prefix(code) for n in named) for code in codes)
-
-
 _CONDITION_EN = re.compile(r"\b(?:(unless|except\s+(?:if|when|where))|if|when|where|provided)\b")
 
 
@@ -497,20 +482,12 @@ def _polarity_differs(claim: str, polarity: bool, span: str, words: set, judge) 
     return polarity != span_negative
 
 
-def _other_value(numbers: list, span: str) -> bool:
-    """Whether the span states, for a unit of the claim's quantities, only other values: "eight hours" against the
-    claim's "two hours"."""
-    stated = canonical_quantities(span)
-    return any(unit is not None and any(u == unit for _, u in stated) and (value, unit) not in stated
-               for value, unit in numbers)
-
-
 def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) -> bool:
     """Whether the span states the claim's numbers. In a span of two sentences with ``judge.parts``, each part of
     the claim (:func:`_parts`) is read against the sentence that carries more of that part's words, which must not
     state another value of the same unit: "escalates after five days" is not supported by "act within five days. ...
     escalates after ten days"."""
-    numbers = _unstated_by_form(claim, numbers, span)
+    numbers = unstated_by_form(claim, numbers, span)
     if not quantities_agree(numbers, canonical_quantities(span)):
         return False
     if len(sents) < 2 or not judge.parts or not numbers:
@@ -519,39 +496,11 @@ def _numbers_agree(claim: str, numbers: list, span: str, sents: tuple, judge) ->
         words = _tokens(part, judge.lemmas)
         home = max(sents, key=lambda s: _overlap(words, s, judge.lemmas) if words else 0.0)
         stated = canonical_quantities(home)
-        for value, unit in _unstated_by_form(part, canonical_quantities(part), home):
+        for value, unit in unstated_by_form(part, canonical_quantities(part), home):
             same_unit = [v for v, u in stated if unit is not None and u == unit]
             if same_unit and value not in same_unit:  # that sentence states another value of this quantity
                 return False
     return True
-
-
-_RATE = re.compile(r"(?:1|一)\s*(週間|週|日|か月|ヶ月|カ月|年|時間)\s*(?:に|あたり|当たり|につき|ごと)")
-
-
-def _unstated_by_form(claim: str, numbers: list, span: str) -> list:
-    """The claim's quantities less those the span states in another form: an amount inside a band the span gives
-    (:func:`~rag_metrics.judging.claims.bands`: 1,500 EUR inside "above 500 EUR and up to 2,000 EUR", the claim's
-    amount being a value, not a bound of its own), and a rate's "one week" (「1週間に2日」) when the span names the unit
-    without a number (「週２日」)."""
-    if not numbers:
-        return numbers
-    out = list(numbers)
-    ranges = bands(span)
-    if ranges:
-        for value, unit in exact_quantities(claim):
-            if (value, unit) in out and not quantities_agree([(value, unit)], canonical_quantities(span)) \
-                    and any(low < value < high and unit == u for low, high, u in ranges):
-                out.remove((value, unit))
-    text = unicodedata.normalize("NFKC", claim).casefold()
-    span_text = unicodedata.normalize("NFKC", span).casefold()
-    for m in _RATE.finditer(text):
-        word = m.group(1)
-        (value, unit), = canonical_quantities("1" + word)
-        per = re.search(rf"毎{word[0]}|{word[0]}(?:\s*[0-9]|に|あたり|当たり|ごと|額)", span_text)
-        if (value, unit) in out and per and not quantities_agree([(value, unit)], canonical_quantities(span)):
-            out.remove((value, unit))
-    return out
 
 
 _PART = re.compile(r",\s+|;\s*|\s+and\s+|\s+but\s+|、|；")
