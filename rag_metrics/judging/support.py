@@ -178,8 +178,9 @@ class OfflineSupportJudge:
         if rest is not None:
             return self._absence(claim, rest, passages, question)
         words = _tokens(claim, self.lemmas)
-        units = {w for u in quantity_words(claim) for w in (u, *_tokens(u, self.lemmas))} | _DISCOURSE
-        words = frozenset(w for w in words if w not in units) or words  # the number check reads a number's unit
+        if self.check_numbers and self.lemmas:  # the number check reads a number's unit; linking words say nothing
+            units = {w for u in quantity_words(claim) for w in (u, *_tokens(u, self.lemmas))} | _DISCOURSE
+            words = frozenset(w for w in words if w not in units) or words
         numbers = canonical_quantities(claim)
         result = {"claim": claim, "supported": None, "doc_id": None, "page": None, "rank": None, "span": None,
                   "overlap": 0.0, "reason": "nothing to judge"}
@@ -188,7 +189,7 @@ class OfflineSupportJudge:
         if not passages:
             return result | {"supported": False, "reason": "no context"}
         polarity = negated(claim)
-        codes = identifiers(claim) or identifiers(question)
+        codes = (identifiers(claim) or identifiers(question)) if self.check_numbers else frozenset()
         hit, best = self._find(claim, words, numbers, polarity, passages, codes=codes)
         missing = self._unsupported_part(claim, passages) if hit is not None and self.each_part else None
         if hit is not None and missing is None:
