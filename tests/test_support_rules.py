@@ -276,3 +276,21 @@ def test_a_sentence_holding_all_the_claims_words_with_another_number_refutes_it(
 def test_a_condition_said_first_is_read_up_to_its_comma(claim, supported):
     page = "A late claim is rejected unless the finance team grants an extension."
     assert _supported(claim, page) is supported
+
+
+@pytest.mark.parametrize("text,negative", [
+    ("登録には登記事項証明書と反社会的勢力でないことの確認書が必要である。", False),  # a negation inside a noun phrase
+    ("反社会的勢力でないことを証明する書類が必要です。", False),
+    ("私物のUSBメモリを使用しないこと。", True),  # a rule's prohibition stays a negation
+    ("登記事項証明書は必要ありません。", True),
+])
+def test_a_negation_inside_a_noun_phrase_is_not_the_sentences(text, negative):
+    assert negated(text) is negative
+
+
+def test_the_sample_q047_answer_is_supported():
+    page = ("新たな取引先と取引を開始する場合は、購買課に取引先登録を申請する。登録には登記事項証明書と反社会的勢力でない"
+            "ことの確認書が必要である。")
+    question = "新しい取引先を登録するときに必要な書類は何ですか。"
+    assert _supported("登記事項証明書", page, question=question) is True
+    assert _supported("登録には登記事項証明書は必要ありません。", page, question=question) is False

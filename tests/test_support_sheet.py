@@ -283,14 +283,14 @@ def test_the_shipped_sheet_gives_the_documented_figures(tmp_path, capsys):
     out = tmp_path / "assess.json"
     assert main(["answers", "assess", *BASE, "--sheet", str(DATA / "support" / "sheet_gen_a.csv"), "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert ("kappa 0.444 [-0.078, 0.914] on 20 claims, not usable for headline figures: the interval's lower end below "
-            "the stated 0.6; accuracy 0.900") in text
+    assert ("kappa 0.643 [-0.023, 0.991] on 20 claims, not usable for headline figures: the interval's lower end below "
+            "the stated 0.6 (the point estimate clears it); accuracy 0.950") in text
     report = json.loads(out.read_text(encoding="utf-8"))
     differ = sorted(i["claim_id"] for i in report["items"] if i["human"] != i["judge"])
-    assert differ == ["q017#1", "q047#1"]
+    assert differ == ["q017#1"]  # q047#1 too before issue 46's third round (「…でないことの確認書」 read as a negation)
     assert (round(report["ppi"]["estimate"], 3), round(report["ppi"]["low"], 3), round(report["ppi"]["high"], 3)) == \
-        (0.94, 0.774, 1.0)
-    assert report["claims_judged"] == 67 and round(report["judge_rate"]["mean"], 3) == 0.94
+        (0.905, 0.753, 1.0)
+    assert report["claims_judged"] == 67 and round(report["judge_rate"]["mean"], 3) == 0.955
 
 
 # ---- the claims a sheet is about, judged for support only (claim_tasks, judge_claims, support_set_tasks) --------

@@ -263,7 +263,12 @@ def negated(text: str) -> bool:
     text = _nfkc(text).casefold()
     if _NEGATION_EN.search(_BOUND_EN.sub(" ", text)):
         return True
-    return bool(_NEGATION_JA.search(_OBLIGATION_JA.sub("", text)))
+    return bool(_NEGATION_JA.search(_NOUN_NEGATION_JA.sub("", _OBLIGATION_JA.sub("", text))))
+
+
+_NOUN_NEGATION_JA = re.compile(r"(?:ない|ません)こと(?=の|を(?:証明|確認|誓約|確約|表明))")
+"""A negation inside a noun phrase: 「反社会的勢力でないことの確認書」 is a document, not a negated statement (a rule's
+「使用しないこと。」 stays a negation)."""
 
 
 _BOUND_EN = re.compile(r"\b(?:no|not)\s+(?:later|earlier|more|less|fewer|sooner|longer|older)\s+than\b")
