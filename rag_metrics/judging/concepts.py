@@ -149,6 +149,75 @@ private personal | 私的 個人 プライベート
 extend extension prolong | 延長 延ばす
 spend spent | 使う 支出 費やす
 incur | 発生
+book booking reservation reserve | 予約
+car vehicle rental | 車 レンタカー 自動車
+stay | 滞在 泊まる
+incident accident | インシデント 事故
+print printer | 印刷 プリンター
+share | 共有
+install installation mount | 設置 取り付け 取り付ける 設置する
+card | カード
+visa | ビザ 査証
+fare ticket | 運賃 乗車券 券 チケット
+choose select selection | 選ぶ 選択
+include including | 含む 含める
+start begin commence | 開始 始める 始まる
+access | アクセス
+currency exchange | 通貨 為替
+attach attachment | 添付
+transport transportation | 交通 移動
+limit limited restrict restricted | 限る 限定 制限
+destination | 目的地 行き先 出張先
+seat | 席 座席
+traveller traveler | 出張者
+family spouse relative | 家族 配偶者 親族
+allowance per-diem | 手当 日当
+emergency urgent | 緊急
+mistake error wrong | ミス 誤り 間違い
+accept | 受け付ける 受け付け 受け入れる 受理
+create make | 作成 作る
+address recipient | 住所 宛先
+enter input | 入力
+scan | スキャン
+backup | バックアップ
+restart reboot | 再起動
+press push | 押す
+restore reset factory | 復元 初期化 リセット
+register registration | 登録
+manage management administer | 管理
+method way procedure | 方法 手続き 手順
+responsibility liable liability responsible | 責任
+suspend suspension stop | 停止 中止
+court jurisdiction | 裁判 裁判所 管轄
+visitor guest | 来客 訪問者 来訪者
+entry entrance | 入館 入室
+morning | 午前
+afternoon | 午後
+hr human-resources personnel | 人事
+mentor | メンター
+goods item product article | 物品 製品 品 商品
+delivery deliver | 納品 納期 配送
+bank | 銀行
+parking park | 駐車 駐車場
+meeting | 会議 打ち合わせ
+question inquiry | 質問 問い合わせ
+outage failure | 障害
+law legal regulation | 法令 法律
+history log | 履歴 ログ
+budget | 予算
+quantity | 数量
+inspection acceptance | 検収 検査
+prepay prepayment advance | 前払い
+daily | 毎日 日次
+first initial | 最初 初日 初回
+interview | 面談 面接
+scope range | 範囲
+arrange arrangement | 手配
+compensation compensate liability | 賠償 補償
+verify verification confirm | 確認 検証
+certificate certification | 証明書 証明 資格
+quality | 品質
+review screening examine | 審査
 """.strip()
 """Concepts a claim and a page may name with different words: one line per concept, English words (lemmas) then,
 after ``|``, Japanese ones. General vocabulary of workplace policies, IT rules and product manuals (no entry names
