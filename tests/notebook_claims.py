@@ -398,8 +398,17 @@ SUPPORT = {
     # a right answer refused only for "negation differs": the judge's known limit, named as such
     "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
+    # the named kind has the lowest accuracy; its right answers and its two kinds of error add up to its claims and
+    # its accuracy; a cause is given only when every error goes its way (mixed: accepted; paraphrase: refused)
     "weakest_kind": lambda f, h: (that(f["accuracy"][f["worst"]] == min(f["accuracy"].values()))
-                                  and f["worst"] == "paraphrase"),
+                                  and that(f["right"] + f["accepts"] + f["misses"] == f["n"] > 0
+                                           and close(f["right"] / f["n"], f["accuracy"][f["worst"]]),
+                                           "the counts do not give the kind's accuracy")
+                                  and that((f["reason"] == "mixed_accepts") == (f["worst"] == "partial"
+                                                                                 and f["misses"] == 0 < f["accepts"])
+                                           and (f["reason"] == "paraphrase_misses") == (
+                                               f["worst"] == "paraphrase" and f["accepts"] == 0 < f["misses"]),
+                                           "a cause given where the errors do not all go its way")),
 }
 
 RULES = {
