@@ -19,7 +19,7 @@ from rag_metrics.stats.agreement import MIN_ITEMS
 
 __all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim", "KINDS", "kinds_table", "seed_case",
            "failed_claims", "plot_diagnoses", "plot_by_kind", "weakest_kind_claim", "seed_label_gap_claim",
-           "seed_number_claim"]
+           "seed_number_claim", "change_claim", "trust_claim", "baseline_claim"]
 
 
 def misled_claim(records) -> dict:
@@ -85,9 +85,9 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dic
     head = f"The offline judge agrees with the people's labels at kappa **{kappa:.3f}** [{low:.3f}, {high:.3f}]"
     if low >= min_kappa and heldout is not None and not heldout.trusted:
         h = heldout.heldout
-        true = (f"{head}: on these {n} claims, the set its rules were tuned on, even the interval's lower end clears "
-                f"the stated {min_kappa:g} -- but on {h.n} held-out claims it agrees at {h.kappa:.3f} "
-                f"[{h.low:.3f}, {h.high:.3f}], below the bar, so it is **not yet trusted** (next paragraph).")
+        true = (f"{head}: on these {n} claims even the interval's lower end clears the stated {min_kappa:g} -- but "
+                "they are the claims its rules were tuned on; the figure that decides is its agreement on the "
+                f"{h.n} held-out claims, below the bar (next paragraph).")
     elif low >= min_kappa:
         true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
                 f"established on these {n} claims"
@@ -213,9 +213,17 @@ def weakest_kind_claim(agreement, min_overlap: float) -> dict:
     misses = len(part) - right - accepts
     figures = {"worst": worst, "accuracy": acc.to_dict(), "right": right, "n": len(part), "accepts": accepts,
                "misses": misses, "reason": None}
-    head = (f"Its weakest kind is **{kind_name(worst)}**: {right} of {len(part)} = {right / len(part):.2f} judged as "
-            f"people did; of the {len(part) - right} others, {accepts} called supported that people did not and "
-            f"{misses} refused that people call supported.")
+    wrong = len(part) - right
+    how = ([f"called {accepts} supported where people did not"] if accepts else []) + \
+          ([f"refused {misses} that people call supported"] if misses else [])
+    if wrong and not misses:
+        errors = f"; all {wrong} it gets wrong it called supported where people did not."
+    elif wrong and not accepts:
+        errors = f"; all {wrong} it gets wrong it refused where people call them supported."
+    else:
+        errors = f"; of the {wrong} it gets wrong, it {' and '.join(how)}." if wrong else "."
+    head = (f"Its weakest kind is **{kind_name(worst)}**: the judge agrees with people on {right} of its {len(part)} "
+            f"claims ({right}/{len(part)} = {right / len(part):.3f})" + errors)
     if worst == "partial" and misses == 0 and accepts:
         figures["reason"] = "mixed_accepts"
         head += (f" A mixed claim passes when its stated fact alone holds {min_overlap:g} of the claim's words in one "
@@ -245,3 +253,31 @@ def seed_number_claim(offline: bool, overlap: bool) -> dict:
                               "(the date differs)."),
                 text_if_false=(f"On case 2's claim the offline judge says {offline} and the token-overlap baseline "
                                f"{overlap}."))
+
+
+def change_claim(change: dict, generator: str, other: str) -> dict:
+    """The claim on the passed share of ``generator`` minus ``other`` (``change``:
+    :func:`rag_metrics.experiment.support.diagnosis_change`): told apart only when its interval excludes 0."""
+    text = (f"{generator} minus {other}, passed share: {change['change']:+.3f} [{change['low']:+.3f}, "
+            f"{change['high']:+.3f}], exact sign test p = {change['p']:.3f}")
+    return dict(condition=change["low"] <= 0 <= change["high"], name="change_interval",
+                text_if_true=f"{text}: the interval holds 0 -- on these {change['n']} questions the two generators are "
+                             "not told apart.",
+                text_if_false=f"{text}: the interval excludes 0.",
+                figures={"low": change["low"], "high": change["high"], "p": change["p"]})
+
+
+def trust_claim(trust) -> dict:
+    """The claim on whether the judge's verdicts are trusted (``trust``: a JudgeTrust): its held-out figure decides."""
+    return dict(condition=trust.trusted, text_if_true=trust.sentence(), text_if_false=trust.sentence(),
+                name="judge_trust",
+                figures={"heldout_low": trust.heldout.low, "heldout_n": trust.heldout.n, "kappa": trust.heldout.kappa})
+
+
+def baseline_claim(kappa: float, baseline: float) -> dict:
+    """The claim comparing the token-overlap baseline's kappa with the offline judge's."""
+    return dict(condition=baseline < kappa, name="baseline_below", figures={"kappa": kappa, "baseline": baseline},
+                text_if_true=(f"The token-overlap baseline reaches only kappa {baseline:.2f}: without number and "
+                              "negation checks it calls most changed claims supported."),
+                text_if_false=(f"The token-overlap baseline reaches kappa {baseline:.2f}, not below the offline "
+                               f"judge's {kappa:.2f}."))
