@@ -139,8 +139,9 @@ def _binary_plan(target_gain: float, rate_plan: float, *, alpha: float, baseline
                   f"1 − {baseline:.3f} = {ceiling:.3f}" + ("; the table stops below that." if shown is not None
                                                            else "."),
             name="above_ceiling", figures={"gains": above, "ceiling": ceiling, "baseline": baseline}))
-    if shown is not None:
-        claims.append(plan_order_claim(plan, rate_plan))
+    order = plan_order_claim(plan, rate_plan) if shown is not None else None
+    if order is not None and order["condition"]:  # said only when the table is not ordered
+        claims.append(order)
     if target_gain > ceiling + 1e-12:
         return shown, claims
     row = plan.loc[target_gain]

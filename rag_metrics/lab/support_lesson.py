@@ -87,7 +87,7 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dic
         h = heldout.heldout
         true = (f"{head}: on these {n} claims even the interval's lower end clears the stated {min_kappa:g} -- but "
                 "they are the claims its rules were tuned on; the figure that decides is its agreement on the "
-                f"{h.n} held-out claims, below the bar (next paragraph).")
+                f"{h.n} held-out claims, below the bar, so it is **not yet trusted** (next paragraph).")
     elif low >= min_kappa:
         true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
                 f"established on these {n} claims"
