@@ -281,7 +281,24 @@ def _z(confidence):
 
     return float(norm.ppf(1 - (1 - confidence) / 2))
 
+def _plan_order(f, h):
+    """Notebook 10's planning table: the reversals named are exactly those of the table, and a reversal put down to
+    the configurations' share only where that share is below twice the gain and it is the last column."""
+    along, down = [], []
+    for g, sizes in zip(f["gains"], f["rows"]):
+        for i in range(len(sizes) - 1):
+            if sizes[i] is not None and sizes[i + 1] is not None and sizes[i + 1] < sizes[i]:
+                along.append([g, i, sizes[i], sizes[i + 1], i == len(sizes) - 2 and f["rate"] < 2 * g])
+    for j in range(len(f["rows"][0]) if f["rows"] else 0):
+        col = [(g, r[j]) for g, r in zip(f["gains"], f["rows"]) if r[j] is not None]
+        down += [[a, b, x, y] for (a, x), (b, y) in zip(col, col[1:]) if y > x]
+    that([list(x) for x in f["along"]] == along and [list(x) for x in f["down"]] == down,
+         "the reversals named are not the table's")
+    return bool(along or down)
+
+
 TWO_SYSTEMS = {
+    "plan_order": _plan_order,
     "discordant_decide": lambda f, h: (that(f["wins"] + f["losses"] == f["discordant"]
                                             and f["discordant"] + f["ties"] == f["n"], "wins, losses and ties do not "
                                             "add up") and f["discordant"] > 0),
@@ -398,8 +415,17 @@ SUPPORT = {
     # a right answer refused only for "negation differs": the judge's known limit, named as such
     "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
+    # the named kind has the lowest accuracy; its right answers and its two kinds of error add up to its claims and
+    # its accuracy; a cause is given only when every error goes its way (mixed: accepted; paraphrase: refused)
     "weakest_kind": lambda f, h: (that(f["accuracy"][f["worst"]] == min(f["accuracy"].values()))
-                                  and f["worst"] == "paraphrase"),
+                                  and that(f["right"] + f["accepts"] + f["misses"] == f["n"] > 0
+                                           and close(f["right"] / f["n"], f["accuracy"][f["worst"]]),
+                                           "the counts do not give the kind's accuracy")
+                                  and that((f["reason"] == "mixed_accepts") == (f["worst"] == "partial"
+                                                                                 and f["misses"] == 0 < f["accepts"])
+                                           and (f["reason"] == "paraphrase_misses") == (
+                                               f["worst"] == "paraphrase" and f["accepts"] == 0 < f["misses"]),
+                                           "a cause given where the errors do not all go its way")),
 }
 
 RULES = {

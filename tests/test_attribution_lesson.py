@@ -102,12 +102,12 @@ def test_partial_retrieval_names_the_answer_holding_gold_only_when_every_one_had
     strict = attribute(t, k=2)
     strict.records["top_gold_retrieved"] = [True, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had at least one gold document in the top 2 (in every case the one the golden set grades " \
-        "highest, the document that states the answer);" in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (in every case the gold document with the highest " \
+        "grade in the question's `relevance` field of the golden set -- " in c["text_if_true"]
     strict.records["top_gold_retrieved"] = [False, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had at least one gold document in the top 2 (0 of them the one the golden set grades " \
-        "highest, the document that states the answer);" in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (0 of them the gold document with the highest " \
+        "grade in the question's `relevance` field of the golden set -- " in c["text_if_true"]
 
 
 def test_rule_status_table_counts_the_same_answers_under_both_rules():

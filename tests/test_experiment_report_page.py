@@ -88,7 +88,7 @@ def test_the_page_opens_with_the_verdict_and_reads_like_a_report(page, framework
     html = page.read_text(encoding="utf-8")
     body = html.split("<body", 1)[1]
     banner = body.index('class="rm-verdict" data-outcome="worse"')
-    assert banner < body.index('id="Diagnosis"') < body.index('id="rm-moved"') < body.index('class="rm-explain"')
+    assert banner < body.index('id="Log-diagnosis"') < body.index('id="rm-moved"') < body.index('class="rm-explain"')
     assert body[:banner].count("<p") <= 1  # the title and its table of contents only
     n, _ = _one_list_questions(frameworks[-1])
     assert "questions got the same list of 5 item(s)" in body and f"{n} questions got the same list" in body

@@ -183,7 +183,8 @@ def sample_claims(attr: Attribution, strict: Attribution) -> list[dict]:
         alternative = (f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "
                        f"`gold_missed_answer_right`, and none had a gold document in the top {strict.k}: the two rules "
                        "agree on them.")
-    top = "the one the golden set grades highest, the document that states the answer"
+    top = ("the gold document with the highest grade in the question's `relevance` field of the golden set -- "
+           "q001's, for example, is `{expense_policy: 2, onboarding_ja: 1}`")
     which = (f"at least one gold document in the top {strict.k} (in every case {top})"
              if with_top == p["right_partial"] else
              f"at least one gold document in the top {strict.k} ({with_top} of them {top})")

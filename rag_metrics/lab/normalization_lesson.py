@@ -8,7 +8,7 @@ Each function returns the keyword arguments of :func:`rag_metrics.report.kernel.
 from __future__ import annotations
 
 __all__ = ["SOURCE", "source_check", "seed_step_claims", "pass_count_claim", "real_vectors_claim", "raw_queries_claim",
-           "audit_claim", "pass_count_figure"]
+           "audit_claim", "pass_count_figure", "cone_figure", "seed_rows"]
 
 SOURCE = {"threshold": 0.8,  # as the source reports them: (candidate, score) in rank order, and the pass count
           "raw": ([["B", 6.0], ["C", 4.0], ["A", 2.0]], 3),
@@ -160,5 +160,46 @@ def pass_count_figure(curve, scores: dict, threshold: float, left_out: int):
     right.set(xlabel="score (inner product)", ylabel="(question, chunk) pairs",
               title=f"scores and the cut ({left_out} pairs with cosine ≈ 0 left out)")
     right.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def seed_rows(audit) -> tuple[dict, dict]:
+    """The seed's scores by regime (``audit``: :func:`rag_metrics.retrieval.vectors.threshold_audit` of A, B, C):
+    ``(regime, ours)`` -- each regime's table indexed by id, and its ``[id, score]`` pairs in rank order (3 decimals,
+    as the source prints them)."""
+    t = audit.table
+    regime = {r: t[t.regime == r].set_index("id") for r in ("raw", "documents_normalized", "both_normalized")}
+    ours = {r: [[i, round(float(v), 3)] for i, v in regime[r]["score"].items()] for r in regime}
+    return regime, ours
+
+
+def cone_figure(query, docs, regime: dict, threshold: float, query_norm: float):
+    """Notebook 06's seed figure: the cone of directions with cosine >= ``threshold`` to the query (green), the wider
+    cone the bug lets through when only the stored vectors are normalized (hatched: score >= ``threshold`` when
+    cosine >= threshold / |q|), and the vectors q, A, B, C with their cosines -- labels on a white ground, so the
+    hatching never covers them. Returns the figure."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from matplotlib.patches import Circle, Wedge
+
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    half = np.degrees(np.arccos(min(threshold, 1.0)))
+    ax.add_patch(Wedge((0, 0), 5.3, -half, half, color="#9fd37f", alpha=0.35, label=f"cosine ≥ {threshold:g} to q"))
+    effective = np.clip(threshold / query_norm, -1.0, 1.0)
+    wide = np.degrees(np.arccos(effective))
+    ax.add_patch(Wedge((0, 0), 5.3, -wide, wide, fill=False, hatch="//", edgecolor="#e8a3a4", linewidth=0,
+                       label=f"the bug: score ≥ {threshold:g} when cos ≥ {effective:.2g}"))
+    ax.add_patch(Circle((0, 0), 1, fill=False, linestyle=":", color="grey"))
+    for name, v, color in [("q", query, "black"), *zip("ABC", docs, ["#4c72b0", "#c44e52", "#dd8452"])]:
+        ax.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=2))
+        cos = "" if name == "q" else f" (cos {regime['both_normalized'].at[name, 'score']:.2f})"
+        ax.text(v[0] + 0.08, v[1] + (-0.4 if name == "q" else 0.12), name + cos, color=color, zorder=5,
+                bbox=dict(facecolor="white", edgecolor="none", pad=1.5))
+    inside = [n for n in "ABC" if regime["both_normalized"].at[n, "score"] >= threshold]
+    bug = [n for n in "ABC" if regime["documents_normalized"].at[n, "score"] >= threshold]
+    ax.set(xlim=(-0.3, 4.2), ylim=(-1.2, 4.6), aspect="equal", xlabel="x", ylabel="y",
+           title=f"Cosine cone: {', '.join(inside) or 'none'}; bug's cone: {', '.join(bug) or 'none'}")
+    ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     return fig

@@ -139,6 +139,9 @@ def _binary_plan(target_gain: float, rate_plan: float, *, alpha: float, baseline
                   f"1 − {baseline:.3f} = {ceiling:.3f}" + ("; the table stops below that." if shown is not None
                                                            else "."),
             name="above_ceiling", figures={"gains": above, "ceiling": ceiling, "baseline": baseline}))
+    order = plan_order_claim(plan, rate_plan) if shown is not None else None
+    if order is not None and order["condition"]:  # said only when the table is not ordered
+        claims.append(order)
     if target_gain > ceiling + 1e-12:
         return shown, claims
     row = plan.loc[target_gain]
@@ -151,6 +154,37 @@ def _binary_plan(target_gain: float, rate_plan: float, *, alpha: float, baseline
         "a change reshuffles, the more noise hides it.",
         name="plan_grows_with_rate", figures={"fewest": int(fewest), "twice": int(twice)}))
     return shown, claims
+
+
+def plan_order_claim(plan: pd.DataFrame, rate: float) -> dict:
+    """The claim that explains a planning table (:func:`plan_table`) whose sizes do not grow left to right along a
+    row, or do not fall as the gain grows down a column; nothing is shown when they do. Along a row the last column
+    is the share ``rate`` the configurations touch: when that share is below twice the gain it touches fewer
+    questions than the column before it, so it needs fewer. Any other reversal is the exact test's discreteness."""
+    columns = list(plan.columns[1:])
+    rows = [[None if pd.isna(v) else int(v) for v in plan.loc[g, columns]] for g in plan.index]
+    along, down = [], []
+    for g, sizes in zip(plan.index, rows):
+        for i in range(len(sizes) - 1):
+            if sizes[i] is not None and sizes[i + 1] is not None and sizes[i + 1] < sizes[i]:
+                along.append((float(g), i, sizes[i], sizes[i + 1], i == len(sizes) - 2 and rate < 2 * g))
+    for j in range(len(columns)):
+        col = [(float(g), r[j]) for g, r in zip(plan.index, rows) if r[j] is not None]
+        down += [(a, b, x, y) for (a, x), (b, y) in zip(col, col[1:]) if y > x]
+    figures = {"rows": rows, "gains": [float(g) for g in plan.index], "rate": rate, "along": along, "down": down}
+    parts = []
+    for g, i, x, y, by_rate in along:
+        parts.append(f"in the +{g:g} row, {y:,} is fewer than the {x:,} beside it: "
+                     + (f"configurations like these touch {rate:.1%} of the questions, less than the {2 * g:.0%} "
+                        "(twice the gain) of the column before, and a change that touches fewer questions needs "
+                        "fewer -- the columns are ordered by their labels, not by the share they touch"
+                        if by_rate else "the exact test's discreteness (the count of wins it needs moves in whole "
+                        "questions, so its power does not grow smoothly with the golden set's size)"))
+    for a, b, x, y in down:
+        parts.append(f"{y:,} questions for +{b:g} but {x:,} for +{a:g}: the exact test's discreteness (the count of "
+                     "wins it needs moves in whole questions)")
+    text = ("Why the table is not ordered everywhere: " + "; ".join(parts) + ".") if parts else None
+    return _claim(bool(parts), text or "", None, name="plan_order", figures=figures)
 
 
 def _spread_of(diffs: pd.Series, candidate_diffs: list) -> float:

@@ -15,7 +15,7 @@ from rag_metrics.stats import ALPHA, format_p, paired_test
 from rag_metrics.core.text import normalize
 
 __all__ = ["longest_fragment", "f_fits", "gap_claims", "ruler_claims", "near_f", "f_curve_claims", "footer_claim",
-           "f_window_figure"]
+           "f_window_figure", "tiny_example", "source_side", "marker_failures", "where_claim", "footer_setup"]
 
 SOURCE_GAP = 0.775 - 0.69
 """The source's page hit@3 from markers on the gold page itself (0.69) to content overlap with a ±1 window (0.775)."""
@@ -232,3 +232,99 @@ def f_window_figure(by_f, by_window, *, k: int, longest: int):
     right.legend(title="judge", loc="lower right")
     fig.tight_layout()
     return fig
+
+
+def tiny_example() -> tuple:
+    """Notebook 03's two-page example: a policy cut into 60-character chunks, gold page 2, judged by markers and by
+    overlap (F=24), both at window 0. Returns ``(table, claim)``: the chunks with each judge's verdict, and the claim
+    on the chunk that starts in the middle of page 2 (its text, but not its marker)."""
+    import pandas as pd
+
+    from rag_metrics.io.corpus import corpus_from_pages
+    from rag_metrics.judging.judges import MarkerJudge, OverlapJudge, judge_run
+    from rag_metrics.retrieval.chunking import chunk_fixed
+
+    tiny = corpus_from_pages([
+        {"doc_id": "policy", "page": 1, "text": "[p.1]\nClaims are paid monthly. Receipts are kept for seven years by "
+                                                 "finance.\n"},
+        {"doc_id": "policy", "page": 2, "text": "[p.2]\nEvery claim must be submitted within 30 days of the expense "
+                                                 "date.\n"}])
+    chunks = chunk_fixed(tiny, 60, 0)
+    gold = pd.DataFrame({"question_id": ["q"], "doc_id": ["policy"], "page": [2]})
+    run = chunks.assign(question_id="q", rank=range(1, len(chunks) + 1))
+    verdicts = {name: judge_run(run, chunks, gold, j, tiny)["hit"].tolist()
+                for name, j in {"marker": MarkerJudge(window=0), "overlap (F=24)": OverlapJudge(24, window=0)}.items()}
+    table = pd.DataFrame({"chunk": chunks["text"].str.replace("\n", " / "),
+                          "pages": chunks["start_page"].astype(str) + "-" + chunks["end_page"].astype(str),
+                          **{name: ["hit" if v else "miss" for v in hits] for name, hits in verdicts.items()}})
+    lost = [i for i, row in chunks.iterrows() if row["start_page"] == 2 and "[p.2]" not in row["text"]]
+    held = chunks.loc[lost[0], "text"].strip() if lost else ""
+    claim = dict(condition=len(lost) == 1 and not verdicts["marker"][lost[0]] and verdicts["overlap (F=24)"][lost[0]],
+                 text_if_true=(f"The chunk that starts in the middle of page 2 holds the end of its rule -- “{held}” -- "
+                               "but not `[p.2]`: the marker judge fails it, the overlap judge counts it."),
+                 name="tiny_lost_marker",
+                 figures={"held": held, "lost": len(lost), "marker": [bool(v) for v in verdicts["marker"]],
+                          "overlap": [bool(v) for v in verdicts["overlap (F=24)"]], "at": lost[0] if lost else None})
+    return table.rename_axis("chunk #"), claim
+
+
+def source_side(hit_at, *, min_chars: int, label: str) -> tuple:
+    """The source's four judge-and-window combinations beside this notebook's: ``hit_at(judge, 3)`` gives page hit@3
+    under a judge. Returns ``(table, (m0, m1, o0, o1))`` -- marker and overlap at window 0 and ±1."""
+    import pandas as pd
+
+    from rag_metrics.judging.judges import MarkerJudge, OverlapJudge
+
+    m0, m1 = (hit_at(MarkerJudge(window=w), 3) for w in (0, 1))
+    o0, o1 = (hit_at(OverlapJudge(min_chars=min_chars, window=w), 3) for w in (0, 1))
+    table = pd.DataFrame({"source": [0.69, None, None, 0.775],  # as the source reports them (page hit@3)
+                          label: [m0, m1, o0, o1]},
+                         index=pd.Index(["marker, window 0", "marker, window ±1", "overlap, window 0",
+                                         "overlap, window ±1"], name="page hit@3, judge and window"))
+    return table, (m0, m1, o0, o1)
+
+
+def marker_failures(by_overlap, by_marker, chunks, window: int):
+    """The judged top-k chunks the overlap judge credits and the marker judge does not, with their text and pages and
+    where each lies (``lies``): on a gold page it satisfies, within ``window`` pages of one, or elsewhere."""
+    failed = by_overlap[by_overlap["hit"] & ~by_marker["hit"]].merge(
+        chunks[["chunk_id", "text", "start_page", "end_page"]], on="chunk_id")
+
+    def where(row):
+        pages = range(row.start_page, row.end_page + 1)
+        if any(p == g for _, g in row.satisfies for p in pages):
+            return "gold page"
+        if any(abs(p - g) <= window for _, g in row.satisfies for p in pages):
+            return "within the window"
+        return "elsewhere"
+
+    return failed.assign(lies=[where(r) for r in failed.itertuples()])
+
+
+def where_claim(failed, k: int) -> dict:
+    """The claim counting the chunks of :func:`marker_failures` by where they lie."""
+    counts = failed["lies"].value_counts().reindex(["gold page", "within the window", "elsewhere"], fill_value=0)
+    return dict(condition=len(failed) > 0,
+                text_if_true=(f"{len(failed)} top-{k} chunk(s) satisfy a gold page by content but not by marker: "
+                              f"{counts['gold page']} lie on the gold page itself, {counts['within the window']} on a "
+                              f"page within the window of it, {counts['elsewhere']} elsewhere."),
+                text_if_false=f"No top-{k} chunk satisfies a gold page by content without its marker here.",
+                name="where_marker_fails", figures={"total": len(failed), **{k_: int(v) for k_, v in counts.items()}})
+
+
+def footer_setup(corpus, retriever: str, depth: int) -> tuple:
+    """The sample corpus with a running footer ``<title> <page>`` on every page, retrieved one page per chunk (as a
+    PDF reader returning one text per page gives them) ``depth`` deep. Returns ``(furnished, golden, logged, index)``:
+    the corpus, its golden set, the run with each item's text and pages, and its page index."""
+    from rag_metrics.experiment.rulers import pages_as_chunks, with_running_text
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.retrieval.retrievers import make_retriever
+
+    furnished = with_running_text(corpus)
+    golden = load_golden(corpus=furnished, sample=True)
+    page_chunks = pages_as_chunks(furnished)
+    run = make_retriever(retriever, page_chunks).search(golden.labelled.reset_index(), depth)
+    logged = run.merge(page_chunks[["chunk_id", "text", "start_page", "end_page"]], on="chunk_id")
+    logged["pages"] = [tuple(range(a, b + 1)) for a, b in zip(logged["start_page"], logged["end_page"])]
+    return furnished, golden, logged, PageIndex(furnished)
