@@ -2,11 +2,14 @@
 
 The protocol (docs/answer_support.md, "Measured on what it was not built on"):
 
-* **development set** -- ``data/support/claims.jsonl``: labelled by the judge's builders; tune on it;
-* **held-out set** -- ``data/support/heldout/``: 130 answers (202 claims, ten kinds, English and Japanese) written
+* **development sets** -- ``data/support/claims.jsonl`` (labelled by the judge's builders) and ``data/support/heldout/``
+  (130 answers, 202 claims, written blind and scored once as the previous release's held-out set, then read to
+  choose rules): tune on them;
+* **held-out set** -- ``data/support/heldout2/``: 100 answers (166 claims, ten kinds, English and Japanese) written
   and labelled by an annotator who never read the judge's code or its errors, before the judge was changed
-  (``labels_a.jsonl``); a second annotator labelled 72 of its claims blind (``labels_b.jsonl``): people's agreement
-  with each other is the ceiling a judge is read against.
+  (``labels_a.jsonl``); a second annotator labelled 76 of its claims blind (``labels_b.jsonl``): people's agreement
+  with each other is the ceiling a judge is read against. Scored once per release; once its errors are read to
+  change the judge, it moves to development and the next release writes a fresh set.
 
 Printed (and written to ``benchmarks/support_heldout.md`` with ``--write``): claim-level Cohen's kappa with its
 interval (:func:`rag_metrics.stats.agreement.cohen_kappa`), answer-level kappa -- fully supported vs not, the judge
@@ -17,7 +20,7 @@ the same code gives the same figures (seeded).
     .venv/bin/python benchmarks/support_heldout.py            # print
     .venv/bin/python benchmarks/support_heldout.py --write    # and update benchmarks/support_heldout.md
     .venv/bin/python benchmarks/support_heldout.py --speed 10000   # and time 10,000 answers beside the baseline
-    .venv/bin/python benchmarks/support_heldout.py --set data/support/heldout2   # score another labelled set
+    .venv/bin/python benchmarks/support_heldout.py --set data/support/heldout   # score another labelled set
 
 ``--set DIR`` scores any labelled set in the held-out set's format (``answers.jsonl``, ``labels_a.jsonl``, and
 ``labels_b.jsonl`` for people's agreement when it exists) as the held-out figure; the default is the first held-out
@@ -43,6 +46,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
 
+from rag_metrics.experiment import support_trust as trust_sets
 from rag_metrics.experiment.support_trust import development_set, heldout_set, judged
 from rag_metrics.core.options import parse_key_values
 from rag_metrics.io.corpus import data_dir, load_corpus
@@ -51,7 +55,7 @@ from rag_metrics.judging.support import OfflineSupportJudge, answer_support, sup
 from rag_metrics.judging.support_llm import load_judge
 from rag_metrics.stats.agreement import cohen_kappa
 
-HELDOUT = data_dir() / "support" / "heldout"
+HELDOUT = data_dir() / "support" / trust_sets.HELDOUT
 LEVEL = {"full": "supported", "partial": "partial", "none": "unsupported", "no claims": "unsupported"}
 
 
@@ -242,7 +246,7 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", action="store_true", help="also score each step of the offline judge (on with --write)")
     ap.add_argument("--set", default=str(HELDOUT), metavar="DIR",
                     help="the labelled set scored as held-out: a directory with answers.jsonl and labels_a.jsonl "
-                         "(labels_b.jsonl, when there, gives people's agreement); default data/support/heldout")
+                         "(labels_b.jsonl, when there, gives people's agreement); default data/support/heldout2")
     ap.add_argument("--out", metavar="FILE", help="with --write, the file written (default benchmarks/"
                                                    "support_heldout.md)")
     ap.add_argument("--judge", default="offline", help="offline (default), token-overlap, openai or bedrock")

@@ -5,7 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from rag_metrics.experiment.support_trust import development_set, heldout_set, judge_trust, judged
+from rag_metrics.experiment.support_trust import (DEVELOPMENT_FOLDERS, HELDOUT, development_set, heldout_set,
+                                                 judge_trust, judged)
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.judging.support import OfflineSupportJudge, context_passages
 from rag_metrics.stats.agreement import cohen_kappa
@@ -42,7 +43,7 @@ class _Always:
 
 def test_the_held_out_passages_are_the_context_passages_of_their_pages(corpus):
     claims, answers = heldout_set(corpus)
-    rows = [json.loads(line) for line in (data_dir() / "support/heldout/answers.jsonl").read_text("utf-8").splitlines()
+    rows = [json.loads(line) for line in (data_dir() / "support" / HELDOUT / "answers.jsonl").read_text("utf-8").splitlines()
             if line.strip()]
     assert len(answers) == len(rows) and len(claims) == sum(len(r["claims"]) for r in rows)
     for r, passages in zip(rows, answers["passages"]):
@@ -76,3 +77,19 @@ def test_the_shipped_judge_is_decided_on_the_held_out_figure_not_the_development
     assert trust.trusted is (trust.heldout.low >= 0.6 and trust.heldout.n >= 20)
     assert ("not yet trusted" in trust.sentence()) is (not trust.trusted)
     assert f"{trust.heldout.kappa:.3f}" in trust.sentence() and f"{trust.development.kappa:.3f}" in trust.sentence()
+
+
+def test_a_set_read_to_change_the_judge_is_development_data_and_never_the_held_out_one(corpus):
+    """The held-out set of this release is not among the development sets, and every development set's claims are in
+    the development figure (with their questions), so a set whose errors were read cannot decide trust."""
+    assert HELDOUT not in DEVELOPMENT_FOLDERS and DEVELOPMENT_FOLDERS
+    dev = development_set(corpus)
+    held_ids = set(heldout_set(corpus)[0]["claim_id"])
+    assert held_ids and not held_ids & set(dev["claim_id"])
+    for name in DEVELOPMENT_FOLDERS:
+        used = heldout_set(corpus, data_dir() / "support" / name)[0]
+        assert set(used["claim_id"]) <= set(dev["claim_id"])
+        assert dev.set_index("claim_id").loc[used["claim_id"], "question"].notna().all()
+    alone = development_set(corpus, data_dir() / "support" / "claims.jsonl")
+    assert len(dev) == len(alone) + sum(len(heldout_set(corpus, data_dir() / "support" / n)[0])
+                                        for n in DEVELOPMENT_FOLDERS)

@@ -3,10 +3,14 @@ and on a held-out set it was not built on, and the package's one rule applied to
 
 The shipped labelled sets (``data/support/``):
 
-* **development** -- ``claims.jsonl``: 110 claims the offline judge was tuned on (its figure says how well it fits
-  them, not how well it holds);
-* **held-out** -- ``heldout/``: 130 English and Japanese answers, their claims labelled by people who never saw the
-  judge's code or its errors (``heldout/README.md``), scored once per release.
+* **development** -- ``claims.jsonl`` (110 claims) and ``heldout/`` (130 answers, 202 claims): the offline judge
+  was tuned on both. ``heldout/`` was written blind and scored once as the held-out set of the previous release;
+  its errors were then read to choose rules, so it is development data now. Their figure says how well the judge
+  fits them, not how well it holds;
+* **held-out** -- ``heldout2/``: 100 English and Japanese answers (166 claims), written and labelled by people who
+  never saw the judge's code or its errors, before the judge was changed (``heldout2/README.md``), scored once per
+  release. A set whose errors have been read to change the judge moves to development, and the next release is
+  scored on a fresh one.
 
 :func:`judge_trust` judges both sets' claims with a judge and returns their Cohen's kappas with 95% intervals
 (:func:`rag_metrics.stats.agreement.cohen_kappa`); the judge is **trusted** only when the held-out kappa passes
@@ -27,7 +31,13 @@ import pandas as pd
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.stats.agreement import Kappa, cohen_kappa, headline_refusal
 
-__all__ = ["heldout_set", "development_set", "judge_trust", "JudgeTrust", "SUPPORT_DIAGNOSES"]
+__all__ = ["heldout_set", "development_set", "judge_trust", "JudgeTrust", "SUPPORT_DIAGNOSES", "HELDOUT",
+           "DEVELOPMENT_FOLDERS"]
+
+HELDOUT = "heldout2"
+"""The held-out set of this release, a folder of ``data/support/``: never read while the judge was changed."""
+DEVELOPMENT_FOLDERS = ("heldout",)
+"""Sets in the held-out format that were scored once and then used to change the judge: development data now."""
 
 SUPPORT_DIAGNOSES = ("answered_from_memory", "misled", "incomplete", "hallucinated", "partially_supported")
 """The diagnoses that rest on the support judge's verdicts (the others rest on retrieval and correctness alone)."""
@@ -50,12 +60,12 @@ def _pages(corpus):
 
 
 def heldout_set(corpus, folder=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """``(claims, answers)`` of the held-out set in ``folder`` (default ``data/support/heldout``): one row per
+    """``(claims, answers)`` of the held-out set in ``folder`` (default :data:`HELDOUT`): one row per
     labelled claim -- ``claim_id``, ``kind``, ``language``, ``question``, ``claim``, ``passages`` (the context pages'
     text, :func:`rag_metrics.judging.support.context_passages`), ``human`` (supported, a bool) -- and per answer --
     ``answer_id``, ``kind``, ``language``, ``question``, ``answer``, ``passages``, ``human`` (its level). The first
     annotator's labels (``labels_a.jsonl``) are the reference."""
-    folder = Path(folder) if folder is not None else data_dir() / "support" / "heldout"
+    folder = Path(folder) if folder is not None else data_dir() / "support" / HELDOUT
     labels = {r.get("claim_id") or r.get("answer_id"): r for r in _rows(folder / "labels_a.jsonl")}
     claims, answers = [], []
     of = _pages(corpus)
@@ -71,16 +81,21 @@ def heldout_set(corpus, folder=None) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def development_set(corpus, path=None) -> pd.DataFrame:
-    """The development set's claims (default ``data/support/claims.jsonl``) in :func:`heldout_set`'s claim columns
-    (``question`` None: the set gives none)."""
+    """The development claims in :func:`heldout_set`'s claim columns: by default ``data/support/claims.jsonl``
+    (``question`` None: the set gives none) followed by the claims of every set in :data:`DEVELOPMENT_FOLDERS`
+    (with their questions); ``path`` a claims file in ``claims.jsonl``'s format, read alone."""
     from rag_metrics.experiment.support import read_support_set
 
     claims = read_support_set(Path(path) if path is not None else data_dir() / "support" / "claims.jsonl")
     of = _pages(corpus)
     passages = [of(ctx) for ctx in claims["context"]]
-    return pd.DataFrame({"claim_id": claims["claim_id"], "kind": claims["kind"], "language": claims["language"],
-                         "question": None, "claim": claims["claim"], "passages": passages,
-                         "human": claims["supported"].astype(bool)})
+    frame = pd.DataFrame({"claim_id": claims["claim_id"], "kind": claims["kind"], "language": claims["language"],
+                          "question": None, "claim": claims["claim"], "passages": passages,
+                          "human": claims["supported"].astype(bool)})
+    if path is not None:
+        return frame
+    used = [heldout_set(corpus, data_dir() / "support" / name)[0] for name in DEVELOPMENT_FOLDERS]
+    return pd.concat([frame, *used], ignore_index=True)
 
 
 def judged(judge, claims: pd.DataFrame) -> np.ndarray:
