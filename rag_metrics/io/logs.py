@@ -120,7 +120,9 @@ class RunLog:
         if memo is not None and memo[0] is self.run:
             return memo[1]
         cols = self.run[["question_id", "rank", "logged_doc_id", "chunk_id", "pages", "text"]]
-        value = digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
+        # astype(str) leaves a column of strings as it is, only slower (pandas 3 copies it into Arrow): skipped there
+        value = digest(pd.DataFrame({("doc_id" if name == "logged_doc_id" else name):
+                                     col if _all_strings(col) else col.astype(str) for name, col in cols.items()}))
         object.__setattr__(self, "_fingerprint", (self.run, value))
         return value
 
@@ -137,6 +139,11 @@ class RunLog:
                        f"{f', {len(self.failed)} failed' if self.failed else ''}"
                        f"{f', {unmatched} items matching no document' if unmatched else ''}.",
                        (None, text_cells(self.run.drop(columns=["line"]).head(10), ["text"])))
+
+
+def _all_strings(column: pd.Series) -> bool:
+    """Whether every cell of an object column is a ``str`` (what ``astype(str)`` would give back unchanged)."""
+    return column.dtype == object and all(type(v) is str for v in column.tolist())
 
 
 # ---- reading ------------------------------------------------------------------------------------
