@@ -89,14 +89,24 @@ def _frame_pieces(value, pd):
     yield '{"columns":' + json.dumps([str(c) for c in frame.columns], **_TEXT) + ',"rows":['
     width = frame.shape[1]
     if width:  # a table without columns has no rows (_canonical)
-        columns = [frame.iloc[:, k] for k in range(width)]
+        columns = [_cells(frame.iloc[:, k]) for k in range(width)]  # each column's cells listed once
         after = [", " if k < width - 1 else "]" for k in range(width)]
         order = _order(columns, after)
         for start in range(0, len(order), 1024):  # the rows' text a batch at a time, in their order
             rows = order[start:start + 1024]
-            texts = [_column(c.iloc[rows], a)[0] for c, a in zip(columns, after)]
+            texts = [_column(([values[i] for i in rows], kind), a)[0] for (values, kind), a in zip(columns, after)]
             yield ("," if start else "") + "[" + "],[".join(map(",".join, zip(*texts))) + "]"
     yield "]}"
+
+
+def _cells(series) -> tuple[list, str | None]:
+    """``(values, kind)`` of a table column: its cells as ``itertuples`` yields them (Python scalars for numpy
+    columns, the objects otherwise; ``tolist`` gives the same cells as iterating, without a Python call per cell for
+    an Arrow-backed column) and the numpy kind that decides how they are written (None: written as JSON values)."""
+    kind = series.dtype.kind if isinstance(series.dtype, np.dtype) else None
+    if kind == "f" and series.dtype.itemsize > 8:
+        kind = None  # longdouble items stay numpy scalars: jsonable writes them as strings
+    return series.tolist(), kind
 
 
 def _order(columns, after) -> list:
@@ -115,9 +125,9 @@ def _order(columns, after) -> list:
     return order
 
 
-def _column(series, after: str) -> tuple[list, list]:
-    """``(texts, keys)`` of a table column: each cell's canonical value as the canonical text writes it (compact,
-    unicode), and its part of the row's sort key.
+def _column(cells: tuple[list, str | None], after: str) -> tuple[list, list]:
+    """``(texts, keys)`` of a table column's cells (``(values, kind)``: :func:`_cells`): each cell's canonical value
+    as the canonical text writes it (compact, unicode), and its part of the row's sort key.
 
     A row's sort key is ``json.dumps(row)``: ``"[" + k1 + ", " + k2 + ... + kn + "]"`` with each cell's ``kj``
     written by ``json.dumps`` (ASCII). Comparing the tuples ``(k1 + ", ", ..., kn + "]")`` orders rows as those
@@ -125,14 +135,11 @@ def _column(series, after: str) -> tuple[list, list]:
     its separator ends where it ends). JSON strings, literals, arrays and objects are already prefix-free, so a
     column of those keeps ``kj`` alone (equal parts stay equal, unequal ones differ inside both); only a column
     holding numbers (``1`` is a prefix of ``10``) gets ``after``, the separator that follows it in the row."""
-    values = list(series)  # what itertuples yields: Python scalars for numpy columns, the objects otherwise
-    kind = series.dtype.kind if isinstance(series.dtype, np.dtype) else None
-    if kind == "f" and series.dtype.itemsize > 8:
-        kind = None  # longdouble items stay numpy scalars: jsonable writes them as strings
+    values, kind = cells
     if kind in ("i", "u", "f"):
         texts = list(map(int.__repr__ if kind != "f" else float.__repr__, values))
         if kind == "f":
-            for i in np.flatnonzero(~np.isfinite(series.to_numpy())).tolist():
+            for i in np.flatnonzero(~np.isfinite(np.asarray(values, dtype=np.float64))).tolist():
                 texts[i] = _NONFINITE[texts[i]]
         return texts, [t + after for t in texts]
     if kind == "b":

@@ -46,7 +46,10 @@ def question_attributes(golden, corpus=None) -> pd.DataFrame:
     questions = golden.questions
     table = questions.drop(columns=[c for c in NOT_ATTRIBUTES if c in questions.columns]).copy()
     gold = golden.gold[golden.gold["doc_id"].notna()]
-    docs = {q: tuple(dict.fromkeys(g["doc_id"])) for q, g in gold.groupby("question_id", sort=False)}
+    firsts: dict = {}  # question -> its gold documents in first-seen order, in one pass (not a frame per question)
+    for q, d in zip(gold["question_id"].tolist(), gold["doc_id"].tolist()):
+        firsts.setdefault(q, {})[d] = None
+    docs = {q: tuple(ds) for q, ds in firsts.items()}
     if "document" not in table.columns:
         table["document"] = pd.Series([docs.get(q, ()) for q in table.index], index=table.index, dtype=object)
     if corpus is not None:

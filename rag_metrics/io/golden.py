@@ -112,7 +112,8 @@ class GoldenSet:
         """``{question_id: [(doc_id, page), ...]}``: each question's gold pages in the order of ``gold_pages``
         (questions without gold pages are absent)."""
         out: dict = {}
-        for q, d, p in zip(self.gold_pages["question_id"], self.gold_pages["doc_id"], self.gold_pages["page"]):
+        gp = self.gold_pages  # columns as lists: iterating an Arrow-backed column costs a Python call per cell
+        for q, d, p in zip(gp["question_id"].tolist(), gp["doc_id"].tolist(), gp["page"].tolist()):
             out.setdefault(q, []).append((d, int(p)))
         return out
 
@@ -133,7 +134,7 @@ class GoldenSet:
     def answerable(self) -> list:
         """Labelled questions with gold (not no_answer), in file order."""
         with_gold = set(self.gold.loc[self.gold["doc_id"].notna(), "question_id"])
-        return [q for q in self.questions.index if q in with_gold]
+        return [q for q in self.questions.index.tolist() if q in with_gold]
 
     def document_gold(self) -> pd.DataFrame:
         """:attr:`gold` with, when the set has evidence groups, a ``group`` column for document-level

@@ -30,6 +30,7 @@ TREC run files are read by :mod:`rag_metrics.io.trec` and evaluated by :func:`ra
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -120,7 +121,9 @@ class RunLog:
         if memo is not None and memo[0] is self.run:
             return memo[1]
         cols = self.run[["question_id", "rank", "logged_doc_id", "chunk_id", "pages", "text"]]
-        value = digest(cols.rename(columns={"logged_doc_id": "doc_id"}).astype(str))
+        # astype(str) leaves a column of strings as it is, only slower (pandas 3 copies it into Arrow): skipped there
+        value = digest(pd.DataFrame({("doc_id" if name == "logged_doc_id" else name):
+                                     col if _all_strings(col) else col.astype(str) for name, col in cols.items()}))
         object.__setattr__(self, "_fingerprint", (self.run, value))
         return value
 
@@ -139,6 +142,11 @@ class RunLog:
                        (None, text_cells(self.run.drop(columns=["line"]).head(10), ["text"])))
 
 
+def _all_strings(column: pd.Series) -> bool:
+    """Whether every cell of an object column is a ``str`` (what ``astype(str)`` would give back unchanged)."""
+    return column.dtype == object and all(type(v) is str for v in column.tolist())
+
+
 # ---- reading ------------------------------------------------------------------------------------
 
 def _show(path) -> str:
@@ -146,6 +154,8 @@ def _show(path) -> str:
 
 
 def _page_number(value, base, path, line, where, field_path, note="see --page-base"):
+    if type(value) is int and value >= base:  # the usual page: no further test can refuse it
+        return value - base + 1
     if isinstance(value, str) and re.fullmatch(r"\s*[0-9]+\s*", value):
         value = int(value)
     if isinstance(value, float) and value.is_integer():
@@ -342,10 +352,13 @@ def _item_row(item: dict, rec, question_row: dict, rank: int, item_paths: dict, 
     score = field_at(item, item_paths.get("score"))
     if score is MISSING or score is None:
         score = np.nan
+    elif type(score) is float and math.isfinite(score):  # the usual score: no further test can refuse it
+        pass
     elif isinstance(score, bool) or not isinstance(score, numbers.Real) or not np.isfinite(score):
         raise InputError(f"{where}: score {score!r} is not a finite number.", path=path, line=line, field="score")
     return {"question_id": question_row["question_id"], "question": question_row["question"], "rank": rank,
-            "doc_id": doc, "chunk_id": chunk, "pages": tuple(sorted(set(pages))), "page_label": label, "text": text,
+            "doc_id": doc, "chunk_id": chunk, "pages": (*pages,) if len(pages) < 2 else tuple(sorted(set(pages))),
+            "page_label": label, "text": text,
             "score": float(score), "line": line, "logged_doc_id": doc}
 
 
@@ -405,8 +418,21 @@ def _items(rec, path_spec, error, who, path, line, hints, preset):
     return value
 
 
+_NUMBER_COLUMNS = {"rank": np.int64, "score": np.float64, "line": np.int64}
+"""The run table's columns of numbers (every item row has an int rank and line, a float score); the rest are objects."""
+
+
+def _run_table(items: list) -> pd.DataFrame:
+    """The run table of item rows (:func:`_item_row`), built column by column: the frame ``pd.DataFrame(items)``
+    would give (the same dtypes), without pandas reading 160,000 dicts one key at a time."""
+    if not items:
+        return pd.DataFrame(items, columns=RUN_COLUMNS)
+    return pd.DataFrame({c: np.array([it[c] for it in items], dtype=_NUMBER_COLUMNS[c]) if c in _NUMBER_COLUMNS
+                         else pd.Series([it[c] for it in items], dtype=object) for c in RUN_COLUMNS})
+
+
 def _tables(items, questions):
-    run = pd.DataFrame(items, columns=RUN_COLUMNS)
+    run = _run_table(items)
     for col in ("question_id", "question", "doc_id", "chunk_id", "page_label", "text", "logged_doc_id"):  # absent stays None
         run[col] = run[col].astype(object).where(run[col].notna(), None)
     table = pd.DataFrame(questions, columns=["question_id", "question", "answer", "latency_ms", "error", "line"])

@@ -127,8 +127,9 @@ def audit_pages(run: pd.DataFrame, index, *, min_chars: int = 24, page_base: int
     their text is on (module docstring). ``page_base`` is the base the log was read with (for the fix named)."""
     if not isinstance(index, PageIndex):
         index = PageIndex(index)
-    has = run["pages"].map(len).gt(0) & run["text"].map(lambda t: isinstance(t, str)) & \
-        run["doc_id"].map(lambda d: d in index.docs)
+    docs = index.docs  # the three tests on the columns as lists: no Python call per cell through pandas
+    has = np.fromiter((len(p) > 0 and isinstance(t, str) and d in docs for p, t, d in
+                       zip(run["pages"].tolist(), run["text"].tolist(), run["doc_id"].tolist())), bool, len(run))
     items = run.loc[has, ["question_id", "rank", "doc_id", "pages", "text"]].reset_index(drop=True)
     texts, docs, logged = items["text"].tolist(), items["doc_id"].tolist(), items["pages"].tolist()
     located, placed_by, verdicts = [], [], []
@@ -160,8 +161,8 @@ def check_pages_in_documents(run: pd.DataFrame, n_pages: dict, *, source=None) -
     page (``n_pages``: document -> number of pages). Items of documents not in ``n_pages`` are not checked."""
     if not len(run):
         return
-    last = run["doc_id"].map(lambda d: n_pages.get(d, np.inf) if d is not None else np.inf)
-    top = run["pages"].map(lambda p: max(p) if len(p) else 0)
+    last = np.array([n_pages.get(d, np.inf) if d is not None else np.inf for d in run["doc_id"].tolist()], float)
+    top = np.array([max(p) if len(p) else 0 for p in run["pages"].tolist()], float)
     bad = run[top > last]
     if len(bad):
         row = bad.iloc[0]
@@ -189,5 +190,5 @@ def check_log_pages(log, corpus=None) -> None:
                              "(--pages).", path=log.source, line=int(row["line"]), field="doc_id")
         return
     mapping, _ = resolve_documents(run["doc_id"], corpus.documents.index)
-    resolved = run.assign(doc_id=[mapping.get(d) if d is not None else None for d in run["doc_id"]])
+    resolved = run.assign(doc_id=[mapping.get(d) if d is not None else None for d in run["doc_id"].tolist()])
     check_pages_in_documents(resolved, corpus.documents["n_pages"].to_dict(), source=log.source)

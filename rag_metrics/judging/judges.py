@@ -115,7 +115,7 @@ class DocumentJudge(_Judge):
         """Every item of one (question, document) satisfies the same gold pages: one set per pair, looked up."""
         sets = {key: frozenset(pages) for key, pages in _gold_in_doc(gold).items()}
         none = frozenset()
-        return [sets.get(key, none) for key in zip(items["question_id"], items["doc_id"])]
+        return [sets.get(key, none) for key in zip(items["question_id"].tolist(), items["doc_id"].tolist())]
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ class PageJudge(_WindowJudge):
         if "pages" not in items.columns:
             return [none] * len(items)
         out = []
-        for q, d, pages in zip(items["question_id"], items["doc_id"], items["pages"]):
+        for q, d, pages in zip(items["question_id"].tolist(), items["doc_id"].tolist(), items["pages"].tolist()):
             mine = in_doc.get((q, d))
             out.append(frozenset(g for g in mine if any(abs(n - g[1]) <= w for n in pages)) if mine and pages
                        else none)
@@ -381,7 +381,7 @@ def judge_run(run: pd.DataFrame, chunks: pd.DataFrame | None, gold_pages: pd.Dat
             raise InputError(f"judge_run: chunk {missing[0]!r} of the run is not in the chunk table.")
         items = run.assign(text=run["chunk_id"].map(text))
     gold: dict = {}
-    for q, d, p in zip(gold_pages["question_id"], gold_pages["doc_id"], gold_pages["page"]):
+    for q, d, p in zip(gold_pages["question_id"].tolist(), gold_pages["doc_id"].tolist(), gold_pages["page"].tolist()):
         gold.setdefault(q, []).append((d, p))
     index = judge.index(corpus) if corpus is not None else None
     both = kept and isinstance(judge, OverlapJudge) and judge.boilerplate is not None

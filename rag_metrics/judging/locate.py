@@ -250,15 +250,15 @@ def _exact_placements(index: PageIndex, qtexts: list, want_docs: list | None, le
 
 def _anchor_hashes(qtexts: list, lengths: np.ndarray, long_enough: np.ndarray, n: int):
     """``(offsets, hashes)``, one row of :data:`ANCHORS` per text ``qtexts[long_enough]``: the ``n``-fragments
-    spread evenly over the text from its start to its end, and their hashes (only the anchors' characters are
-    read, some texts at a time)."""
+    spread evenly over the text from its start to its end, and their hashes (the texts' code points laid out some
+    texts at a time, the anchors read from them as windows)."""
     anchor_off = ((lengths[long_enough] - n)[:, None] * np.arange(ANCHORS)) // (ANCHORS - 1)
     anchors = np.zeros(anchor_off.shape, dtype=np.uint64)
-    step = 1 << 14
+    step = 1 << 12  # texts whose code points are laid out at once (~4 MB of characters): no slice per anchor
     for lo in range(0, long_enough.shape[0], step):
-        part = zip(long_enough[lo:lo + step].tolist(), anchor_off[lo:lo + step].tolist())
-        codes, a_off = codes_of(qtexts[i][o:o + n] for i, row in part for o in row)
-        anchors[lo:lo + step] = direct_hashes(codes, a_off[:-1], n).reshape(-1, ANCHORS)
+        codes, t_off = codes_of(qtexts[i] for i in long_enough[lo:lo + step].tolist())
+        starts = t_off[:-1, None] + anchor_off[lo:lo + step]
+        anchors[lo:lo + step] = direct_hashes(codes, starts.ravel(), n).reshape(-1, ANCHORS)
     return anchor_off, anchors
 
 

@@ -97,7 +97,7 @@ def judged_items(judged: pd.DataFrame) -> pd.DataFrame:
     judged = judged[["question_id", "rank", "satisfies"]].sort_values(["question_id", "rank"], kind="stable")
     items = []
     covered: dict = {}
-    for q, pages, r in zip(judged["question_id"], judged["satisfies"], judged["rank"]):
+    for q, pages, r in zip(judged["question_id"].tolist(), judged["satisfies"].tolist(), judged["rank"].tolist()):
         if not pages:  # most rows: nothing to cover
             items.append(f"~#{r}")
             continue
