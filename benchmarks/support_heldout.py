@@ -41,9 +41,9 @@ from sklearn.metrics import cohen_kappa_score
 from rag_metrics.experiment.support_trust import development_set, heldout_set, judged
 from rag_metrics.core.options import parse_key_values
 from rag_metrics.io.corpus import data_dir, load_corpus
-from rag_metrics.judging.claims import lemmas_available, split_claims
-from rag_metrics.judging.support import OfflineSupportJudge, answer_support, support_of_answer
-from rag_metrics.judging.support_llm import load_judge
+from rag_metrics.answers.claims import lemmas_available, split_claims
+from rag_metrics.answers.support import OfflineSupportJudge, answer_support, support_of_answer
+from rag_metrics.answers.support_llm import load_judge
 from rag_metrics.stats.agreement import cohen_kappa
 
 HELDOUT = data_dir() / "support" / "heldout"

@@ -30,8 +30,8 @@ gold_missed_answer_right   no               yes
 
 Each name says what it measures: whether the gold documents were found in the top k *by the rule*, and whether the
 answer is right. They are deliberately not called "retrieval failure" / "generation failure": that is a reading of
-them, and :mod:`rag_metrics.experiment.support` uses those words for another rule (no gold item read, answer judged
-against the page).
+them, and :mod:`rag_metrics.experiment.answer_support` uses those words for another rule (no gold item read, answer
+judged against the page).
 
 A common three-status taxonomy (:meth:`Attribution.three_status_counts`) counts a question whose gold documents were
 missed as a retrieval failure whatever the answer; here a right answer is kept apart (``gold_missed_answer_right``).
@@ -67,7 +67,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, NotComparableError, check_choice, check_k
 from rag_metrics.core.fingerprint import check_comparable, fingerprint
-from rag_metrics.judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, token_f1
+from rag_metrics.answers.matching import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, token_f1
 from rag_metrics.measures.metrics import hit_at_k, recall_at_k
 from rag_metrics.core.serialize import jsonable
 

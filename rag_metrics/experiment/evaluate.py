@@ -12,7 +12,7 @@
 2. judges every retrieved item with each judge that applies -- document always; page metadata
    when the log has pages; page markers when its text holds ``[p.N]`` markers; content overlap
    when it has text and the corpus is given -- and evaluates page-level hit@k, MRR and Recall@k
-   under each (:mod:`rag_metrics.measures.pages`); the *primary* judge (overlap, else page, else
+   under each (:mod:`rag_metrics.measures.page_level`); the *primary* judge (overlap, else page, else
    document) gives the headline;
 3. adds the document-level measures, chunk-level ones when the golden set gives chunk IDs,
    the failure breakdown, the no_answer questions and the backlog, latency, and retrieval vs
@@ -31,12 +31,12 @@ from rag_metrics.core.errors import InputError, check_choice, check_cutoffs
 from rag_metrics.io.coerce import as_corpus, as_golden, as_log
 from rag_metrics.core.text import PAGE_MARKER
 from rag_metrics.io.log_matching import log_key, match_log
-from rag_metrics.judging.audit import check_pages_in_documents
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_audit import check_pages_in_documents
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, as_judge, judge_run
 from rag_metrics.judging.locate import locate_items, place_text_only
 from rag_metrics.measures.distributed import combine_per_question, map_by_question
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.page_level import evaluate_judged
 from rag_metrics.measures.registry import measures_at
 from rag_metrics.experiment.failures import failure_breakdown_judged
 from rag_metrics.experiment.generation import GenerationView

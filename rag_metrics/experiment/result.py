@@ -16,13 +16,13 @@ from rag_metrics.core.errors import check_int, check_names
 from rag_metrics.core.html import HtmlView, render
 from rag_metrics.core.html import table as html_table
 from rag_metrics.io.log_matching import log_key
-from rag_metrics.judging.audit import audit_pages
+from rag_metrics.judging.page_audit import audit_pages
 from rag_metrics.judging.boilerplate import boilerplate_lines
 from rag_metrics.judging.judges import OverlapJudge, describe_judge
 from rag_metrics.measures.evaluator import evaluate
 from rag_metrics.measures.export import trec_qrels, trec_run
-from rag_metrics.measures.pages import judged_items
-from rag_metrics.measures.result import JUDGED_WARNING, Evaluation
+from rag_metrics.measures.page_level import judged_items
+from rag_metrics.measures.evaluation import JUDGED_WARNING, Evaluation
 from rag_metrics.experiment.drilldown import explain, explain_data
 from rag_metrics.experiment.failures import FAILURE_KINDS, GROUP_MISSING
 from rag_metrics.experiment.generation import GenerationView, generation_view
@@ -62,7 +62,7 @@ class ExperimentResult:
     level: str = "page"  # what the headline counts: "page" (under the primary judge), "document" or "chunk"
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
-    # -- rulers (rag_metrics.experiment.rulers) and page checks (rag_metrics.judging.audit) -------------------------
+    # -- rulers (rag_metrics.experiment.rulers) and page checks (rag_metrics.judging.page_audit) -----------------------
     def raw_overlap(self):
         """The overlap judge with boilerplate kept -- ``(description, Evaluation, judged rows)`` -- to show what page
         furniture does; None when the overlap judge does not apply or keeps boilerplate already
@@ -96,8 +96,8 @@ class ExperimentResult:
         return boilerplate_lines(self.page_index, judge.min_chars, judge.boilerplate)
 
     def page_audit(self):
-        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.audit.audit_pages`); None without
-        the documents."""
+        """The page-metadata audit of the logged pages (:func:`rag_metrics.judging.page_audit.audit_pages`); None
+        without the documents."""
         if self.page_index is None:
             return None
         if "audit" not in self._cache:

@@ -2,7 +2,7 @@
 
 * :func:`misled_claim` -- a wrong answer whose every claim is supported is ``misled`` (it contradicts the expected
   answer: a passage about something else supplied it) or ``incomplete`` (it stops short of a multi-part expected
-  answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.support.stops_short`).
+  answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.answer_support.stops_short`).
 * :func:`judge_errors` -- a right answer judged unsupported only because the closest span holds a negation the claim
   does not: the offline judge's known limit (a negation inside a noun phrase, docs/answer_support.md), not memory.
 * :func:`kappa_claim` -- the judge's agreement with people, read from its interval's lower end as the command
@@ -14,7 +14,7 @@ case.
 
 from __future__ import annotations
 
-from rag_metrics.judging.claims import negated
+from rag_metrics.answers.claims import negated
 from rag_metrics.stats.agreement import MIN_ITEMS
 
 __all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim"]

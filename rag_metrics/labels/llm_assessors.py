@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from rag_metrics.labels.assessors import GRADES
 from rag_metrics.core.errors import InputError, check_choice
-from rag_metrics.llm.clients import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
+from rag_metrics.llm.clients import BedrockClient, ChatClient, OpenAIClient, estimate_tokens
 from rag_metrics.llm.prompts import MalformedResponse, excerpt, prompt_language, reply_json
 
 __all__ = ["ASSESS_PROMPT_VERSION", "ASSESS_PROMPTS", "render_assessment", "parse_grade", "ChatAssessor",
@@ -156,8 +156,8 @@ class ChatAssessor:
                 "price_out": price_out, "cost": cost}
 
 
-class OpenAIAssessor(ChatAssessor, OpenAIGenerator):
-    """Grades from an OpenAI-compatible chat endpoint (options as :class:`~rag_metrics.llm.clients.OpenAIGenerator`:
+class OpenAIAssessor(ChatAssessor, OpenAIClient):
+    """Grades from an OpenAI-compatible chat endpoint (options as :class:`~rag_metrics.llm.clients.OpenAIClient`:
     ``base_url``, ``api_key``, ``json_mode``, ``client``, ``timeout``, ``cache_dir``, ``retries``, ``backoff``,
     ``max_tokens``, ``sleep``; ``language`` forces the prompt's)."""
 
@@ -165,15 +165,15 @@ class OpenAIAssessor(ChatAssessor, OpenAIGenerator):
         super().__init__(model, n=1, **options)
 
 
-class BedrockAssessor(ChatAssessor, BedrockGenerator):
+class BedrockAssessor(ChatAssessor, BedrockClient):
     """Grades from a model on Amazon Bedrock's Converse API (options as
-    :class:`~rag_metrics.llm.clients.BedrockGenerator`: ``region``, ``client``, ``cache_dir``, ``retries``...)."""
+    :class:`~rag_metrics.llm.clients.BedrockClient`: ``region``, ``client``, ``cache_dir``, ``retries``...)."""
 
     def __init__(self, model: str, **options):
         super().__init__(model, n=1, **options)
 
 
-class PromptAssessor(ChatAssessor, ChatGenerator):
+class PromptAssessor(ChatAssessor, ChatClient):
     """An LLM assessor without a client: renders the versioned prompt and estimates what a run would cost
     (:meth:`estimate`), with no vendor package installed and no network. It cannot grade."""
 

@@ -2,7 +2,7 @@
 and its coded arrays handed to the array kernels (:mod:`.arrays`); :func:`evaluate`, :func:`evaluate_trec` and
 :func:`evaluate_dask` are one call of such an evaluator.
 
-Every evaluation returns one :class:`~rag_metrics.measures.result.Evaluation`, the one result shape of the
+Every evaluation returns one :class:`~rag_metrics.measures.evaluation.Evaluation`, the one result shape of the
 package: per-question values, the summary (mean over defined values, counts and IDs of the excluded), the
 questions of the run that are not in the golden set, and the settings. The inputs are read by the typed inputs of
 :mod:`rag_metrics.io` (:class:`~rag_metrics.io.judgments.Qrels`, :class:`~rag_metrics.io.rankings.Run`), which
@@ -91,7 +91,7 @@ from rag_metrics.io.coded import CodedRun
 from rag_metrics.io.rankings import Run, code_run, read_doc_map_any, run_frame
 from rag_metrics.measures import arrays
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measures
-from rag_metrics.measures.result import Evaluation
+from rag_metrics.measures.evaluation import Evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
