@@ -853,9 +853,9 @@ def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(
     judged = result.judged_at_k(k)
     assert not judged["positive_only"] and judged["mean"] > j["mean"]
     assert judged["warn"] is (judged["mean"] < judged["warning_below"])
-    import rag_metrics.experiment.result as experiment_module
+    import rag_metrics.experiment.result_questions as questions_module  # where judged_at_k reads the bar
 
-    monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
+    monkeypatch.setattr(questions_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
     assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False
 
 

@@ -223,7 +223,7 @@ MUTANTS = [
     Mutant("registry-rprec-cutoff", RG, 'MeasureSpec("rprec", ("r_precision",), "forbidden"',
            'MeasureSpec("rprec", ("r_precision",), "allowed"', "rprec@k accepted"),
     Mutant("registry-k-zero", RG, "if k is not None and k < 1:", "if k is not None and k < 0:", "cutoff @0 accepted"),
-    Mutant("registry-ndcg-ideal", RG, "else j.ideal_rank <= k", "else j.ideal_rank < k",
+    Mutant("registry-ndcg-ideal", RG, "else ideal.rank <= k", "else ideal.rank < k",
            "nDCG@k ideal ranking cut at k-1"),
     Mutant("registry-rprec-rank", RG, "j.rq[j.rrank <= j.n_rel[j.rq]]", "j.rq[j.rrank < j.n_rel[j.rq]]",
            "R-precision counts the top R-1"),
