@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from rag_metrics.labels.assessors import GRADES
 from rag_metrics.core.errors import InputError, check_choice
-from rag_metrics.llm.clients import BedrockClient, ChatClient, OpenAIClient, estimate_tokens
+from rag_metrics.llm.clients import BedrockClient, ChatClient, OpenAIClient, estimate_calls
 from rag_metrics.llm.prompts import MalformedResponse, excerpt, prompt_language, reply_json
 
 __all__ = ["ASSESS_PROMPT_VERSION", "ASSESS_PROMPTS", "render_assessment", "parse_grade", "ChatAssessor",
@@ -139,21 +139,11 @@ class ChatAssessor:
         call. ``items``: a DataFrame with question, answer, text (or an iterable of such dicts); cached items cost
         nothing and are counted apart."""
         rows = items.to_dict("records") if hasattr(items, "to_dict") else list(items)
-        calls = cached = tokens_in = 0
-        for row in rows:
-            if self.is_cached(row["question"], row.get("answer"), row["text"]):
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += sum(estimate_tokens(m) for m in self.assessment_messages(row["question"], row.get("answer"),
-                                                                                  row["text"]))
-        tokens_out = calls * OUTPUT_TOKENS_PER_ASSESSMENT
-        cost = None
-        if price_in is not None or price_out is not None:
-            cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
-        return {"assessor": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
-                "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
-                "price_out": price_out, "cost": cost}
+        requests = (None if self.is_cached(row["question"], row.get("answer"), row["text"])
+                    else self.assessment_messages(row["question"], row.get("answer"), row["text"]) for row in rows)
+        return {"assessor": self.name, "model": self.model, "endpoint": self.endpoint,
+                **estimate_calls(requests, output_tokens=OUTPUT_TOKENS_PER_ASSESSMENT, price_in=price_in,
+                                 price_out=price_out)}
 
 
 class OpenAIAssessor(ChatAssessor, OpenAIClient):

@@ -44,8 +44,8 @@ from rag_metrics.core.text import cjk_count
 from rag_metrics.llm.page import Page
 from rag_metrics.llm.prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
-__all__ = ["ChatClient", "OpenAIClient", "BedrockClient", "estimate_tokens", "RateLimited", "ServiceError",
-           "OUTPUT_TOKENS_PER_QUESTION"]
+__all__ = ["ChatClient", "OpenAIClient", "BedrockClient", "estimate_tokens", "estimate_calls", "RateLimited",
+           "ServiceError", "OUTPUT_TOKENS_PER_QUESTION"]
 
 OUTPUT_TOKENS_PER_QUESTION = 80
 """Estimated output tokens per question asked (question, answer, evidence sentence and JSON)."""
@@ -61,6 +61,26 @@ def estimate_tokens(text: str) -> int:
     cjk = cjk_count(text)
     return cjk + math.ceil((len(text) - cjk) / 4)
 
+
+
+def estimate_calls(requests, *, output_tokens: int, price_in: float | None = None,
+                   price_out: float | None = None) -> dict:
+    """What a run of ``requests`` would cost: each request the messages a call would send, or None when the cache
+    answers it. ``calls`` and ``cached`` counted, input tokens estimated (:func:`estimate_tokens`), ``output_tokens``
+    per call, and the cost in USD at the prices per million tokens given (``cost`` None without a price)."""
+    calls = cached = tokens_in = 0
+    for messages in requests:
+        if messages is None:
+            cached += 1
+            continue
+        calls += 1
+        tokens_in += sum(estimate_tokens(m) for m in messages)
+    tokens_out = calls * output_tokens
+    cost = None
+    if price_in is not None or price_out is not None:
+        cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
+    return {"calls": calls, "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out,
+            "price_in": price_in, "price_out": price_out, "cost": cost}
 
 class RateLimited(InputError):
     """The service kept refusing with a rate limit after every retry."""
@@ -223,20 +243,11 @@ class ChatClient:
         Pages already in the cache cost nothing and are counted apart. ``cost`` is None when no
         price is given.
         """
-        calls = cached = tokens_in = 0
-        for page in pages:
-            if self.cached(page):  # a broken entry is not cached: it costs a call (broken_entries names them)
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += sum(estimate_tokens(m) for m in self.messages(page))
-        tokens_out = calls * self.n * OUTPUT_TOKENS_PER_QUESTION
-        cost = None
-        if price_in is not None or price_out is not None:
-            cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
-        return {"generator": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
-                "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
-                "price_out": price_out, "cost": cost}
+        # a broken entry is not cached: it costs a call (broken_entries names them)
+        requests = (None if self.cached(page) else self.messages(page) for page in pages)
+        return {"generator": self.name, "model": self.model, "endpoint": self.endpoint,
+                **estimate_calls(requests, output_tokens=self.n * OUTPUT_TOKENS_PER_QUESTION, price_in=price_in,
+                                 price_out=price_out)}
 
     def broken_entries(self, pages) -> list[str]:
         """The cache files of ``pages`` that exist but cannot be used (they will be removed and asked again)."""
