@@ -1,13 +1,15 @@
 """Rename the modules whose names repeat across folders or do not say what they hold, and move the answer judges to
-``rag_metrics/answers/`` (issue 50); rename the LLM clients, named ``*Generator`` because question generation came first.
+``rag_metrics/answers/`` (issue 50); rename the LLM clients, named ``*Generator`` because question generation came
+first.
 
     python tools/rename_modules.py      # from a checkout's root
 
 ``git mv`` each module of :data:`MOVES` that is still there, then rewrite, in every tracked text file, the dotted
-names (``rag_metrics.judging.index``), the paths (``judging/index.py``), ``from rag_metrics.judging import index``
-(the old name kept as a local alias, so the code that uses it still reads), the relative ``:mod:`.index``` of the
-folder's own docstrings, and the class names of :data:`CLASSES`. Files that record what they were made from
-(``tests/dependency_map.json``) are left for their own tool to remake. Running it again moves and rewrites nothing.
+names (``rag_metrics.<folder>.<module>``), the paths (``<folder>/<module>.py``), ``from rag_metrics.<folder> import
+<module>`` (the old name kept as a local alias, so the code that uses it still reads), the relative
+``:mod:`.<module>``` of the folder's own docstrings, and the class names of :data:`CLASSES`. Files that record what
+they were made from (``tests/dependency_map.json``) are left for their own tool to remake. Running it again moves and
+rewrites nothing.
 """
 
 from __future__ import annotations
@@ -66,9 +68,11 @@ FIXUPS = [  # (file, old, new): what the general rules cannot see, applied befor
     ("tests/test_typed_inputs.py", "pages.evaluate_pages, pages.evaluate_judged",
      "page_level.evaluate_pages, page_level.evaluate_judged"),
     ("rag_metrics/judging/__init__.py",
-     "the set of gold pages it satisfies under a judge (document, page marker, content overlap); and generated answers\n"
+     "the set of gold pages it satisfies under a judge (document, page marker, content overlap); and generated "
+     "answers\n"
      "judged against the expected answer (:mod:`.answers`).",
-     "the set of gold pages it satisfies under a judge (document, page marker, content overlap). Generated answers are\n"
+     "the set of gold pages it satisfies under a judge (document, page marker, content overlap). Generated answers "
+     "are\n"
      "judged in the next step, :mod:`rag_metrics.answers`."),
 ]
 
