@@ -153,11 +153,11 @@ def _timed(out: dict, name: str, func, *args, **kwargs):
 def sections(folder: Path) -> dict:
     """The report's cost section by section, in this process (module docstring): ``{section: (wall s, CPU s)}``.
 
-    Reading is :func:`~rag_metrics.report.inputs.read_inputs` plus the log's fingerprint (what the command's reading
-    child does); judging and evaluation are timed inside :func:`~rag_metrics.experiment.content.experiment_report`
-    by wrapping the judge and the evaluators; then every code cell of the report notebook runs in an IPython shell
-    on the handed-over inputs, as the kernel runs it; last the page is exported (nbconvert) from the notebook the
-    whole command executed, when there is one."""
+    Reading is :func:`~rag_metrics.report.report_inputs.read_inputs` plus the log's fingerprint (what the command's
+    reading child does); judging and evaluation are timed inside
+    :func:`~rag_metrics.experiment.experiment_report.experiment_report` by wrapping the judge and the evaluators; then
+    every code cell of the report notebook runs in an IPython shell on the handed-over inputs, as the kernel runs it;
+    last the page is exported (nbconvert) from the notebook the whole command executed, when there is one."""
     import pickle
 
     import matplotlib
@@ -168,7 +168,7 @@ def sections(folder: Path) -> dict:
 
     import rag_metrics.report
     from rag_metrics.experiment import evaluate as ev
-    from rag_metrics.report.inputs import read_inputs, write_cache
+    from rag_metrics.report.report_inputs import read_inputs, write_cache
 
     out: dict = {}
     reading = dict(golden=str(folder / "golden.jsonl"), runs=[str(folder / "log.jsonl")],
@@ -202,7 +202,7 @@ def sections(folder: Path) -> dict:
         a - sum(v[i] for v in inner) for i, a in enumerate(setup))
     executed = sorted((folder / "reports" / "bench").glob("2*/experiment.ipynb"))
     if executed:
-        from rag_metrics.report.runner import export_html
+        from rag_metrics.report.build import export_html
 
         _timed(out, "writing: nbconvert to HTML", export_html, executed[-1], folder / "sections.html", hide_input=True)
     return out

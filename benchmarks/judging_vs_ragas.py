@@ -47,7 +47,7 @@ def main(argv=None):
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import load_log
     from rag_metrics.judging.judges import OverlapJudge, judge_run
-    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.judging.page_index import PageIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -50,9 +50,9 @@ from rag_metrics.experiment import support_trust as trust_sets
 from rag_metrics.experiment.support_trust import development_set, heldout_set, judged
 from rag_metrics.core.options import parse_key_values
 from rag_metrics.io.corpus import data_dir, load_corpus
-from rag_metrics.judging.claims import lemmas_available, split_claims
-from rag_metrics.judging.support import OfflineSupportJudge, answer_support, support_of_answer
-from rag_metrics.judging.support_llm import load_judge
+from rag_metrics.answers.claims import lemmas_available, split_claims
+from rag_metrics.answers.support import OfflineSupportJudge, answer_support, support_of_answer
+from rag_metrics.answers.support_llm import load_judge
 from rag_metrics.stats.agreement import cohen_kappa
 
 HELDOUT = data_dir() / "support" / trust_sets.HELDOUT
@@ -133,7 +133,7 @@ def measure(judge, corpus, folder: Path = HELDOUT) -> dict:
 
 STEPS = [
     ("the shipped judge (issue 46, third round)", {}, "kept"),
-    ("shipped without the concept vocabulary (synonyms and translations, judging/concepts.py)",
+    ("shipped without the concept vocabulary (synonyms and translations, answers/concepts.py)",
      {"vocabulary": False}, "kept"),
     ("shipped without refutation by a closer span (opposite polarity, or all the words with another number)",
      {"contradiction": False}, "kept"),

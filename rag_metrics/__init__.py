@@ -30,7 +30,7 @@ from rag_metrics.measures.collapse import collapse_to_documents, document_rankin
 from rag_metrics.measures.evaluator import Evaluator, evaluate, evaluate_trec, evaluator
 from rag_metrics.measures.metrics import average_precision, hit_at_k, ndcg_at_k, precision_at_k, recall_at_k, reciprocal_rank
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measure, parse_measures
-from rag_metrics.measures.result import Evaluation, summarize
+from rag_metrics.measures.evaluation import Evaluation, summarize
 
 __version__ = "0.1.0"
 
@@ -44,8 +44,8 @@ _LAZY = {
 }
 """Public names that need pandas: imported on first use (PEP 562), so ``import rag_metrics`` stays light."""
 
-SUBPACKAGES = ("core", "io", "llm", "retrieval", "judging", "measures", "stats", "golden", "experiment", "labels",
-               "report", "lab", "cli")
+SUBPACKAGES = ("core", "io", "llm", "retrieval", "judging", "answers", "measures", "stats", "golden", "experiment",
+               "labels", "report", "lab", "cli")
 """The subpackages, in the order of the data flow: ``rm.stats`` and the others are imported on first use too."""
 
 

@@ -12,7 +12,7 @@ from statistics import NormalDist
 from rag_metrics import InputError
 from rag_metrics.stats.agreement import (MIN_KAPPA, _kappa, _kappa_intervals, _ppi, cohen_kappa, confusion_matrix,
                                          ppi_mean, wilson_mean)
-from rag_metrics.labels.agreement import agreement, agreement_table
+from rag_metrics.labels.assessor_agreement import agreement, agreement_table
 
 # ---- Cohen's kappa ---------------------------------------------------------------------------------------------
 
@@ -360,7 +360,7 @@ def _pass_rates(true_kappa, n, share, rng, sets=1000):
     """Share of ``sets`` simulated judges of this true kappa that the package calls usable (through
     SupportAgreement, SheetAgreement and labels' Agreement, which must agree), and that the former rule (point
     estimate >= 0.6 on >= 20 items) passed. Each distinct table is measured once, with the public cohen_kappa."""
-    from rag_metrics.experiment.support import SheetAgreement, SupportAgreement
+    from rag_metrics.experiment.answer_support import SheetAgreement, SupportAgreement
 
     tables = rng.multinomial(n, _cells(share, true_kappa), size=sets)
     distinct, index = np.unique(tables, axis=0, return_inverse=True)
@@ -427,8 +427,8 @@ def _exact(x, n):
 def test_every_people_only_or_judge_rate_is_clopper_pearson():
     """Each place that shows a rate of 0/1 values with an interval gives scipy's exact (Clopper-Pearson) interval:
     the PPI's people-only sample, an assessor's figures, a diagnosis's share, a judge's supported rate."""
-    from rag_metrics.experiment.support import Diagnosis, sheet_agreement
-    from rag_metrics.labels.agreement import LabelFigures
+    from rag_metrics.experiment.answer_support import Diagnosis, sheet_agreement
+    from rag_metrics.labels.assessor_agreement import LabelFigures
     from rag_metrics.stats.agreement import rate_interval
 
     # rate_interval itself, at 0 of n, n of n and in between, NaN left out

@@ -1,9 +1,9 @@
-"""Generated answers judged against the expected one (rag_metrics.judging.answers)."""
+"""Generated answers judged against the expected one (rag_metrics.answers.matching)."""
 
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.judging.answers import AnswerJudge, answer_match, is_refusal, normalize_answer, token_f1
+from rag_metrics.answers.matching import AnswerJudge, answer_match, is_refusal, normalize_answer, token_f1
 
 
 @pytest.mark.parametrize("match, predicted, expected, verdict", [

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.labels.agreement import agreement, assessed_figures, hit_with_pages
-from rag_metrics.labels.assessors import (ASSESSED_COLUMNS, Assessor, OfflineAssessor, assess_items,
-                                            assessment_items, check_grade)
+from rag_metrics.labels.assessor_agreement import agreement, assessed_figures, hit_with_pages
+from rag_metrics.labels.assessors import (ASSESSED_COLUMNS, Assessor, OfflineAssessor, assess_items, assessment_items,
+                                          check_grade)
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.labels.llm_assessors import (ASSESS_PROMPT_VERSION, BedrockAssessor, OpenAIAssessor, load_assessor,
-                                          parse_grade, render_assessment)
+                                              parse_grade, render_assessment)
 from rag_metrics.labels.decisions import human_labels
 from rag_metrics.llm.clients import RateLimited
 from rag_metrics.llm.prompts import MalformedResponse

@@ -8,9 +8,9 @@ import pytest
 
 from rag_metrics import InputError
 from rag_metrics.experiment.attribution import (LOOK_AT, attribute, compare_attributions, compare_generators, diagnose,
-                                               join_answers, partial_retrieval, retrieval_rule_text, status_meanings,
-                                               status_summary, status_table)
-from rag_metrics.judging.answers import answer_match, is_refusal, normalize_answer, token_f1
+                                                join_answers, partial_retrieval, retrieval_rule_text, status_meanings,
+                                                status_summary, status_table)
+from rag_metrics.answers.matching import answer_match, is_refusal, normalize_answer, token_f1
 from rag_metrics.io.golden import load_golden
 from rag_metrics import NotComparableError
 

@@ -402,7 +402,7 @@ def test_a_log_that_shares_no_question_with_the_golden_set(tmp_path, capsys):
 
 def test_a_log_sharing_one_question_is_read(tmp_path):
     """The boundary: one shared question is enough for a report (the others are counted as unknown)."""
-    from rag_metrics.report.inputs import read_inputs
+    from rag_metrics.report.report_inputs import read_inputs
 
     first = json.loads(open(OK_LOG, encoding="utf-8").readline())
     log = log_file(tmp_path, first, {**first, "question_id": "x-q002", "question": "Another one?"})

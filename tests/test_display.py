@@ -5,7 +5,7 @@ printed 189,000-316,000 characters of dataclass text; overlap 0.862, marker 0.81
 import pytest
 
 import rag_metrics as rm
-from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.experiment_report import experiment_report
 from rag_metrics.io.corpus import data_dir
 
 DATA = data_dir()

@@ -18,7 +18,7 @@ import pytest
 from rag_metrics import document_ranking, evaluate, evaluate_trec, parse_measures
 from rag_metrics.io.golden import golden_from_records
 from rag_metrics.judging.judges import DocumentJudge
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.measures.page_level import evaluate_pages
 
 MEASURES = ["hit@1", "hit@3", "recall@3", "recall@10", "precision@3", "mrr", "mrr@3", "ndcg", "ndcg@3", "map", "map@3",
             "rprec", "judged@3", "num_ret", "hits@3", "f1@3", "bpref"]

@@ -16,11 +16,11 @@ from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.logs import load_log
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.judging.index import PageIndex
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.judging.page_index import PageIndex
+from rag_metrics.measures.page_level import evaluate_pages
 from rag_metrics.retrieval.chunking import chunk_fixed
 from rag_metrics.retrieval.retrievers import BM25Retriever
-from rag_metrics.retrieval.runner import builtin_search, run_retriever
+from rag_metrics.retrieval.run_retriever import builtin_search, run_retriever
 from rag_metrics.core.text import normalize
 
 EXAMPLES = data_dir() / "examples"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rag_metrics.experiment import history as hist
-from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.experiment_report import experiment_report
 from rag_metrics.io.corpus import data_dir, load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log

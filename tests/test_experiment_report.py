@@ -14,7 +14,7 @@ import pytest
 from rag_metrics import InputError
 from rag_metrics.experiment import history as hist
 from rag_metrics.experiment.evaluate import evaluate_log, latency_table
-from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.experiment_report import experiment_report
 from rag_metrics.experiment.verdict import gate, moved_questions, verdict, verdict_table
 from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir, load_answers
@@ -370,7 +370,7 @@ def test_generation_statuses_at_the_generators_depth(both, golden):
     assert gen.source == "answers file" and gen.k == 3 and gen.context["differ"] == []
     assert gen.without_expected == []
     rows = answers[answers["generator"] == "gen_a"].set_index("question_id")
-    from rag_metrics.judging.answers import answer_match
+    from rag_metrics.answers.matching import answer_match
 
     gold = golden.gold.dropna(subset=["doc_id"]).groupby("question_id")["doc_id"].agg(set)
     run = both.subject.run
@@ -576,7 +576,7 @@ def test_a_first_run_without_misses_has_an_empty_plan(golden, corpus, tmp_path):
 
 
 def test_inputs_are_handed_over_when_they_match_and_read_again_otherwise(tmp_path):
-    from rag_metrics.report.inputs import load_inputs, read_inputs, write_cache
+    from rag_metrics.report.report_inputs import load_inputs, read_inputs, write_cache
 
     log = _copy_log(NEW, tmp_path / "log.jsonl")
     params = dict(golden=GOLDEN, runs=[str(log)], pages=PAGES)
@@ -707,7 +707,7 @@ def test_log_profile_says_what_a_log_shows_without_its_settings():
     """Counted by hand: 2 questions, 3 items; texts of 4, 6 (and none); 2 documents; pages a1, a2, b5."""
     from types import SimpleNamespace
 
-    from rag_metrics.experiment.content import log_profile
+    from rag_metrics.experiment.experiment_report import log_profile
 
     run = pd.DataFrame({"question_id": ["q1", "q1", "q2"], "doc_id": ["a", "a", "b"], "pages": [(1, 2), (2,), (5,)],
                         "text": ["abcd", "abcdef", None], "score": [0.0, 0.5, float("nan")]})
@@ -755,7 +755,7 @@ def _diff(rows):
 
 
 def test_the_banner_names_the_named_settings_that_changed_before_the_option_list():
-    from rag_metrics.experiment.content import ExperimentReport as R
+    from rag_metrics.experiment.experiment_report import ExperimentReport as R
 
     diff = _diff([("options", "size=300", "size=400", True), ("chunking", "char 300/50", "char 400/100", True),
                   ("score range (seen in the log)", "1 to 2", "1 to 3", True), ("retriever", "bm25", "bm25", False)])
@@ -774,7 +774,7 @@ def test_the_banner_names_the_named_settings_that_changed_before_the_option_list
 @pytest.mark.parametrize("delta, warned", [(0.05, False), (0.0499, True), (-0.05, False), (-0.0499, True),
                                            (0.0, True)])
 def test_the_banner_warns_exactly_when_the_rulers_spread_exceeds_the_change(delta, warned):
-    from rag_metrics.experiment.content import ExperimentReport as R
+    from rag_metrics.experiment.experiment_report import ExperimentReport as R
 
     changes = pd.DataFrame({"hit@5": [0.0, 0.05, 0.02], "mrr": [0.0, 0.9, 0.0]},
                            index=["document", "marker", "overlap"])
@@ -853,9 +853,9 @@ def test_a_low_judged_at_k_warns_only_where_non_relevant_documents_are_labelled(
     judged = result.judged_at_k(k)
     assert not judged["positive_only"] and judged["mean"] > j["mean"]
     assert judged["warn"] is (judged["mean"] < judged["warning_below"])
-    import rag_metrics.experiment.result as experiment_module
+    import rag_metrics.experiment.result_questions as questions_module  # where judged_at_k reads the bar
 
-    monkeypatch.setattr(experiment_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
+    monkeypatch.setattr(questions_module, "JUDGED_WARNING", 1.01)  # every mean below the bar
     assert result.judged_at_k(k)["warn"] is True and both.subject.judged_at_k(k)["warn"] is False
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from producers import bigrams, corpus_pdfs, langchain_log, llamaindex_pages_log
-from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.experiment_report import experiment_report
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log

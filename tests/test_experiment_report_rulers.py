@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from producers import corpus_pdfs, langchain_log
-from rag_metrics.experiment.content import experiment_report
+from rag_metrics.experiment.experiment_report import experiment_report
 from rag_metrics.experiment.rulers import RAW_OVERLAP
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden

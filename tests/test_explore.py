@@ -16,7 +16,7 @@ from rag_metrics import InputError
 from rag_metrics.core.errors import InputTypeError
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.judging.judges import OverlapJudge
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.measures.page_level import evaluate_pages
 
 DATA = data_dir()
 GOLDEN, CORPUS = str(DATA / "golden.jsonl"), str(DATA / "corpus")
@@ -263,7 +263,7 @@ def test_compare_is_a_runs_by_measures_table_with_marks_and_wins(golden, corpus,
 
 
 def test_the_report_takes_any_measure_for_its_verdict_and_moved_questions(golden, corpus):
-    from rag_metrics.experiment.content import experiment_report
+    from rag_metrics.experiment.experiment_report import experiment_report
 
     report = experiment_report(golden, [LOG_A, LOG_B], corpus, measure="ndcg@10", n_resamples=500)
     assert report.verdict.measure == "ndcg@10" and report.measure == "ndcg@10"  # was refused: not a headline measure

@@ -16,7 +16,7 @@ import pytest
 from rag_metrics.experiment.history import HistoryWarning, experiment_history, merge_history
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.files import HOST, FileLock, LockHeld, check_output, process_alive
-from rag_metrics.report.runner import ReportError, build_report
+from rag_metrics.report.build import ReportError, build_report
 from rag_metrics.report.staging import clean_stale_staging
 
 REPO = Path(__file__).resolve().parents[1]
@@ -237,7 +237,7 @@ def test_published_report_folders_follow_the_umask(tmp_path):
         import os, stat, sys
         from pathlib import Path
         os.umask(0o022)
-        from rag_metrics.report.runner import build_report
+        from rag_metrics.report.build import build_report
         run_dir = build_report("perm", {}, [Path(sys.argv[1])], reports_dir=sys.argv[2], progress_bar=False)
         print(oct(stat.S_IMODE(run_dir.stat().st_mode)))
         print(" ".join(sorted({oct(stat.S_IMODE(p.stat().st_mode)) for p in run_dir.iterdir()})))

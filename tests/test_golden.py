@@ -19,7 +19,7 @@ from rag_metrics.core.errors import InputError
 from rag_metrics.golden.generate import Draft, estimate_cost, generate_questions, read_draft, write_draft
 from rag_metrics.golden.generators import ExtractiveGenerator, check_questions, load_generator
 from rag_metrics.llm.page import Page
-from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator, RateLimited, estimate_tokens
+from rag_metrics.llm.clients import BedrockClient, OpenAIClient, RateLimited, estimate_tokens
 from rag_metrics.llm.prompts import PROMPT_VERSION, MalformedResponse, parse_response, render_prompt
 from rag_metrics.golden.flags import PATTERNS, flag_context_dependent, near_duplicates
 from rag_metrics.golden.review import accept, find_span, review_html
@@ -289,7 +289,7 @@ def test_openai_request_shape_parsing_and_cache(tmp_path):
         requests.append(request)
         return 200, RECORDED_OPENAI, None
 
-    gen = OpenAIGenerator("gpt-4o-mini", client=_openai_client(handler), cache_dir=tmp_path / "cache")
+    gen = OpenAIClient("gpt-4o-mini", client=_openai_client(handler), cache_dir=tmp_path / "cache")
     questions = gen(EXPENSE_P2)
     assert [q["type"] for q in questions] == ["definition", "reason"]
     assert questions[0]["answer"].startswith("an itemised proof of payment")
@@ -303,10 +303,10 @@ def test_openai_request_shape_parsing_and_cache(tmp_path):
     assert EXPENSE_P2.text in body["messages"][1]["content"]
     assert gen.usage["calls"] == 1 and gen.usage["input_tokens"] == 412 and gen.usage["output_tokens"] == 118
     # a second generator on the same cache: no request, same questions
-    again = OpenAIGenerator("gpt-4o-mini", client=_openai_client(handler), cache_dir=tmp_path / "cache")
+    again = OpenAIClient("gpt-4o-mini", client=_openai_client(handler), cache_dir=tmp_path / "cache")
     assert again(EXPENSE_P2) == questions and len(requests) == 1 and again.usage["cached"] == 1
     # another model is another cache key
-    other = OpenAIGenerator("llama3.1:8b", client=_openai_client(handler), cache_dir=tmp_path / "cache")
+    other = OpenAIClient("llama3.1:8b", client=_openai_client(handler), cache_dir=tmp_path / "cache")
     other(EXPENSE_P2)
     assert len(requests) == 2
 
@@ -315,7 +315,7 @@ def test_openai_retries_a_rate_limit_then_succeeds():
     replies = [(429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}},
                 {"retry-after-ms": "1500"}), (200, RECORDED_OPENAI, None)]
     waits = []
-    gen = OpenAIGenerator("gpt-4o-mini", client=_openai_client(lambda request: replies.pop(0)), backoff=0.25,
+    gen = OpenAIClient("gpt-4o-mini", client=_openai_client(lambda request: replies.pop(0)), backoff=0.25,
                           sleep=waits.append)
     assert len(gen(EXPENSE_P2)) == 2
     assert waits == [1.5], "the server's retry-after (1.5 s) is longer than the backoff (0.25 s)"
@@ -330,7 +330,7 @@ def test_openai_rate_limit_that_persists_fails_the_page_only(tmp_path):
         calls.append(1)
         return limit
 
-    gen = OpenAIGenerator("m", client=_openai_client(handler), retries=2, backoff=0.0, sleep=lambda s: None,
+    gen = OpenAIClient("m", client=_openai_client(handler), retries=2, backoff=0.0, sleep=lambda s: None,
                           cache_dir=tmp_path)
     with pytest.raises(RateLimited, match="rate limited after 3 attempt"):
         gen(EXPENSE_P2)
@@ -343,7 +343,7 @@ def test_openai_rate_limit_that_persists_fails_the_page_only(tmp_path):
 def test_openai_malformed_reply_fails_the_page_and_is_not_cached(tmp_path):
     bad = {**RECORDED_OPENAI, "choices": [{**RECORDED_OPENAI["choices"][0],
                                            "message": {"role": "assistant", "content": "Here are questions: 1. ..."}}]}
-    gen = OpenAIGenerator("m", client=_openai_client(lambda r: (200, bad, None)), cache_dir=tmp_path)
+    gen = OpenAIClient("m", client=_openai_client(lambda r: (200, bad, None)), cache_dir=tmp_path)
     draft = generate_questions(_sample(1, 2), gen, workers=2)
     assert len(draft.failures) == 2 and draft.failures["error"].str.contains("MalformedResponse").all()
     assert not list(tmp_path.glob("*.json"))
@@ -351,7 +351,7 @@ def test_openai_malformed_reply_fails_the_page_and_is_not_cached(tmp_path):
 
 def test_openai_cost_estimate_before_any_call(tmp_path):
     calls = []
-    gen = OpenAIGenerator("m", client=_openai_client(lambda r: calls.append(r) or (200, RECORDED_OPENAI, None)),
+    gen = OpenAIClient("m", client=_openai_client(lambda r: calls.append(r) or (200, RECORDED_OPENAI, None)),
                           cache_dir=tmp_path)
     sample = _sample(2, 3)
     est = estimate_cost(sample, gen, price_in=0.15, price_out=0.60)
@@ -371,11 +371,11 @@ def test_openai_cost_estimate_before_any_call(tmp_path):
 def test_openai_needs_a_key_or_a_local_server(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(InputError, match="OPENAI_API_KEY"):
-        OpenAIGenerator("gpt-4o-mini")
-    local = OpenAIGenerator("llama3.1:8b", base_url="http://localhost:11434/v1")
+        OpenAIClient("gpt-4o-mini")
+    local = OpenAIClient("llama3.1:8b", base_url="http://localhost:11434/v1")
     assert "localhost:11434" in local.endpoint
     with pytest.raises(InputError, match="a model is required"):
-        OpenAIGenerator("", base_url="http://localhost:11434/v1")
+        OpenAIClient("", base_url="http://localhost:11434/v1")
 
 
 # --- the Bedrock generator, through botocore's Stubber -------------------------------------------------------------
@@ -396,7 +396,7 @@ def _bedrock():
 def test_bedrock_request_shape_parsing_retry_and_cache(tmp_path):
     client, stub = _bedrock()
     model = "anthropic.claude-3-5-haiku-20241022-v1:0"
-    gen = BedrockGenerator(model, client=client, cache_dir=tmp_path, backoff=0.5, sleep=(waits := []).append)
+    gen = BedrockClient(model, client=client, cache_dir=tmp_path, backoff=0.5, sleep=(waits := []).append)
     system, user = gen.messages(FAQ_P2)
     assert "日本語" not in system and "社内文書" in system, "a Japanese page gets the Japanese prompt"
     expected = {"modelId": model, "system": [{"text": system}],
@@ -411,12 +411,12 @@ def test_bedrock_request_shape_parsing_retry_and_cache(tmp_path):
     assert waits == [0.5] and gen.usage["retries"] == 1
     assert gen.usage["input_tokens"] == 388 and gen.usage["output_tokens"] == 131
     with stub:  # no response queued: a call would fail; the cache answers
-        assert BedrockGenerator(model, client=client, cache_dir=tmp_path)(FAQ_P2) == questions
+        assert BedrockClient(model, client=client, cache_dir=tmp_path)(FAQ_P2) == questions
 
 
 def test_bedrock_throttling_that_persists_and_other_errors():
     client, stub = _bedrock()
-    gen = BedrockGenerator("m", client=client, retries=1, backoff=0, sleep=lambda s: None)
+    gen = BedrockClient("m", client=client, retries=1, backoff=0, sleep=lambda s: None)
     for _ in range(2):
         stub.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
     stub.add_client_error("converse", service_error_code="ValidationException", service_message="bad model",

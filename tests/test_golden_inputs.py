@@ -19,7 +19,7 @@ from rag_metrics.cli import main
 from rag_metrics.core.errors import InputError
 from rag_metrics.golden.generate import Draft, generate_questions, read_draft, write_draft
 from rag_metrics.llm.page import Page
-from rag_metrics.llm.clients import OpenAIGenerator
+from rag_metrics.llm.clients import OpenAIClient
 from rag_metrics.core.serialize import csv_text, neutralize_cell, restore_cell
 from rag_metrics.golden.review_file import read_decisions, review_draft, write_review
 from rag_metrics.golden.sampler import sample_pages
@@ -46,11 +46,11 @@ def _client(handler):
 @pytest.mark.parametrize("damage", ["", '{"reply": "Here are', '{"usage": {}}', '{"reply": "not json at all"}'])
 def test_a_broken_cache_entry_is_named_discarded_and_asked_again(tmp_path, damage):
     calls = []
-    gen = OpenAIGenerator("m", client=_client(calls.append), cache_dir=tmp_path)
+    gen = OpenAIClient("m", client=_client(calls.append), cache_dir=tmp_path)
     first = gen(PAGE)
     (entry,) = tmp_path.glob("*.json")
     entry.write_text(damage, encoding="utf-8")  # cut off by a kill, or edited
-    again = OpenAIGenerator("m", client=_client(calls.append), cache_dir=tmp_path)
+    again = OpenAIClient("m", client=_client(calls.append), cache_dir=tmp_path)
     estimate = again.estimate([PAGE])
     assert (estimate["calls"], estimate["cached"]) == (1, 0) and again.broken_entries([PAGE]) == [str(entry)]
     assert entry.read_text() == damage  # an estimate changes nothing
@@ -58,7 +58,7 @@ def test_a_broken_cache_entry_is_named_discarded_and_asked_again(tmp_path, damag
         assert again(PAGE) == first
     assert len(calls) == 2 and again.usage["broken_cache"] == 1
     assert json.loads(entry.read_text())["reply"]  # regenerated
-    assert OpenAIGenerator("m", client=_client(calls.append), cache_dir=tmp_path).estimate([PAGE])["cached"] == 1
+    assert OpenAIClient("m", client=_client(calls.append), cache_dir=tmp_path).estimate([PAGE])["cached"] == 1
 
 
 def test_dry_run_does_not_count_a_broken_entry_as_cached(tmp_path, monkeypatch, capsys):
@@ -68,7 +68,7 @@ def test_dry_run_does_not_count_a_broken_entry_as_cached(tmp_path, monkeypatch, 
     from rag_metrics.golden.sampler import read_sample
 
     page = sampled_pages(read_sample(tmp_path / "golden-work" / "sample.jsonl"))[0]
-    gen = OpenAIGenerator("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
+    gen = OpenAIClient("gpt-4o-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
     cache = tmp_path / "golden-work" / "cache"
     cache.mkdir(parents=True)
     (cache / f"{gen.cache_key(page)}.json").write_text('{"reply": ', encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from rag_metrics.labels.agreement import agreement
+from rag_metrics.labels.assessor_agreement import agreement
 from rag_metrics.lab.labels_lesson import accepted_in_labels, agreement_by_kind, answer_length_claim, assessor_against_people_claim, audit_moved_claim, candidates_sentence, disagreements_claim, labelled_beside, retriever_misses_claim, unrecovered_claim, weakest_kind_claim
 from rag_metrics.core.errors import InputError
 from rag_metrics.lab.golden_lesson import TEMPLATE_GAP, kept_set_claim, templates_vs_hand_claim

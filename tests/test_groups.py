@@ -16,7 +16,7 @@ from rag_metrics.io.golden import golden_from_records, load_golden
 from rag_metrics.io.logs import load_log
 from rag_metrics.judging.judges import PageJudge, judge_run
 from rag_metrics.measures.metrics import sufficiency_at_k
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.page_level import evaluate_judged
 
 ROOT = Path(__file__).resolve().parents[1]
 GROUPS = [[["policy", 3], ["faq", 2]], [["travel", 8]]]

@@ -72,7 +72,7 @@ def test_history_cli(tmp_path, capsys):
 @pytest.mark.parametrize("name", ["trailing\n", "x" * 101, "", "../up", "a b", "-dash", "ünï"])
 def test_run_and_experiment_names_are_checked_in_one_place(tmp_path, name):
     from rag_metrics import InputError
-    from rag_metrics.report.runner import build_report
+    from rag_metrics.report.build import build_report
 
     ev = evaluate(pd.DataFrame({"question_id": ["q"], "doc_id": ["d"]}),
                   pd.DataFrame({"question_id": ["q"], "rank": [1], "doc_id": ["d"]}), ["mrr"])

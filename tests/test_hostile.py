@@ -230,7 +230,7 @@ def test_support_drilldown_escapes_every_payload(inputs):
     payloads."""
     import pandas as pd
 
-    from rag_metrics.experiment.support import diagnose_answers, support_drilldown
+    from rag_metrics.experiment.answer_support import diagnose_answers, support_drilldown
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.jsonl import iter_jsonl

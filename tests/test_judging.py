@@ -7,7 +7,7 @@ from rag_metrics.retrieval.chunking import chunk_fixed
 from rag_metrics.io.golden import load_golden
 from rag_metrics.experiment.failures import failure_breakdown, upper_bounds
 from rag_metrics.judging.judges import DocumentJudge, MarkerJudge, OverlapJudge, judge_run
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.measures.page_level import evaluate_pages
 from rag_metrics.retrieval.retrievers import BM25Retriever
 
 
@@ -306,7 +306,7 @@ def test_a_footer_on_exactly_half_of_the_pages_is_not_boilerplate():
 
 
 def test_item_pages_keeps_logged_pages_of_the_document_else_the_pages_sharing_the_most_fragments():
-    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.judging.page_index import PageIndex
     from rag_metrics.judging.locate import item_pages, locate_items
 
     shared = "the reimbursement window is thirty days"

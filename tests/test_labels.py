@@ -14,7 +14,7 @@ from rag_metrics.labels.assessors import find_answer
 from rag_metrics.experiment.evaluate import evaluate_log
 from rag_metrics.experiment.history import diff, experiment_history, history_table, save_experiment
 from rag_metrics.cli import main
-from rag_metrics.labels.audit import AUDIT_COLUMNS, audit_labels, labels_summary
+from rag_metrics.labels.label_audit import AUDIT_COLUMNS, audit_labels, labels_summary
 from rag_metrics.labels.decisions import accept_labels, human_labels, load_judgments, read_audit_decisions
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import golden_from_records, load_golden
@@ -436,7 +436,7 @@ def test_one_gold_page_only_writes_what_it_returns(golden, corpus, tmp_path):
 
 
 def test_a_support_set_read_as_page_labels(corpus):
-    from rag_metrics.experiment.support import read_support_set
+    from rag_metrics.experiment.answer_support import read_support_set
     from rag_metrics.lab.labels_lesson import support_set_items
     from rag_metrics.io.corpus import data_dir
 
@@ -489,7 +489,7 @@ def _candidates_group_by_group(golden, corpus, runs, *, k=None, min_evidence_cha
     """The candidate pages as the audit first computed them: one pandas group per retrieved (question, doc, page) of
     every answerable question, each searched for the answer and the evidence. The reference for the single pass."""
     from rag_metrics.labels.assessors import answer_sentences, retrieved_pages
-    from rag_metrics.labels.audit import _as_results, _segments
+    from rag_metrics.labels.label_audit import _as_results, _segments
     from rag_metrics.judging.judges import shared_spans
     from rag_metrics.core.text import normalize
 
@@ -642,7 +642,7 @@ def test_accept_summary_says_nothing_changed_only_when_nothing_was_decided_anew(
 
 
 def test_where_the_answer_and_the_evidence_overlap_the_answer_is_marked():
-    from rag_metrics.labels.audit import _segments
+    from rag_metrics.labels.label_audit import _segments
 
     for marks in ([(0, 4, "answer"), (2, 6, "evidence")], [(2, 6, "evidence"), (0, 4, "answer")]):
         assert _segments("abcdefgh", marks) == [("abcd", "answer"), ("ef", "evidence"), ("gh", None)]

@@ -328,7 +328,7 @@ def test_accept_publishes_its_files_together(audited, tmp_path, capsys, monkeypa
 
 
 def test_the_audit_folder_appears_whole(tmp_path, capsys, monkeypatch):
-    from rag_metrics.labels import audit as labels
+    from rag_metrics.labels import label_audit as labels
 
     real = labels.LabelAudit.to_html
 

@@ -112,7 +112,7 @@ def test_a_warm_kernel_shows_what_a_fresh_one_shows(tmp_path, warm_kernel):
     """The sweep below reuses one kernel: a notebook run after other notebooks in it shows exactly what it shows in
     a fresh papermill kernel (same text, tables, figures and claims), so nothing a notebook leaves behind reaches
     the next one."""
-    from rag_metrics.report.runner import execute_notebook
+    from rag_metrics.report.build import execute_notebook
 
     for name in ("notebooks/10_comparing_two_systems.ipynb", "rag_metrics/report/experiment.ipynb"):
         warm_kernel.execute(ROOT / name, tmp_path / "before.ipynb", {})
@@ -170,7 +170,7 @@ def test_glossary_links_reach_their_entries_in_the_html_report(tmp_path):
     report rewrites ``.ipynb`` links to the sibling ``.html``; JupyterLab names heading anchors the same way)."""
     import re
 
-    from rag_metrics.report.runner import export_html
+    from rag_metrics.report.build import export_html
 
     export_html(ROOT / "notebooks" / GLOSSARY, tmp_path / "glossary.html")
     ids = set(re.findall(r'id="([^"]+)"', (tmp_path / "glossary.html").read_text(encoding="utf-8")))
@@ -252,7 +252,7 @@ def test_links_reach_their_target_from_the_report_folder(path):
 def test_setup_code_is_left_out_of_the_page(tmp_path, path):
     """The point before the code (issue 49): each lesson's imports-and-setup cell is tagged ``remove-input``, and the
     exported page shows its output without its code."""
-    from rag_metrics.report.runner import REMOVE_INPUT, export_html
+    from rag_metrics.report.build import REMOVE_INPUT, export_html
 
     nb = nbformat.read(str(path), as_version=4)
     tagged = [c for c in nb.cells if c.cell_type == "code" and REMOVE_INPUT in c.metadata.get("tags", [])]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rag_metrics.judging import minimizers as minimizers_module
 from rag_metrics.judging import judges as judges_module
 from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.minimizers import _minimizers, fragment_plan
 from rag_metrics.judging.judges import OverlapJudge
 from rag_metrics.core.text import codes_of, decode, hash_powers, normalize, normalize_codes

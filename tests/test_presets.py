@@ -15,7 +15,7 @@ from rag_metrics.cli import main
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.log_presets import detect_item_preset, native_items, parse_run_spec
 from rag_metrics.io.logs import load_log
-from rag_metrics.retrieval.runner import run_retriever
+from rag_metrics.retrieval.run_retriever import run_retriever
 
 EXAMPLES = data_dir() / "examples"
 

@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("papermill")
 
 from rag_metrics import InputError  # noqa: E402
-from rag_metrics.report.runner import ReportError, build_report, parse_parameters  # noqa: E402
+from rag_metrics.report.build import ReportError, build_report, parse_parameters  # noqa: E402
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -127,7 +127,7 @@ def test_a_quiet_headline_is_recorded_but_neither_printed_nor_on_the_page(tmp_pa
     assert "headline shown" not in page and "quiet = 0.750" not in page
     import warnings
 
-    from rag_metrics.report.runner import export_html
+    from rag_metrics.report.build import export_html
 
     with warnings.catch_warnings():  # a record-only output is left out, not handed to nbconvert to warn about
         warnings.simplefilter("error")
@@ -170,7 +170,7 @@ def test_report_renders_in_a_real_browser(tmp_path):
 
 def test_index_escapes_names_and_quotes_links(tmp_path):
     """Markup, '#', '%' and spaces in notebook and figure names: escaped text, percent-encoded links."""
-    from rag_metrics.report.index import write_index
+    from rag_metrics.report.reports_index import write_index
 
     root = tmp_path / "r"
     run = root / "exp" / "20260101T000000Z"
@@ -274,7 +274,7 @@ def test_a_claim_with_echo_false_is_recorded_and_checked_but_not_displayed(monke
 def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_path, capfd):
     """What the kernel process writes about itself (ipykernel's shutdown tracebacks on a busy machine) does not
     reach this process's stderr after a notebook that ran; when the kernel dies, it is shown with the notebook's name."""
-    from rag_metrics.report.runner import execute_notebook
+    from rag_metrics.report.build import execute_notebook
 
     noisy = small_notebook(tmp_path / "noisy.ipynb", "import atexit, os\n"
                            "atexit.register(lambda: os.write(2, b'Traceback (most recent call last): at exit\\n'))\n"
@@ -294,7 +294,7 @@ def test_the_kernels_own_output_is_kept_off_stderr_unless_the_kernel_fails(tmp_p
 
 
 def test_the_index_trend_chart_names_its_runs_and_is_large_enough_to_read():
-    from rag_metrics.report.index import LABEL_CHARS, _chart
+    from rag_metrics.report.reports_index import LABEL_CHARS, _chart
 
     trend = [{"id": "a", "run": "bm25_c300o50", "made_at": "2026-11-30", "mean": 0.954, "low": 0.87, "high": 0.99},
              {"id": "b", "run": "a_run_with_a_very_long_name", "made_at": "2026-12-01", "mean": 0.5, "low": 0.4,
@@ -308,7 +308,7 @@ def test_the_index_trend_chart_names_its_runs_and_is_large_enough_to_read():
 
 def _index_of(root, experiments):
     """Write run folders by hand -- ``{name: [(timestamp, summary block or None, page)]}`` -- and the index."""
-    from rag_metrics.report.index import EXPERIMENT_KEY, write_index
+    from rag_metrics.report.reports_index import EXPERIMENT_KEY, write_index
 
     for name, builds in experiments.items():
         for stamp, block, page in builds:
@@ -369,7 +369,7 @@ def test_each_run_links_to_its_own_report_when_one_describes_it(tmp_path):
 
 @pytest.mark.parametrize("extra, cut", [(-1, False), (0, False), (1, True)])
 def test_a_run_name_of_exactly_label_chars_is_shown_whole_and_one_more_is_cut(extra, cut):
-    from rag_metrics.report.index import LABEL_CHARS, _chart
+    from rag_metrics.report.reports_index import LABEL_CHARS, _chart
 
     name = "r" * (LABEL_CHARS + extra)
     label = _chart([{"id": "a", "run": name, "made_at": "t", "mean": 0.5, "low": 0.4, "high": 0.6}], {})["points"][0]["label"]
@@ -381,7 +381,7 @@ def test_the_first_figure_of_a_fresh_kernel_is_an_image(tmp_path):
     ("<Figure size 400x300 with 1 Axes>"). Under matplotlib 3.8 with IPython 9 the inline backend was not in place
     for a kernel's first figure, so every report page lost its first chart; pyproject.toml now asks for
     matplotlib>=3.9, and this test runs in both environments `make test` builds."""
-    from rag_metrics.report.runner import execute_notebook
+    from rag_metrics.report.build import execute_notebook
 
     path = small_notebook(tmp_path / "fig.ipynb", "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(figsize=(4, 3))\n"
                           "ax.plot([1, 2], [k, k])\nplt.show()\nfig, ax = plt.subplots()\nplt.show()")

@@ -34,7 +34,7 @@ def test_a_report_killed_between_publishing_and_merging_is_listed_clean_and_reco
 
     from test_files import SAVE_CELL, _notebook
 
-    from rag_metrics.report import runner
+    from rag_metrics.report import build as runner
 
     history = tmp_path / "reports" / "x" / "history"
     good = _notebook(tmp_path / "good.ipynb", SAVE_CELL)

@@ -16,9 +16,9 @@ from rag_metrics.cli import main
 from rag_metrics.io.corpus import corpus_from_pages, load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.logs import load_log
-from rag_metrics.judging.audit import audit_pages
+from rag_metrics.judging.page_audit import audit_pages
 from rag_metrics.judging.boilerplate import boilerplate_lines
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging import locate as locate_module
 from rag_metrics.judging.locate import locate_items
 
@@ -254,7 +254,7 @@ def test_locate_items_by_value():
 @pytest.mark.parametrize("chunk", [2, 1 << 16])
 def test_audit_verdicts_by_value(chunk, monkeypatch):
     """Items located a run at a time (two here) or all at once: the same verdicts in the same order."""
-    from rag_metrics.judging import audit as audit_module
+    from rag_metrics.judging import page_audit as audit_module
 
     monkeypatch.setattr(audit_module, "CHUNK", chunk)
     run = pd.DataFrame({"question_id": "q", "rank": [1, 2, 3, 4, 5], "doc_id": "a",
@@ -282,7 +282,7 @@ def test_page_mapping_states_its_base(tmp_path):
 
 
 def test_last_page_is_fine_and_one_more_is_refused():
-    from rag_metrics.judging.audit import check_pages_in_documents
+    from rag_metrics.judging.page_audit import check_pages_in_documents
 
     run = pd.DataFrame({"question_id": ["q", "q"], "rank": [1, 2], "doc_id": ["a", "b"], "pages": [(4,), (2,)],
                         "line": [7, 7]})

@@ -17,10 +17,10 @@ from rag_metrics.cli import main
 from rag_metrics.core.files import FileLock
 from rag_metrics.io.corpus import data_dir
 from rag_metrics.io.logs import load_log
-from rag_metrics.retrieval.runner import find_resumable, load_retriever, run_retriever
-import rag_metrics.report.runner as report_runner
+from rag_metrics.retrieval.run_retriever import find_resumable, load_retriever, run_retriever
+import rag_metrics.report.build as report_runner
 import rag_metrics.report.staging as report_staging
-import rag_metrics.retrieval.runner as retrieval_runner
+import rag_metrics.retrieval.run_retriever as retrieval_runner
 
 GOLDEN = str(data_dir() / "golden.jsonl")
 FIRST = ["q001", "q002", "q003"]
@@ -279,7 +279,7 @@ def test_scores_that_rise_only_past_k_are_still_named(tmp_path, monkeypatch, cap
 
 
 def test_rising_questions_are_listed_up_to_five_then_cut_with_dots():
-    from rag_metrics.retrieval.runner import cut_notices
+    from rag_metrics.retrieval.run_retriever import cut_notices
 
     def warning(n):
         (line,) = cut_notices({"questions": 10, "scores_rise": [f"q{i}" for i in range(1, n + 1)]}, 3, "r")
@@ -292,7 +292,7 @@ def test_rising_questions_are_listed_up_to_five_then_cut_with_dots():
 def test_cut_settings_keeps_rising_and_longer_lists_apart():
     """One question's list rose but had exactly k items (scores_rise only), another's was longer and fell (returned
     only): each is recorded under its own key and no other."""
-    from rag_metrics.retrieval.runner import cut_settings
+    from rag_metrics.retrieval.run_retriever import cut_settings
 
     records = [{"question_id": "q1", "retrieved": [], "scores_rise": True},
                {"question_id": "q2", "retrieved": [], "returned": 8}]
@@ -307,7 +307,7 @@ def test_cut_settings_keeps_rising_and_longer_lists_apart():
     ([0.1, None, 0.3], False), ([0.1, float("nan"), 0.3], False), ([True, 2.0], False),  # a missing/odd score
 ])
 def test_scores_rise_at_its_edges(scores, rises):
-    from rag_metrics.retrieval.runner import scores_rise
+    from rag_metrics.retrieval.run_retriever import scores_rise
 
     items = [{"doc_id": "d", "score": s} if s is not None else {"doc_id": "d"} for s in scores]
     assert scores_rise(items) is rises
@@ -434,10 +434,10 @@ def test_a_build_that_breaks_before_publishing_leaves_no_staging_folder(tmp_path
     assert [p.name for p in reports.rglob("*") if p.name.endswith(".partial")] == []
 
 
-# ---- what `run` decides before any call (rag_metrics.retrieval.runner.make_search, log_path, first_error) --------
+# ---- what `run` decides before any call (rag_metrics.retrieval.run_retriever.make_search, log_path, first_error) ---
 
 def test_make_search_takes_only_the_built_in_options_and_needs_pages(tmp_path):
-    from rag_metrics.retrieval.runner import BUILTIN_OPTIONS, make_search
+    from rag_metrics.retrieval.run_retriever import BUILTIN_OPTIONS, make_search
 
     pages = str(data_dir() / "corpus")
     with pytest.raises(InputError, match=r"unknown option\(s\) \['model'\] for the built-in retriever; expected "
@@ -453,7 +453,7 @@ def test_make_search_takes_only_the_built_in_options_and_needs_pages(tmp_path):
 
 
 def test_make_search_of_your_own_retriever_refuses_pages_and_records_its_options(tmp_path, monkeypatch):
-    from rag_metrics.retrieval.runner import make_search
+    from rag_metrics.retrieval.run_retriever import make_search
 
     module(tmp_path, "factory_mod", """
         def make(depth=1):
@@ -470,7 +470,7 @@ def test_log_path_resumes_a_partial_log_or_names_a_new_one_by_utc_time(tmp_path)
     import datetime as dt
 
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.retrieval.runner import log_path
+    from rag_metrics.retrieval.run_retriever import log_path
 
     golden = load_golden(GOLDEN)
     now = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
@@ -492,7 +492,7 @@ def test_log_path_resumes_a_partial_log_or_names_a_new_one_by_utc_time(tmp_path)
 
 
 def test_first_error_is_the_first_logged_one_cut_to_300_characters(tmp_path):
-    from rag_metrics.retrieval.runner import first_error
+    from rag_metrics.retrieval.run_retriever import first_error
 
     log = tmp_path / "log.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in [{"question_id": "q1", "items": []},

@@ -40,7 +40,7 @@ from rag_metrics.stats import (
     wilson,
 )
 from scipy import stats
-from rag_metrics.labels.agreement import agreement
+from rag_metrics.labels.assessor_agreement import agreement
 from rag_metrics.stats.agreement import cohen_kappa
 from rag_metrics.stats.intervals import bca_rows, percentile_rows
 

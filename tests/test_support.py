@@ -5,8 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rag_metrics import InputError
-from rag_metrics.judging.claims import content_tokens, negated, quantities, quantities_agree, split_claims
-from rag_metrics.judging.support import (
+from rag_metrics.answers.claims import content_tokens, negated, quantities, quantities_agree, split_claims
+from rag_metrics.answers.support import (
     OfflineSupportJudge,
     answer_support,
     context_passages,
@@ -237,8 +237,8 @@ def test_property_negation(pair, claim_negative, passage_negative, before):
 
 # --- answers judged by meaning (offline) -------------------------------------------------------------------------
 
-from rag_metrics.judging.claims import canonical_quantities
-from rag_metrics.judging.correctness import MeaningJudge, meaning_match  # noqa: E402
+from rag_metrics.answers.claims import canonical_quantities
+from rag_metrics.answers.correctness import MeaningJudge, meaning_match  # noqa: E402
 
 
 @pytest.mark.parametrize("predicted, expected, correct, reason", [
@@ -380,8 +380,8 @@ def test_converted_units_compare_equal_despite_float_rounding():
 
 # ---- the quantity reader the support and correctness judges share; refusals as absence claims (issue 46) ----------
 
-from rag_metrics.experiment.support import diagnosis_of  # noqa: E402
-from rag_metrics.judging.claims import refusal_rest  # noqa: E402
+from rag_metrics.experiment.answer_support import diagnosis_of  # noqa: E402
+from rag_metrics.answers.claims import refusal_rest  # noqa: E402
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -452,8 +452,8 @@ def test_a_refusal_is_diagnosed_by_retrieval_not_as_hallucinated_or_misled(retri
 @pytest.fixture
 def no_lemma_libraries(monkeypatch):
     """simplemma and SudachiPy as if not installed (the `lemmas` extra missing)."""
-    import rag_metrics.judging.claims as claims_module
-    from rag_metrics.judging import support as support_module
+    import rag_metrics.answers.claims as claims_module
+    from rag_metrics.answers import support as support_module
 
     support_module._tokens.cache_clear()
     monkeypatch.setattr(claims_module, "_NORMALIZERS", {"en": None, "ja": None})
@@ -464,7 +464,7 @@ def no_lemma_libraries(monkeypatch):
 def test_lemmas_reduce_inflections_when_the_libraries_are_installed():
     pytest.importorskip("simplemma")
     pytest.importorskip("sudachipy")
-    from rag_metrics.judging.claims import lemma_tokens, lemmas_available
+    from rag_metrics.answers.claims import lemma_tokens, lemmas_available
 
     assert lemmas_available() == {"en": True, "ja": True}
     assert lemma_tokens("Approved requests were paid.") == ["approve", "request", "pay"]
@@ -476,7 +476,7 @@ def test_lemmas_reduce_inflections_when_the_libraries_are_installed():
 
 
 def test_without_the_lemma_libraries_the_judge_falls_back_to_plural_s_and_bigrams(no_lemma_libraries):
-    from rag_metrics.judging.claims import lemma_tokens, lemmas_available
+    from rag_metrics.answers.claims import lemma_tokens, lemmas_available
 
     assert lemmas_available() == {"en": False, "ja": False}
     assert lemma_tokens("Approved requests were paid.") == content_tokens("Approved requests were paid.")
@@ -534,7 +534,7 @@ def test_lemmas_is_true_false_or_one_language(bad):
 
 def test_japanese_synonyms_from_sudachis_dictionary_when_asked():
     pytest.importorskip("sudachipy")
-    from rag_metrics.judging.claims import lemma_tokens, synonym_groups
+    from rag_metrics.answers.claims import lemma_tokens, synonym_groups
 
     lemma_tokens("給料と給与")
     assert synonym_groups("給料") & synonym_groups("給与") and not synonym_groups("pay")

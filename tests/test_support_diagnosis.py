@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.experiment.support import (
+from rag_metrics.experiment.answer_support import (
     DIAGNOSES,
     diagnose_answers,
     diagnosis_change,
@@ -20,8 +20,8 @@ from rag_metrics.experiment.support import (
 )
 from rag_metrics.core.errors import NotComparableError
 from rag_metrics.io.corpus import load_answers
-from rag_metrics.judging.correctness import meaning_match
-from rag_metrics.judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
+from rag_metrics.answers.correctness import meaning_match
+from rag_metrics.answers.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUPPORT_SET = DATA / "support" / "claims.jsonl"
@@ -224,7 +224,7 @@ def test_read_support_set_duplicate_and_empty(tmp_path):
 
 
 def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers, corpus, diagnoses):
-    from rag_metrics.experiment.support import diagnose_log
+    from rag_metrics.experiment.answer_support import diagnose_log
 
     d = diagnose_log(golden, answers, corpus, generator="gen_b")
     assert d.counts() == diagnoses["gen_b"].counts() and d.judges["context_k"] == 3
@@ -239,7 +239,7 @@ def test_diagnose_log_picks_the_generator_and_the_logged_context(golden, answers
     assert ruled.at["q001", "retrieval_level"] == "given" and ruled.at["q001", "diagnosis"] == "label_gap"
 
 
-# ---- whose answers are judged (rag_metrics.experiment.support.answer_runs) -------------------------------------
+# ---- whose answers are judged (rag_metrics.experiment.answer_support.answer_runs) ---------------------------------
 
 def _answers(*generators):
     import pandas as pd
@@ -251,7 +251,7 @@ def _answers(*generators):
 def test_answer_runs_choose_the_one_generator_there_is_or_those_named():
     import pandas as pd
 
-    from rag_metrics.experiment.support import answer_runs
+    from rag_metrics.experiment.answer_support import answer_runs
 
     one = answer_runs(_answers("g", "g"))
     assert [name for name, _ in one] == ["g"] and len(one[0][1]) == 2
@@ -266,7 +266,7 @@ def test_answer_runs_refuse_several_generators_none_named_an_unknown_one_or_thre
     import pandas as pd
 
     from rag_metrics import InputError
-    from rag_metrics.experiment.support import answer_runs
+    from rag_metrics.experiment.answer_support import answer_runs
 
     two = _answers("b", "a")
     with pytest.raises(InputError, match=r"^ans\.jsonl: answers of 2 generators \(a, b\); choose one with "

@@ -6,7 +6,7 @@ each boundary."""
 import pandas as pd
 import pytest
 
-from rag_metrics.experiment.support import stops_short
+from rag_metrics.experiment.answer_support import stops_short
 from rag_metrics.lab.support_lesson import judge_error_claim, judge_errors, kappa_claim, misled_claim
 
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator
-from rag_metrics.judging.support_llm import JUDGE_PROMPT_VERSION, LLMJudge, parse_correct, parse_support
-from rag_metrics.judging.support import support_of_answer
+from rag_metrics.llm.clients import BedrockClient, OpenAIClient
+from rag_metrics.answers.support_llm import JUDGE_PROMPT_VERSION, LLMJudge, parse_correct, parse_support
+from rag_metrics.answers.support import support_of_answer
 
 PASSAGES = [{"rank": 1, "doc_id": "faq_ja", "page": 2,
              "text": "承認された経費は、翌月５日の給与と一緒に振り込まれます。"},
@@ -82,7 +82,7 @@ def test_openai_support_judge_request_cache_and_estimate(tmp_path):
         return next(replies)
 
     waits = []
-    chat = OpenAIGenerator("judge-model", client=_openai_client(handler), backoff=0.5, sleep=waits.append)
+    chat = OpenAIClient("judge-model", client=_openai_client(handler), backoff=0.5, sleep=waits.append)
     judge = LLMJudge(chat, cache_dir=tmp_path / "verdicts")
     claim = "経費は翌月5日に振り込まれます。"
     before = judge.estimate([("support", claim, PASSAGES)], price_in=1.0, price_out=2.0)
@@ -105,7 +105,7 @@ def test_a_malformed_reply_is_refused_and_not_cached(tmp_path):
     def handler(request):
         return 200, _completion('{"supported": "yes", "item": 1, "quote": "翌月５日"}'), None
 
-    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
+    judge = LLMJudge(OpenAIClient("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
     with pytest.raises(InputError, match="true or false"):
         judge.judge("翌月10日に振り込まれます。", PASSAGES)
     assert not list(tmp_path.glob("*.json"))
@@ -118,7 +118,7 @@ def test_a_quote_not_in_the_context_is_no_support_end_to_end(tmp_path):
         requests.append(json.loads(request.content))
         return 200, _completion('{"supported": true, "item": 1, "quote": "経費は翌月10日に振り込まれます"}'), None
 
-    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
+    judge = LLMJudge(OpenAIClient("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
     question = "経費はいつ振り込まれますか。"
     verdict = judge.judge("翌月10日です。", PASSAGES, question=question)
     assert verdict["supported"] is False and verdict["reason"] == "the judge's quote is not in the context"
@@ -142,7 +142,7 @@ def test_a_broken_cache_entry_is_named_removed_and_asked_again(tmp_path):
         calls.append(1)
         return 200, _completion('{"supported": false, "item": null, "quote": ""}'), None
 
-    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
+    judge = LLMJudge(OpenAIClient("judge-model", client=_openai_client(handler)), cache_dir=tmp_path)
     judge.judge("Claims are paid on the 10th.", PASSAGES)
     path = next(tmp_path.glob("*.json"))
     path.write_text('{"reply": "{\\"supported\\": 1', encoding="utf-8")
@@ -159,7 +159,7 @@ def test_llm_judge_plugs_into_claim_support_and_correctness():
     def handler(request):
         return 200, _completion(next(replies)), None
 
-    judge = LLMJudge(OpenAIGenerator("judge-model", client=_openai_client(handler)))
+    judge = LLMJudge(OpenAIClient("judge-model", client=_openai_client(handler)))
     claims = support_of_answer("Claims are paid on the 5th day. Taxis are free.", PASSAGES, judge, question="When?")
     assert [c["supported"] for c in claims] == [True, False] and claims[0]["doc_id"] == "expense_policy"
     assert judge.correct("the 10th", "the 5th", "When?") == {"correct": False, "reason": "the 10th is not the 5th"}
@@ -173,7 +173,7 @@ def test_bedrock_support_judge_with_stubber(tmp_path):
     client = boto3.client("bedrock-runtime", region_name="eu-west-1", aws_access_key_id="test",
                           aws_secret_access_key="test")
     stub = Stubber(client)
-    chat = BedrockGenerator("anthropic.claude-3-5-haiku-20241022-v1:0", client=client, sleep=lambda s: None)
+    chat = BedrockClient("anthropic.claude-3-5-haiku-20241022-v1:0", client=client, sleep=lambda s: None)
     judge = LLMJudge(chat, cache_dir=tmp_path)
     expected = {"modelId": chat.model, "system": ANY, "messages": ANY, "inferenceConfig": {"temperature": 0.0}}
     stub.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429,
@@ -198,7 +198,7 @@ def test_the_held_out_benchmark_measures_an_llm_judge_end_to_end(tmp_path, capsy
     import re
     from pathlib import Path
 
-    from rag_metrics.llm.clients import ChatGenerator
+    from rag_metrics.llm.clients import ChatClient
 
     spec = importlib.util.spec_from_file_location(
         "support_heldout", Path(__file__).resolve().parents[1] / "benchmarks" / "support_heldout.py")
@@ -206,7 +206,7 @@ def test_the_held_out_benchmark_measures_an_llm_judge_end_to_end(tmp_path, capsy
     spec.loader.exec_module(bench)
     asked = []
 
-    class FakeModel(ChatGenerator):
+    class FakeModel(ChatClient):
         name, endpoint = "fake", "fake://judge"
 
         def _complete(self, system, user):

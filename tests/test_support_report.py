@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.experiment.support import (DIAGNOSES, change_claim, change_table, diagnose_log, diagnosis_change,
-                                          support_drilldown)
+from rag_metrics.experiment.answer_support import (DIAGNOSES, change_claim, change_table, diagnose_log,
+                                                   diagnosis_change, support_drilldown)
 from rag_metrics.io.corpus import load_answers, load_corpus
 from rag_metrics.io.golden import load_golden
 

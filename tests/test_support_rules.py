@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.judging.claims import (bands, canonical_quantities, exact_quantities, negated, quantities,
+from rag_metrics.answers.claims import (bands, canonical_quantities, exact_quantities, negated, quantities,
                                        quantity_words, refusal_rest, split_claims)
-from rag_metrics.judging.support import OfflineSupportJudge
+from rag_metrics.answers.support import OfflineSupportJudge
 
 JUDGE = OfflineSupportJudge()
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from rag_metrics import InputError
-from rag_metrics.experiment.support import Diagnosis, diagnose_answers, sheet_agreement
+from rag_metrics.experiment.answer_support import Diagnosis, diagnose_answers, sheet_agreement
 from rag_metrics.cli import main
 from rag_metrics.labels.support_sheet import (SHEET_COLUMNS, claims_sample, judged_claims, read_support_sheet,
                                               write_support_sheet)
@@ -299,7 +299,7 @@ class _CountingJudge:
     """The offline support judge, counting what it is asked; an LLM judge's `correct` that a sheet must never call."""
 
     def __init__(self):
-        from rag_metrics.judging.support_llm import load_judge
+        from rag_metrics.answers.support_llm import load_judge
 
         self.inner, self.asked = load_judge("offline"), []
 
@@ -332,7 +332,7 @@ def test_judge_claims_asks_support_only_for_every_claim_claim_tasks_counts(sampl
 
 
 def test_support_set_tasks_are_what_measure_judges_asks():
-    from rag_metrics.experiment.support import measure_judges, read_support_set, support_set_tasks
+    from rag_metrics.experiment.answer_support import measure_judges, read_support_set, support_set_tasks
 
     corpus = load_corpus(DATA / "corpus")
     claims = read_support_set(DATA / "support" / "claims.jsonl")

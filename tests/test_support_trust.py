@@ -8,7 +8,7 @@ import pytest
 from rag_metrics.experiment.support_trust import (DEVELOPMENT_FOLDERS, HELDOUT, development_set, heldout_set,
                                                  judge_trust, judged)
 from rag_metrics.io.corpus import data_dir, load_corpus
-from rag_metrics.judging.support import OfflineSupportJudge, context_passages
+from rag_metrics.answers.support import OfflineSupportJudge, context_passages
 from rag_metrics.stats.agreement import cohen_kappa
 
 

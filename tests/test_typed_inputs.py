@@ -128,9 +128,9 @@ def test_evaluate_trec_reports_the_level_of_the_qrels(files):
 def test_golden_run_measures_sit_in_the_same_places_in_every_evaluate():
     import inspect
 
-    from rag_metrics.measures import evaluator, pages
+    from rag_metrics.measures import evaluator, page_level
 
-    for func in (evaluator.evaluate, evaluator.evaluate_trec, pages.evaluate_pages, pages.evaluate_judged,
+    for func in (evaluator.evaluate, evaluator.evaluate_trec, page_level.evaluate_pages, page_level.evaluate_judged,
                  evaluator.evaluate_dask):
         params = list(inspect.signature(func).parameters)
         assert params[2] == "measures" and params[0] in ("golden", "qrels"), (func.__name__, params)

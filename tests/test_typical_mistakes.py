@@ -12,7 +12,7 @@ import rag_metrics as rm
 from rag_metrics import InputError
 from rag_metrics.core.errors import InputTypeError
 from rag_metrics.io.corpus import data_dir
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.measures.page_level import evaluate_pages
 
 DATA = data_dir()
 GOLDEN, CORPUS = str(DATA / "golden.jsonl"), str(DATA / "corpus")

@@ -5,7 +5,7 @@ run. A :class:`KernelPool` keeps kernels alive between runs, one per thread that
 each notebook through papermill itself (``papermill.execute_notebook(..., km=<a warm kernel manager>)``), so
 parameter injection, the executed file, a failing cell's ``PapermillExecutionError`` and its partial output are
 papermill's own. Under :meth:`KernelPool.serving`, every ``papermill.execute_notebook`` of this process -- the
-package's ``rag_metrics.report.runner.execute_notebook``, hence ``build_report``, ``build_experiment_report`` and
+package's ``rag_metrics.report.build.execute_notebook``, hence ``build_report``, ``build_experiment_report`` and
 ``rag-metrics report`` called in-process -- takes a warm kernel instead of starting one; nothing in the package
 changes.
 
@@ -36,7 +36,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 
-EXTRA_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]  # as rag_metrics.report.runner.execute_notebook starts kernels
+EXTRA_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]  # as rag_metrics.report.build.execute_notebook starts kernels
 
 # Run once per reset, without storing history: the first run saves the fresh kernel's warning filters and rcParams
 # in a module of their own (which a namespace reset does not clear); every later run restores them.

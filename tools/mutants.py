@@ -59,7 +59,7 @@ class Mutant:
 # file holding the module's edge tests first, then the module's other test files (up to two minutes here).
 TESTS_FOR = {
     "rag_metrics/judging/judges.py": ["tests/test_judging.py"],
-    "rag_metrics/judging/index.py": ["tests/test_judging.py", "tests/test_page_index.py"],
+    "rag_metrics/judging/page_index.py": ["tests/test_judging.py", "tests/test_page_index.py"],
     "rag_metrics/judging/minimizers.py": ["tests/test_page_index.py", "tests/test_judging.py"],
     "rag_metrics/judging/fragments.py": ["tests/test_page_index.py", "tests/test_judging.py"],
     "rag_metrics/judging/boilerplate.py": ["tests/test_judging.py", "tests/test_page_index.py", "tests/test_rulers.py"],
@@ -76,32 +76,32 @@ TESTS_FOR = {
     "rag_metrics/measures/arrays.py": ["tests/test_metrics.py"],
     "rag_metrics/io/trec.py": ["tests/test_metrics.py", "tests/test_fast.py"],
     "rag_metrics/io/trec_fast.py": ["tests/test_metrics.py", "tests/test_fast.py"],
-    "rag_metrics/report/runner.py": ["tests/test_runner.py", "tests/test_files.py"],
+    "rag_metrics/report/build.py": ["tests/test_runner.py", "tests/test_files.py"],
     "rag_metrics/report/staging.py": ["tests/test_runner.py", "tests/test_files.py"],
-    "rag_metrics/retrieval/runner.py": ["tests/test_runner.py"],
+    "rag_metrics/retrieval/run_retriever.py": ["tests/test_runner.py"],
     "rag_metrics/stats/intervals.py": ["tests/test_stats.py"],
     "rag_metrics/stats/paired.py": ["tests/test_stats.py"],
     "rag_metrics/stats/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
-    "rag_metrics/labels/agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
+    "rag_metrics/labels/assessor_agreement.py": ["tests/test_stats.py", "tests/test_agreement.py"],
     "rag_metrics/golden/flags.py": ["tests/test_golden.py", "tests/test_golden_flags.py"],
     "rag_metrics/judging/locate.py": ["tests/test_rulers.py"],
-    "rag_metrics/judging/audit.py": ["tests/test_rulers.py"],
+    "rag_metrics/judging/page_audit.py": ["tests/test_rulers.py"],
     "rag_metrics/experiment/failures.py": ["tests/test_judging.py", "tests/test_experiment_views.py"],
     "rag_metrics/io/golden.py": ["tests/test_experiment_views.py", "tests/test_groups.py"],
 }
 
-J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/index.py", "rag_metrics/io/logs.py",
+J, IX, LG, EX = ("rag_metrics/judging/judges.py", "rag_metrics/judging/page_index.py", "rag_metrics/io/logs.py",
                  "rag_metrics/experiment/evaluate.py")
 RV, TPL, RG, EN = ("rag_metrics/golden/review.py", "rag_metrics/templates/golden_review.html.j2",
                    "rag_metrics/measures/registry.py", "rag_metrics/measures/arrays.py")
-TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/runner.py",
-                  "rag_metrics/retrieval/runner.py")
+TR, TF, RR, RT = ("rag_metrics/io/trec.py", "rag_metrics/io/trec_fast.py", "rag_metrics/report/build.py",
+                  "rag_metrics/retrieval/run_retriever.py")
 RS = "rag_metrics/report/staging.py"
 IV, PA, AG = "rag_metrics/stats/intervals.py", "rag_metrics/stats/paired.py", "rag_metrics/stats/agreement.py"
-LA = "rag_metrics/labels/agreement.py"
+LA = "rag_metrics/labels/assessor_agreement.py"
 FL = "rag_metrics/golden/flags.py"
-LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/audit.py", "rag_metrics/experiment/failures.py",
-                  "rag_metrics/io/golden.py")
+LC, AU, FA, GO = ("rag_metrics/judging/locate.py", "rag_metrics/judging/page_audit.py",
+                  "rag_metrics/experiment/failures.py", "rag_metrics/io/golden.py")
 
 MUTANTS = [
     # -- judges ------------------------------------------------------------------------------------------------------
@@ -223,7 +223,7 @@ MUTANTS = [
     Mutant("registry-rprec-cutoff", RG, 'MeasureSpec("rprec", ("r_precision",), "forbidden"',
            'MeasureSpec("rprec", ("r_precision",), "allowed"', "rprec@k accepted"),
     Mutant("registry-k-zero", RG, "if k is not None and k < 1:", "if k is not None and k < 0:", "cutoff @0 accepted"),
-    Mutant("registry-ndcg-ideal", RG, "else j.ideal_rank <= k", "else j.ideal_rank < k",
+    Mutant("registry-ndcg-ideal", RG, "else ideal.rank <= k", "else ideal.rank < k",
            "nDCG@k ideal ranking cut at k-1"),
     Mutant("registry-rprec-rank", RG, "j.rq[j.rrank <= j.n_rel[j.rq]]", "j.rq[j.rrank < j.n_rel[j.rq]]",
            "R-precision counts the top R-1"),

@@ -1,5 +1,5 @@
 """`rag-metrics answers`: judge logged answers (claim support in the context, correctness, diagnosis); sample ->
-label -> assess the support judge on a team's own answers (:mod:`rag_metrics.experiment.support`)."""
+label -> assess the support judge on a team's own answers (:mod:`rag_metrics.experiment.answer_support`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _SHEET_SIDES = ()
 
 def add(sub) -> None:
     ap = sub.add_parser("answers", help="judge logged answers: claim support in the context, correctness, diagnosis",
-                        description="judge; sample -> label -> assess. help(rag_metrics.experiment.support), "
+                        description="judge; sample -> label -> assess. help(rag_metrics.experiment.answer_support), "
                                     "docs/answer_support.md")
     asub = ap.add_subparsers(dest="action", required=True, metavar="ACTION")
     aj = asub.add_parser("judge", help="each answer's claims judged against the context it was made from; the "
@@ -60,10 +60,10 @@ def add(sub) -> None:
 
 def _judged_answers(args):
     """``(golden, corpus, [(generator, answers)], judge)`` of an `answers` action."""
-    from rag_metrics.experiment.support import answer_runs, check_logged_answers
+    from rag_metrics.experiment.answer_support import answer_runs, check_logged_answers
     from rag_metrics.io.corpus import load_answers, load_corpus
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.judging.support_llm import load_judge
+    from rag_metrics.answers.support_llm import load_judge
 
     if args.context_k < 1:
         raise InputError(f"--context-k: expected a whole number >= 1, got {args.context_k}.")
@@ -97,8 +97,8 @@ def _json_output(path) -> Path | None:
 
 def _judge(args) -> int:
     from rag_metrics.core.files import write_json
-    from rag_metrics.experiment.support import (diagnose_answers, diagnosis_change, judge_tasks, measure_judges,
-                                                read_support_set, support_set_tasks)
+    from rag_metrics.experiment.answer_support import (diagnose_answers, diagnosis_change, judge_tasks, measure_judges,
+                                                       read_support_set, support_set_tasks)
 
     out = _json_output(args.output)
     golden, corpus, runs, judge = _judged_answers(args)
@@ -138,7 +138,7 @@ def _judge(args) -> int:
 def _sheet(args) -> int:
     """`answers sample` and `answers assess`: one generator's claims judged, then a sheet written or read."""
     from rag_metrics.core.files import write_json
-    from rag_metrics.experiment.support import sheet_agreement
+    from rag_metrics.experiment.answer_support import sheet_agreement
     from rag_metrics.labels.support_sheet import (claim_tasks, claims_sample, judge_claims, read_support_sheet,
                                                   write_support_sheet)
 

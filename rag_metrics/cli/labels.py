@@ -20,7 +20,7 @@ ACCEPT_SIDES = (".meta.json", ".judgments.jsonl")
 def add(sub) -> None:
     lp = sub.add_parser("labels", help="audit a golden set's labels against retrieved pages; accept the pages it missed",
                         description="audit -> review -> accept; sample -> judge -> assess. "
-                                    "help(rag_metrics.labels.audit), help(rag_metrics.stats.agreement)")
+                                    "help(rag_metrics.labels.label_audit), help(rag_metrics.stats.agreement)")
     lsub = lp.add_subparsers(dest="action", required=True, metavar="ACTION")
     _add_audit(lsub)
     _add_assess(lsub)
@@ -108,7 +108,7 @@ def _add_accept(lsub) -> None:
 def _audit(args) -> int:
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.labels.audit import audit_labels
+    from rag_metrics.labels.label_audit import audit_labels
     from rag_metrics.io.log_presets import parse_field_mapping
     from rag_metrics.io.logs import load_log
 

@@ -138,7 +138,7 @@ def seeded_sample(parser, *, n_help: str, output: str) -> None:
 
 def answers_inputs(parser, *, several: bool) -> None:
     """The options every `answers` action shares: whose answers, the context they were made from, the judge."""
-    from rag_metrics.judging.support_llm import JUDGES
+    from rag_metrics.answers.support_llm import JUDGES
 
     golden_inputs(parser)
     parser.add_argument("--answers", required=True, metavar="FILE", help="logged answers (JSON lines)")

@@ -1,5 +1,5 @@
 """`rag-metrics report`: an experiment report from retrieval logs, or the notebooks as HTML
-(:mod:`rag_metrics.report.runner`)."""
+(:mod:`rag_metrics.report.build`)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def add(sub) -> None:
 
 def run(args) -> int:
     from rag_metrics.report.experiment_build import build_experiment_report, check_notebook_options
-    from rag_metrics.report.runner import ReportError, build_report, parse_parameters
+    from rag_metrics.report.build import ReportError, build_report, parse_parameters
 
     try:
         if args.run:

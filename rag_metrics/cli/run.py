@@ -1,4 +1,4 @@
-"""`rag-metrics run`: a retriever over a golden set -> a log (:mod:`rag_metrics.retrieval.runner`)."""
+"""`rag-metrics run`: a retriever over a golden set -> a log (:mod:`rag_metrics.retrieval.run_retriever`)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def add(sub) -> None:
 def run(args) -> int:
     import rag_metrics
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.retrieval.runner import cut_notices, first_error, log_path, make_search, run_retriever
+    from rag_metrics.retrieval.run_retriever import cut_notices, first_error, log_path, make_search, run_retriever
 
     golden = load_golden(args.golden)
     search, settings = make_search(args.retriever, options.parse_options(args.option), args.pages)

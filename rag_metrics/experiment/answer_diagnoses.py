@@ -1,6 +1,6 @@
 """What an answer's diagnosis is made of: the diagnoses, what to look at for each, the kinds of claim support, and
 the rule that names one answer's diagnosis (:func:`diagnosis_of`) -- shared by the diagnosis of a log's answers
-(:mod:`rag_metrics.experiment.support`), the agreement of support judges with people
+(:mod:`rag_metrics.experiment.answer_support`), the agreement of support judges with people
 (:mod:`rag_metrics.experiment.support_agreement`) and the report's section on them
 (:mod:`rag_metrics.experiment.support_section`)."""
 
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import check_choice
-from rag_metrics.judging.claims import canonical_quantities, content_tokens, negated
-from rag_metrics.judging.support import SUPPORT_LEVELS
+from rag_metrics.answers.claims import canonical_quantities, content_tokens, negated
+from rag_metrics.answers.support import SUPPORT_LEVELS
 from rag_metrics.stats.intervals import clopper_pearson
 
 __all__ = ["DIAGNOSES", "LOOK_AT", "SUPPORT_KINDS", "stops_short", "diagnosis_of", "Diagnosis", "plain_value",

@@ -30,8 +30,8 @@ gold_missed_answer_right   no               yes
 
 Each name says what it measures: whether the gold documents were found in the top k *by the rule*, and whether the
 answer is right. They are deliberately not called "retrieval failure" / "generation failure": that is a reading of
-them, and :mod:`rag_metrics.experiment.support` uses those words for another rule (no gold item read, answer judged
-against the page).
+them, and :mod:`rag_metrics.experiment.answer_support` uses those words for another rule (no gold item read, answer
+judged against the page).
 
 A common three-status taxonomy (:meth:`Attribution.three_status_counts`) counts a question whose gold documents were
 missed as a retrieval failure whatever the answer; here a right answer is kept apart (``gold_missed_answer_right``).
@@ -67,7 +67,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, NotComparableError, check_choice, check_k
 from rag_metrics.core.fingerprint import check_comparable, fingerprint
-from rag_metrics.judging.answers import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, token_f1
+from rag_metrics.answers.matching import DEFAULT_REFUSALS, MATCHES, answer_match, is_refusal, token_f1
 from rag_metrics.measures.metrics import hit_at_k, recall_at_k
 from rag_metrics.core.serialize import jsonable
 
@@ -214,27 +214,10 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
     was in the top ``k`` (``top_gold_retrieved``).
     """
     k = check_k(k, func="attribute")
-    if context_k is not None:
-        context_k = check_k(context_k, func="attribute")
-        if k < context_k:
-            raise InputError(f"attribute: the answers were generated from the top {context_k} retrieved items; judging "
-                             f"them at k={k} would judge answers against a retrieval they were not made from. Use "
-                             f"k={context_k}, or evaluate Recall@{k} of the retrieval alone.")
-        if k > context_k:
-            raise InputError(f"attribute: the logs hold the top {context_k} retrieved items the generator read; at "
-                             f"k={k} Recall@{k} would only repeat Recall@{context_k}. Use k={context_k}.")
+    _check_context_k(k, context_k)
     check_choice(rule, RULES, "rule")
     check_choice(match, MATCHES, "match")
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"attribute: 'table' must be a pandas DataFrame, got {type(table).__name__}.")
-    needed = ["question_id", "expected_answer", "gold_ids", "generated_answer"] + ([] if run is not None else ["retrieved_ids"])
-    missing = [c for c in needed if c not in table.columns]
-    if missing:
-        raise InputError(f"attribution table: missing column(s) {missing}; found {list(table.columns)}.")
-    dup = table["question_id"].duplicated()
-    if dup.any():
-        qid = table.loc[dup, "question_id"].iloc[0]
-        raise InputError(f"attribution table: question {qid!r} appears twice.", question=qid)
+    _check_table(table, with_run=run is not None)
     qids = table["question_id"].astype(str).tolist()
     retrieved, tops = _retrieved_from_run(run, qids) if run is not None else ({}, {})
 
@@ -252,44 +235,90 @@ def attribute(table: pd.DataFrame, *, k: int, rule: str = "all", match: str = "e
                              "(use an empty string for a system that answered nothing).", question=qid)
         ranked = retrieved.get(qid, []) if run is not None else _as_list(row["retrieved_ids"], qid, "retrieved_ids")
         if typ == "no_answer" or not gold:
-            item = {"question_id": qid, "type": typ or "no_answer", "refused": is_refusal(answer, refusal_patterns)}
-            if threshold is not None:
-                if run is None or "score" not in run.columns:
-                    raise InputError("a no_answer threshold needs a run with a 'score' column.")
-                top = tops.get(qid, -math.inf)
-                item |= {"top_score": None if top == -math.inf else float(top), "nothing_above_threshold": bool(top < threshold)}
-            no_answer.append(item)
-            continue
-        expected = row["expected_answer"]
-        if expected is None or (isinstance(expected, float) and math.isnan(expected)):
-            raise InputError(f"question {qid!r}: expected_answer is null for a question with gold.", question=qid)
-        recall, hit = recall_at_k(ranked, set(gold), k), hit_at_k(ranked, set(gold), k)
-        retrieval_ok = recall == 1.0 if rule == "all" else hit == 1.0
-        answer_ok = answer_match(answer, expected, method=match, f1_threshold=f1_threshold)
-        status = ("passed" if answer_ok else "gold_found_answer_wrong") if retrieval_ok else (
-            "gold_missed_answer_right" if answer_ok else "gold_missed_answer_wrong")
-        rec = {"question_id": qid, "type": typ, "n_gold": len(set(gold)), f"recall@{k}": recall, f"hit@{k}": hit,
-               "retrieval_ok": retrieval_ok, "answer_ok": answer_ok, "status": status}
-        labels = row.get("gold_relevance")
-        if isinstance(labels, dict) and labels:
-            best = max(labels.values())
-            rec["top_gold_retrieved"] = any(labels.get(d) == best for d in ranked[:k])
-        if match == "token_f1":
-            rec["answer_score"] = token_f1(answer, expected)
-        if "faithfulness" in row and row["faithfulness"] is not None and not (isinstance(row["faithfulness"], float) and math.isnan(row["faithfulness"])):
-            rec["faithfulness"] = float(row["faithfulness"])
-        rows.append(rec)
+            no_answer.append(_no_answer_record(qid, typ, answer, refusal_patterns, threshold, run, tops))
+        else:
+            rows.append(_answered_record(row, qid, typ, gold, ranked, answer, k=k, rule=rule, match=match,
+                                         f1_threshold=f1_threshold))
     records = pd.DataFrame(rows).set_index("question_id") if rows else pd.DataFrame(
         columns=["type", "n_gold", f"recall@{k}", f"hit@{k}", "retrieval_ok", "answer_ok", "status"])
     na_cols = ["question_id", "type", "refused"] + (["top_score", "nothing_above_threshold"] if threshold is not None else [])
+    return Attribution(records, pd.DataFrame(no_answer, columns=na_cols).set_index("question_id"), tuple(backlog),
+                       k, rule, match, threshold, _table_fingerprint(table, k, corpus_version, chunking))
+
+
+def _check_context_k(k: int, context_k: int | None) -> None:
+    """Refuse a ``k`` other than the number of items the generator read (``context_k``), when that is known."""
+    if context_k is None:
+        return
+    context_k = check_k(context_k, func="attribute")
+    if k < context_k:
+        raise InputError(f"attribute: the answers were generated from the top {context_k} retrieved items; judging "
+                         f"them at k={k} would judge answers against a retrieval they were not made from. Use "
+                         f"k={context_k}, or evaluate Recall@{k} of the retrieval alone.")
+    if k > context_k:
+        raise InputError(f"attribute: the logs hold the top {context_k} retrieved items the generator read; at "
+                         f"k={k} Recall@{k} would only repeat Recall@{context_k}. Use k={context_k}.")
+
+
+def _check_table(table, *, with_run: bool) -> None:
+    """The attribution table is a DataFrame with the columns :func:`attribute` reads and one row per question."""
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"attribute: 'table' must be a pandas DataFrame, got {type(table).__name__}.")
+    needed = ["question_id", "expected_answer", "gold_ids", "generated_answer"] + ([] if with_run else ["retrieved_ids"])
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise InputError(f"attribution table: missing column(s) {missing}; found {list(table.columns)}.")
+    dup = table["question_id"].duplicated()
+    if dup.any():
+        qid = table.loc[dup, "question_id"].iloc[0]
+        raise InputError(f"attribution table: question {qid!r} appears twice.", question=qid)
+
+
+def _no_answer_record(qid: str, typ: str, answer, refusal_patterns, threshold, run, tops: dict) -> dict:
+    """A question without an answer in the documents: whether the system refused, and, with a ``threshold``, whether
+    its retrieval returned nothing scoring at least that much."""
+    item = {"question_id": qid, "type": typ or "no_answer", "refused": is_refusal(answer, refusal_patterns)}
+    if threshold is not None:
+        if run is None or "score" not in run.columns:
+            raise InputError("a no_answer threshold needs a run with a 'score' column.")
+        top = tops.get(qid, -math.inf)
+        item |= {"top_score": None if top == -math.inf else float(top), "nothing_above_threshold": bool(top < threshold)}
+    return item
+
+
+def _answered_record(row: dict, qid: str, typ: str, gold: list, ranked: list, answer, *, k: int, rule: str,
+                     match: str, f1_threshold: float) -> dict:
+    """A question with gold: its recall and hit at ``k``, whether its answer matches, and the status they make."""
+    expected = row["expected_answer"]
+    if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+        raise InputError(f"question {qid!r}: expected_answer is null for a question with gold.", question=qid)
+    recall, hit = recall_at_k(ranked, set(gold), k), hit_at_k(ranked, set(gold), k)
+    retrieval_ok = recall == 1.0 if rule == "all" else hit == 1.0
+    answer_ok = answer_match(answer, expected, method=match, f1_threshold=f1_threshold)
+    status = ("passed" if answer_ok else "gold_found_answer_wrong") if retrieval_ok else (
+        "gold_missed_answer_right" if answer_ok else "gold_missed_answer_wrong")
+    rec = {"question_id": qid, "type": typ, "n_gold": len(set(gold)), f"recall@{k}": recall, f"hit@{k}": hit,
+           "retrieval_ok": retrieval_ok, "answer_ok": answer_ok, "status": status}
+    labels = row.get("gold_relevance")
+    if isinstance(labels, dict) and labels:
+        best = max(labels.values())
+        rec["top_gold_retrieved"] = any(labels.get(d) == best for d in ranked[:k])
+    if match == "token_f1":
+        rec["answer_score"] = token_f1(answer, expected)
+    faithfulness = row.get("faithfulness")
+    if faithfulness is not None and not (isinstance(faithfulness, float) and math.isnan(faithfulness)):
+        rec["faithfulness"] = float(faithfulness)
+    return rec
+
+
+def _table_fingerprint(table: pd.DataFrame, k: int, corpus_version, chunking) -> dict:
+    """What two attributions must share to be compared: the labelled questions, their gold, k, corpus and chunking."""
     labelled = table[table.get("labelled", pd.Series(True, index=table.index)) != False]  # noqa: E712
-    fp = fingerprint(
+    return fingerprint(
         questions=sorted(labelled["question_id"].astype(str)),
         gold={str(q): sorted(map(str, g)) for q, g in zip(labelled["question_id"], labelled["gold_ids"])},
         k=k, corpus=corpus_version, chunking=chunking,
     )
-    return Attribution(records, pd.DataFrame(no_answer, columns=na_cols).set_index("question_id"), tuple(backlog),
-                       k, rule, match, threshold, fp)
 
 
 def status_table(attribution: Attribution) -> pd.DataFrame:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_names, wrong_type
 from rag_metrics.measures.evaluator import evaluator
-from rag_metrics.measures.result import Evaluation
+from rag_metrics.measures.evaluation import Evaluation
 from rag_metrics.core.serialize import jsonable
 from rag_metrics.stats import N_RESAMPLES, compare_to_baseline
 from rag_metrics.experiment.result import ExperimentResult

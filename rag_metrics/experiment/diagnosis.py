@@ -271,7 +271,8 @@ def _ids(questions, shown: int = 5) -> str:
 
 def coverage_finding(coverage: dict, subject: str, baseline: str) -> Finding:
     """The ``partial log`` finding of a comparison whose two runs logged different questions (``coverage``:
-    :func:`rag_metrics.experiment.content.experiment_report`'s, with ``all``, the verdict over every question)."""
+    :func:`rag_metrics.experiment.experiment_report.experiment_report`'s, with ``all``, the verdict over every
+    question)."""
     both, whole = len(coverage["both"]), coverage["all"]
     gone, back = coverage["subject_only_missing"], coverage["baseline_only_missing"]
     parts = []

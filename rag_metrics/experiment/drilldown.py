@@ -12,7 +12,7 @@ import numpy as np
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.html import HtmlView
 from rag_metrics.core.text import PAGE_MARKER, normalize
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.judges import describe_judge
 
 __all__ = ["explain_data", "explain", "longest_common"]

@@ -12,7 +12,7 @@
 2. judges every retrieved item with each judge that applies -- document always; page metadata
    when the log has pages; page markers when its text holds ``[p.N]`` markers; content overlap
    when it has text and the corpus is given -- and evaluates page-level hit@k, MRR and Recall@k
-   under each (:mod:`rag_metrics.measures.pages`); the *primary* judge (overlap, else page, else
+   under each (:mod:`rag_metrics.measures.page_level`); the *primary* judge (overlap, else page, else
    document) gives the headline;
 3. adds the document-level measures, chunk-level ones when the golden set gives chunk IDs,
    the failure breakdown, the no_answer questions and the backlog, latency, and retrieval vs
@@ -31,12 +31,12 @@ from rag_metrics.core.errors import InputError, check_choice, check_cutoffs
 from rag_metrics.io.coerce import as_corpus, as_golden, as_log
 from rag_metrics.core.text import PAGE_MARKER
 from rag_metrics.io.log_matching import log_key, match_log
-from rag_metrics.judging.audit import check_pages_in_documents
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_audit import check_pages_in_documents
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge, as_judge, judge_run
 from rag_metrics.judging.locate import locate_items, place_text_only
 from rag_metrics.measures.distributed import combine_per_question, map_by_question
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.page_level import evaluate_judged
 from rag_metrics.measures.registry import measures_at
 from rag_metrics.experiment.failures import failure_breakdown_judged
 from rag_metrics.experiment.generation import GenerationView
@@ -246,6 +246,31 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     Every parameter is checked before anything is read or judged; a wrong kind of value is an
     :class:`~rag_metrics.InputError` saying what was expected.
     """
+    golden, log, corpus, ks, given, chosen = _checked_inputs(golden, log, corpus, measures=measures, ks=ks, level=level,
+                                                            judge=judge, primary=primary, min_chars=min_chars,
+                                                            window=window, engine=engine)
+    primary = None if chosen is None else chosen.name
+    min_chars = getattr(chosen, "min_chars", min_chars)  # an overlap judge given as an object places text alike
+    index = PageIndex(corpus) if corpus is not None else None
+    run = _golden_rows(log, golden, index, min_chars)
+    judges, primary = _judges_for(log, corpus, run, chosen, primary, min_chars, window)
+    judged, pages, document, chunk = _judge_and_evaluate_rows(golden, run, judges, index, ks, given, engine=engine,
+                                                              scheduler=scheduler)
+    failures = failure_breakdown_judged(golden, judged[primary], max(ks))
+    failed, missing = _errored_and_missing(log, golden)
+    settings = _settings(log, golden, corpus, run, ks, judges, primary, level, given)
+    if level == "chunk" and chunk is None:
+        raise InputError("level='chunk' needs chunk IDs in the log (chunk_id) to judge against the golden set's.",
+                         path=log.source, field="level")
+    return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
+                            failures, log.unknown_questions, missing, failed, log.documents, settings,
+                            log.question_map, index, level=level)
+
+
+def _checked_inputs(golden, log, corpus, *, measures, ks, level: str, judge, primary, min_chars: int, window: int,
+                    engine: str):
+    """:func:`evaluate_log`'s parameters checked, then its inputs read: ``(golden, log, corpus, ks, measures given at
+    every k or None, the judge asked for or None)``."""
     func = "evaluate_log"
     check_choice(engine, LOG_ENGINES, "engine", func=func)
     check_choice(level, LEVELS, "level", func=func)
@@ -258,24 +283,57 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
                          "level='page' or 'document'.", path=golden.source, field="level")
-    primary = None if chosen is None else chosen.name
-    min_chars = getattr(chosen, "min_chars", min_chars)  # an overlap judge given as an object places text alike
-    qmap, unknown, documents = log.question_map, log.unknown_questions, log.documents
+    return golden, log, corpus, ks, given, chosen
+
+
+def _judge_and_evaluate_rows(golden, run: pd.DataFrame, judges: dict, index, ks, given, *, engine: str,
+                             scheduler: str | None) -> tuple:
+    """:func:`judge_and_evaluate` here or on Dask, for the measures every result holds (hit@k at each k, MRR,
+    Recall@(largest k), Sufficiency@k with evidence groups) and those ``given``."""
+    measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
+    if golden.has_groups:
+        measures += [f"sufficiency@{k}" for k in ks]
+    measures += [m for m in given or () if m not in measures]
+    chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
+    if engine == "dask":
+        return _judge_and_evaluate_on_dask(golden, run, judges, index, measures, chunk_level=chunk_level,
+                                           scheduler=scheduler)
+    return judge_and_evaluate(golden, run, judges, index, measures, chunk_level=chunk_level)
+
+
+def _errored_and_missing(log, golden) -> tuple[list, list]:
+    """The golden questions whose logged retrieval errored, and the labelled golden questions never logged."""
+    qmap = log.question_map
+    failed = [qmap[log_key(q, t)] for q, t, e in
+              zip(log.questions["question_id"], log.questions["question"], log.questions["error"])
+              if e is not None and log_key(q, t) in qmap]
+    logged_any = set(qmap.values())
+    return failed, [q for q in golden.labelled.index if q not in logged_any]
+
+
+def _golden_rows(log, golden, index, min_chars: int) -> pd.DataFrame:
+    """The log's rows of golden-set questions, under the golden set's question IDs, each with a chunk ID (logged, else
+    ``question#rank``) and its pages placed (:func:`_place_pages`); a row left without a document is refused unless
+    the golden set gives gold chunk IDs to judge it by."""
+    qmap = log.question_map
     run = log.run.copy()
     run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
     run = run[run["key"].isin(qmap)].copy()
     run["question_id"] = run["key"].map(qmap)
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
-    index = PageIndex(corpus) if corpus is not None else None
     run = _place_pages(run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
                          "has no gold chunk IDs to judge it by; map a document with --field doc_id=PATH.",
                          path=log.source, line=int(row["line"]), field="doc_id")
-    run = run.drop(columns=["key"]).reset_index(drop=True)
+    return run.drop(columns=["key"]).reset_index(drop=True)
 
+
+def _judges_for(log, corpus, run: pd.DataFrame, chosen, primary: str | None, min_chars: int, window: int):
+    """``(judges, primary)``: every judge that applies to the log's rows, by name (``chosen`` in its place), and the
+    headline judge -- the one asked for, else the first of :data:`PRIMARY_ORDER` that applies."""
     check_judge(primary, log, corpus)
     names = applicable_judges(log, corpus, run)
     judges = {"document": DocumentJudge(), "page": PageJudge(window=window), "marker": MarkerJudge(window=window),
@@ -288,35 +346,18 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     elif primary not in judges:  # it applies to the log but not to the rows of golden-set questions
         raise InputError(f"judge {primary!r} does not apply to this log's questions of the golden set (applicable: "
                          f"{', '.join(judges)}).", path=log.source, field="judge")
-    measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
-    if golden.has_groups:
-        measures += [f"sufficiency@{k}" for k in ks]
-    measures += [m for m in given or () if m not in measures]
-    chunk_level = bool(golden.gold_chunks is not None and len(golden.gold_chunks) and run["chunk_id"].notna().any())
-    if engine == "dask":
-        judged, pages, document, chunk = _judge_and_evaluate_on_dask(golden, run, judges, index, measures,
-                                                                     chunk_level=chunk_level, scheduler=scheduler)
-    else:
-        judged, pages, document, chunk = judge_and_evaluate(golden, run, judges, index, measures,
-                                                            chunk_level=chunk_level)
-    failures = failure_breakdown_judged(golden, judged[primary], max(ks))
-    failed = [qmap[log_key(q, t)] for q, t, e in
-              zip(log.questions["question_id"], log.questions["question"], log.questions["error"])
-              if e is not None and log_key(q, t) in qmap]
-    logged_any = set(qmap.values())
-    missing = [q for q in golden.labelled.index if q not in logged_any]
-    settings = {"log": log.source, "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
-                "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
-                "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
-                "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
-                "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
-                "run_settings": {k: v for k, v in log.settings.items() if k != "read"}, "level": level,
-                "measures": given}
-    if level == "chunk" and chunk is None:
-        raise InputError("level='chunk' needs chunk IDs in the log (chunk_id) to judge against the golden set's.",
-                         path=log.source, field="level")
-    return ExperimentResult(log.name, golden, log, corpus, run, ks, judges, primary, judged, pages, document, chunk,
-                            failures, unknown, missing, failed, documents, settings, qmap, index, level=level)
+    return judges, primary
+
+
+def _settings(log, golden, corpus, run: pd.DataFrame, ks, judges: dict, primary: str, level: str, given) -> dict:
+    """What an evaluated log records of how it was made: its inputs' sources and fingerprints, judges, ks, level."""
+    return {"log": log.source, "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
+            "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
+            "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
+            "log_fingerprint": log.fingerprint(), "read": log.settings.get("read"),
+            "placed_by": {str(k): int(v) for k, v in run["placed_by"].value_counts().items()},
+            "run_settings": {k: v for k, v in log.settings.items() if k != "read"}, "level": level,
+            "measures": given}
 
 
 def _chosen_judge(judge, primary, min_chars: int, window: int):

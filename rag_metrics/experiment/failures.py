@@ -22,7 +22,7 @@ import pandas as pd
 
 from rag_metrics.judging.judges import judge_run
 from rag_metrics.measures.evaluator import evaluate
-from rag_metrics.measures.pages import evaluate_pages
+from rag_metrics.measures.page_level import evaluate_pages
 
 __all__ = ["failure_breakdown", "failure_breakdown_judged", "upper_bounds", "FAILURE_KINDS", "GROUP_MISSING"]
 

@@ -297,19 +297,7 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
 
     ks = tuple(sorted(set(ks)))
     measure = measure or f"hit@{max(ks)}"
-    records = [s.record for s in (baseline, new) if s.kind == "history"]
-    fixed = None
-    for rec in records:
-        params = _judge_of(rec)
-        if fixed is not None and params != fixed:
-            raise InputError(f"the two history records were judged differently ({fixed} vs {params}): one ruler only.")
-        fixed = params
-        if rec["fingerprint"].get("golden") != digest(golden.fingerprint()):
-            raise InputError("the history record was evaluated on another golden set than --golden (fingerprints "
-                             "differ): a gate compares runs on one golden set.", path=rec.get("id"))
-        if measure not in rec["summary"]:
-            raise InputError(f"the history record {rec['id']!r} holds no {measure} (it has "
-                             f"{', '.join(rec['summary'])}); choose --measure or -k accordingly.", field="measure")
+    fixed = _recorded_ruler(golden, [s.record for s in (baseline, new) if s.kind == "history"], measure)
     if fixed is not None:
         if judge is not None and judge != fixed["judge"]:
             raise InputError(f"--judge {judge}: the history record was judged by {fixed['judge']}; one ruler only.",
@@ -321,38 +309,11 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
     for side in (baseline, new):
         if side.log is not None:
             results[id(side)] = evaluate_log(golden, side.log, corpus, ks=ks, min_chars=min_chars, window=window)
-    pages_gold = bool(len(golden.gold_pages))
-    if not pages_gold and judge not in (None, "document"):
-        raise InputError(f"--judge {judge}: the golden set has no gold pages (gold_docs only), so only the document "
-                         "judge applies.", path=golden.source, field="judge")
-    if judge is None:
-        common = [n for n in PRIMARY_ORDER if all(n in r.pages for r in results.values())] if pages_gold else \
-            ["document"]
-        judge = common[0]
-    for side, r in ((s, results.get(id(s))) for s in (baseline, new)):
-        if r is not None and judge not in r.pages:
-            raise InputError(f"judge {judge!r} does not apply to {side.name} (applicable: {', '.join(r.pages)}).",
-                             path=side.source, field="judge")
-    from rag_metrics.experiment.history import per_question
-
-    values, warnings = [], []
+    judge = _common_judge(golden, baseline, new, results, judge)
+    warnings = []
     usable = _check_coverage(golden, baseline, new, results, warnings)
-    for side in (baseline, new):
-        r = results.get(id(side))
-        if r is None:
-            values.append(per_question(side.record, measure))
-            continue
-        ev = r.pages[judge] if pages_gold else r.document  # gold_docs only: judged at document level
-        if measure not in ev.per_question:
-            raise InputError(f"measure {measure!r} is not evaluated (measures: {', '.join(ev.measures)}).",
-                             field="measure")
-        values.append(ev.per_question[measure])
-        if r.depth_warning():
-            warnings.append(r.depth_warning())
-        if r.unknown_questions and len(r.unknown_questions) * 2 > len(r.log.questions):
-            warnings.append(f"{side.name}: {len(r.unknown_questions)} of {len(r.log.questions)} logged questions are "
-                            "not in the golden set (not used)")
-    before, after = values
+    before, after = (_side_values(side, results.get(id(side)), golden, judge, measure, warnings)
+                     for side in (baseline, new))
     if usable is not None and not usable:
         raise InputError("every golden question errored on both sides (each log records its error): there is nothing "
                          "to compare.")
@@ -372,3 +333,58 @@ def compare_for_gate(golden, baseline: Side, new: Side, corpus=None, *, ks=(1, 3
         findings = [f.sentence for f in diagnose([rb, rn], rn, moved, golden)]
     return GateResult(v, decision, regressed.reset_index(drop=True), judge, measure, baseline, new, warnings,
                       findings)
+
+
+def _recorded_ruler(golden, records: list, measure: str) -> dict | None:
+    """The judge and its parameters the history records were evaluated with (None without a record): the records must
+    agree on it, be evaluated on ``golden`` and hold ``measure``."""
+    fixed = None
+    for rec in records:
+        params = _judge_of(rec)
+        if fixed is not None and params != fixed:
+            raise InputError(f"the two history records were judged differently ({fixed} vs {params}): one ruler only.")
+        fixed = params
+        if rec["fingerprint"].get("golden") != digest(golden.fingerprint()):
+            raise InputError("the history record was evaluated on another golden set than --golden (fingerprints "
+                             "differ): a gate compares runs on one golden set.", path=rec.get("id"))
+        if measure not in rec["summary"]:
+            raise InputError(f"the history record {rec['id']!r} holds no {measure} (it has "
+                             f"{', '.join(rec['summary'])}); choose --measure or -k accordingly.", field="measure")
+    return fixed
+
+
+def _common_judge(golden, baseline: Side, new: Side, results: dict, judge: str | None) -> str:
+    """The one judge both evaluated logs are read with: the one asked for, which must apply to both, else the first of
+    :data:`PRIMARY_ORDER` that applies to both (the document judge when the golden set has no gold pages)."""
+    pages_gold = bool(len(golden.gold_pages))
+    if not pages_gold and judge not in (None, "document"):
+        raise InputError(f"--judge {judge}: the golden set has no gold pages (gold_docs only), so only the document "
+                         "judge applies.", path=golden.source, field="judge")
+    if judge is None:
+        common = [n for n in PRIMARY_ORDER if all(n in r.pages for r in results.values())] if pages_gold else \
+            ["document"]
+        judge = common[0]
+    for side, r in ((s, results.get(id(s))) for s in (baseline, new)):
+        if r is not None and judge not in r.pages:
+            raise InputError(f"judge {judge!r} does not apply to {side.name} (applicable: {', '.join(r.pages)}).",
+                             path=side.source, field="judge")
+    return judge
+
+
+def _side_values(side: Side, result, golden, judge: str, measure: str, warnings: list) -> pd.Series:
+    """One side's per-question values of ``measure``: from its history record, or from its evaluated log (``result``)
+    under ``judge``, adding to ``warnings`` what the reader of the gate should know about that log."""
+    if result is None:
+        from rag_metrics.experiment.history import per_question
+
+        return per_question(side.record, measure)
+    ev = result.pages[judge] if len(golden.gold_pages) else result.document  # gold_docs only: document level
+    if measure not in ev.per_question:
+        raise InputError(f"measure {measure!r} is not evaluated (measures: {', '.join(ev.measures)}).",
+                         field="measure")
+    if result.depth_warning():
+        warnings.append(result.depth_warning())
+    if result.unknown_questions and len(result.unknown_questions) * 2 > len(result.log.questions):
+        warnings.append(f"{side.name}: {len(result.unknown_questions)} of {len(result.log.questions)} logged questions "
+                        "are not in the golden set (not used)")
+    return ev.per_question[measure]

@@ -70,7 +70,8 @@ def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str
 
     The answers come from ``answers`` (a table with question_id and generated_answer, and optionally generator
     and retrieved_ids -- e.g. :func:`rag_metrics.io.corpus.load_answers`; ``generator`` picks one) or else from
-    the log itself. Answerable questions without an expected answer in the golden set are left out (listed); ``no_answer`` questions are attributed apart (refusals). When the
+    the log itself. Answerable questions without an expected answer in the golden set are left out (listed);
+    ``no_answer`` questions are attributed apart (refusals). When the
     answers file says which documents each answer was generated from (``retrieved_ids``), they are checked
     against this run's top items: answers generated from another retrieval are counted and named (the statuses
     would mix two systems), and when every answer's context is this run's top n, the statuses use k = n (what
@@ -79,15 +80,7 @@ def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str
     logged = self.answers()
     notes: list = []
     if answers is not None:
-        table = answers
-        generators = list(dict.fromkeys(table["generator"].dropna())) if "generator" in table.columns else []
-        if generator is not None and generators:
-            check_choice(generator, generators, "generator", func="generation")
-            table = table[table["generator"] == generator]
-        elif len(generators) > 1:
-            raise InputError(f"the answers come from {len(generators)} generators ({', '.join(map(str, generators))}): "
-                             f"name one, e.g. generation(answers, generator={generators[0]!r}).", field="generator")
-        source = "answers file"
+        table, source = _one_generator(answers, generator), "answers file"
     elif len(logged):
         labelled = list(self.golden.labelled.index)
         table = pd.DataFrame({"question_id": labelled, "generated_answer": [logged.get(q, "") for q in labelled]})
@@ -106,23 +99,8 @@ def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str
     k = max(self.ks)
     if source == "answers file":
         if "retrieved_ids" in table.columns:
-            ids = dict(zip(table["question_id"], table["retrieved_ids"]))
-            ranked = self.run.sort_values(["question_id", "rank"], kind="stable")
-            logged_ids = {q: (list(g["logged_doc_id"]), list(g["doc_id"])) for q, g in ranked.groupby("question_id")}
-            differ, depths = [], set()
-            checked_ids = [q for q in joined["question_id"] if q in set(self.golden.answerable)]
-            for q in checked_ids:
-                used = ids.get(q)
-                if not isinstance(used, list):
-                    continue
-                used = [str(u) for u in used]
-                depths.add(len(used))
-                raw, resolved = logged_ids.get(q, ([], []))
-                if used not in (raw[:len(used)], resolved[:len(used)]):
-                    differ.append(str(q))
-            checked = sum(isinstance(ids.get(q), list) for q in checked_ids)
-            context = {"checked": checked, "differ": differ, "depth": next(iter(depths)) if len(depths) == 1 else None}
-            if checked and not differ and context["depth"]:
+            context = _context_check(self, table, joined)
+            if context["checked"] and not context["differ"] and context["depth"]:
                 k = context["depth"]
                 notes.append(f"every answer was generated from this run's top {k}: statuses at k = {k}")
         else:
@@ -131,3 +109,39 @@ def generation_view(self, answers: pd.DataFrame | None = None, *, generator: str
     run_rows = self.run[self.run["question_id"].isin(set(joined["question_id"])) & self.run["doc_id"].notna()]
     attribution = attribute(joined, k=k, run=run_rows[["question_id", "rank", "doc_id", "score"]])
     return GenerationView(source, attribution, without, k, context, notes)
+
+
+def _one_generator(answers: pd.DataFrame, generator: str | None) -> pd.DataFrame:
+    """The answers of one generator: ``generator``'s when the table names several, refused when it names several and
+    ``generator`` is None."""
+    table = answers
+    generators = list(dict.fromkeys(table["generator"].dropna())) if "generator" in table.columns else []
+    if generator is not None and generators:
+        check_choice(generator, generators, "generator", func="generation")
+        table = table[table["generator"] == generator]
+    elif len(generators) > 1:
+        raise InputError(f"the answers come from {len(generators)} generators ({', '.join(map(str, generators))}): "
+                         f"name one, e.g. generation(answers, generator={generators[0]!r}).", field="generator")
+    return table
+
+
+def _context_check(result, table: pd.DataFrame, joined: pd.DataFrame) -> dict:
+    """The answers' ``retrieved_ids`` against the run's top items (logged or resolved document IDs), over the
+    answerable questions: ``checked`` (answers that say), ``differ`` (question IDs generated from other items) and
+    ``depth`` (how many items every answer read, None when they differ)."""
+    ids = dict(zip(table["question_id"], table["retrieved_ids"]))
+    ranked = result.run.sort_values(["question_id", "rank"], kind="stable")
+    logged_ids = {q: (list(g["logged_doc_id"]), list(g["doc_id"])) for q, g in ranked.groupby("question_id")}
+    differ, depths = [], set()
+    checked_ids = [q for q in joined["question_id"] if q in set(result.golden.answerable)]
+    for q in checked_ids:
+        used = ids.get(q)
+        if not isinstance(used, list):
+            continue
+        used = [str(u) for u in used]
+        depths.add(len(used))
+        raw, resolved = logged_ids.get(q, ([], []))
+        if used not in (raw[:len(used)], resolved[:len(used)]):
+            differ.append(str(q))
+    checked = sum(isinstance(ids.get(q), list) for q in checked_ids)
+    return {"checked": checked, "differ": differ, "depth": next(iter(depths)) if len(depths) == 1 else None}

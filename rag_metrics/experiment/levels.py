@@ -3,7 +3,7 @@ measure at any cutoff at each of them.
 
 :func:`evaluate_documents` and :func:`evaluate_chunks` are the document- and chunk-level evaluations of a log's rows
 (:func:`rag_metrics.experiment.evaluate.judge_and_evaluate` calls them for every log; page level is
-:func:`rag_metrics.measures.pages.evaluate_judged` of the rows a judge judged). :func:`at_level` picks an
+:func:`rag_metrics.measures.page_level.evaluate_judged` of the rows a judge judged). :func:`at_level` picks an
 evaluated run's evaluation; :func:`measure_values` reads a measure from it or, for a measure it was not evaluated
 at (``hit@7`` after ``ks=(1, 3, 5)``), computes it with the same functions from the rows already judged.
 """
@@ -14,7 +14,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_choice
 from rag_metrics.measures.evaluator import evaluate
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.page_level import evaluate_judged
 from rag_metrics.measures.registry import parse_measure
 
 __all__ = ["LEVELS", "evaluate_documents", "evaluate_chunks", "at_level", "measure_values", "judge_name"]

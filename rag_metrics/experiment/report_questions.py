@@ -1,8 +1,8 @@
 """The report's questions: which moved, which get a drill-down, and every question × run (section 3).
 
-:class:`QuestionSections` holds the methods of :class:`~rag_metrics.experiment.content.ExperimentReport` that list
-questions: :meth:`~QuestionSections.moved` (the questions whose primary measure changed), the drill-down plan and its
-groups (one drill-down per distinct list of items), and the question × run table -- whole as a DataFrame and a CSV
+:class:`QuestionSections` holds the methods of :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` that
+list questions: :meth:`~QuestionSections.moved` (the questions whose primary measure changed), the drill-down plan and
+its groups (one drill-down per distinct list of items), and the question × run table -- whole as a DataFrame and a CSV
 file (:meth:`~QuestionSections.write_question_table`), capped to :data:`QUESTION_ROWS` rows on the page.
 """
 
@@ -40,8 +40,8 @@ def read_question_table(path) -> pd.DataFrame:
 
 
 class QuestionSections:
-    """The question lists of an :class:`~rag_metrics.experiment.content.ExperimentReport` (module docstring); its
-    fields (``subject``, ``baseline``, ``baseline_record``, ``measure``, ``coverage``, ``_cache``) are read here."""
+    """The question lists of an :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` (module docstring);
+    its fields (``subject``, ``baseline``, ``baseline_record``, ``measure``, ``coverage``, ``_cache``) are read here."""
 
     def moved(self) -> pd.DataFrame:
         """The questions whose primary-measure value changed from the baseline to the subject (regressions first;

@@ -1,7 +1,8 @@
 """The report's rulers: every ruler side by side, what they disagree on, the page audit (section 4).
 
-:class:`RulerSections` holds the methods of :class:`~rag_metrics.experiment.content.ExperimentReport` that compare the
-rulers (:mod:`rag_metrics.experiment.rulers`) and audit the logged pages (:mod:`rag_metrics.judging.audit`).
+:class:`RulerSections` holds the methods of :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` that
+compare the rulers (:mod:`rag_metrics.experiment.rulers`) and audit the logged pages
+(:mod:`rag_metrics.judging.page_audit`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ __all__ = ["RulerSections"]
 
 
 class RulerSections:
-    """The ruler sections of an :class:`~rag_metrics.experiment.content.ExperimentReport` (module docstring); its
-    fields (``subject``, ``baseline``, ``results``, ``measure``, ``measures``, ``coverage``, ``_cache``) are read
+    """The ruler sections of an :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` (module docstring);
+    its fields (``subject``, ``baseline``, ``results``, ``measure``, ``measures``, ``coverage``, ``_cache``) are read
     here."""
 
     def ruler_table(self) -> pd.DataFrame:

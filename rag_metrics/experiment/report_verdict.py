@@ -1,7 +1,7 @@
 """The report's verdict: the line at the top of the page, its banner and the diagnosis beside it (sections 0-2).
 
-:class:`VerdictSections` holds the methods of :class:`~rag_metrics.experiment.content.ExperimentReport` that state the
-verdict -- the subject against the baseline on the primary measure, every headline measure's paired comparison
+:class:`VerdictSections` holds the methods of :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` that
+state the verdict -- the subject against the baseline on the primary measure, every headline measure's paired comparison
 (Holm-adjusted), the banner with its first findings, what changed between the two runs and whether the rulers
 disagree on the change more than the change itself.
 """
@@ -20,8 +20,8 @@ __all__ = ["VerdictSections", "p_cell"]
 
 
 class VerdictSections:
-    """The verdict of an :class:`~rag_metrics.experiment.content.ExperimentReport` (module docstring); its fields
-    (``subject``, ``baseline``, ``baseline_record``, ``subject_record``, ``verdict``, ``measure``, ``alpha``,
+    """The verdict of an :class:`~rag_metrics.experiment.experiment_report.ExperimentReport` (module docstring); its
+    fields (``subject``, ``baseline``, ``baseline_record``, ``subject_record``, ``verdict``, ``measure``, ``alpha``,
     ``coverage``, ``_cache``) are read here."""
 
     def verdict_markdown(self) -> str:

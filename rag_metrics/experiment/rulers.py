@@ -31,7 +31,7 @@ from rag_metrics.core.errors import check_choice, check_int
 from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE
 from rag_metrics.judging.judges import describe_judge, judge_run, judged_frame
 from rag_metrics.core.text import normalize
-from rag_metrics.measures.pages import evaluate_judged
+from rag_metrics.measures.page_level import evaluate_judged
 
 __all__ = ["ruler_table", "ruler_changes", "ruler_disagreements", "unfindable_gold", "raw_overlap", "RAW_OVERLAP",
            "with_running_text", "pages_as_chunks"]

@@ -7,7 +7,7 @@ Three views, one computation (:func:`interval_table`: each mean with its 95% int
 * :meth:`ExperimentResult.summary <rag_metrics.experiment.result.ExperimentResult.summary>` -- one row per measure;
 * :meth:`ExperimentResult.by <rag_metrics.experiment.result.ExperimentResult.by>` -- one row per (slice, measure),
   slicing by any attribute :func:`question_attributes` gives (the grouping is
-  :func:`rag_metrics.measures.result.slices`, the one :meth:`Evaluation.by <rag_metrics.Evaluation.by>` uses);
+  :func:`rag_metrics.measures.evaluation.slices`, the one :meth:`Evaluation.by <rag_metrics.Evaluation.by>` uses);
 * :meth:`ExperimentResult.long <rag_metrics.experiment.result.ExperimentResult.long>` -- one row per (level, judge,
   measure), the measure split into its family and cutoff ``k``.
 
@@ -21,7 +21,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.measures.registry import parse_measure
-from rag_metrics.measures.result import slice_names, slices
+from rag_metrics.measures.evaluation import slice_names, slices
 from rag_metrics.stats.intervals import N_RESAMPLES, mean_interval
 
 __all__ = ["question_attributes", "interval_table", "long_table", "NOT_ATTRIBUTES"]
@@ -89,7 +89,7 @@ def interval_table(per_question: pd.DataFrame, measures, *, by=None, attributes=
     """Each measure's mean with its 95% interval: one row per measure, or with ``by`` one per (slice, measure).
 
     Columns: ``n`` (questions where the measure is defined), ``mean``, ``ci_low``, ``ci_high``, ``excluded``
-    (undefined: no gold), ``method`` (the interval's). ``by``: as :func:`rag_metrics.measures.result.slices` takes
+    (undefined: no gold), ``method`` (the interval's). ``by``: as :func:`rag_metrics.measures.evaluation.slices` takes
     it, over ``per_question`` joined with ``attributes`` (a table indexed by question ID). ``wide=True`` (with
     ``by``): one row per slice instead, columns ``n`` (questions with a defined value of the first measure) and each
     measure's mean -- no interval computed; slices where nothing is defined are left out.

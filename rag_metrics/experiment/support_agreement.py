@@ -1,6 +1,6 @@
 """Support judges measured against people: on a human-labelled support set (:func:`read_support_set`,
 :func:`measure_judges`) and on a sample of a team's own judged claims (:func:`sheet_agreement`). The rules are in
-:mod:`rag_metrics.experiment.support`'s docstring; the functions are also importable from there."""
+:mod:`rag_metrics.experiment.answer_support`'s docstring; the functions are also importable from there."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError
 from rag_metrics.experiment.answer_diagnoses import SUPPORT_KINDS, plain_value
 from rag_metrics.io.jsonl import iter_jsonl
-from rag_metrics.judging.support import context_passages
+from rag_metrics.answers.support import context_passages
 from rag_metrics.stats.agreement import (MIN_ITEMS, MIN_KAPPA, Kappa, PPIEstimate, cohen_kappa, headline_refusal, ppi_mean,
                                          rate_interval)
 

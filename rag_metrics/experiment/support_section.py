@@ -1,6 +1,6 @@
 """The experiment report's section on answer support (section 6): each question that did not pass with its claims
 (:func:`support_drilldown`), and how the diagnoses changed between two runs (:func:`change_claim`,
-:func:`change_table`). Also importable from :mod:`rag_metrics.experiment.support`."""
+:func:`change_table`). Also importable from :mod:`rag_metrics.experiment.answer_support`."""
 
 from __future__ import annotations
 

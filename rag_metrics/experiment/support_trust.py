@@ -49,7 +49,7 @@ def _rows(path: Path) -> list[dict]:
 
 def _pages(corpus):
     """A function from a labelled context -- ``[[doc_id, page], ...]`` -- to its passages, as
-    :func:`rag_metrics.judging.support.context_passages` gives them for those pages (one page each, in order), with
+    :func:`rag_metrics.answers.support.context_passages` gives them for those pages (one page each, in order), with
     the corpus indexed once rather than per context."""
     text = corpus.pages.set_index(["doc_id", "page"])["text"].to_dict()
 
@@ -62,7 +62,7 @@ def _pages(corpus):
 def heldout_set(corpus, folder=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(claims, answers)`` of the held-out set in ``folder`` (default :data:`HELDOUT`): one row per
     labelled claim -- ``claim_id``, ``kind``, ``language``, ``question``, ``claim``, ``passages`` (the context pages'
-    text, :func:`rag_metrics.judging.support.context_passages`), ``human`` (supported, a bool) -- and per answer --
+    text, :func:`rag_metrics.answers.support.context_passages`), ``human`` (supported, a bool) -- and per answer --
     ``answer_id``, ``kind``, ``language``, ``question``, ``answer``, ``passages``, ``human`` (its level). The first
     annotator's labels (``labels_a.jsonl``) are the reference."""
     folder = Path(folder) if folder is not None else data_dir() / "support" / HELDOUT
@@ -84,7 +84,7 @@ def development_set(corpus, path=None) -> pd.DataFrame:
     """The development claims in :func:`heldout_set`'s claim columns: by default ``data/support/claims.jsonl``
     (``question`` None: the set gives none) followed by the claims of every set in :data:`DEVELOPMENT_FOLDERS`
     (with their questions); ``path`` a claims file in ``claims.jsonl``'s format, read alone."""
-    from rag_metrics.experiment.support import read_support_set
+    from rag_metrics.experiment.answer_support import read_support_set
 
     claims = read_support_set(Path(path) if path is not None else data_dir() / "support" / "claims.jsonl")
     of = _pages(corpus)
@@ -144,7 +144,7 @@ def judge_trust(judge=None, corpus=None, *, heldout=None, development=None, seed
     documents; ``heldout``/``development`` override the sets' locations). ``heldout_name`` names the held-out set
     in the sentence: default ``"held-out"`` for the default set, else the folder's name (``heldout2``)."""
     from rag_metrics.io.corpus import load_corpus
-    from rag_metrics.judging.support import OfflineSupportJudge
+    from rag_metrics.answers.support import OfflineSupportJudge
 
     judge = OfflineSupportJudge() if judge is None else judge
     corpus = load_corpus(sample=True) if corpus is None else corpus

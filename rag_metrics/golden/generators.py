@@ -11,8 +11,8 @@ every question as provenance; ``extractive`` means its answers are copied from t
 answer that is not on the page is flagged in review). Built in, by name (:func:`load_generator`):
 
 * ``extractive`` -- :class:`ExtractiveGenerator`, below: no service, no network, deterministic.
-* ``openai`` -- :class:`~rag_metrics.llm.clients.OpenAIGenerator`, any OpenAI-compatible chat endpoint.
-* ``bedrock`` -- :class:`~rag_metrics.llm.clients.BedrockGenerator`, Amazon Bedrock's Converse API.
+* ``openai`` -- :class:`~rag_metrics.llm.clients.OpenAIClient`, any OpenAI-compatible chat endpoint.
+* ``bedrock`` -- :class:`~rag_metrics.llm.clients.BedrockClient`, Amazon Bedrock's Converse API.
 * ``package.module:callable`` -- anything else (a class is instantiated with the options).
 
 What :class:`ExtractiveGenerator` extracts, in English and Japanese, from one page:
@@ -260,7 +260,7 @@ def load_generator(spec, *, default_cache=None, **options) -> Callable:
 
         if default_cache is not None:
             options.setdefault("cache_dir", default_cache)
-        return (llm.OpenAIGenerator if spec == "openai" else llm.BedrockGenerator)(**options)
+        return (llm.OpenAIClient if spec == "openai" else llm.BedrockClient)(**options)
     if ":" not in spec:
         raise InputError(f"unknown generator {spec!r}; expected one of {list(BUILTIN_GENERATORS)} or "
                          "'package.module:callable'.")

@@ -2,8 +2,8 @@
 refused by name.
 
 Every function that takes a golden set, the documents or a retrieval log (:func:`rag_metrics.evaluate_log`,
-:func:`rag_metrics.experiment.content.experiment_report`, ...) calls these first, so a path works wherever the object
-does and a wrong kind of value is one :class:`~rag_metrics.core.errors.InputTypeError` (an ``InputError`` and a
+:func:`rag_metrics.experiment.experiment_report.experiment_report`, ...) calls these first, so a path works wherever the
+object does and a wrong kind of value is one :class:`~rag_metrics.core.errors.InputTypeError` (an ``InputError`` and a
 ``TypeError``) saying what was expected, never an ``AttributeError`` from deep inside:
 
 * :func:`as_corpus` -- a :class:`~rag_metrics.io.corpus.Corpus`, or a folder / ``pages.jsonl`` / document path

@@ -46,7 +46,7 @@ from rag_metrics.core.errors import InputError, check_choice
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["Qrels", "LEVELS"]
+__all__ = ["Qrels", "QrelsReaders", "LEVELS"]
 
 LEVELS = ("document", "chunk")
 
@@ -55,30 +55,9 @@ def check_level(level, func: str) -> str:
     return check_choice(level, LEVELS, "level", func=func)
 
 
-class Qrels:
-    """Validated judgments: ``(question, ID, label)`` rows, each pair once.
-
-    Build one with a constructor (module docstring), not directly. Attributes: ``source`` (the file
-    read, or None), ``format`` (``trec``, ``beir``, ``json``, ``dict``, ``dataframe``), ``id_column``
-    (``doc_id`` or ``chunk_id``: what the IDs are, for messages), ``attributes`` (per-question
-    columns of a golden-set frame, or None).
-    """
-
-    def __init__(self, question_ids=None, doc_ids=None, relevance=None, *, lines=None, source=None,
-                 format: str = "arrays", attributes=None, id_column: str = "doc_id", frame=None, groups=None,
-                 _polars=None):
-        self._arrays = None if question_ids is None else (
-            np.asarray(question_ids, dtype=object), np.asarray(doc_ids, dtype=object),
-            np.asarray(relevance, dtype=np.float64), None if lines is None else np.asarray(lines, dtype=np.int64))
-        self._polars = _polars
-        self.source = None if source is None else str(source)
-        self.format = format
-        self.attributes = attributes
-        self.id_column = id_column
-        self.frame = frame  # the validated frame a DataFrame constructor read (rows named in later errors)
-        self.groups = groups  # per row, its evidence groups' labels ([] for none); None when no row has one
-
-    # ---- constructors -------------------------------------------------------------------------
+class QrelsReaders:
+    """How :class:`Qrels` are built: one constructor per source of judgments (the module docstring's table),
+    each validating as it reads. :class:`Qrels` inherits them; what a ``Qrels`` holds and shows is its own."""
 
     @classmethod
     def from_file(cls, path, format: str = "auto") -> Qrels:
@@ -217,6 +196,30 @@ class Qrels:
             return cls.from_df(golden, level=level)
         raise TypeError(f"{func}: 'golden' must be Qrels, a DataFrame, a GoldenSet, a mapping or a path, "
                         f"got {type(golden).__name__}.")
+
+
+class Qrels(QrelsReaders):
+    """Validated judgments: ``(question, ID, label)`` rows, each pair once.
+
+    Build one with a constructor (module docstring), not directly. Attributes: ``source`` (the file
+    read, or None), ``format`` (``trec``, ``beir``, ``json``, ``dict``, ``dataframe``), ``id_column``
+    (``doc_id`` or ``chunk_id``: what the IDs are, for messages), ``attributes`` (per-question
+    columns of a golden-set frame, or None).
+    """
+
+    def __init__(self, question_ids=None, doc_ids=None, relevance=None, *, lines=None, source=None,
+                 format: str = "arrays", attributes=None, id_column: str = "doc_id", frame=None, groups=None,
+                 _polars=None):
+        self._arrays = None if question_ids is None else (
+            np.asarray(question_ids, dtype=object), np.asarray(doc_ids, dtype=object),
+            np.asarray(relevance, dtype=np.float64), None if lines is None else np.asarray(lines, dtype=np.int64))
+        self._polars = _polars
+        self.source = None if source is None else str(source)
+        self.format = format
+        self.attributes = attributes
+        self.id_column = id_column
+        self.frame = frame  # the validated frame a DataFrame constructor read (rows named in later errors)
+        self.groups = groups  # per row, its evidence groups' labels ([] for none); None when no row has one
 
     # ---- views ----------------------------------------------------------------------------------
 

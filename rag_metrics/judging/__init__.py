@@ -1,8 +1,8 @@
 """Judging: a run + gold pages -> which retrieved items count.
 
 Takes result rows with their text and the golden (document, page) labels; hands on, per row,
-the set of gold pages it satisfies under a judge (document, page marker, content overlap); and generated answers
-judged against the expected answer (:mod:`.answers`).
+the set of gold pages it satisfies under a judge (document, page marker, content overlap). Generated answers are
+judged in the next step, :mod:`rag_metrics.answers`.
 """
 
 from rag_metrics.core.lazy import submodules  # noqa: E402 - after the docstring and the public names

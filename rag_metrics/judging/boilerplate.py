@@ -25,7 +25,7 @@ What the rule cannot catch (say so when you report a text-judged figure):
   of one page either, but an item sharing only that with its gold page is no longer counted;
 * fragments shared across documents are not looked at: a judge already needs the document to match.
 
-:func:`find_boilerplate` finds the rule's fragments for a page index (:class:`~rag_metrics.judging.index.PageIndex`
+:func:`find_boilerplate` finds the rule's fragments for a page index (:class:`~rag_metrics.judging.page_index.PageIndex`
 keeps them per rule), :func:`boilerplate_lines` lists them as text.
 """
 

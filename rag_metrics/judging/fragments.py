@@ -1,11 +1,11 @@
 """Do texts and pages share an ``n``-character fragment that is not boilerplate? The lookup and the check behind
-:meth:`~rag_metrics.judging.index.PageIndex.shares` and :meth:`~rag_metrics.judging.index.PageIndex.excerpts`.
+:meth:`~rag_metrics.judging.page_index.PageIndex.shares` and :meth:`~rag_metrics.judging.page_index.PageIndex.excerpts`.
 
 :func:`shared_pairs` answers for many ``(text, page row)`` pairs at once: the texts' minimizers
 (:mod:`rag_metrics.judging.minimizers`) are looked up in the pages' sorted table (:func:`_lookup_minimizers`), the hits
 on paired pages kept (:func:`_candidates`) and each checked on the code points, boilerplate left out
 (:func:`_confirm_rounds`, :func:`_confirm`). :func:`excerpt_starts` finds where a text cut from one page starts on it.
-How and why it is exact: :meth:`~rag_metrics.judging.index.PageIndex.shares`.
+How and why it is exact: :meth:`~rag_metrics.judging.page_index.PageIndex.shares`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["shared_pairs", "excerpt_starts"]
 
 
 def shared_pairs(index, texts, pair_text, pair_row, n: int, rule, given) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`~rag_metrics.judging.index.PageIndex.shares` for every pair, as two arrays: boilerplate left out by
+    """:meth:`~rag_metrics.judging.page_index.PageIndex.shares` for every pair, as two arrays: boilerplate left out by
     ``rule``, and boilerplate kept."""
     nothing = np.zeros(pair_text.shape[0], dtype=bool)
     if not pair_text.shape[0]:
@@ -46,8 +46,8 @@ def shared_pairs(index, texts, pair_text, pair_row, n: int, rule, given) -> tupl
 def _lookup_minimizers(index, pair_local, pair_row, n_used: int, q_hash, q_text, n: int):
     """``(query, left, right)``: for each (text minimizer, document the text is paired with) -- ``query`` the
     minimizer, in the order of the sorted keys -- the run ``table[left:right]`` of the pages' table
-    (:meth:`~rag_metrics.judging.index.PageIndex.table`) with its key, between the first and the last character of the
-    text's paired pages in that document (the table is ordered by key, then position)."""
+    (:meth:`~rag_metrics.judging.page_index.PageIndex.table`) with its key, between the first and the last character of
+    the text's paired pages in that document (the table is ordered by key, then position)."""
     n_docs = max(len(index.docs), 1)
     off = index.offsets
     text_doc = pair_local * n_docs + index.code_of_row[pair_row]

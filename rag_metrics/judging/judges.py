@@ -26,7 +26,7 @@ system's logs (text and page metadata as logged). Four judges:
 Each judge has ``params()``, ``index(corpus)`` (what it precomputes from the pages: nothing, or
 the pages' texts whose hashes are computed on first use), ``satisfied(item, gold, index)`` for one
 item and ``satisfy(items, gold, index)`` for a whole run. :func:`judge_run` adds to every result
-row the set of gold pages it satisfies; :func:`rag_metrics.measures.pages.evaluate_pages` turns
+row the set of gold pages it satisfies; :func:`rag_metrics.measures.page_level.evaluate_pages` turns
 that into page-level measures, and :func:`rag_metrics.experiment.failures.failure_breakdown` sorts
 the misses.
 
@@ -46,7 +46,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError, check_choice, check_int, wrong_type
 from rag_metrics.core.text import PAGE_MARKER, gram_hashes, normalize_codes
 from rag_metrics.judging.boilerplate import DEFAULT_BOILERPLATE, Boilerplate
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.minimizers import concat_ranges
 
 BATCH = 1 << 23

@@ -7,7 +7,7 @@
   :func:`rag_metrics.experiment.evaluate.evaluate_log`; it needs the documents, ``--pages``);
 * **printed page labels** -- LlamaIndex's ``page_label`` is the label printed on the page (``i``, ``ii``, ``1``...),
   not the page's position in the file, so such items are placed by their text too;
-* **the page-metadata audit** (:mod:`rag_metrics.judging.audit`) compares each logged page with the located one.
+* **the page-metadata audit** (:mod:`rag_metrics.judging.page_audit`) compares each logged page with the located one.
 
 :func:`item_pages` is a second, different rule, for an item whose document is known (the label audit and the
 assessors, :func:`rag_metrics.labels.assessors.retrieved_pages`): its logged pages when they are pages of the
@@ -22,7 +22,7 @@ Signature (stable; other modules call it)::
     locate_items(texts, index, *, min_chars=24, docs=None) -> DataFrame[doc_id, pages, placed_by, candidates]
 
 ``texts``: a sequence of strings (None or non-strings are "not found"); ``index``: a
-:class:`~rag_metrics.judging.index.PageIndex` (or a corpus / pages table, indexed on the fly); ``docs``: optional
+:class:`~rag_metrics.judging.page_index.PageIndex` (or a corpus / pages table, indexed on the fly); ``docs``: optional
 document IDs, one per text, restricting each search to that document (None: anywhere). One output row per input
 text, in order:
 
@@ -52,7 +52,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import Concat, codes_of, gram_hashes, hash_powers, normalize, text_blocks
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.minimizers import BLOCK, HITS, concat_ranges, direct_hashes
 
 __all__ = ["locate_items", "place_text_only", "item_pages", "pages_sharing_most", "PLACED_BY"]

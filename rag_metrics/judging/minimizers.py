@@ -6,7 +6,7 @@ smallest of some window of ``w`` consecutive ones (:func:`fragment_plan` chooses
 ``n``): the same content keeps the same minimizers wherever it occurs, so two texts that share an ``n``-fragment share a
 minimizer. :func:`block_hashes` hashes every fragment block by block (32 bits), :func:`direct_hashes` a few fragments at
 given positions (64 bits), :func:`key32` mixes a hash with its document, :func:`pair_texts` and :func:`text_minimizers`
-prepare the texts of ``(text, page)`` pairs (:meth:`~rag_metrics.judging.index.PageIndex.shares`), and
+prepare the texts of ``(text, page)`` pairs (:meth:`~rag_metrics.judging.page_index.PageIndex.shares`), and
 :func:`concat_ranges`, :func:`owners` and :func:`same_codes` are the index arithmetic they share. No Python loop runs
 per character or per fragment.
 """
@@ -50,7 +50,7 @@ def concat_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def fragment_plan(n: int) -> tuple[int, int]:
     """``(m, w)`` with ``m + w - 1 = n``: an ``n``-character fragment holds exactly one window of ``w`` consecutive
-    ``m``-character fragments (:meth:`~rag_metrics.judging.index.PageIndex.shares`). A wider window keeps fewer
+    ``m``-character fragments (:meth:`~rag_metrics.judging.page_index.PageIndex.shares`). A wider window keeps fewer
     minimizers (about ``2 / (w + 1)`` of the positions) but shorter fragments, which recur by chance more often and cost
     checks; ``w`` about 5/12 of ``n`` (10 for 24) was the fastest measured on benchmarks/judging_vs_ragas.py (the
     results do not depend on it)."""
@@ -174,9 +174,9 @@ def direct_hashes(codes: np.ndarray, positions: np.ndarray, n: int, *, folded: b
 
 
 def pair_texts(texts, pair_text: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """The texts that take part in some pair (:meth:`~rag_metrics.judging.index.PageIndex.shares`; ``texts``: strings or
-    ``(codes, offsets)``): ``(count, local_of, codes, offsets)`` -- ``local_of[i]`` the number of text ``i`` among them
-    (-1: in no pair), and their code points laid end to end in that order with ``offsets`` bounding each."""
+    """The texts that take part in some pair (:meth:`~rag_metrics.judging.page_index.PageIndex.shares`; ``texts``:
+    strings or ``(codes, offsets)``): ``(count, local_of, codes, offsets)`` -- ``local_of[i]`` the number of text ``i``
+    among them (-1: in no pair), and their code points laid end to end in that order with ``offsets`` bounding each."""
     if isinstance(texts, tuple):
         all_codes, all_off = texts
         n_texts = all_off.shape[0] - 1

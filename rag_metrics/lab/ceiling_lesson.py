@@ -152,7 +152,7 @@ def first_hit_ranks(golden, corpus, chunks, engine, judge, depth: int = 10):
     :func:`~rag_metrics.experiment.failures.upper_bounds`."""
     import pandas as pd
 
-    from rag_metrics.measures.pages import evaluate_pages
+    from rag_metrics.measures.page_level import evaluate_pages
     from rag_metrics.retrieval.retrievers import oracle_runs
 
     ranks = {}

@@ -3,7 +3,7 @@ and how an assessor compares with people.
 
 Each ``*_claim`` function returns the arguments of :func:`rag_metrics.report.kernel.claim`: the condition, the
 sentence printed when it holds and the one printed when it does not, and the figures it states. The audit itself
-lives in :mod:`rag_metrics.labels.audit`, people's decisions in :mod:`rag_metrics.labels.decisions`.
+lives in :mod:`rag_metrics.labels.label_audit`, people's decisions in :mod:`rag_metrics.labels.decisions`.
 """
 
 from __future__ import annotations
@@ -154,8 +154,8 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
 def assessor_against_people_claim(agreed, n_claims: int) -> dict:
     """Whether an assessor measured against people's labels may fill gaps, as
     :func:`rag_metrics.report.kernel.claim`'s arguments: ``agreed`` is its
-    :class:`~rag_metrics.labels.agreement.Agreement` with the labels, ``n_claims`` the labelled items. Usable only
-    when the agreement says so (the package's one rule: enough items of both kinds, and the lower end of kappa's
+    :class:`~rag_metrics.labels.assessor_agreement.Agreement` with the labels, ``n_claims`` the labelled items. Usable
+    only when the agreement says so (the package's one rule: enough items of both kinds, and the lower end of kappa's
     interval at or above the bar); the sentence names the interval either way, and says when the point estimate
     clears the bar while the interval's lower end does not."""
     k = agreed.kappa
@@ -213,7 +213,7 @@ def weakest_kind_claim(table: pd.DataFrame) -> dict:
 def disagreements_claim(agreed) -> dict:
     """Which way an assessor's disagreements with people go, and what that means for filling gaps with its labels,
     as :func:`rag_metrics.report.kernel.claim`'s arguments (``agreed``: its
-    :class:`~rag_metrics.labels.agreement.Agreement`). The condition: every disagreement is a miss (people:
+    :class:`~rag_metrics.labels.assessor_agreement.Agreement`). The condition: every disagreement is a miss (people:
     relevant, assessor: not) -- it never accepts a page people reject."""
     people = agreed.items["relevant"].astype(bool)
     said = agreed.items["assessed_relevant"].astype(bool)
@@ -273,11 +273,11 @@ def answer_length_claim(claims: pd.Series, answers: pd.Series) -> dict:
 
 
 def support_set_items(claims: pd.DataFrame, corpus) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A labelled support set (:func:`rag_metrics.experiment.support.read_support_set`) read as page labels: each claim
-    is one item whose expected answer is the claim and whose page is its context (pages joined), keyed by
+    """A labelled support set (:func:`rag_metrics.experiment.answer_support.read_support_set`) read as page labels: each
+    claim is one item whose expected answer is the claim and whose page is its context (pages joined), keyed by
     (claim_id, first context page). Returns the items for
     :func:`~rag_metrics.labels.assessors.assess_items` and the people's labels (relevant = supported) for
-    :func:`~rag_metrics.labels.agreement.agreement`."""
+    :func:`~rag_metrics.labels.assessor_agreement.agreement`."""
     texts = {(d, int(p)): t for d, p, t in zip(corpus.pages["doc_id"], corpus.pages["page"], corpus.pages["text"])}
     rows, people = [], []
     for cid, claim_, ctx, supported in zip(claims["claim_id"], claims["claim"], claims["context"],

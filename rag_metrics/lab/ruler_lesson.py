@@ -318,7 +318,7 @@ def footer_setup(corpus, retriever: str, depth: int) -> tuple:
     the corpus, its golden set, the run with each item's text and pages, and its page index."""
     from rag_metrics.experiment.rulers import pages_as_chunks, with_running_text
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.judging.page_index import PageIndex
     from rag_metrics.retrieval.retrievers import make_retriever
 
     furnished = with_running_text(corpus)

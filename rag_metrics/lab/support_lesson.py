@@ -2,7 +2,7 @@
 
 * :func:`misled_claim` -- a wrong answer whose every claim is supported is ``misled`` (it contradicts the expected
   answer: a passage about something else supplied it) or ``incomplete`` (it stops short of a multi-part expected
-  answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.support.stops_short`).
+  answer); the package's diagnosis tells them apart (:func:`rag_metrics.experiment.answer_support.stops_short`).
 * :func:`judge_errors` -- a right answer judged unsupported only because the closest span holds a negation the claim
   does not: the offline judge's known limit (a negation inside a noun phrase, docs/answer_support.md), not memory.
 * :func:`kappa_claim` -- the judge's agreement with people, read from its interval's lower end as the command
@@ -14,7 +14,7 @@ case.
 
 from __future__ import annotations
 
-from rag_metrics.judging.claims import negated
+from rag_metrics.answers.claims import negated
 from rag_metrics.stats.agreement import MIN_ITEMS
 
 __all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim", "KINDS", "kinds_table", "seed_case",
@@ -136,7 +136,7 @@ def seed_case(golden, corpus, judge, answer: str, retrieved: list, gold_retrieve
     ``judge``; ``gold_retrieved`` is the seed's own ruler (expense_policy is its gold)."""
     import pandas as pd
 
-    from rag_metrics.experiment.support import diagnose_answers
+    from rag_metrics.experiment.answer_support import diagnose_answers
 
     log = pd.DataFrame({"question_id": ["q059"], "generated_answer": [answer], "retrieved_ids": [retrieved]})
     d = diagnose_answers(golden, log, corpus, judge=judge, context_k=len(retrieved), retrieval={"q059": gold_retrieved})
@@ -257,7 +257,7 @@ def seed_number_claim(offline: bool, overlap: bool) -> dict:
 
 def change_claim(change: dict, generator: str, other: str) -> dict:
     """The claim on the passed share of ``generator`` minus ``other`` (``change``:
-    :func:`rag_metrics.experiment.support.diagnosis_change`): told apart only when its interval excludes 0."""
+    :func:`rag_metrics.experiment.answer_support.diagnosis_change`): told apart only when its interval excludes 0."""
     text = (f"{generator} minus {other}, passed share: {change['change']:+.3f} [{change['low']:+.3f}, "
             f"{change['high']:+.3f}], exact sign test p = {change['p']:.3f}")
     return dict(condition=change["low"] <= 0 <= change["high"], name="change_interval",

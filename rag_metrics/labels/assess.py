@@ -55,7 +55,7 @@ def plan_assessment(golden, corpus, log, *, k: int, judgments=None, sample=None)
     each marked labelled when people's labels (gold pages and ``judgments``) cover it."""
     from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.labels.assessors import assessment_items
-    from rag_metrics.labels.audit import check_matches
+    from rag_metrics.labels.label_audit import check_matches
     from rag_metrics.labels.decisions import human_labels
 
     human = human_labels(golden, judgments)
@@ -86,7 +86,7 @@ def assess_plan(plan: AssessmentPlan, assessor, *, name: str, force: bool = Fals
     """Grade the plan's pages with ``assessor`` (called ``name``): first those people labelled, to measure it; the
     figures with assessed labels are computed only when the agreement is usable or ``force`` (any refusal raised
     here, before anything is written)."""
-    from rag_metrics.labels.agreement import agreement, assessed_figures
+    from rag_metrics.labels.assessor_agreement import agreement, assessed_figures
     from rag_metrics.labels.assessors import assess_items
 
     measured = assess_items(plan.items[plan.labelled], assessor)

@@ -19,7 +19,7 @@ the golden builder's clients are :mod:`rag_metrics.labels.llm_assessors`.
 :class:`OfflineAssessor` needs no service. Its rules, in order:
 
 * **3** -- the expected answer occurs in the text (:func:`find_answer`: NFKC, case and whitespace folded as
-  :func:`~rag_metrics.judging.answers.normalize_answer` does, at word boundaries for Latin letters and digits,
+  :func:`~rag_metrics.answers.matching.normalize_answer` does, at word boundaries for Latin letters and digits,
   so ``3`` is not found inside ``30``);
 * **2** -- the text shares a fragment of at least ``min_evidence_chars`` characters (normalized as the overlap judge
   normalizes) with the gold evidence, when the caller gives it (e.g. the gold page's sentence holding the answer);
@@ -46,9 +46,9 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.judging.judges import shared_spans
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.core.text import fold_with_index, normalize, tokenize
-from rag_metrics.judging.answers import normalize_answer
+from rag_metrics.answers.matching import normalize_answer
 from rag_metrics.judging.locate import item_pages
 
 __all__ = ["Assessor", "OfflineAssessor", "GRADES", "RELEVANT_GRADE", "find_answer", "assess_items", "check_grade",
@@ -95,7 +95,7 @@ _WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]")
 
 def find_answer(text: str, answer: str | None) -> list[tuple[int, int]]:
     """Spans of ``text`` (offsets in ``text`` as given) where the expected ``answer`` occurs, normalized as answer
-    matching normalizes (:func:`~rag_metrics.judging.answers.normalize_answer`: NFKC, case, whitespace,
+    matching normalizes (:func:`~rag_metrics.answers.matching.normalize_answer`: NFKC, case, whitespace,
     surrounding punctuation); an answer that starts or ends with a Latin letter or digit must start or end at a word
     boundary (``3`` is not in ``30``, ``EUR`` is not in ``EURO``). [] when the answer is empty or absent.
 

@@ -1,7 +1,7 @@
 """People's decisions on a golden set's labels: the reviewed audit file read, accepted pages written into a new golden
 set, and every human page judgment kept.
 
-:func:`read_audit_decisions` reads the review file of `rag-metrics labels audit` (:mod:`rag_metrics.labels.audit`:
+:func:`read_audit_decisions` reads the review file of `rag-metrics labels audit` (:mod:`rag_metrics.labels.label_audit`:
 one row per candidate page, ``decision`` ``accept`` or ``reject``); :func:`accept_labels` writes a new golden set
 (JSON lines) with the accepted pages and their provenance (who, when, why, in each question's
 ``label_provenance``), every human decision in ``<out>.judgments.jsonl`` (:func:`load_judgments`, columns
@@ -25,7 +25,7 @@ from rag_metrics.io.golden import golden_csv_records, golden_from_records
 from rag_metrics.io.jsonl import iter_jsonl, jsonl_text
 from rag_metrics.io.sheets import choice_cell, positive_int_cell, read_sheet, text_cell
 from rag_metrics.labels.assessors import retrieved_pages
-from rag_metrics.labels.audit import AUDIT_DECISIONS
+from rag_metrics.labels.label_audit import AUDIT_DECISIONS
 
 __all__ = ["read_audit_decisions", "accept_labels", "accept_summary", "load_judgments", "human_labels",
            "JUDGMENT_COLUMNS", "with_evidence_groups", "one_gold_page_only",

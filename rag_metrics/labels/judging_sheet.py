@@ -13,7 +13,7 @@ from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.text import normalize
 from rag_metrics.io.sheets import NO, YES, positive_int_cell, read_sheet, text_cell, yes_no
 from rag_metrics.labels.assessors import retrieved_pages
-from rag_metrics.labels.audit import check_matches
+from rag_metrics.labels.label_audit import check_matches
 from rag_metrics.labels.decisions import JUDGMENT_COLUMNS
 
 __all__ = ["judging_sample", "read_judging_sheet", "SHEET_COLUMNS"]
@@ -27,7 +27,8 @@ def judging_sample(result, n: int, *, seed: int = 0, k: int | None = None) -> pd
     """A judging sheet (:data:`SHEET_COLUMNS`): ``n`` answerable questions drawn at random (seeded) and every page
     the run retrieved for them in the top ``k``, for people to mark ``relevant`` yes or no. Gold pages come
     pre-marked ``yes``; a question with nothing retrieved has one row without a page. Judged completely, the sample
-    is what the prediction-powered figure (:func:`rag_metrics.labels.agreement.assessed_figures`) corrects with."""
+    is what the prediction-powered figure (:func:`rag_metrics.labels.assessor_agreement.assessed_figures`) corrects
+    with."""
     import numpy as np
 
     n = check_int(n, "n", low=2, func="judging_sample")

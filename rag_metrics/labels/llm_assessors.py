@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from rag_metrics.labels.assessors import GRADES
 from rag_metrics.core.errors import InputError, check_choice
-from rag_metrics.llm.clients import BedrockGenerator, ChatGenerator, OpenAIGenerator, estimate_tokens
+from rag_metrics.llm.clients import BedrockClient, ChatClient, OpenAIClient, estimate_calls
 from rag_metrics.llm.prompts import MalformedResponse, excerpt, prompt_language, reply_json
 
 __all__ = ["ASSESS_PROMPT_VERSION", "ASSESS_PROMPTS", "render_assessment", "parse_grade", "ChatAssessor",
@@ -139,25 +139,15 @@ class ChatAssessor:
         call. ``items``: a DataFrame with question, answer, text (or an iterable of such dicts); cached items cost
         nothing and are counted apart."""
         rows = items.to_dict("records") if hasattr(items, "to_dict") else list(items)
-        calls = cached = tokens_in = 0
-        for row in rows:
-            if self.is_cached(row["question"], row.get("answer"), row["text"]):
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += sum(estimate_tokens(m) for m in self.assessment_messages(row["question"], row.get("answer"),
-                                                                                  row["text"]))
-        tokens_out = calls * OUTPUT_TOKENS_PER_ASSESSMENT
-        cost = None
-        if price_in is not None or price_out is not None:
-            cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
-        return {"assessor": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
-                "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
-                "price_out": price_out, "cost": cost}
+        requests = (None if self.is_cached(row["question"], row.get("answer"), row["text"])
+                    else self.assessment_messages(row["question"], row.get("answer"), row["text"]) for row in rows)
+        return {"assessor": self.name, "model": self.model, "endpoint": self.endpoint,
+                **estimate_calls(requests, output_tokens=OUTPUT_TOKENS_PER_ASSESSMENT, price_in=price_in,
+                                 price_out=price_out)}
 
 
-class OpenAIAssessor(ChatAssessor, OpenAIGenerator):
-    """Grades from an OpenAI-compatible chat endpoint (options as :class:`~rag_metrics.llm.clients.OpenAIGenerator`:
+class OpenAIAssessor(ChatAssessor, OpenAIClient):
+    """Grades from an OpenAI-compatible chat endpoint (options as :class:`~rag_metrics.llm.clients.OpenAIClient`:
     ``base_url``, ``api_key``, ``json_mode``, ``client``, ``timeout``, ``cache_dir``, ``retries``, ``backoff``,
     ``max_tokens``, ``sleep``; ``language`` forces the prompt's)."""
 
@@ -165,15 +155,15 @@ class OpenAIAssessor(ChatAssessor, OpenAIGenerator):
         super().__init__(model, n=1, **options)
 
 
-class BedrockAssessor(ChatAssessor, BedrockGenerator):
+class BedrockAssessor(ChatAssessor, BedrockClient):
     """Grades from a model on Amazon Bedrock's Converse API (options as
-    :class:`~rag_metrics.llm.clients.BedrockGenerator`: ``region``, ``client``, ``cache_dir``, ``retries``...)."""
+    :class:`~rag_metrics.llm.clients.BedrockClient`: ``region``, ``client``, ``cache_dir``, ``retries``...)."""
 
     def __init__(self, model: str, **options):
         super().__init__(model, n=1, **options)
 
 
-class PromptAssessor(ChatAssessor, ChatGenerator):
+class PromptAssessor(ChatAssessor, ChatClient):
     """An LLM assessor without a client: renders the versioned prompt and estimates what a run would cost
     (:meth:`estimate`), with no vendor package installed and no network. It cannot grade."""
 

@@ -10,12 +10,12 @@ pages (:func:`rag_metrics.labels.judging_sheet.judging_sample`):
    The judge's verdict is **not** on the sheet (as the assessor's grades are not on a judging sheet): people who
    see it agree with it more often, and the agreement measured would be the judge's influence.
 2. People write ``supported`` yes or no for every row -- judged against the whole context, not only the span --,
-   and may name the claim's ``kind`` (:data:`~rag_metrics.experiment.support.SUPPORT_KINDS`) and ``why``.
+   and may name the claim's ``kind`` (:data:`~rag_metrics.experiment.answer_support.SUPPORT_KINDS`) and ``why``.
 3. :func:`read_support_sheet` reads it back against the same judged claims (re-judged by ``rag-metrics answers
    assess``): a claim that is not among them -- the answers, the judge or ``--context-k`` changed since the sheet was
    drawn -- or whose text differs (compared in Unicode NFC: a spreadsheet may save ``で`` as ``て`` and a combining
    mark) is refused, naming file, line and field;
-   :func:`~rag_metrics.experiment.support.sheet_agreement` gives the judge's Cohen's kappa with its interval (per
+   :func:`~rag_metrics.experiment.answer_support.sheet_agreement` gives the judge's Cohen's kappa with its interval (per
    kind where the sheet names kinds) and the prediction-powered supported-claim rate over every judged claim.
 
 **The settings a sheet was drawn under** (:data:`SETTINGS`: the generator, ``context_k`` and the judge) are written
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rag_metrics.experiment.support import SUPPORT_KINDS, diagnose_answers, judge_tasks
+from rag_metrics.experiment.answer_support import SUPPORT_KINDS, diagnose_answers, judge_tasks
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.io.csvfile import read_rows
 from rag_metrics.io.sheets import NO, YES, read_sheet, text_cell, yes_no

@@ -1,11 +1,15 @@
-"""LLM question generators: OpenAI-compatible chat endpoints and Amazon Bedrock's Converse API.
+"""LLM chat clients: OpenAI-compatible chat endpoints and Amazon Bedrock's Converse API.
+
+A client called on a page asks for questions about it (golden-set generation); its one cached call
+(:meth:`ChatClient.cached_call`) also serves the relevance assessors (:mod:`rag_metrics.labels.llm_assessors`) and
+the answer judges (:mod:`rag_metrics.answers.support_llm`).
 
 Each uses its vendor's own client library, an optional extra: ``pip install 'rag_metrics[openai]'``
 (hosted OpenAI, or any server that speaks its chat API: vLLM, Ollama, llama.cpp server -- give
 ``base_url``) or ``pip install 'rag_metrics[bedrock]'`` (``boto3``; credentials and region as boto3
-finds them). What they share (:class:`ChatGenerator`):
+finds them). What they share (:class:`ChatClient`):
 
-* **the prompt** -- :mod:`rag_metrics.llm.prompts`, versioned (``PROMPT_VERSION``), in English or
+* **the question prompt** -- :mod:`rag_metrics.llm.prompts`, versioned (``PROMPT_VERSION``), in English or
   Japanese by the page's language; temperature 0.
 * **strict parsing** -- :func:`~rag_metrics.llm.prompts.parse_response`; a malformed reply fails
   that page (recorded with its error) and is not cached, so a re-run asks again.
@@ -17,10 +21,10 @@ finds them). What they share (:class:`ChatGenerator`):
   429, Bedrock ``ThrottlingException``), server errors and dropped connections ``retries`` times with
   exponential backoff (``backoff * 2**attempt`` seconds, or the server's ``Retry-After`` when longer),
   then fails the page with :class:`RateLimited` / :class:`ServiceError`.
-* **a cost estimate before any call** -- :meth:`ChatGenerator.estimate`: calls needed (pages not in
+* **a cost estimate before any call** -- :meth:`ChatClient.estimate`: calls needed (pages not in
   the cache), estimated input tokens (:func:`estimate_tokens` of the rendered messages) and output
   tokens (:data:`OUTPUT_TOKENS_PER_QUESTION` per question asked), and their cost at the prices given.
-  After a run, :attr:`ChatGenerator.usage` holds the tokens the service reported.
+  After a run, :attr:`ChatClient.usage` holds the tokens the service reported.
 """
 
 from __future__ import annotations
@@ -40,8 +44,8 @@ from rag_metrics.core.text import cjk_count
 from rag_metrics.llm.page import Page
 from rag_metrics.llm.prompts import PROMPT_VERSION, parse_response, prompt_language, render_prompt
 
-__all__ = ["ChatGenerator", "OpenAIGenerator", "BedrockGenerator", "estimate_tokens", "RateLimited", "ServiceError",
-           "OUTPUT_TOKENS_PER_QUESTION"]
+__all__ = ["ChatClient", "OpenAIClient", "BedrockClient", "estimate_tokens", "estimate_calls", "RateLimited",
+           "ServiceError", "OUTPUT_TOKENS_PER_QUESTION"]
 
 OUTPUT_TOKENS_PER_QUESTION = 80
 """Estimated output tokens per question asked (question, answer, evidence sentence and JSON)."""
@@ -52,11 +56,31 @@ def estimate_tokens(text: str) -> int:
 
     The usual rule of thumb of BPE tokenizers (about 4 characters of English per token; Japanese
     about one token per character). An estimate for a budget, not a bill: the service's reported
-    usage (:attr:`ChatGenerator.usage`) is the real figure.
+    usage (:attr:`ChatClient.usage`) is the real figure.
     """
     cjk = cjk_count(text)
     return cjk + math.ceil((len(text) - cjk) / 4)
 
+
+
+def estimate_calls(requests, *, output_tokens: int, price_in: float | None = None,
+                   price_out: float | None = None) -> dict:
+    """What a run of ``requests`` would cost: each request the messages a call would send, or None when the cache
+    answers it. ``calls`` and ``cached`` counted, input tokens estimated (:func:`estimate_tokens`), ``output_tokens``
+    per call, and the cost in USD at the prices per million tokens given (``cost`` None without a price)."""
+    calls = cached = tokens_in = 0
+    for messages in requests:
+        if messages is None:
+            cached += 1
+            continue
+        calls += 1
+        tokens_in += sum(estimate_tokens(m) for m in messages)
+    tokens_out = calls * output_tokens
+    cost = None
+    if price_in is not None or price_out is not None:
+        cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
+    return {"calls": calls, "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out,
+            "price_in": price_in, "price_out": price_out, "cost": cost}
 
 class RateLimited(InputError):
     """The service kept refusing with a rate limit after every retry."""
@@ -66,8 +90,9 @@ class ServiceError(InputError):
     """The service failed (server error, dropped connection, truncated reply) after every retry."""
 
 
-class ChatGenerator:
-    """What the LLM generators share (module docstring). Subclasses implement :meth:`_complete`.
+class ChatClient:
+    """What the LLM clients share (module docstring); called on a page, a client asks for ``n`` questions about it.
+    Subclasses implement :meth:`_complete`.
 
     Parameters
     ----------
@@ -218,20 +243,11 @@ class ChatGenerator:
         Pages already in the cache cost nothing and are counted apart. ``cost`` is None when no
         price is given.
         """
-        calls = cached = tokens_in = 0
-        for page in pages:
-            if self.cached(page):  # a broken entry is not cached: it costs a call (broken_entries names them)
-                cached += 1
-                continue
-            calls += 1
-            tokens_in += sum(estimate_tokens(m) for m in self.messages(page))
-        tokens_out = calls * self.n * OUTPUT_TOKENS_PER_QUESTION
-        cost = None
-        if price_in is not None or price_out is not None:
-            cost = tokens_in / 1e6 * (price_in or 0.0) + tokens_out / 1e6 * (price_out or 0.0)
-        return {"generator": self.name, "model": self.model, "endpoint": self.endpoint, "calls": calls,
-                "cached": cached, "input_tokens": tokens_in, "output_tokens": tokens_out, "price_in": price_in,
-                "price_out": price_out, "cost": cost}
+        # a broken entry is not cached: it costs a call (broken_entries names them)
+        requests = (None if self.cached(page) else self.messages(page) for page in pages)
+        return {"generator": self.name, "model": self.model, "endpoint": self.endpoint,
+                **estimate_calls(requests, output_tokens=self.n * OUTPUT_TOKENS_PER_QUESTION, price_in=price_in,
+                                 price_out=price_out)}
 
     def broken_entries(self, pages) -> list[str]:
         """The cache files of ``pages`` that exist but cannot be used (they will be removed and asked again)."""
@@ -259,7 +275,7 @@ def _cache_problem(path: Path, n: int) -> str | None:
     return None
 
 
-class OpenAIGenerator(ChatGenerator):
+class OpenAIClient(ChatClient):
     """Questions from an OpenAI-compatible chat completions endpoint, through the ``openai`` client.
 
     Parameters
@@ -271,7 +287,7 @@ class OpenAIGenerator(ChatGenerator):
     json_mode : send ``response_format={"type": "json_object"}`` (servers without it: False)
     client : an ``openai.OpenAI`` to use instead (tests pass one on ``httpx.MockTransport``)
     timeout : seconds per call
-    **options : :class:`ChatGenerator`'s
+    **options : :class:`ChatClient`'s
     """
 
     name = "openai"
@@ -335,7 +351,7 @@ _BEDROCK_THROTTLE = {"ThrottlingException", "TooManyRequestsException"}
 _BEDROCK_TRANSIENT = {"ServiceUnavailableException", "InternalServerException", "ModelNotReadyException"}
 
 
-class BedrockGenerator(ChatGenerator):
+class BedrockClient(ChatClient):
     """Questions from a model on Amazon Bedrock, through boto3's ``bedrock-runtime`` Converse API.
 
     Parameters
@@ -343,7 +359,7 @@ class BedrockGenerator(ChatGenerator):
     model : a Bedrock model ID or inference profile (``anthropic.claude-3-5-haiku-20241022-v1:0``...)
     region : AWS region (None: boto3's configuration)
     client : a ``bedrock-runtime`` client to use instead (tests pass one under botocore's ``Stubber``)
-    **options : :class:`ChatGenerator`'s
+    **options : :class:`ChatClient`'s
     """
 
     name = "bedrock"

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["compute", "compute_from_judged", "Judged"]
+__all__ = ["compute", "compute_from_judged", "Judged", "IdealRanking"]
 
 
 def _group_offsets(group: np.ndarray) -> np.ndarray:
@@ -90,15 +91,28 @@ def compute(
     p = _group_offsets(run_q) + 1
     run_key = run_q * n_items + run_item
     if dedup and run_key.shape[0]:
-        _, first_idx = np.unique(run_key, return_index=True)
-        keep = np.zeros(run_key.shape[0], dtype=bool)
-        keep[first_idx] = True
+        keep = _first_occurrences(run_key)
         run_q, run_key, p = run_q[keep], run_key[keep], p[keep]
     # De-duplicated rank j (equals p when nothing repeats).
     j = _group_offsets(run_q) + 1 if dedup else p
+    matched, label = _join_labels(run_key, gold_q * n_items + gold_item, gold_label)
+    grouping = {} if groups is None else _grouping(groups, run_key[matched] - run_q[matched] * n_items, n_items)
+    judged = Judged(n_questions, run_q[matched], p[matched], j[matched], label, gold_q, gold_label, n_retrieved,
+                    min_rel=min_rel, gain=gain, order=order, distinct_q=run_q, distinct_p=p, **grouping)
+    return judged.values(measures)
 
-    # Join with gold labels through sorted integer keys.
-    gold_key = gold_q * n_items + gold_item
+
+def _first_occurrences(run_key: np.ndarray) -> np.ndarray:
+    """Mask of the rows whose (question, item) key appears for the first time."""
+    _, first_idx = np.unique(run_key, return_index=True)
+    keep = np.zeros(run_key.shape[0], dtype=bool)
+    keep[first_idx] = True
+    return keep
+
+
+def _join_labels(run_key: np.ndarray, gold_key: np.ndarray, gold_label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(matched, label)``: which run rows have a judgment (same question and item key), and the label of each
+    matched row, joined through the sorted gold keys."""
     sorter = np.argsort(gold_key, kind="stable")
     gold_key_sorted = gold_key[sorter]
     pos = np.searchsorted(gold_key_sorted, run_key)
@@ -107,16 +121,15 @@ def compute(
         matched = (pos < gold_key_sorted.shape[0]) & (gold_key_sorted[pos_clipped] == run_key)
     else:
         matched = np.zeros(run_key.shape[0], dtype=bool)
-    label = gold_label[sorter][pos_clipped[matched]]
-    grouping = {}
-    if groups is not None:
-        group_q, group_item, group_id, group_label = (np.asarray(a) for a in groups)
-        grouping = {"item": run_key[matched] - run_q[matched] * n_items, "group_q": group_q.astype(np.int64),
-                    "group_item": group_item.astype(np.int64), "group_id": group_id.astype(np.int64),
-                    "group_label": group_label.astype(np.float64), "n_items": n_items}
-    judged = Judged(n_questions, run_q[matched], p[matched], j[matched], label, gold_q, gold_label, n_retrieved,
-                    min_rel=min_rel, gain=gain, order=order, distinct_q=run_q, distinct_p=p, **grouping)
-    return judged.values(measures)
+    return matched, gold_label[sorter][pos_clipped[matched]]
+
+
+def _grouping(groups: tuple, item: np.ndarray, n_items: int) -> dict:
+    """The evidence-group fields of a :class:`Judged`: ``groups`` (``group_q, group_item, group_id, group_label``)
+    typed, with the item code of each judged row."""
+    group_q, group_item, group_id, group_label = (np.asarray(a) for a in groups)
+    return {"item": item, "group_q": group_q.astype(np.int64), "group_item": group_item.astype(np.int64),
+            "group_id": group_id.astype(np.int64), "group_label": group_label.astype(np.float64), "n_items": n_items}
 
 
 def compute_from_judged(
@@ -147,6 +160,17 @@ def compute_from_judged(
     judged = Judged(n_questions, q, p, p, label, np.asarray(gold_q, dtype=np.int64),
                     np.asarray(gold_label, dtype=np.float64), np.asarray(n_retrieved), min_rel=min_rel, gain=gain)
     return judged.values(measures)
+
+
+class IdealRanking(NamedTuple):
+    """The ideal ranking of every question at once (:attr:`Judged.ideal`), one entry per relevant gold ID."""
+
+    q: np.ndarray
+    """The question code of each entry."""
+    rank: np.ndarray
+    """Its 1-based rank in its question's ideal ranking."""
+    discounted: np.ndarray
+    """Its gain / log2(rank + 1)."""
 
 
 @dataclass
@@ -275,28 +299,15 @@ class Judged:
         return np.where(self.undefined, 1, self.n_rel).astype(np.float64)
 
     @cached_property
-    def _ideal(self):
+    def ideal(self) -> IdealRanking:
+        """The ideal ranking: every question's relevant gold IDs by gain, descending (what nDCG divides by)."""
         relevant = self.gold_label >= self.min_rel
         iq = self.gold_q[relevant]
         igain = self.gain_of(self.gold_label[relevant])
         order = np.lexsort((-igain, iq))
         iq, igain = iq[order], igain[order]
         rank = (_group_offsets(iq) + 1).astype(np.float64)
-        return iq, rank, igain / np.log2(rank + 1.0)
-
-    @property
-    def ideal_q(self) -> np.ndarray:
-        """Ideal ranking (relevant gold by gain, descending): question of each entry."""
-        return self._ideal[0]
-
-    @property
-    def ideal_rank(self) -> np.ndarray:
-        return self._ideal[1]
-
-    @property
-    def ideal_discounted(self) -> np.ndarray:
-        """Gain / log2(rank + 1) of each ideal entry."""
-        return self._ideal[2]
+        return IdealRanking(iq, rank, igain / np.log2(rank + 1.0))
 
     def values(self, measures) -> dict[str, np.ndarray]:
         """``{str(measure): per-question values}`` with NaN where undefined, plus ``n_relevant`` and ``n_retrieved``.

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rag_metrics.core.errors import InputError, check_k, check_order
-from rag_metrics.measures.inputs import as_ranking
+from rag_metrics.measures.validate import as_ranking
 
 __all__ = ["collapse_to_documents", "document_ranking"]
 

@@ -42,7 +42,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.io.rankings import Run, join_pieces, plain_bytes, split_by_question
-from rag_metrics.measures.result import Evaluation
+from rag_metrics.measures.evaluation import Evaluation
 
 __all__ = ["evaluate_partitioned", "evaluate_files", "evaluate_split", "dask_client", "map_by_question",
            "combine_per_question"]

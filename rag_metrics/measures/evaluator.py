@@ -2,7 +2,7 @@
 and its coded arrays handed to the array kernels (:mod:`.arrays`); :func:`evaluate`, :func:`evaluate_trec` and
 :func:`evaluate_dask` are one call of such an evaluator.
 
-Every evaluation returns one :class:`~rag_metrics.measures.result.Evaluation`, the one result shape of the
+Every evaluation returns one :class:`~rag_metrics.measures.evaluation.Evaluation`, the one result shape of the
 package: per-question values, the summary (mean over defined values, counts and IDs of the excluded), the
 questions of the run that are not in the golden set, and the settings. The inputs are read by the typed inputs of
 :mod:`rag_metrics.io` (:class:`~rag_metrics.io.judgments.Qrels`, :class:`~rag_metrics.io.rankings.Run`), which
@@ -91,7 +91,7 @@ from rag_metrics.io.coded import CodedRun
 from rag_metrics.io.rankings import Run, code_run, read_doc_map_any, run_frame
 from rag_metrics.measures import arrays
 from rag_metrics.measures.registry import DEFAULT_MEASURES, Measure, parse_measures
-from rag_metrics.measures.result import Evaluation
+from rag_metrics.measures.evaluation import Evaluation
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -346,22 +346,9 @@ def evaluate(
     return prepared.evaluate(run)
 
 
-def evaluate_trec(
-    qrels,
-    run,
-    measures=None,
-    *,
-    level: str = "document",
-    min_rel=1,
-    gain: str = "linear",
-    order_by: str = "score",
-    doc_map=None,
-    order: str = "cut_then_dedup",
-    engine: str = "auto",
-    scheduler: str | None = None,
-    qrels_format: str = "auto",
-    run_format: str = "auto",
-) -> Evaluation:
+def evaluate_trec(qrels, run, measures=None, *, level: str = "document", min_rel=1, gain: str = "linear",
+                  order_by: str = "score", doc_map=None, order: str = "cut_then_dedup", engine: str = "auto",
+                  scheduler: str | None = None, qrels_format: str = "auto", run_format: str = "auto") -> Evaluation:
     """Evaluate a run file against a qrels file (TREC, or the other formats below), with trec_eval's ordering.
 
     Parameters
@@ -404,15 +391,23 @@ def evaluate_trec(
     check_gain(gain, func=func)
     check_order(order, func=func)
     check_choice(engine, ENGINES, "engine", func=func)
+    qrels, run = _trec_inputs(qrels, run, engine=engine, qrels_format=qrels_format, run_format=run_format,
+                              order_by=order_by)
+    prepared = Evaluator(qrels, measures, level=level, doc_map=doc_map, order=order, min_rel=min_rel, gain=gain,
+                         engine=engine, scheduler=scheduler, func=func)
+    return prepared.evaluate(run, run_format=run_format, order_by=order_by)
+
+
+def _trec_inputs(qrels, run, *, engine: str, qrels_format: str, run_format: str, order_by: str) -> tuple:
+    """``(Qrels, run)`` of :func:`evaluate_trec`: a qrels path read, a run path checked now and read when evaluated
+    (on Dask, a path or glob is handed to the cluster as it is)."""
     if engine != "dask" and isinstance(run, (str, os.PathLike)):
         run = Run.from_file(run, run_format, order_by=order_by)  # checked now, read when evaluated
     if not isinstance(qrels, Qrels):
         if not isinstance(qrels, (str, os.PathLike)):
-            raise wrong_type(qrels, "qrels", "a path or Qrels", func=func)
+            raise wrong_type(qrels, "qrels", "a path or Qrels", func="evaluate_trec")
         qrels = Qrels.from_file(qrels, qrels_format)
-    prepared = Evaluator(qrels, measures, level=level, doc_map=doc_map, order=order, min_rel=min_rel, gain=gain,
-                         engine=engine, scheduler=scheduler, func=func)
-    return prepared.evaluate(run, run_format=run_format, order_by=order_by)
+    return qrels, run
 
 
 def evaluate_dask(golden: pd.DataFrame | Qrels, run, measures=None, *, shuffle="auto", **options) -> Evaluation:

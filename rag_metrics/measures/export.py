@@ -15,7 +15,7 @@ is asked for and says which in the run tag:
 * ``level="chunk"``: the chunk IDs as they are (one per position; a chunk listed twice is an error, as at chunk
   level);
 * ``level="page"``: rows judged by a page judge (:func:`rag_metrics.judging.judges.judge_run`), each written as the
-  gold page it newly satisfies (``<doc_id>#p<page>``, :func:`rag_metrics.measures.pages.judged_items`) or as a
+  gold page it newly satisfies (``<doc_id>#p<page>``, :func:`rag_metrics.measures.page_level.judged_items`) or as a
   placeholder, against :func:`trec_qrels` of the gold pages: hit@k, MRR, nDCG, P@k and AP read back the same;
   Recall@k too unless one chunk satisfies two gold pages (the package counts both, a TREC run one).
 

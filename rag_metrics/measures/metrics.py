@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from rag_metrics.core.errors import InputError, check_gain, check_k, check_min_rel
-from rag_metrics.measures.inputs import as_gold, as_ranking
+from rag_metrics.measures.validate import as_gold, as_ranking
 
 __all__ = [
     "recall_at_k",

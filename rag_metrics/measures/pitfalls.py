@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rag_metrics.core.errors import check_k
-from rag_metrics.measures.inputs import as_gold, as_ranking
+from rag_metrics.measures.validate import as_gold, as_ranking
 
 __all__ = ["naive_chunk_recall_at_k"]
 

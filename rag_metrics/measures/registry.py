@@ -136,8 +136,9 @@ def _mrr(j: Judged, k):
 def _ndcg(j: Judged, k):
     mask = j.within(k)
     dcg = j.per_q(j.rq[mask], j.rgain[mask] / np.log2(j.rrank[mask] + 1.0))
-    imask = slice(None) if k is None else j.ideal_rank <= k
-    idcg = j.per_q(j.ideal_q[imask], j.ideal_discounted[imask])
+    ideal = j.ideal
+    imask = slice(None) if k is None else ideal.rank <= k
+    idcg = j.per_q(ideal.q[imask], ideal.discounted[imask])
     return dcg / np.where(idcg > 0, idcg, 1.0)
 
 

@@ -4,9 +4,9 @@ Takes notebooks and their parameters; hands on one folder per run under ``report
 and ``reports/index.html``, rendered from Jinja2 templates.
 """
 
-from rag_metrics.report.index import write_index
+from rag_metrics.report.reports_index import write_index
 from rag_metrics.report.kernel import banner, claim, record
-from rag_metrics.report.runner import ReportError, build_report
+from rag_metrics.report.build import ReportError, build_report
 
 __all__ = ["build_report", "record", "banner", "claim", "write_index", "ReportError"]
 

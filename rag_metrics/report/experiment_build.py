@@ -1,5 +1,5 @@
 """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``): its options checked,
-its inputs read once, its notebook (``experiment.ipynb``) run by :func:`rag_metrics.report.runner.build_report`."""
+its inputs read once, its notebook (``experiment.ipynb``) run by :func:`rag_metrics.report.build.build_report`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from rag_metrics.core.errors import InputError, check_alpha, check_choice, check_name
-from rag_metrics.report.runner import build_report
+from rag_metrics.report.build import build_report
 
 __all__ = ["build_experiment_report", "check_experiment_inputs", "check_notebook_options", "check_run_names",
            "duplicate_logs", "EXPERIMENT_NOTEBOOK", "EXPERIMENT_ONLY"]
@@ -47,22 +47,22 @@ def build_experiment_report(experiment: str, *, golden, runs, pages=None, answer
                             now=None, progress_bar: bool = True) -> Path:
     """The experiment report of a system's retrieval logs (``rag-metrics report --run LOG``).
 
-    Every input is read and validated first (:func:`rag_metrics.report.inputs.read_inputs`, the checks of
+    Every input is read and validated first (:func:`rag_metrics.report.report_inputs.read_inputs`, the checks of
     :func:`check_experiment_inputs`) -- golden set, pages, each log matched to them, the headline judge, answers -- so
     that bad input is an :class:`~rag_metrics.InputError` naming its file, line and field, and nothing is written.
     ``runs`` may carry their own shapes (``langchain:LOG``, :func:`rag_metrics.io.logs.parse_run_spec`);
     ``preset``/``fields``/``page_base`` apply to the others. The validated objects are handed to ``experiment.ipynb``
     (a private cache file, removed afterwards) so the notebook does not read them again; the reading happens in a
-    child process (:func:`rag_metrics.report.inputs.hand_over`), so this process never holds them while the kernel
-    does. The notebook runs through papermill into ``reports_dir/experiment/<UTC timestamp>/``; each log's evaluation
-    joins the experiment's history (``reports_dir/experiment/history/``) once the report is published. The runs are
-    ordered by when they were made (``order="made"``: the log's settings, else the file's modification time) or as
-    given (``order="given"``); the newest is the report's subject, compared on ``measure`` with the previous
+    child process (:func:`rag_metrics.report.report_inputs.hand_over`), so this process never holds them while the
+    kernel does. The notebook runs through papermill into ``reports_dir/experiment/<UTC timestamp>/``; each log's
+    evaluation joins the experiment's history (``reports_dir/experiment/history/``) once the report is published. The
+    runs are ordered by when they were made (``order="made"``: the log's settings, else the file's modification time) or
+    as given (``order="given"``); the newest is the report's subject, compared on ``measure`` with the previous
     comparable run at level ``alpha``; at most ``drilldowns`` questions are shown item by item. On the terminal
     (stderr) it says when most of a log's questions are not in the golden set, and how the runs were ordered.
     """
     from rag_metrics.io.logs import parse_run_spec
-    from rag_metrics.report.inputs import hand_over
+    from rag_metrics.report.report_inputs import hand_over
 
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)
@@ -184,10 +184,10 @@ def check_experiment_inputs(experiment: str, *, golden, runs, pages=None, answer
     refuses them without pages (:func:`rag_metrics.experiment.evaluate.prepare_log`); refuses a headline judge
     that does not apply to a log (:func:`rag_metrics.experiment.evaluate.check_judge`); joins the answers as
     the report does (:func:`rag_metrics.experiment.attribution.join_answers`) -- all in
-    :func:`rag_metrics.report.inputs.read_inputs`, the reading the report itself uses.
+    :func:`rag_metrics.report.report_inputs.read_inputs`, the reading the report itself uses.
     """
     from rag_metrics.io.logs import parse_run_spec
-    from rag_metrics.report.inputs import read_inputs
+    from rag_metrics.report.report_inputs import read_inputs
 
     mapping, ks = _check_options(experiment, golden=golden, runs=runs, preset=preset, fields=fields,
                                  page_base=page_base, ks=ks, min_chars=min_chars, window=window, judge=judge)

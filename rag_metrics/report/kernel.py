@@ -7,7 +7,7 @@
 * :func:`record_experiment` -- what an experiment report says about its newest run (verdict, trend), for the index.
 
 :func:`headlines`, :func:`claims` and :func:`experiment_record` read them back from an executed notebook. Orchestration (papermill, HTML,
-the index) is :mod:`rag_metrics.report.runner`; this module needs only IPython (and pandas for :func:`record`).
+the index) is :mod:`rag_metrics.report.build`; this module needs only IPython (and pandas for :func:`record`).
 """
 
 from __future__ import annotations

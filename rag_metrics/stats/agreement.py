@@ -1,7 +1,8 @@
 """Agreement between two sources of labels: Cohen's kappa with its interval, and prediction-powered means.
 
 The label-specific uses (an assessor against people, the figures of one run with assessed labels) are in
-:mod:`rag_metrics.labels.agreement`; a support judge against people in :mod:`rag_metrics.experiment.support`.
+:mod:`rag_metrics.labels.assessor_agreement`; a support judge against people in
+:mod:`rag_metrics.experiment.answer_support`.
 
 **The one rule for headline figures** (:func:`headline_refusal`, :func:`usable_for_headlines`): an assessor or a
 judge is *usable* when at least :data:`MIN_ITEMS` (20) labelled items were compared and the **lower end** of kappa's

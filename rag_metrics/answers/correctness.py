@@ -2,20 +2,20 @@
 
 :func:`meaning_match` returns ``{"correct", "reason"}`` for a generated answer against the expected one:
 
-1. an empty answer or a refusal (:func:`~rag_metrics.judging.answers.is_refusal`) is not correct;
+1. an empty answer or a refusal (:func:`~rag_metrics.answers.matching.is_refusal`) is not correct;
 2. numbers first: each number of the expected answer must be stated by the answer with an equivalent unit --
    values compared after converting units (``two weeks`` = ``14 days`` = ``２週間`` = ``14日``; ``50万円`` =
    ``500,000 円``; English and Japanese unit names mapped to one another) -- and no number of the answer with one
-   of those units may differ; then the answer's polarity (:func:`~rag_metrics.judging.claims.negated`) must be the
+   of those units may differ; then the answer's polarity (:func:`~rag_metrics.answers.claims.negated`) must be the
    expected one's. Either failing: not correct, even when the expected text occurs in the answer;
 3. the normalized expected answer inside the generated one (the lexical ``contains``) is correct;
 4. an expected answer with numbers, all agreeing, is correct when at least half of its other words are there;
 5. otherwise correct when at least ``min_overlap`` of the expected answer's content words
-   (:func:`~rag_metrics.judging.claims.content_tokens`) are in the answer.
+   (:func:`~rag_metrics.answers.claims.content_tokens`) are in the answer.
 
 It is not a semantic judge: synonyms without shared words ("cost-centre owner" vs "budget holder") fail, and an
 answer that adds a wrong detail to the expected one passes. It is always reported beside the lexical match so that a
-change of judge is visible (:func:`rag_metrics.experiment.support.diagnose_answers`).
+change of judge is visible (:func:`rag_metrics.experiment.answer_support.diagnose_answers`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.judging.answers import DEFAULT_REFUSALS, is_refusal, normalize_answer
-from rag_metrics.judging.claims import UNITS, canonical_quantities, content_tokens, negated
+from rag_metrics.answers.matching import DEFAULT_REFUSALS, is_refusal, normalize_answer
+from rag_metrics.answers.claims import UNITS, canonical_quantities, content_tokens, negated
 
 __all__ = ["meaning_match", "MeaningJudge"]
 

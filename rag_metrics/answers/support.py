@@ -8,27 +8,27 @@ log does not say which part of it the generator read, so a document-level log ju
 chunk-level one.
 
 :class:`OfflineSupportJudge` cuts each context page into sentences and looks, for each claim
-(:func:`~rag_metrics.judging.claims.split_claims`), for a span -- one sentence or two adjacent ones; a ``#`` heading
+(:func:`~rag_metrics.answers.claims.split_claims`), for a span -- one sentence or two adjacent ones; a ``#`` heading
 or a question (an FAQ's question line) asserts nothing and counts only as the first of two, where it gives the next
 line its subject (``assertions``) -- that
 
 1. holds at least ``min_overlap`` of the claim's content words: with ``lemmas`` (the default; the ``lemmas`` extra)
    English lemmas from simplemma and Japanese dictionary forms from SudachiPy
-   (:func:`~rag_metrics.judging.claims.lemma_tokens`), falling back without them to
-   :func:`~rag_metrics.judging.claims.content_tokens` (plural ``s`` dropped, Japanese character bigrams);
+   (:func:`~rag_metrics.answers.claims.lemma_tokens`), falling back without them to
+   :func:`~rag_metrics.answers.claims.content_tokens` (plural ``s`` dropped, Japanese character bigrams);
 2. states every number, date and amount of the claim with the same value and unit
-   (:func:`~rag_metrics.judging.claims.quantities_agree`): 翌月5日 is not supported by 翌月10日, 30 days not by 13,
+   (:func:`~rag_metrics.answers.claims.quantities_agree`): 翌月5日 is not supported by 翌月10日, 30 days not by 13,
    1,500 EUR not by 15,000; in a span of two sentences, each part of the claim takes its numbers from the sentence
    that carries more of its words (``parts``): "escalates after five days" is not supported by "act within five
    days. ... escalates after ten days";
-3. has the claim's polarity (:func:`~rag_metrics.judging.claims.negated` of the clauses sharing the claim's words,
+3. has the claim's polarity (:func:`~rag_metrics.answers.claims.negated` of the clauses sharing the claim's words,
    cut at conjunctions too with ``scope``: a "not" of another condition of the sentence is not the claim's):
    "allowed" is not supported by "not allowed".
 
-Numbers are compared in one unit per dimension (:func:`~rag_metrics.judging.claims.canonical_quantities`, the reader
+Numbers are compared in one unit per dimension (:func:`~rag_metrics.answers.claims.canonical_quantities`, the reader
 the correctness judge uses too): "more than 14 days" agrees with "two weeks", 二十日 with 20日. A refusal ("The
 documents do not say how long SMS codes are valid.", 「資料には記載がありません」,
-:func:`~rag_metrics.judging.claims.refusal_rest`) is an *absence claim*: supported when no span holds ``min_overlap``
+:func:`~rag_metrics.answers.claims.refusal_rest`) is an *absence claim*: supported when no span holds ``min_overlap``
 of what it says is missing (a bare "I don't know": the question's topic words), unsupported when one does.
 
 The first span (in context order) passing all three supports the claim: its document, page and text are reported.
@@ -42,7 +42,7 @@ adds a subject to a page's sentence ("Alcohol is reimbursed at client meals" aga
 negation carried by words outside its list
 ("prohibited", "blocked" against "allowed"); support spread over more than two sentences or two items; a claim in one
 language against a page in another. Its agreement with people is measured on ``data/support/claims.jsonl`` (its
-development set, :func:`rag_metrics.experiment.support.measure_judges`) and on a held-out set it was not built on
+development set, :func:`rag_metrics.experiment.answer_support.measure_judges`) and on a held-out set it was not built on
 (``benchmarks/support_heldout.md``), not assumed.
 """
 
@@ -56,11 +56,11 @@ from dataclasses import dataclass
 
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.text import CJK, HIRAGANA
-from rag_metrics.judging.claims import (canonical_quantities, content_tokens, identifiers, lemma_tokens,
+from rag_metrics.answers.claims import (canonical_quantities, content_tokens, identifiers, lemma_tokens,
                                        lemmas_available, negated, other_identifier, other_value, quantities,
                                        quantities_agree, quantity_words, refusal_rest, split_claims, synonym_groups,
                                        unstated_by_form)
-from rag_metrics.judging.concepts import concept_words, concepts
+from rag_metrics.answers.concepts import concept_words, concepts
 
 __all__ = ["OfflineSupportJudge", "context_passages", "support_of_answer", "answer_support", "SUPPORT_LEVELS",
            "sentences"]
@@ -94,7 +94,7 @@ def context_passages(items, corpus, *, index=None) -> list[dict]:
         if isinstance(text, str) and text.strip():
             if doc is None:
                 from rag_metrics.judging.locate import locate_items
-                from rag_metrics.judging.index import PageIndex
+                from rag_metrics.judging.page_index import PageIndex
 
                 where = locate_items([text], index if index is not None else PageIndex(corpus)).iloc[0]
                 doc, wanted = where["doc_id"], where["pages"]
@@ -163,7 +163,7 @@ class OfflineSupportJudge:
         return out
 
     def _vocabulary(self) -> bool:
-        """Whether :data:`~rag_metrics.judging.concepts.CONCEPTS` is read: asked for, and both languages' dictionary
+        """Whether :data:`~rag_metrics.answers.concepts.CONCEPTS` is read: asked for, and both languages' dictionary
         forms available (its entries are keyed by them; the fallback's plural-s words and bigrams are not)."""
         return self.vocabulary and self.lemmas is True and all(lemmas_available().values())
 
@@ -223,7 +223,7 @@ class OfflineSupportJudge:
     def _find(self, claim, words, numbers, polarity, passages, codes=frozenset()):
         """``(hit, closest)``: the first span supporting the claim as ``(passage, span, overlap)`` (None when none
         does) and the closest span as ``(key, passage, span, reason)``. ``codes``: the identifiers the claim is about
-        (its own, else its question's, :func:`~rag_metrics.judging.claims.identifiers`); a span whose sentence
+        (its own, else its question's, :func:`~rag_metrics.answers.claims.identifiers`); a span whose sentence
         carrying the claim's words names another identifier of the same letters and not the claim's (E3 for E4) is about something else."""
         vocabulary = self._vocabulary()
         refutable = self.contradiction and len(words) >= 3  # a claim of one or two words matches too many sentences
@@ -357,8 +357,8 @@ _QUESTION_WORDS = frozenset("many much long often can may could should would doe
 
 @functools.lru_cache(maxsize=65536)
 def _tokens(text: str, lemmas) -> frozenset:
-    """The content words of ``text`` as a set: :func:`~rag_metrics.judging.claims.lemma_tokens` with ``lemmas``
-    (True: both languages; ``"en"`` or ``"ja"``: that one), else :func:`~rag_metrics.judging.claims.content_tokens`
+    """The content words of ``text`` as a set: :func:`~rag_metrics.answers.claims.lemma_tokens` with ``lemmas``
+    (True: both languages; ``"en"`` or ``"ja"``: that one), else :func:`~rag_metrics.answers.claims.content_tokens`
     (cached: the same pages are read for every answer)."""
     if not lemmas:
         return frozenset(content_tokens(text))
@@ -388,8 +388,8 @@ def _share_cached(words: frozenset, span: str, lemmas, synonyms: bool, vocabular
 def _share(words: set, span: str, lemmas=False, synonyms: bool = False, vocabulary: bool = False) -> float:
     """Share of the claim's words in the span: an English word among the span's words, a Japanese word (or bigram,
     or single kana/kanji) inside its text; with ``synonyms``, a Japanese word sharing a synonym group with a word of
-    the span (:func:`~rag_metrics.judging.claims.synonym_groups`); with ``vocabulary``, a word sharing a concept of
-    :data:`~rag_metrics.judging.concepts.CONCEPTS` with the span (a synonym, or a translation across languages)."""
+    the span (:func:`~rag_metrics.answers.claims.synonym_groups`); with ``vocabulary``, a word sharing a concept of
+    :data:`~rag_metrics.answers.concepts.CONCEPTS` with the span (a synonym, or a translation across languages)."""
     span_words = _tokens(span, lemmas)
     text = unicodedata.normalize("NFKC", span).casefold()
     groups = _groups(span_words) if synonyms else frozenset()

@@ -39,7 +39,7 @@ import pandas as pd
 
 from rag_metrics.core.errors import InputError, check_int
 from rag_metrics.core.files import check_output, publish_files
-from rag_metrics.judging.answers import normalize_answer
+from rag_metrics.answers.matching import normalize_answer
 from rag_metrics.judging.judges import shared_spans
 from rag_metrics.core.text import fold_with_index, normalize
 from rag_metrics.labels.assessors import answer_sentences, find_answer, retrieved_pages

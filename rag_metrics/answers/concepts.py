@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from rag_metrics.judging.claims import lemma_tokens
+from rag_metrics.answers.claims import lemma_tokens
 
 __all__ = ["CONCEPTS", "concepts", "concept_words"]
 

@@ -5,9 +5,9 @@
 * *retrieval* -- ``retrieval_ok``: a gold page among the items the generator read (the top ``context_k``); an item
   logged with a document only (the sample's ``retrieved_ids``) counts as its whole document (``retrieval_level``
   says ``"document"``); any ruler's page hit can be given instead (``retrieval=``);
-* *correctness* -- ``correct`` by a meaning judge (offline :class:`~rag_metrics.judging.correctness.MeaningJudge`,
+* *correctness* -- ``correct`` by a meaning judge (offline :class:`~rag_metrics.answers.correctness.MeaningJudge`,
   or an LLM judge's ``correct``), always beside ``lexical_ok`` (the lexical ``match``), so a change of judge shows;
-* *support* -- each claim of the answer judged against the context (:mod:`rag_metrics.judging.support`): ``full``,
+* *support* -- each claim of the answer judged against the context (:mod:`rag_metrics.answers.support`): ``full``,
   ``partial``, ``none`` or ``no claims``;
 
 the diagnosis (:func:`diagnosis_of`; *retrieval* here is a hit when **any** gold item is in the context, so
@@ -65,10 +65,10 @@ from rag_metrics.experiment.answer_diagnoses import (DIAGNOSES, LOOK_AT, SUPPORT
 from rag_metrics.experiment.support_agreement import (SheetAgreement, SupportAgreement, measure_judges, read_support_set,
                                                       sheet_agreement, support_set_tasks)
 from rag_metrics.experiment.support_section import SupportDrilldown, change_claim, change_table, support_drilldown
-from rag_metrics.judging.answers import MATCHES, answer_match, is_refusal
-from rag_metrics.judging.claims import split_claims
-from rag_metrics.judging.correctness import MeaningJudge, meaning_match
-from rag_metrics.judging.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
+from rag_metrics.answers.matching import MATCHES, answer_match, is_refusal
+from rag_metrics.answers.claims import split_claims
+from rag_metrics.answers.correctness import MeaningJudge, meaning_match
+from rag_metrics.answers.support import OfflineSupportJudge, answer_support, context_passages, support_of_answer
 from rag_metrics.stats.agreement import rate_interval
 from rag_metrics.stats.paired import sign_test
 

@@ -1,8 +1,8 @@
 """LLM judges of answers: is a claim supported by the context, is an answer correct -- through the project's clients.
 
-:class:`LLMJudge` wraps an :class:`~rag_metrics.llm.clients.OpenAIGenerator` or
-:class:`~rag_metrics.llm.clients.BedrockGenerator` (their client, model, endpoint, temperature 0, retry loop and the
-one cached call, :meth:`~rag_metrics.llm.clients.ChatGenerator.cached_call`) and asks two versioned prompts
+:class:`LLMJudge` wraps an :class:`~rag_metrics.llm.clients.OpenAIClient` or
+:class:`~rag_metrics.llm.clients.BedrockClient` (their client, model, endpoint, temperature 0, retry loop and the
+one cached call, :meth:`~rag_metrics.llm.clients.ChatClient.cached_call`) and asks two versioned prompts
 (:data:`JUDGE_PROMPT_VERSION`):
 
 * **support** -- the question the answer replies to (it gives a short claim its subject), the claim and the numbered
@@ -22,7 +22,7 @@ belongs, an ``item`` that is not a passage number or null are refused with
 verdicts identical. :meth:`LLMJudge.estimate` gives the calls, tokens and cost of a list of tasks before any call.
 
 An LLM judge gives ``support_of_answer`` and the diagnosis the same verdict shape as the offline judge
-(:class:`~rag_metrics.judging.support.OfflineSupportJudge`), so either is measured against people the same way:
+(:class:`~rag_metrics.answers.support.OfflineSupportJudge`), so either is measured against people the same way:
 ``benchmarks/support_heldout.py --judge openai --option model=NAME ...`` on the held-out set.
 """
 
@@ -124,13 +124,13 @@ def parse_correct(reply: str) -> dict:
 class LLMJudge:
     """Support and correctness verdicts from an LLM (module docstring).
 
-    ``chat``: an ``OpenAIGenerator`` or ``BedrockGenerator`` (its ``n`` and page prompt are not used);
+    ``chat``: an ``OpenAIClient`` or ``BedrockClient`` (its ``n`` and page prompt are not used);
     ``cache_dir``: the verdict cache (set on ``chat``), or None to keep the client's.
     """
 
     def __init__(self, chat, *, cache_dir=None, name: str | None = None):
         if not callable(getattr(chat, "cached_call", None)) or not hasattr(chat, "model"):
-            raise InputError(f"LLMJudge: expected an OpenAIGenerator or BedrockGenerator, got {type(chat).__name__}.")
+            raise InputError(f"LLMJudge: expected an OpenAIClient or BedrockClient, got {type(chat).__name__}.")
         self.chat = chat
         if cache_dir is not None:
             chat.cache_dir = Path(cache_dir)
@@ -212,13 +212,13 @@ JUDGES = ("offline", "token-overlap", "openai", "bedrock")
 
 
 def load_judge(name: str, *, cache_dir=None, **options):
-    """A support judge by name: ``offline`` (:class:`~rag_metrics.judging.support.OfflineSupportJudge`, options
+    """A support judge by name: ``offline`` (:class:`~rag_metrics.answers.support.OfflineSupportJudge`, options
     ``min_overlap``), ``token-overlap`` (its baseline without number and negation checks), ``openai`` / ``bedrock``
     (:class:`LLMJudge` over the client of that name; options ``model`` and the client's: ``base_url``, ``region``,
     ``retries``, ``backoff``, ``max_tokens``...)."""
     from rag_metrics.core.options import check_keys, keywords_of
-    from rag_metrics.judging.support import OfflineSupportJudge
-    from rag_metrics.llm.clients import BedrockGenerator, OpenAIGenerator
+    from rag_metrics.answers.support import OfflineSupportJudge
+    from rag_metrics.llm.clients import BedrockClient, OpenAIClient
 
     if name == "offline":
         check_keys(options, keywords_of(OfflineSupportJudge), owner="offline judge")
@@ -229,10 +229,10 @@ def load_judge(name: str, *, cache_dir=None, **options):
         check_keys(options, keywords_of(OfflineSupportJudge, skip=(*plain, "name")), owner="token-overlap judge")
         return OfflineSupportJudge(**options, **plain, name="token-overlap")
     if name in ("openai", "bedrock"):
-        check_keys(options, keywords_of(OpenAIGenerator if name == "openai" else BedrockGenerator),
+        check_keys(options, keywords_of(OpenAIClient if name == "openai" else BedrockClient),
                    owner=f"{name} judge")
         options = dict(options)
         model = options.pop("model", None)
-        chat = (OpenAIGenerator if name == "openai" else BedrockGenerator)(model, **options)
+        chat = (OpenAIClient if name == "openai" else BedrockClient)(model, **options)
         return LLMJudge(chat, cache_dir=cache_dir)
     raise InputError(f"unknown judge {name!r}; expected one of {list(JUDGES)}.")

@@ -139,7 +139,7 @@ def hit_with_pages(result, extra: pd.DataFrame | None = None, k: int | None = No
     """Page-level hit@k per answerable question of an experiment result (its primary judge), the golden set's gold
     pages plus ``extra`` (question_id, doc_id, page) counted as gold. The result's own figure when ``extra`` is empty."""
     from rag_metrics.judging.judges import judge_run
-    from rag_metrics.judging.index import PageIndex
+    from rag_metrics.judging.page_index import PageIndex
 
     k = max(result.ks) if k is None else check_int(k, "k", func="hit_with_pages")
     gold = result.golden.gold_pages[["question_id", "doc_id", "page"]]

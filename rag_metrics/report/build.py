@@ -33,7 +33,7 @@ from rag_metrics.experiment.history import merge_history
 from rag_metrics.core.errors import InputError, check_name
 from rag_metrics.core.files import atomic_write_text
 from rag_metrics.core.options import parse_key_values
-from rag_metrics.report.index import write_index
+from rag_metrics.report.reports_index import write_index
 from rag_metrics.report.kernel import EXPERIMENT_KEY, HEADLINE_MIME, RECORD_ONLY, experiment_record, headlines
 from rag_metrics.report.staging import PUBLISHED, STAGED_HISTORY, clean_stale_staging, copy_history, make_staging, publish
 

@@ -49,7 +49,7 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
     Each log is read with its shape (``runs`` may be per-run specs, ``langchain:LOG``:
     :func:`rag_metrics.io.logs.parse_run_spec`), matched to the golden set and the documents as it is read, its
     text-only items refused without the documents (:func:`rag_metrics.experiment.evaluate.prepare_log`), its pages
-    checked against the documents (:func:`rag_metrics.judging.audit.check_log_pages`) and the headline ``judge``
+    checked against the documents (:func:`rag_metrics.judging.page_audit.check_log_pages`) and the headline ``judge``
     refused when it does not apply (:func:`rag_metrics.experiment.evaluate.check_judge`); the answers are joined as
     the report joins them (:func:`check_answers`).
     """
@@ -57,7 +57,7 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
     from rag_metrics.io.corpus import load_corpus
     from rag_metrics.io.golden import load_golden
     from rag_metrics.io.logs import PRESETS, load_log, parse_field_mapping, parse_run_spec
-    from rag_metrics.judging.audit import check_log_pages
+    from rag_metrics.judging.page_audit import check_log_pages
 
     if not golden:
         raise InputError("an experiment report needs the golden set: --golden FILE.")
@@ -89,10 +89,10 @@ def read_inputs(*, golden, runs, pages=None, answers=None, generator=None, prese
 def check_answers(answers, generator, golden_set, corpus=None):
     """The answers file read and checked as the report joins it: one generator's (``generator``; required when the
     file holds several), one per labelled question, each answer's context checked against the documents (``corpus``)
-    as the report's diagnosis reads it (:func:`rag_metrics.experiment.support.check_logged_answers`). Returns the
+    as the report's diagnosis reads it (:func:`rag_metrics.experiment.answer_support.check_logged_answers`). Returns the
     whole table (the report picks ``generator``)."""
     from rag_metrics.experiment.attribution import join_answers
-    from rag_metrics.experiment.support import check_logged_answers
+    from rag_metrics.experiment.answer_support import check_logged_answers
     from rag_metrics.io.corpus import load_answers
 
     table = load_answers(answers)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.core.errors import InputError
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.locate import locate_items
 
 __all__ = ["audit_pages", "PageAudit", "check_pages_in_documents", "check_log_pages", "PAGE_VERDICTS", "OFFSET_SHARE"]

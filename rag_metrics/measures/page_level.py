@@ -26,7 +26,7 @@ from rag_metrics.io.rankings import Run, run_frame
 from rag_metrics.judging.judges import as_judge, judge_run
 from rag_metrics.measures.evaluator import Evaluator
 from rag_metrics.measures.registry import DEFAULT_MEASURES, parse_measures
-from rag_metrics.measures.result import Evaluation
+from rag_metrics.measures.evaluation import Evaluation
 
 __all__ = ["evaluate_pages", "evaluate_judged", "judged_items"]
 
