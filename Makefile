@@ -41,7 +41,8 @@ LOWEST_EXAMPLES := 25
 unexport PYTHONDONTWRITEBYTECODE
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: report test test-notebook-runs test-lowest lowest-env dependency-map notebooks lab bench bench-report clean clean-reports
+.PHONY: report test test-notebook-runs test-lowest lowest-env dependency-map notebooks lab bench bench-report clean \
+  clean-reports
 
 $(BIN)/python:
 	@echo "--- creating $(VENV)"

@@ -23,7 +23,9 @@ as many similar setups in one module.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
+import io
 import re
 import sys
 from collections import defaultdict
@@ -79,7 +81,8 @@ def classify(item) -> str:
 def causes(nodeids, args=("tests",)) -> dict[str, str]:
     """Each node id's cause, by collecting ``args`` in this process."""
     plugin = _Classifier()
-    pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", *args], plugins=[plugin])
+    with contextlib.redirect_stdout(io.StringIO()):  # the collection's listing is not part of the table
+        pytest.main(["-q", "--collect-only", "-p", "no:cacheprovider", *args], plugins=[plugin])
     return {n: plugin.cause.get(n, CAUSES[5]) for n in nodeids}
 
 
