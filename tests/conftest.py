@@ -69,10 +69,47 @@ def pytest_addoption(parser):
                      help="run only the tests that tests/dependency_map.json shows reaching a pinned dependency or "
                           "starting a process, and those it cannot vouch for (new, or their files changed since): "
                           "the lowest-versions run (tools/dependency_map.py)")
+    parser.addoption("--notebook-runs", choices=("all", "one", "rest"), default="all",
+                     help="tests/test_notebooks.py's sweep of notebook parameters: all of it (the default), one run "
+                          "per notebook (its first random draw: `make test`), or every other run (`make "
+                          "test-notebook-runs`, which .ci/run calls): 'one' and 'rest' together are 'all'")
+    parser.addoption("--max-examples-cap", type=int, default=None,
+                     help="run each hypothesis property with at most this many examples (`make test-lowest`: the "
+                          "properties search with their full budget in .venv; under the lowest versions each runs "
+                          "its pinned code path with a smaller sample)")
+
+
+SWEEP = "tests/test_notebooks.py::test_every_notebook_runs_and_says_nothing_false["
+
+
+def _sweep_item_kept(nodeid: str, runs: str) -> bool:
+    """Whether ``--notebook-runs=runs`` keeps this test: only the sweep's runs are split, every other test stays."""
+    if runs == "all" or not nodeid.startswith(SWEEP):
+        return True
+    first = nodeid.endswith("-random0]")
+    return first if runs == "one" else not first
+
+
+def _cap_examples(items, cap: int) -> None:
+    """Lower each hypothesis test's ``max_examples`` to ``cap`` (its other settings kept)."""
+    from hypothesis import settings as settings_
+
+    for item in items:
+        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        current = getattr(test, "_hypothesis_internal_use_settings", None)
+        if getattr(test, "is_hypothesis_test", False) and current is not None and current.max_examples > cap:
+            test._hypothesis_internal_use_settings = settings_(current, max_examples=cap)
 
 
 def pytest_collection_modifyitems(config, items):
-    """With ``--only-reaching-pinned``: deselect the tests the dependency map shows reach no pinned package."""
+    """``--notebook-runs``: the part of the notebook sweep asked for; ``--max-examples-cap``: smaller hypothesis
+    samples; ``--only-reaching-pinned``: deselect the tests the dependency map shows reach no pinned package."""
+    runs = config.getoption("--notebook-runs")
+    if runs != "all":
+        config.hook.pytest_deselected(items=[item for item in items if not _sweep_item_kept(item.nodeid, runs)])
+        items[:] = [item for item in items if _sweep_item_kept(item.nodeid, runs)]
+    if config.getoption("--max-examples-cap") is not None:
+        _cap_examples(items, config.getoption("--max-examples-cap"))
     if not config.getoption("--only-reaching-pinned"):
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
