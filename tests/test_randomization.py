@@ -141,3 +141,14 @@ def test_seed_and_resamples_only_matter_beyond_exact_max():
     assert randomization_rows(d, seed=1, n_resamples=500, chunk=7)["p"][0] == a["p"][0]
     small = d[:9]
     assert randomization_rows(small, seed=1)["p"][0] == randomization_rows(small, seed=2)["p"][0]
+
+
+def test_one_row_of_few_distinct_changes_draws_counts_with_the_same_distribution():
+    # 26 questions up by 0.1, 16 down by 0.1 (m = 42 > 20 x 2 distinct values: drawn as counts that keep their
+    # sign): |sum e d| >= |observed| is |B - 21| >= 5 for B ~ Binomial(42, 1/2)
+    d = np.array([0.1] * 26 + [-0.1] * 16)
+    exact = float(sps.binom.cdf(16, 42, 0.5) + sps.binom.sf(25, 42, 0.5))
+    for sign in (1, -1):
+        r = randomization_rows(sign * d, n_resamples=20_000)
+        assert not bool(r["exact"][0])
+        assert r["p"][0] == pytest.approx(exact, abs=0.012)
