@@ -28,7 +28,9 @@ def _power_by_hand(n, delta, psi, alpha=0.05):
 def _power_vectorized(n, delta, psi, alpha=0.05):
     """The same sum for larger n: the two-sided exact p of every (w, m) from scipy's binomial tails at once."""
     pi = min(1.0, (1 + delta / psi) / 2)
-    m, w = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    ms = np.arange(n + 1)
+    ms = ms[sps.binom.pmf(ms, n, psi) > 1e-16]                  # the m that weigh in the sum
+    m, w = np.meshgrid(ms, np.arange(n + 1), indexing="ij")
     p = np.minimum(1.0, 2 * np.minimum(sps.binom.cdf(w, m, 0.5), sps.binom.sf(w - 1, m, 0.5)))
     reject = (w <= m) & (m > 0) & (p < alpha)
     return float((sps.binom.pmf(m, n, psi) * sps.binom.pmf(w, m, pi) * reject).sum())
@@ -43,6 +45,12 @@ def _mdd_by_hand(n, sd, alpha=0.05, power=0.8):
 def test_exact_power_is_the_sum_over_binomtest_rejections(n, delta, psi, alpha):
     assert exact_power(n, delta, psi, alpha=alpha) == pytest.approx(_power_by_hand(n, delta, psi, alpha), abs=1e-12)
     assert _power_vectorized(n, delta, psi, alpha) == pytest.approx(_power_by_hand(n, delta, psi, alpha), abs=1e-12)
+
+
+@pytest.mark.parametrize("n, delta, psi, alpha", [(1200, 0.05, 0.9, 0.05)])
+def test_exact_power_on_a_thousand_questions_is_the_sum_over_every_rejection_region(n, delta, psi, alpha):
+    # where the rejection region's first guess (a binomial quantile) is several wins off the exact boundary
+    assert exact_power(n, delta, psi, alpha=alpha) == pytest.approx(_power_vectorized(n, delta, psi, alpha), abs=1e-9)
 
 
 def test_exact_power_is_zero_below_the_fewest_discordant_questions_and_positive_at_it():
