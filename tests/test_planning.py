@@ -3,6 +3,7 @@ summed with scipy's binomtest, the t approximation written from scipy's t quanti
 width from scipy's exact interval; with the runs in both orders, at n = 2, 3 and 20, and at the documented
 thresholds (the power target reached at n and not at n - 1, the floor of min_discordant questions that differ)."""
 
+import functools
 import math
 
 import numpy as np
@@ -18,11 +19,16 @@ from rag_metrics.stats.planning import (
 )
 
 
+@functools.lru_cache(maxsize=None)
+def _binomtest_rejects(w, m, alpha):
+    return sps.binomtest(w, m).pvalue < alpha
+
+
 def _power_by_hand(n, delta, psi, alpha=0.05):
     """P(the two-sided exact sign test rejects, p < alpha) with m ~ Bin(n, psi) discordant, w ~ Bin(m, pi) wins."""
     pi = min(1.0, (1 + delta / psi) / 2)
     return sum(sps.binom.pmf(m, n, psi) * sps.binom.pmf(w, m, pi)
-               for m in range(1, n + 1) for w in range(m + 1) if sps.binomtest(w, m).pvalue < alpha)
+               for m in range(1, n + 1) for w in range(m + 1) if _binomtest_rejects(w, m, alpha))
 
 
 def _power_vectorized(n, delta, psi, alpha=0.05):
