@@ -112,3 +112,25 @@ def test_rows_chunks_and_the_interval_holding_zero_exactly_when_p_reaches_alpha(
     ref = _by_definition(d[3], n_resamples=800)
     assert (one["p"][0], one["low"][0], one["high"][0]) == pytest.approx(ref, abs=1e-12)
     assert math.isclose(r["p"][3], ref[0], abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("alpha, n_resamples", [(0.05, 399), (0.05, 799), (0.1, 199), (0.05, 400)])
+def test_the_kth_draw_where_one_plus_k_over_b_plus_one_equals_alpha_over_two_exactly(alpha, n_resamples):
+    # (B + 1) alpha / 2 a whole number: the interval's k sits exactly on the equality the docstring includes
+    for name in ("n20_skewed", "n20_large", "n3"):
+        d = np.array(CASES[name])
+        r = bounded_mean_rows(d, alpha=alpha, n_resamples=n_resamples)
+        ref = _by_definition(d, alpha=alpha, n_resamples=n_resamples)
+        assert (r["p"][0], r["low"][0], r["high"][0]) == pytest.approx(ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_one_row_of_few_distinct_changes_weighs_them_by_gamma_draws_with_the_same_distribution(sign):
+    # 60 questions, 3 distinct changes (3 x 20 = 60 is not < 60; 61 is): drawn as one Gamma(count) weight each
+    d = sign * np.array([0.2] * 30 + [0.0] * 21 + [-0.1] * 10)
+    grouped = bounded_mean_rows(d, n_resamples=6000, seed=2)
+    per_question = bounded_mean_rows(np.vstack([d, d]), n_resamples=6000, seed=2)    # two rows: Exp(1) each
+    assert grouped["p"][0] == pytest.approx(per_question["p"][0], abs=0.01)
+    assert grouped["low"][0] == pytest.approx(per_question["low"][0], abs=0.01)
+    assert grouped["high"][0] == pytest.approx(per_question["high"][0], abs=0.01)
+    assert np.sign(grouped["low"][0]) == np.sign(grouped["high"][0]) == sign
