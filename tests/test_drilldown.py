@@ -20,8 +20,8 @@ def _piece(corpus, doc, page):
 
 @pytest.fixture(scope="module")
 def drill(tmp_path_factory):
-    """One question, five items: text from gold page p, p - 1, p + 1 (both edges of the window 1), p + 2 (beyond
-    it), and an item with no text."""
+    """One question, six items: text from gold page p + 2 (beyond the window 1), p + 1 and p - 1 (its both edges),
+    an item with no text, text from the gold page p, and that text followed by words of no page."""
     from rag_metrics.experiment.evaluate import evaluate_log
     from rag_metrics.io.logs import load_log
 
@@ -35,7 +35,8 @@ def drill(tmp_path_factory):
              {"doc_id": doc, "text": _piece(corpus, doc, page + 1), "score": 4},
              {"doc_id": doc, "text": _piece(corpus, doc, page - 1), "score": 3},
              {"doc_id": doc, "page": page, "score": 2},
-             {"doc_id": doc, "text": _piece(corpus, doc, page), "score": 1}]
+             {"doc_id": doc, "text": _piece(corpus, doc, page), "score": 1},
+             {"doc_id": doc, "text": _piece(corpus, doc, page) + " qqqq zzzz unrelated closing words", "score": 0}]
     path = tmp_path_factory.mktemp("drill") / "log.jsonl"
     path.write_text(json.dumps({"question_id": qid, "retrieved": items}) + "\n", encoding="utf-8")
     return evaluate_log(golden, load_log(path), corpus), qid
@@ -55,20 +56,33 @@ def test_the_window_reaches_both_neighbouring_pages_and_not_the_page_beyond(dril
     assert items[4]["longest"] >= 100 and items[0]["longest"] < 40
 
 
+def test_the_overlap_judge_marks_the_match_that_decides_and_the_pieces_rebuild_the_text(drill):
+    result, qid = drill
+    assert result.primary == "overlap"
+    items = explain_data(result, qid, k=6)["items"]
+    for item in items[1:3] + items[4:]:
+        assert item["hit"] and _marked(item) == ["decides"]
+        assert all(piece for piece, _ in item["segments"])           # no empty piece, even at the start
+    last = items[5]["segments"]
+    assert [kind for _, kind in last] == ["decides", False]
+    assert last[1][0].strip() == "qqqq zzzz unrelated closing words"
+    assert "".join(p for p, _ in last).startswith(last[0][0])
+
+
 def test_an_item_without_text_has_one_empty_segment_and_no_markers(drill):
     result, qid = drill
     item = explain_data(result, qid, k=5)["items"][3]
     assert item["segments"] == [("", False)] and item["markers"] == [] and item["longest"] == 0
 
 
-@pytest.mark.parametrize("k, n", [(1, 1), (2, 2), (4, 4), (5, 5), (10, 5)])
+@pytest.mark.parametrize("k, n", [(1, 1), (2, 2), (4, 4), (5, 5), (6, 6), (10, 6)])
 def test_k_takes_the_top_k_items_and_defaults_to_the_largest_cutoff(drill, k, n):
     result, qid = drill
     data = explain_data(result, qid, k=k)
     assert data["k"] == k and [i["rank"] for i in data["items"]] == list(range(1, n + 1))
     default = explain_data(result, qid)
     assert default["k"] == max(result.ks)
-    assert len(default["items"]) == min(5, max(result.ks))
+    assert len(default["items"]) == min(6, max(result.ks))
 
 
 def test_every_judge_gives_its_verdict_and_the_hit_is_the_primary_judges(drill):
