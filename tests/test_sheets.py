@@ -89,6 +89,11 @@ def test_choice_cell_blank_is_taken_only_when_given(value):
     assert e.value.line == 3 and e.value.field == "accept"
 
 
+def test_choice_cell_blank_replaces_only_an_empty_cell():
+    assert choice_cell("yes", ["yes", "no"], "accept", who="review", path="f.csv", line=3, blank="no") == "yes"
+    assert choice_cell(" YES ", ["yes", "no"], "accept", who="review", path="f.csv", line=3, blank="no") == "yes"
+
+
 def test_choice_cell_refuses_another_word_naming_the_closest_choice():
     with pytest.raises(InputError) as e:
         choice_cell("yess", ["yes", "no"], "accept", who="review", path="f.csv", line=5)
