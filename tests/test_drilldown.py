@@ -39,7 +39,9 @@ def drill(tmp_path_factory):
              {"doc_id": doc, "text": _piece(corpus, doc, page) + " qqqq zzzz unrelated closing words", "score": 0}]
     path = tmp_path_factory.mktemp("drill") / "log.jsonl"
     path.write_text(json.dumps({"question_id": qid, "retrieved": items}) + "\n", encoding="utf-8")
-    return evaluate_log(golden, load_log(path), corpus), qid
+    result = evaluate_log(golden, load_log(path), corpus)
+    result.other = lambda **options: evaluate_log(golden, load_log(path), corpus, **options)
+    return result, qid
 
 
 def _marked(item):
@@ -67,6 +69,16 @@ def test_the_overlap_judge_marks_the_match_that_decides_and_the_pieces_rebuild_t
     assert [kind for _, kind in last] == ["decides", False]
     assert last[1][0].strip() == "qqqq zzzz unrelated closing words"
     assert "".join(p for p, _ in last).startswith(last[0][0])
+
+
+def test_under_another_judge_shared_text_is_context_and_a_wider_window_reaches_further(drill):
+    result, qid = drill
+    page = result.other(judge="page")
+    assert page.primary == "page"
+    items = explain_data(page, qid, k=6)["items"]
+    assert _marked(items[4]) == ["context"] and not any("decides" in _marked(i) for i in items)
+    wide = explain_data(result.other(window=2), qid, k=6)["items"]
+    assert _marked(wide[0]) == ["decides"]             # gold page + 2: inside a window of 2
 
 
 def test_an_item_without_text_has_one_empty_segment_and_no_markers(drill):
