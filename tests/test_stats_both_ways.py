@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from rag_metrics.stats import (
-    clopper_pearson, compare_to_baseline, format_p, holm, min_discordant, paired_t_test, paired_test, wilson,
+from rag_metrics.stats.intervals import clopper_pearson, wilson
+from rag_metrics.stats.paired import (
+    compare_to_baseline, format_p, holm, min_discordant, paired_t_test, paired_test,
 )
 from rag_metrics.stats.agreement import cohen_kappa
 
