@@ -92,14 +92,14 @@ from rag_metrics.judging.judges import PageJudge
 items = pd.DataFrame({"question_id": ["q1"], "doc_id": ["d"], "pages": [(4,)]})
 print(PageJudge(window=1).satisfy(items, {"q1": [("d", 5)]}))
 ''')
-m("M07", "rag_metrics/judging/support.py",
+m("M07", "rag_metrics/answers/support.py",
   "            reason = \"too few of the claim's words\" if overlap < self.min_overlap else None",
   "            reason = \"too few of the claim's words\" if overlap <= self.min_overlap else None",
   "threshold moved: a span holding exactly min_overlap of the claim's words no longer supports it",
   "OfflineSupportJudge(min_overlap=0.5, lemmas=False).judge(claim sharing exactly half its words): supported; "
   "mutant not",
   '''
-from rag_metrics.judging.support import OfflineSupportJudge, _tokens, _overlap
+from rag_metrics.answers.support import OfflineSupportJudge, _tokens, _overlap
 j = OfflineSupportJudge(min_overlap=0.5, lemmas=False)
 claim = "Refunds require manager approval."
 span = "Refunds require a receipt."
@@ -107,23 +107,23 @@ print(sorted(_tokens(claim, False)), _overlap(_tokens(claim, False), span, False
 r = j.judge(claim, [{"doc_id": "d", "page": 1, "rank": 1, "text": span}])
 print(r["supported"], r["reason"])
 ''')
-m("M08", "rag_metrics/judging/claims.py",
+m("M08", "rag_metrics/answers/claims.py",
   '    return word[:-1] if len(word) > 3 and word.endswith("s") else word',
   '    return word[:-1] if len(word) > 4 and word.endswith("s") else word',
   "off-by-one in the unit singular: a four-letter plural unit ('days') is no longer made singular",
   "canonical_quantities('30 days') == canonical_quantities('30 day'): True; mutant False",
   '''
-from rag_metrics.judging.claims import canonical_quantities
+from rag_metrics.answers.claims import canonical_quantities
 print(canonical_quantities("30 days"), canonical_quantities("30 day"))
 ''')
-m("M09", "rag_metrics/judging/index.py",
+m("M09", "rag_metrics/judging/page_index.py",
   "        rows = [r for r in rows if len(self.norm[r]) >= n]",
   "        rows = [r for r in rows if len(self.norm[r]) > n]",
   "edge case dropped: a page exactly n characters long is skipped by shared_spans",
   "PageIndex(one page of 24 chars).shared_spans(same 24 chars, [0], 24): [(0, 24, False)]; mutant []",
   '''
 import pandas as pd
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 t = "abcdefghijklmnopqrstuvwx"
 idx = PageIndex(pd.DataFrame({"doc_id": ["d"], "page": [1], "text": [t]}))
 print(idx.shared_spans(t, [0], 24, None))
@@ -348,8 +348,8 @@ m("M30", "rag_metrics/llm/clients.py",
   "a client whose service always rate-limits, retries=2: 3 attempts then RateLimited; mutant 4 attempts",
   None)
 M[-1]["snippet"] = '''
-from rag_metrics.llm.clients import ChatGenerator
-class Flaky(ChatGenerator):
+from rag_metrics.llm.clients import ChatClient
+class Flaky(ChatClient):
     calls = 0
     def _complete(self, system, user):
         Flaky.calls += 1
