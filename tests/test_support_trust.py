@@ -76,3 +76,17 @@ def test_the_shipped_judge_is_decided_on_the_held_out_figure_not_the_development
     assert trust.trusted is (trust.heldout.low >= 0.6 and trust.heldout.n >= 20)
     assert ("not yet trusted" in trust.sentence()) is (not trust.trusted)
     assert f"{trust.heldout.kappa:.3f}" in trust.sentence() and f"{trust.development.kappa:.3f}" in trust.sentence()
+
+
+def test_kappa_once_gives_the_reason_without_the_held_out_kappa_a_second_time():
+    """The experiment report printed the held-out kappa twice, at 3 and at 2 digits (review 3a): with kappa_once the
+    reason keeps only what is wrong with the interval."""
+    from rag_metrics.experiment.support_trust import JudgeTrust
+    from rag_metrics.stats.agreement import headline_refusal
+
+    k = cohen_kappa([1] * 15 + [0] * 15, [1] * 14 + [0] + [1] + [0] * 14)  # 0.867 [0.56, 0.98]: not trusted
+    trust = JudgeTrust("offline", k, k, headline_refusal(k))
+    once = trust.sentence(kappa_once=True)
+    assert "(the lower end of its 95% interval is below 0.6)" in once and "kappa 0.87" not in once
+    assert once.count(f"{k.kappa:.3f}") == 2  # held-out and development, each once
+    assert "kappa 0.87 [0.56, 0.98]: the lower end" in trust.sentence()  # the default keeps its old wording
