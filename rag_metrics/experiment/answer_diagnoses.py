@@ -25,7 +25,7 @@ DIAGNOSES = ("passed", "label_gap", "answered_from_memory", "partially_supported
 LOOK_AT = {
     "passed": "nothing",
     "label_gap": "the supporting page is not gold: hand it to labels audit",
-    "answered_from_memory": "the answer is right but the support judge found no support in the context: the model knew it, "
+    "answered_from_memory": "the answer is right but the judge found no support in the context: the model knew it, "
                             "or the judge missed a paraphrase (read the claims)",
     "partially_supported": "some claims have no support in the context",
     "misled": "every claim supported, the answer wrong: a passage about something else supplied it",

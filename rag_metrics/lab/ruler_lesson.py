@@ -191,8 +191,8 @@ def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, min_chars: 
         "figures": {"small": small, "large": large, "large_f": large_f, "longest": longest, "beyond": beyond},
         "text_if_true": f"At the extremes, F={small_f} gives {small:.3f} and "
                         f"F={large_f} gives {large:.3f}: a chunk now counts only when {large_f} of its at most "
-                        f"{longest} characters lie, in one piece, on a gold page, so chunks sharing only part of a page "
-                        "fail -- one that straddles a page break with fewer on the gold side, for example.",
+                        f"{longest} characters lie, in one piece, on a gold page, so chunks sharing only part of a "
+                        "page fail -- one that straddles a page break with fewer on the gold side, for example.",
         "text_if_false": false_text}
     return [flat, extremes]
 
