@@ -47,7 +47,11 @@ GLOSSARY = {
                                           and f["rr"] != f["rr_deep"]),
     "ndcg_is_not_recall": lambda f, h: f["ndcg1"] == 1 and f["recall1"] == 0.5,
     "judged_is_a_precision": lambda f, h: f["labels_only_relevant"] and f["same_as_share"],
-    "no_answer_lowers_judged": lambda f, h: f["answerable"] > f["all"],
+    # the mean over all questions is the answerable mean diluted by the no_answer questions' zeros
+    "no_answer_lowers_judged": lambda f, h: (that(close(f["all"], f["answerable"] * f["n_answerable"]
+                                                        / (f["n_answerable"] + f["no_answer"])),
+                                                  "the mean over all questions is not the diluted answerable mean")
+                                             and f["answerable"] > f["all"]),
 }
 
 def _headline(h, name):
@@ -182,7 +186,10 @@ UPPER_BOUNDS = {
                                           and set(f["other_kept"]) == {q for q, kind in f["kinds"].items()
                                                                        if kind != "wrong_page" and not f["removed"][q]})
                                      and f["fits"] and bool(f["wrong_page_removed"] or f["other_kept"])),
-    "document_found_first": lambda f, h: f["doc_first"] >= 0.8,
+    # the count printed is the share times the questions, a whole number
+    "document_found_first": lambda f, h: (that(close(f["found"], f["doc_first"] * f["n_eval"], 1e-6),
+                                               "the count of questions is not the share times the questions")
+                                          and f["doc_first"] >= 0.8),
     "main_failure_kind": lambda f, h: (that(sum(f["counts"].values()) == f["missed"]
                                             and f["counts"][f["main_kind"]] == max(f["counts"].values()))
                                        and f["fits"] and f["missed"] >= 3 and 2 * f["counts"][f["main_kind"]] > f["missed"]),

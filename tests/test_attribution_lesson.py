@@ -97,17 +97,17 @@ def test_q2_is_right_with_no_gold_document_in_its_context():
     assert not c["condition"] and c["text_if_false"] == "q2 is `passed` here: its answer is right with hit@2 = 1."
 
 
-def test_partial_retrieval_names_the_answer_holding_gold_only_when_every_one_had_it():
+def test_partial_retrieval_counts_the_answers_whose_highest_graded_gold_was_there():
     t = table_of([["a", "b"], ["a"]], [["a", "z"], ["a", "z"]], ["x", "y"])
     strict = attribute(t, k=2)
     strict.records["top_gold_retrieved"] = [True, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had at least one gold document in the top 2 (in every case the gold document with the highest " \
-        "grade in the question's `relevance` field of the golden set -- " in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (1 of these 1 had the gold document the golden " \
+        "set grades highest for the question -- " in c["text_if_true"]
     strict.records["top_gold_retrieved"] = [False, False]
     c = by_name(sample_claims(strict, strict))["partial_retrieval"]
-    assert "1 of them had at least one gold document in the top 2 (0 of them the gold document with the highest " \
-        "grade in the question's `relevance` field of the golden set -- " in c["text_if_true"]
+    assert "1 of them had at least one gold document in the top 2 (0 of these 1 had the gold document the golden " \
+        "set grades highest for the question -- " in c["text_if_true"]
 
 
 def test_rule_status_table_counts_the_same_answers_under_both_rules():

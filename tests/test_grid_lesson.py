@@ -131,8 +131,8 @@ def test_detectable_gap_is_the_fewest_differing_questions_holm_can_flag():
     c = detectable_gap(spreads, N, 8)
     assert (c["figures"]["pairs"], c["figures"]["tests"], c["figures"]["needed"]) == (3, 6, 8)
     assert c["condition"] and c["text_if_true"] == (
-        "How big a gap must be to count: with 3 pairs at each of 2 cutoffs (6 tests), a pair needs at least 8 questions "
-        "that differ, all 8 the same way, before its Holm p can fall below 0.05; the widest gap here (k=10, 800/0 over "
+        "How big a gap must be to count: 6 tests (3 pairs x 2 cutoffs) means a pair needs at least 8 questions "
+        "that differ, all the same way, for its Holm p to fall below 0.05. The widest gap here (k=10, 800/0 over "
         "200/0) rests on 6 questions that differ, 6 for the best and 0 against (uncorrected p = 0.031, the exact sign "
         "test). This corpus is small (8 documents, 20 "
         "questions): a real difference smaller than that cannot show here.")

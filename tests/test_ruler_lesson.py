@@ -80,6 +80,7 @@ def test_both_changes_with_their_sizes_whichever_is_larger():
     c = gaps(0.56, 0.80, 0.92, 0.96)["both_changes_overlap"]
     assert c["condition"] and "(+0.240, 12 questions)" in shown(c) and "(+0.360, 18 questions)" in shown(c)
     assert "less than the +0.600 of the two alone" in shown(c) and "much of" not in shown(c).lower()
+    assert "0.200 (10 questions) is counted by both changes" in shown(c)  # 0.24 + 0.36 - 0.40, of 50 questions
 
 
 def test_changes_that_add_up_or_one_that_does_nothing_are_not_called_overlapping():
@@ -138,6 +139,8 @@ def test_f_curve_beyond_the_chunks_says_by_construction():
 def test_f_curve_within_the_chunks():
     c = curve({8: 0.9, 16: 0.9, 24: 0.88, 48: 0.88, 192: 0.5}, longest=300)
     assert c["extremes_of_f"]["condition"] and "sharing only part of a page fail" in shown(c["extremes_of_f"])
+    assert "counts only when 192 of its at most 300 characters lie, in one piece, on a gold page" \
+        in shown(c["extremes_of_f"])
     same = curve({8: 0.9, 16: 0.9, 24: 0.9, 48: 0.86, 192: 0.9}, longest=300)
     assert "hardly matters" in shown(same["extremes_of_f"])
 

@@ -293,3 +293,13 @@ def test_an_item_over_several_pages_is_a_hit_when_any_of_them_is_gold(golden, co
     assert d.records.at["q010", "retrieval_level"] == "page"
     if hit:
         assert d.records.at["q010", "diagnosis"] == "passed"
+
+
+def test_a_right_answer_read_without_gold_is_named_by_its_support_not_retrieval_failure():
+    """The report's q064: no gold document in the context, the answer right, some claims supported. It is
+    partially_supported; retrieval_failure asks for a wrong answer (or a refusal) as well as the miss."""
+    assert diagnosis_of(False, True, "partial") == "partially_supported"
+    assert diagnosis_of(False, True, "full") == "label_gap"
+    assert diagnosis_of(False, True, "none") == "answered_from_memory"
+    assert diagnosis_of(False, False, "partial") == "retrieval_failure"
+    assert diagnosis_of(False, False, "none", refused=True) == "retrieval_failure"

@@ -93,3 +93,17 @@ def test_a_set_read_to_change_the_judge_is_development_data_and_never_the_held_o
     alone = development_set(corpus, data_dir() / "support" / "claims.jsonl")
     assert len(dev) == len(alone) + sum(len(heldout_set(corpus, data_dir() / "support" / n)[0])
                                         for n in DEVELOPMENT_FOLDERS)
+
+
+def test_kappa_once_gives_the_reason_without_the_held_out_kappa_a_second_time():
+    """The experiment report printed the held-out kappa twice, at 3 and at 2 digits (review 3a): with kappa_once the
+    reason keeps only what is wrong with the interval."""
+    from rag_metrics.experiment.support_trust import JudgeTrust
+    from rag_metrics.stats.agreement import headline_refusal
+
+    k = cohen_kappa([1] * 15 + [0] * 15, [1] * 14 + [0] + [1] + [0] * 14)  # 0.867 [0.56, 0.98]: not trusted
+    trust = JudgeTrust("offline", k, k, headline_refusal(k))
+    once = trust.sentence(kappa_once=True)
+    assert "(the lower end of its 95% interval is below 0.6)" in once and "kappa 0.87" not in once
+    assert once.count(f"{k.kappa:.3f}") == 2  # held-out and development, each once
+    assert "kappa 0.87 [0.56, 0.98]: the lower end" in trust.sentence()  # the default keeps its old wording

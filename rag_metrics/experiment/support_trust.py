@@ -122,8 +122,9 @@ class JudgeTrust:
     def trusted(self) -> bool:
         return self.refusal is None
 
-    def sentence(self) -> str:
-        """One sentence for a page: both figures, which one decides, and what follows for the support figures."""
+    def sentence(self, *, kappa_once: bool = False) -> str:
+        """One sentence for a page: both figures, which one decides, and what follows for the support figures.
+        ``kappa_once``: the reason it is not trusted without the held-out kappa again (printed once, at 3 digits)."""
         def k(x: Kappa) -> str:
             return "undefined" if x.kappa is None else f"{x.kappa:.3f} [{x.low:.3f}, {x.high:.3f}]"
 
@@ -133,7 +134,10 @@ class JudgeTrust:
         if self.trusted:
             return head + ("The held-out interval's lower end clears 0.6: its support figures are findings, each "
                            "within that agreement.")
-        return head + (f"It is **not yet trusted** ({self.refusal}): the diagnoses that rest on support ("
+        reason = self.refusal
+        if kappa_once and reason.startswith("kappa ") and ": " in reason:
+            reason = reason.split(": ", 1)[1]  # "kappa 0.57 [0.44, 0.69]: the lower end ..." -> "the lower end ..."
+        return head + (f"It is **not yet trusted** ({reason}): the diagnoses that rest on support ("
                        + ", ".join(SUPPORT_DIAGNOSES) + ") are leads to read, not findings.")
 
 

@@ -183,11 +183,10 @@ def sample_claims(attr: Attribution, strict: Attribution) -> list[dict]:
         alternative = (f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "
                        f"`gold_missed_answer_right`, and none had a gold document in the top {strict.k}: the two rules "
                        "agree on them.")
-    top = ("the gold document with the highest grade in the question's `relevance` field of the golden set -- "
-           "q001's, for example, is `{expense_policy: 2, onboarding_ja: 1}`")
-    which = (f"at least one gold document in the top {strict.k} (in every case {top})"
-             if with_top == p["right_partial"] else
-             f"at least one gold document in the top {strict.k} ({with_top} of them {top})")
+    top = ("the gold document the golden set grades highest for the question -- q001's grades, for example, are "
+           "`{expense_policy: 2, onboarding_ja: 1}`")
+    which = (f"at least one gold document in the top {strict.k} ({with_top} of these {p['right_partial']} had "
+             f"{top})")
     claims.append(_claim(
         p["right_partial"] > 0,
         f"Under `rule='all'` {_n(p['right'], 'right answer')} {'is' if p['right'] == 1 else 'are'} "

@@ -358,9 +358,31 @@ def say_cutoff_gap(ranks, a: int, b: int, fits: bool) -> None:
     claim(fits and holds, text, name="cutoff_gap", figures=figures | {"fits": fits})
 
 
-def say_levels(table, doc_first: float) -> None:
+def miss_figure(tables: dict, retriever: str, window: int, n_eval: int):
+    """Notebook 04's figure: one panel per setting (this notebook's, then notebook 03's), a stacked bar per cutoff of
+    the questions missed without a filter, split into those the gold genre removes, those the gold document removes
+    beyond it, and those still missed."""
+    import matplotlib.pyplot as plt
+
+    names = setting_names(retriever, window)
+    settings = {name: tables[key] for key, name in names.items()}
+    fig, axes = plt.subplots(1, len(settings), figsize=(11, 3.6), sharey=True, squeeze=False)
+    top = int(max(miss_bars(t, n_eval).sum(axis=1).max() for t in settings.values()))
+    for ax, (name, table) in zip(axes[0], settings.items()):
+        bars = miss_bars(table, n_eval)
+        bars.plot.bar(ax=ax, stacked=True, rot=0, legend=False, width=0.6, color=["tab:blue", "tab:green", "silver"])
+        for x, (missed, left) in enumerate(zip(bars.sum(axis=1), bars.iloc[:, 2])):
+            ax.annotate(f"{missed - left} of {missed}\nremoved", (x, missed), ha="center", va="bottom", fontsize=8)
+        ax.set(title=name, xlabel="cutoff", ylabel=f"questions missed (of {n_eval})", ylim=(0, top * 1.35 + 1))
+        ax.yaxis.set_major_locator(plt.MaxNLocator(integer=True))
+    axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    plt.tight_layout()
+    return fig
+
+
+def say_levels(table, doc_first: float, n_eval: int) -> None:
     """Two context sentences: every level above the source's (its corpus is not this one), and how often the
-    retriever ranks a right document first without any filter (document level)."""
+    retriever ranks a right document first without any filter (document level), over ``n_eval`` questions."""
     source = source_table()
     hits, src = table[["hit@1", "hit@5"]].to_numpy(), source[["hit@1", "hit@5"]].to_numpy()
     claim(bool((hits > src).all()),
@@ -369,13 +391,15 @@ def say_levels(table, doc_first: float) -> None:
           "compared -- which is why this notebook compares shares of the misses.",
           "The source's corpus and retriever are not these: what the comparison is about is the share of misses removed.",
           name="levels_higher_than_source", figures={"hits": hits.tolist(), "source": src.tolist()})
+    found = round(doc_first * n_eval)
     claim(doc_first >= 0.8,
-          f"Without any filter the retriever already ranks a right document first for {doc_first:.1%} of the questions "
-          "(document-level hit@1, this notebook's setting: the folded table below): the document is rarely the "
-          "problem.",
-          f"Without any filter the retriever ranks a right document first for {doc_first:.1%} of the questions "
-          "(document-level hit@1: the folded table below): finding the document is part of the problem here.",
-          name="document_found_first", figures={"doc_first": doc_first})
+          f"Without any filter the retriever already ranks a right document first for {found} of the {n_eval} "
+          f"questions ({doc_first:.1%}; document-level hit@1, this notebook's setting: the table below): the "
+          "document is rarely the problem.",
+          f"Without any filter the retriever ranks a right document first for {found} of the {n_eval} questions "
+          f"({doc_first:.1%}; document-level hit@1: the table below): finding the document is part of the problem "
+          "here.",
+          name="document_found_first", figures={"doc_first": doc_first, "found": found, "n_eval": n_eval})
 
 
 def say_failures(counts, k: int, fits: bool) -> None:

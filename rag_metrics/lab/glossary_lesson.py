@@ -68,7 +68,8 @@ def judged_example(k: int, depth: int) -> dict:
     return {"labels_only_relevant": bool((golden.gold.dropna(subset=["doc_id"])["relevance"] >= 1).all()),
             "same_as_share": bool(((answerable[f"judged@{k}"] - relevant_share).abs() < 1e-9).all()),
             "answerable": float(answerable[f"judged@{k}"].mean()), "all": float(per_q[f"judged@{k}"].mean()),
-            "precision": float(answerable[f"precision@{k}"].mean()), "no_answer": int(len(per_q) - len(answerable))}
+            "precision": float(answerable[f"precision@{k}"].mean()), "no_answer": int(len(per_q) - len(answerable)),
+            "n_answerable": int(len(answerable))}
 
 
 def order_claim(ex: dict, k: int) -> dict:
@@ -137,10 +138,29 @@ def judged_claims(judged: dict, k: int) -> list[dict]:
          "text_if_true": (f"Every label here is a relevant one, so on each answerable question Judged@{k} equals the "
                           f"relevant share of the distinct documents in the top {k}: a precision over distinct "
                           f"documents ({judged['answerable']:.3f} on average, beside precision@{k} "
-                          f"{judged['precision']:.3f}, which divides by {k}; both averaged over the answerable "
-                          "questions only). It says nothing about missing labels.")},
+                          f"{judged['precision']:.3f}, which divides by {k}; both averaged over the "
+                          f"{judged['n_answerable']} answerable questions only). It says nothing about missing "
+                          "labels.")},
         {"condition": judged["answerable"] > judged["all"], "name": "no_answer_lowers_judged",
-         "figures": {"all": judged["all"], "answerable": judged["answerable"]},
+         "figures": {"all": judged["all"], "answerable": judged["answerable"], "n_answerable": judged["n_answerable"],
+                     "no_answer": judged["no_answer"]},
          "text_if_true": (f"The {judged['no_answer']} `no_answer` questions score Judged@{k} = 0 by construction: "
-                          f"averaged in they move the mean from {judged['answerable']:.3f} to {judged['all']:.3f}.")},
+                          f"averaged in, the mean moves from {judged['answerable']:.3f} over "
+                          f"{judged['n_answerable']} questions to {judged['all']:.3f} over "
+                          f"{judged['n_answerable'] + judged['no_answer']} ({judged['answerable']:.3f} x "
+                          f"{judged['n_answerable']} / {judged['n_answerable'] + judged['no_answer']}).")},
     ]
+
+
+def measure_table():
+    """Every measure of the registry with its cutoff, whether it is defined without relevant gold, and its names in
+    trec_eval and ir_measures (00's closing table)."""
+    cutoffs = {"required": "k (required)", "allowed": "k if written, else the search depth", "forbidden": "none"}
+    rows = []
+    for name in ("recall", "precision", "hit", "mrr", "ndcg", "map", "judged", "sufficiency"):
+        spec = REGISTRY[name]
+        rows.append({"measure": spec.display(), "cutoff": cutoffs[spec.cutoff],
+                     "no relevant gold": "undefined" if spec.undefined_without_relevant else "defined",
+                     "trec_eval": ", ".join(n.replace("{k}", "k") for n in spec.trec_eval if n) or "-",
+                     "ir_measures": ", ".join(n.replace("{k}", "k") for n in spec.ir_measures if n) or "-"})
+    return pd.DataFrame(rows).set_index("measure")

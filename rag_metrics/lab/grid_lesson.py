@@ -231,19 +231,19 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
             f" (uncorrected p = {pair_p:.3f}, not the {sign_p:.3f} a sign test would give {won} to {lost}: some of "
             "these questions have a partial recall such as 0.5, so the pair is tested with the bounded-mean test, "
             "which weighs how much each question differs, not only which way)")
-    widest = (f"the widest gap here (k={k}, {spreads.at[k, 'top']} over {spreads.at[k, 'bottom']}) rests on "
+    widest = (f"The widest gap here (k={k}, {spreads.at[k, 'top']} over {spreads.at[k, 'bottom']}) rests on "
               f"{won + lost} questions that differ, {won} for the best and {lost} against" + test if k is not None
-              else "the grid has no gap")
+              else "The grid has no gap")
     size = (f"This corpus is small ({n_documents} documents, {n_eval} questions): a real difference smaller than "
             "that cannot show here.")
     cutoffs = len(spreads)
-    lead = (f"How big a gap must be to count: with {pairs} {'pair' if pairs == 1 else 'pairs'} at each of "
-            f"{cutoffs} {'cutoff' if cutoffs == 1 else 'cutoffs'} ({tests} {'test' if tests == 1 else 'tests'}), a "
-            f"pair needs at least {needed} questions that differ, all {needed} the same way, before its Holm p can "
-            f"fall below {alpha:g}")
+    lead = (f"How big a gap must be to count: {tests} {'test' if tests == 1 else 'tests'} ({pairs} "
+            f"{'pair' if pairs == 1 else 'pairs'} x {cutoffs} {'cutoff' if cutoffs == 1 else 'cutoffs'}) means a "
+            f"pair needs at least {needed} questions that differ, all the same way, for its Holm p to fall below "
+            f"{alpha:g}")
     return {"condition": won + lost < needed, "name": "detectable_gap",
-            "text_if_true": f"{lead}; {widest}. {size}",
-            "text_if_false": (f"{lead}; {widest}: enough for the test to flag it if nearly all go one way, and the "
+            "text_if_true": f"{lead}. {widest}. {size}",
+            "text_if_false": (f"{lead}. {widest}: enough for the test to flag it if nearly all go one way, and the "
                               f"table above says whether it did. {size}"),
             "figures": {"pairs": pairs, "tests": tests, "needed": needed, "for": won, "against": lost, "alpha": alpha,
                         "pair_p": pair_p, "binary": binary, "sign_p": sign_p,

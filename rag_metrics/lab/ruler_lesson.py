@@ -54,8 +54,8 @@ def gap_claims(*, m0: float, m1: float, o0: float, o1: float, n_eval: int, fits:
                         f"{m0:.3f} → {m1:.3f} ({window_alone:+.3f}, {q(window_alone)} questions); only changing the "
                         f"judge at window 0: {m0:.3f} → {o0:.3f} ({judge_alone:+.3f}, {q(judge_alone)} questions). "
                         f"Together they move it {total:+.3f}, less than the {window_alone + judge_alone:+.3f} of the "
-                        "two alone: the window already rescues, for the marker judge, chunks that start mid-page and "
-                        "carry the *next* page's marker. So compare judges at the same window: at window ±1 changing "
+                        f"two alone: {overlap:.3f} ({q(overlap)} questions) is counted by both changes. So compare "
+                        "judges at the same window: at window ±1 changing "
                         f"the judge moves hit@3 by {o1 - m1:+.3f}, at window 0 by {o0 - m0:+.3f}.",
         "text_if_false": (f"Alone, widening the marker judge's window to ±1 moves hit@3 by {window_alone:+.3f} and "
                           f"changing the judge at window 0 by {judge_alone:+.3f}; together by {total:+.3f}. Compare "
@@ -190,8 +190,9 @@ def f_curve_claims(by_f: dict, *, k: int, n_eval: int, longest: int, min_chars: 
         "condition": small > large and f_fits(large_f, longest), "name": "extremes_of_f",
         "figures": {"small": small, "large": large, "large_f": large_f, "longest": longest, "beyond": beyond},
         "text_if_true": f"At the extremes, F={small_f} gives {small:.3f} and "
-                        f"F={large_f} gives {large:.3f} (chunks sharing only part of a page fail: the longest chunk "
-                        f"holds {longest} characters).",
+                        f"F={large_f} gives {large:.3f}: a chunk now counts only when {large_f} of its at most "
+                        f"{longest} characters lie, in one piece, on a gold page, so chunks sharing only part of a "
+                        "page fail -- one that straddles a page break with fewer on the gold side, for example.",
         "text_if_false": false_text}
     return [flat, extremes]
 
@@ -310,6 +311,80 @@ def where_claim(failed, k: int) -> dict:
                               f"page within the window of it, {counts['elsewhere']} elsewhere."),
                 text_if_false=f"No top-{k} chunk satisfies a gold page by content without its marker here.",
                 name="where_marker_fails", figures={"total": len(failed), **{k_: int(v) for k_, v in counts.items()}})
+
+
+def judge_disagreement(top, chunks, gold_pages, marker, overlap, index, k: int) -> tuple:
+    """The top-k chunks one judge credits and the other does not: ``(by_marker, by_overlap, table)``, the two judged
+    runs (:func:`rag_metrics.judging.judges.judge_run`) and a two-row table of the counts."""
+    import pandas as pd
+
+    from rag_metrics.judging.judges import judge_run
+
+    by_marker = judge_run(top, chunks, gold_pages, marker, index)
+    by_overlap = judge_run(top, chunks, gold_pages, overlap, index)
+    table = pd.DataFrame({f"top-{k} chunks": [int((by_marker["hit"] & ~by_overlap["hit"]).sum()),
+                                               int((by_overlap["hit"] & ~by_marker["hit"]).sum())]},
+                         index=["credited by marker only", "credited by overlap only"])
+    return by_marker, by_overlap, table
+
+
+def failure_examples(failed, n: int = 4):
+    """The first ``n`` chunks the marker judge fails, gold page first, then within the window, then elsewhere: a
+    table of question, rank, where it lies, the gold pages it satisfies, its pages and the start of its text."""
+    import pandas as pd
+
+    order = {"gold page": 0, "within the window": 1, "elsewhere": 2}
+    ex = failed.sort_values(["lies", "question_id", "rank"], key=lambda c: c.map(order) if c.name == "lies" else c,
+                            kind="stable").head(n)
+    return pd.DataFrame({"question": ex["question_id"], "rank": ex["rank"], "where it lies": ex["lies"],
+                         "satisfies": [", ".join(f"{d} p.{p}" for d, p in sorted(s)) for s in ex["satisfies"]],
+                         "chunk pages": [f"{a}-{b}" for a, b in zip(ex["start_page"], ex["end_page"])],
+                         "chunk text (start)": ex["text"].str[:120].str.replace("\n", " / ") + " ..."})
+
+
+def f_and_window_tables(answers_at, hit_at, *, k: int, min_chars: int, window: int, longest: int) -> tuple:
+    """Page hit@k of the overlap judge at several F (``answers_at(judge, k)``: per question) and of both judges at
+    windows 0, 1, 2 and ``window`` (``hit_at(judge, k)``: the mean): ``(f_answers, by_f, by_window)``."""
+    import pandas as pd
+
+    from rag_metrics.judging.judges import MarkerJudge, OverlapJudge
+
+    f_values = sorted({8, 16, 24, 48, 96, 192, min_chars})
+    f_answers = {f: answers_at(OverlapJudge(min_chars=f, window=window), k) for f in f_values}
+    by_f = pd.DataFrame({"F (characters)": f_values, f"hit@{k}": [f_answers[f].mean() for f in f_values]}
+                        ).set_index("F (characters)")
+    if not f_fits(max(f_values), longest):  # the column only when some F is longer than every chunk
+        by_f["a chunk can hold F characters"] = ["yes" if f_fits(f, longest) else "no" for f in f_values]
+    windows = sorted({0, 1, 2, window})
+    by_window = pd.DataFrame({"window": windows,
+                              "marker": [hit_at(MarkerJudge(window=w), k) for w in windows],
+                              "overlap": [hit_at(OverlapJudge(min_chars=min_chars, window=w), k) for w in windows]}
+                             ).set_index("window")
+    return f_answers, by_f, by_window
+
+
+def window_claim(by_window) -> dict:
+    """Whether a wider page window lets more through, for either judge (window 0 against the widest)."""
+    wm = (float(by_window["marker"].iloc[0]), float(by_window["marker"].iloc[-1]))
+    wo = (float(by_window["overlap"].iloc[0]), float(by_window["overlap"].iloc[-1]))
+    widest = by_window.index[-1]
+    return {"condition": wm[1] > wm[0] or wo[1] > wo[0], "name": "window_widens",
+            "text_if_true": (f"A wider window lets more through: window 0 → {widest} moves the marker judge from "
+                             f"{wm[0]:.3f} to {wm[1]:.3f} and the overlap judge from {wo[0]:.3f} to {wo[1]:.3f}."),
+            "text_if_false": (f"Here a wider window changes nothing: window 0 → {widest} leaves the marker judge at "
+                              f"{wm[0]:.3f} and the overlap judge at {wo[0]:.3f}."),
+            "figures": {"marker": list(wm), "overlap": list(wo)}}
+
+
+def audit_claim(audit) -> dict:
+    """The page audit of a log shifted by +1: it names the offset and the option that fixes it."""
+    names_fix = audit.warning is not None and "--page-base 1" in audit.warning
+    return {"condition": audit.offset == 1 and names_fix, "headline": True, "name": "audit_names_fix",
+            "text_if_true": f"**The audit names the mistake and its fix**: {audit.warning}",
+            "text_if_false": (f"The audit found no constant offset in the shifted log ({int(audit.counts['+1'])} of "
+                              f"{audit.located} located items one page off)."),
+            "figures": {"offset": audit.offset, "plus_one": int(audit.counts["+1"]), "located": audit.located,
+                        "names_fix": names_fix}}
 
 
 def footer_setup(corpus, retriever: str, depth: int) -> tuple:
