@@ -228,7 +228,7 @@ def llm_tasks(corpus, folder: Path = HELDOUT) -> list:
     tasks = [("support", c, p, q) for c, p, q in zip(claims["claim"], claims["passages"], claims["question"])]
     tasks += [("support", c, p, q) for a, p, q in zip(answers["answer"], answers["passages"], answers["question"])
               for c in split_claims(a)]
-    return tasks + [("support", c, p) for c, p in zip(dev["claim"], dev["passages"])]
+    return tasks + [("support", c, p, q) for c, p, q in zip(dev["claim"], dev["passages"], dev["question"])]
 
 
 def _shown(folder: Path) -> str:

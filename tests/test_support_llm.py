@@ -229,12 +229,12 @@ def test_the_held_out_benchmark_measures_an_llm_judge_end_to_end(tmp_path, capsy
 
     bench.load_judge = load_judge
     argv = ["--judge", "openai", "--option", "model=fake", "--cache", str(tmp_path)]
-    assert bench.main(argv + ["--dry-run"]) == 0 and not asked  # 433: an apology before a refusal is no claim
-    assert "'calls': 433, 'cached': 0, 'repeated': 89" in capsys.readouterr().out
+    assert bench.main(argv + ["--dry-run"]) == 0 and not asked  # 513 over heldout2 and both development sets
+    assert "'calls': 513, 'cached': 0, 'repeated': 141" in capsys.readouterr().out
     assert bench.main(argv) == 0
     out = capsys.readouterr().out
-    assert len(asked) == 433 == len(set(asked)) and "| figure | judge: openai |" in out
+    assert len(asked) == 513 == len(set(asked)) and "| figure | judge: openai |" in out
     assert re.search(r"claim kappa \(held-out\) \| -?[01]\.\d{3} \[", out)
     assert any(u.startswith("Question: ") for u in asked)  # held-out claims are asked with their question
-    assert bench.main(argv + ["--dry-run"]) == 0 and len(asked) == 433  # a re-run would be answered by the cache
-    assert "'calls': 0, 'cached': 433" in capsys.readouterr().out
+    assert bench.main(argv + ["--dry-run"]) == 0 and len(asked) == 513  # a re-run would be answered by the cache
+    assert "'calls': 0, 'cached': 513" in capsys.readouterr().out
