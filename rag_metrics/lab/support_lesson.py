@@ -66,8 +66,8 @@ def judge_error_claim(errors: dict, diagnoses: dict) -> dict:
                 text_if_true=(f"**A judge error, not memory**: {cases}. The answer is right and the span states it; "
                               "the judge read a negation elsewhere in the sentence"
                               + (" -- here inside a noun phrase (「…でないこと」) --" if noun_phrase else "")
-                              + " as negating the claim. A known limit of the offline judge (repository file `docs/answer_support.md`): "
-                              "read the spans before trusting an `answered_from_memory`."))
+                              + " as negating the claim. A known limit of the offline judge (repository file "
+                              "`docs/answer_support.md`): read the spans before trusting an `answered_from_memory`."))
 
 
 def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dict:
