@@ -115,7 +115,8 @@ KINDS = {
     "negation": ("negation", "the page's sentence with its polarity kept or flipped"),
     "not_in_context": ("not in context", "true elsewhere in the corpus, but not on the pages given"),
     "not_in_corpus": ("not in corpus", "invented: stated nowhere in the corpus"),
-    "partial": ("mixed", "one claim joining a fact the page states and a detail it does not (people: not supported)"),
+    "partial": ("mixed", "one claim joining a fact the page states and a detail it does not (people: not supported); "
+                "a few controls the page states whole (people: supported)"),
 }
 
 
