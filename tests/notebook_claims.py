@@ -15,6 +15,8 @@ for the rest (no shown text of a condition that does not hold; headline claims h
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 
 from notebook_claims_judging import MARKER_VS_OVERLAP
 
@@ -422,6 +424,15 @@ SUPPORT = {
     # a right answer refused only for "negation differs": the judge's known limit, named as such
     "judge_error": lambda f, h: len(f["errors"]) > 0 and all(d != "passed" for d in f["diagnoses"].values()),
     "baseline_below": lambda f, h: f["baseline"] < f["kappa"],
+    # the worked kappa: the four counts add up to the claims, and (p_o - p_e) / (1 - p_e) from them is the table's
+    "kappa_counts": lambda f, h: (that(f["yy"] + f["nn"] + f["yn"] + f["ny"] == f["n"] > 0, "counts do not add up")
+                                  and close(f["kappa"], f["table_kappa"])
+                                  and close(f["po"], (f["yy"] + f["nn"]) / f["n"])),
+    # a misled verdict flagged: every named number occurs in its span as 第N条 and nowhere else in the span
+    "article_number": lambda f, h: len(f["doubtful"]) > 0 and all(
+        all(f"第{n}条" in d["span"] and n not in re.findall(r"\d+", re.sub(r"第\d+条", " ", d["span"]))
+            and n in re.findall(r"\d+", unicodedata.normalize("NFKC", d["claim"])) for n in d["numbers"])
+        for d in f["doubtful"].values()),
     # the named kind has the lowest accuracy; its right answers and its two kinds of error add up to its claims and
     # its accuracy; a cause is given only when every error goes its way (mixed: accepted; paraphrase: refused)
     "weakest_kind": lambda f, h: (that(f["accuracy"][f["worst"]] == min(f["accuracy"].values()))

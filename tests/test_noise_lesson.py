@@ -35,8 +35,16 @@ def test_bands_take_each_bands_lowest_coverage():
     curve = pd.DataFrame({PERCENTILE: [0.9, 0.8, 0.95], PACKAGE: [0.96, 0.97, 0.99]},
                          index=pd.Index([0.6, 0.7, 0.97], name="true hit rate"))
     bands = coverage_bands(curve)
-    assert list(bands.index) == ["0.50 to 0.80", "0.95 to 0.99"]
-    assert bands.loc["0.50 to 0.80", PERCENTILE] == 0.8 and bands.loc["0.95 to 0.99", PACKAGE] == 0.99
+    assert list(bands.index) == ["0.50 to < 0.80", "0.95 to 0.99"]
+    assert bands.loc["0.50 to < 0.80", PERCENTILE] == 0.8 and bands.loc["0.95 to 0.99", PACKAGE] == 0.99
+
+
+def test_a_rate_on_a_band_boundary_is_in_one_band_only():
+    curve = pd.DataFrame({PERCENTILE: [0.9, 0.5], PACKAGE: [0.96, 0.97]},
+                         index=pd.Index([0.7, 0.8], name="true hit rate"))
+    bands = coverage_bands(curve)
+    assert list(bands.index) == ["0.50 to < 0.80", "0.80 to < 0.90"]
+    assert bands.loc["0.50 to < 0.80", PERCENTILE] == 0.9 and bands.loc["0.80 to < 0.90", PERCENTILE] == 0.5
 
 
 def test_no_golden_set_is_refused():

@@ -340,11 +340,12 @@ def template_cost_claim(templates: dict, hand: dict, k: int, per_question: dict 
                  f"{n_t} templates ({moved} of them answered differently by the two), {lead_h:+.2f} on the "
                  "hand-written set.")
         tested = ("" if p is None else f" (exact paired test of {least} against {most} on the template questions, "
-                  f"{format_p(p, alpha)})")
+                  f"{format_p(p, alpha)}; [notebook 10](10_comparing_two_systems.ipynb) explains the test)")
         if differs:
             text = f"{costs} That lead is beyond noise{tested}: a generated set can move a comparison, not only a level."
         else:
-            text = (f"{costs} That lead is within noise{tested} -- the rule of notebooks 02 and 10 -- so this set does "
+            text = (f"{costs} That lead is within noise{tested} -- by notebook 10's rule, p at or above {alpha:g} is "
+                    "noise -- so this set does "
                     "not show the templates moving a comparison; it shows them moving the level. Check the lead on "
                     "your own hand-written sample before comparing configurations on a generated set.")
     elif len(hand) < 2:

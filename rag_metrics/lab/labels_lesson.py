@@ -14,6 +14,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError
 from rag_metrics.core.html import md_escape
 from rag_metrics.core.text import counted
+from rag_metrics.lab.support_lesson import kind_name
 
 __all__ = ["labelled_beside", "candidates_sentence", "unrecovered_claim", "retriever_misses_claim",
            "accepted_in_labels", "audit_moved_claim", "assessor_against_people_claim", "agreement_by_kind",
@@ -141,8 +142,9 @@ def audit_moved_claim(before: float, after: float, truth: float, accepted: int, 
                                                          f"complete labels"
                             + ("." if confirmed == accepted else
                                f"; the other {accepted - confirmed} "
-                               f"hold{'s' if accepted - confirmed == 1 else ''} the expected answer on a page the "
-                               "hand-written set does not list: its labels are not complete either."))
+                               f"hold{'s' if accepted - confirmed == 1 else ''} the expected answer word for word on "
+                               "a page the hand-written set does not list: candidates for its labels too, for a "
+                               "person to confirm, since the stand-in accepts on a string match."))
                          if closed is not None and closed > 0 else ""),
         "text_if_false": false_text,
         "headline": True, "name": "audit_moved",
@@ -199,12 +201,12 @@ def weakest_kind_claim(table: pd.DataFrame) -> dict:
     n, supported = int(table["claims"].iloc[0]), int(table["supported"].iloc[0])
     return {
         "condition": rest is not None and agree < rest,
-        "text_if_true": (f"It is weakest on **{worst.replace('_', ' ')}** claims: it agrees with people on "
+        "text_if_true": (f"It is weakest on **{kind_name(worst)}** claims: it agrees with people on "
                          f"{agree:.0%} of the {n} "
                          f"({supported} of them supported) -- it matches words, so where the page says the same "
                          "thing in other words it calls the page not relevant."),
-        "text_if_false": (f"No kind of claim stands out: the lowest agreement, {agree:.0%} on {worst}, is shared."
-                          if rest is not None else f"One kind of claim only ({worst}): agreement {agree:.0%}."),
+        "text_if_false": (f"No kind of claim stands out: the lowest agreement, {agree:.0%} on {kind_name(worst)}, is shared."
+                          if rest is not None else f"One kind of claim only ({kind_name(worst)}): agreement {agree:.0%}."),
         "name": "weakest_kind",
         "figures": {"worst": str(worst), "agree": agree, "rest": rest, "table": table["agree"].to_dict()},
     }

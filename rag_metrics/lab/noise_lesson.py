@@ -15,7 +15,7 @@ import pandas as pd
 from rag_metrics.core.errors import check_alpha
 from rag_metrics.stats.intervals import bootstrap_means, clopper_pearson, percentile_rows
 
-__all__ = ["SHORT_BY", "HIGH", "BANDS", "SLIGHTLY", "MARGIN", "check_parameters", "coverage_curve", "coverage_bands",
+__all__ = ["coverage_figure", "SHORT_BY", "HIGH", "BANDS", "SLIGHTLY", "MARGIN", "check_parameters", "coverage_curve", "coverage_bands",
            "noise_band_claim", "coverage_claims", "own_values_claim", "questions_for_margin", "margin_claim"]
 
 SHORT_BY = 0.02
@@ -72,12 +72,15 @@ def coverage_curve(n: int, *, confidence: float, n_resamples: int, rates=None, s
 
 
 def coverage_bands(curve: pd.DataFrame) -> pd.DataFrame:
-    """The lowest coverage of each rule in each band of :data:`BANDS` (bands with no rate of the curve left out)."""
+    """The lowest coverage of each rule in each band of :data:`BANDS` (bands with no rate of the curve left out).
+    Each band holds its lower end and not its upper one, except the last, which holds both: a rate on a boundary
+    falls in one band only, and the label says so (``0.50 to < 0.80``)."""
     rows = {}
-    for low, high in BANDS:
-        part = curve[(curve.index >= low) & (curve.index <= high)]
+    for i, (low, high) in enumerate(BANDS):
+        last = i == len(BANDS) - 1
+        part = curve[(curve.index >= low) & ((curve.index <= high) if last else (curve.index < high))]
         if len(part):
-            rows[f"{low:.2f} to {high:.2f}"] = part.min()
+            rows[f"{low:.2f} to {'' if last else '< '}{high:.2f}"] = part.min()
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("true hit rate")
 
 
@@ -178,3 +181,24 @@ def margin_claim(values, *, measure: str, confidence: float, margin: float = MAR
                              f"{x.size}." if need is not None else ""),
             "text_if_false": f"Every question has the same {measure}: the spread is 0 and gives no size to plan.",
             "figures": {"need": need, "sd": sd, "margin": margin, "confidence": confidence, "n": int(x.size)}}
+
+
+def coverage_figure(curve: pd.DataFrame, confidence: float, n: int):
+    """Notebook 07's coverage figure: each interval rule's coverage (``curve``: :func:`coverage_curve`) against the
+    true hit rate on golden sets of ``n`` questions, the nominal ``confidence`` dashed, the percentile interval's
+    shortfall shaded. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(curve.index, curve[PERCENTILE], color="tab:red", label=PERCENTILE)
+    ax.plot(curve.index, curve[PACKAGE], color="tab:blue", label=PACKAGE)
+    ax.axhline(confidence, color="black", linestyle="--", linewidth=1, label=f"nominal {confidence:.0%}")
+    ax.fill_between(curve.index, curve[PERCENTILE], confidence, where=curve[PERCENTILE] < confidence,
+                    color="tab:red", alpha=0.2, label="where the percentile interval falls short")
+    ax.set_xlabel("true hit rate of the configuration")
+    ax.set_ylabel(f"share of golden sets of {n} questions\nwhose interval holds the true rate")
+    ax.set_title(f"Coverage of a {confidence:.0%} interval on {n} questions")
+    ax.set_ylim(max(0.0, curve.to_numpy().min() - 0.05), 1.005)
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    return fig

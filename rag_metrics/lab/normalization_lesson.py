@@ -183,14 +183,15 @@ def cone_figure(query, docs, regime: dict, threshold: float, query_norm: float):
     import numpy as np
     from matplotlib.patches import Circle, Wedge
 
-    fig, ax = plt.subplots(figsize=(5.5, 4.2))
+    fig, ax = plt.subplots(figsize=(5.5, 5.0))
     half = np.degrees(np.arccos(min(threshold, 1.0)))
-    ax.add_patch(Wedge((0, 0), 5.3, -half, half, color="#9fd37f", alpha=0.35, label=f"cosine ≥ {threshold:g} to q"))
+    reach = 8.0  # beyond every corner of the axes, so no part of a cone is cut off by an arc
+    ax.add_patch(Wedge((0, 0), reach, -half, half, color="#9fd37f", alpha=0.35, label=f"cosine ≥ {threshold:g} to q"))
     effective = np.clip(threshold / query_norm, -1.0, 1.0)
     wide = np.degrees(np.arccos(effective))
-    ax.add_patch(Wedge((0, 0), 5.3, -wide, wide, fill=False, hatch="//", edgecolor="#e8a3a4", linewidth=0,
+    ax.add_patch(Wedge((0, 0), reach, -wide, wide, fill=False, hatch="//", edgecolor="#e8a3a4", linewidth=0,
                        label=f"the bug: score ≥ {threshold:g} when cos ≥ {effective:.2g}"))
-    ax.add_patch(Circle((0, 0), 1, fill=False, linestyle=":", color="grey"))
+    ax.add_patch(Circle((0, 0), 1, fill=False, linestyle=":", color="grey", label="length 1 (unit circle)"))
     for name, v, color in [("q", query, "black"), *zip("ABC", docs, ["#4c72b0", "#c44e52", "#dd8452"])]:
         ax.annotate("", xy=v, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=color, linewidth=2))
         cos = "" if name == "q" else f" (cos {regime['both_normalized'].at[name, 'score']:.2f})"
@@ -200,6 +201,6 @@ def cone_figure(query, docs, regime: dict, threshold: float, query_norm: float):
     bug = [n for n in "ABC" if regime["documents_normalized"].at[n, "score"] >= threshold]
     ax.set(xlim=(-0.3, 4.2), ylim=(-1.2, 4.6), aspect="equal", xlabel="x", ylabel="y",
            title=f"Cosine cone: {', '.join(inside) or 'none'}; bug's cone: {', '.join(bug) or 'none'}")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=8, frameon=False)
     fig.tight_layout()
     return fig

@@ -16,7 +16,7 @@ from rag_metrics.core.text import counted
 from rag_metrics.stats.paired import format_p, min_discordant
 from rag_metrics.stats.planning import exact_power, questions_needed, questions_needed_binary
 
-__all__ = ["GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example",
+__all__ = ["floor_count_claim", "holm_claims", "GAINS", "FEWEST", "TWICE", "plan_table", "plan_shown", "plan_golden_set", "holm_example",
            "share_of", "check_parameters", "source_claims", "pair_claims", "tango_example", "t_test_trap",
            "why_sign_test_claim", "same_questions_claim", "floor_claims", "floor_figure"]
 
@@ -503,3 +503,36 @@ def floor_figure(alpha: float, discordant: int):
     ax.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def floor_count_claim(alpha: float) -> dict:
+    """The claim on the floor of the exact test: the fewest discordant questions that can give p < ``alpha``, with
+    2^(1-m) on either side of it."""
+    from rag_metrics.stats.paired import min_p
+
+    need = min_discordant(alpha)
+    return dict(condition=min_p(need - 1) >= alpha > min_p(need), name="floor_count",
+                figures={"need": need, "alpha": alpha},
+                text_if_true=(f"At alpha = {alpha}, {need - 1} or fewer discordant questions can never give p < "
+                              f"{alpha}, whatever the golden set's size; {need} can, if every one of them goes the same "
+                              f"way: 2^(1−{need - 1}) = {min_p(need - 1):.4g} ≥ {alpha} > 2^(1−{need}) = "
+                              f"{min_p(need):.4g}."),
+                text_if_false=f"At alpha = {alpha}, the floor 2^(1−m) does not cross alpha at m = {need}.")
+
+
+def holm_claims(many, alpha: float) -> list:
+    """The two claims under the table of candidates (``many``: ``compare_to_baseline``'s table): which differ from the
+    baseline after Holm's correction, and which differ on too few questions for any p below ``alpha``."""
+    need = min_discordant(alpha)
+    significant = many.index[many["p_holm"] < alpha].tolist()
+    floor_rows = many.index[(many["min_p"] >= alpha)].tolist()
+    return [dict(condition=bool(significant), name="holm_significant",
+                 text_if_true=(f"Better or worse than the baseline at {alpha} after Holm's correction: "
+                               f"{', '.join(significant)}."),
+                 text_if_false=f"No candidate differs from the baseline at {alpha} after Holm's correction.",
+                 figures={"p_holm": many["p_holm"].tolist(), "alpha": alpha, "significant": significant}),
+            dict(condition=len(floor_rows) > 0, name="floor_rows",
+                 text_if_true=(f"{len(floor_rows)} of {len(many)} candidates differ from the baseline on fewer than "
+                               f"{need} questions, too few for any p below {alpha}: {', '.join(floor_rows)}."),
+                 text_if_false=f"Every candidate differs from the baseline on at least {need} questions.",
+                 figures={"min_p": many["min_p"].tolist(), "alpha": alpha, "floor": len(floor_rows)})]

@@ -19,7 +19,8 @@ from rag_metrics.stats.agreement import MIN_ITEMS
 
 __all__ = ["misled_claim", "judge_errors", "judge_error_claim", "kappa_claim", "KINDS", "kinds_table", "seed_case",
            "failed_claims", "plot_diagnoses", "plot_by_kind", "weakest_kind_claim", "seed_label_gap_claim",
-           "seed_number_claim", "change_claim", "trust_claim", "baseline_claim"]
+           "seed_number_claim", "change_claim", "trust_claim", "baseline_claim", "agreement_counts", "counts_claim",
+           "article_number_claim"]
 
 
 def misled_claim(records) -> dict:
@@ -65,8 +66,8 @@ def judge_error_claim(errors: dict, diagnoses: dict) -> dict:
                 text_if_true=(f"**A judge error, not memory**: {cases}. The answer is right and the span states it; "
                               "the judge read a negation elsewhere in the sentence"
                               + (" -- here inside a noun phrase (「…でないこと」) --" if noun_phrase else "")
-                              + " as negating the claim. A known limit of the offline judge (docs/answer_support.md): "
-                              "read the spans before trusting an `answered_from_memory`."))
+                              + " as negating the claim. A known limit of the offline judge (repository file "
+                              "`docs/answer_support.md`): read the spans before trusting an `answered_from_memory`."))
 
 
 def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dict:
@@ -85,9 +86,9 @@ def kappa_claim(kappa, low, high, min_kappa: float, n: int, heldout=None) -> dic
     head = f"The offline judge agrees with the people's labels at kappa **{kappa:.3f}** [{low:.3f}, {high:.3f}]"
     if low >= min_kappa and heldout is not None and not heldout.trusted:
         h = heldout.heldout
-        true = (f"{head}: on these {n} claims even the interval's lower end clears the stated {min_kappa:g} -- but "
-                "they are the claims its rules were tuned on; the figure that decides is its agreement on the "
-                f"{h.n} held-out claims, below the bar, so it is **not yet trusted** (next paragraph).")
+        true = (f"On the {n} claims its rules were tuned on, it agrees at kappa {kappa:.3f} [{low:.3f}, {high:.3f}]: "
+                f"even that interval's lower end clears the stated {min_kappa:g}, but a judge tuned on a set flatters "
+                f"itself there -- the {h.n} held-out claims above decide.")
     elif low >= min_kappa:
         true = (f"{head}: even the interval's lower end clears the stated {min_kappa:g} -- agreement at that level is "
                 f"established on these {n} claims"
@@ -114,7 +115,8 @@ KINDS = {
     "negation": ("negation", "the page's sentence with its polarity kept or flipped"),
     "not_in_context": ("not in context", "true elsewhere in the corpus, but not on the pages given"),
     "not_in_corpus": ("not in corpus", "invented: stated nowhere in the corpus"),
-    "partial": ("mixed", "one claim joining a fact the page states and a detail it does not (people: not supported)"),
+    "partial": ("mixed", "one claim joining a fact the page states and a detail it does not (people: not supported); "
+                "a few controls the page states whole (people: supported)"),
 }
 
 
@@ -180,8 +182,8 @@ def plot_diagnoses(runs: dict, generator: str, other: str, n: int):
     ax.xaxis.get_major_locator().set_params(integer=True)
     gap = "; label_gap: see case 1" if "label_gap" in none else ""
     ax.set_xlabel("questions" + (f"\n(0 in the sample, not drawn: {', '.join(none)}{gap})" if none else ""))
-    ax.set_title(f"Not passed, by diagnosis (passed: {counts.loc['passed', generator]} / "
-                 f"{counts.loc['passed', other]} of {n})")
+    ax.set_title(f"Not passed, by diagnosis (passed, of {n}: {generator} {counts.loc['passed', generator]}, "
+                 f"{other} {counts.loc['passed', other]})")
     fig.tight_layout()
     return fig
 
@@ -268,10 +270,98 @@ def change_claim(change: dict, generator: str, other: str) -> dict:
 
 
 def trust_claim(trust) -> dict:
-    """The claim on whether the judge's verdicts are trusted (``trust``: a JudgeTrust): its held-out figure decides."""
-    return dict(condition=trust.trusted, text_if_true=trust.sentence(), text_if_false=trust.sentence(),
-                name="judge_trust",
-                figures={"heldout_low": trust.heldout.low, "heldout_n": trust.heldout.n, "kappa": trust.heldout.kappa})
+    """The claim on whether the judge's verdicts are trusted (``trust``: a JudgeTrust): its held-out figure decides;
+    the figure is stated once, with its interval."""
+    from rag_metrics.experiment.support_trust import SUPPORT_DIAGNOSES
+
+    h = trust.heldout
+    fig = "undefined" if h.kappa is None else f"**{h.kappa:.3f}** [{h.low:.3f}, {h.high:.3f}]"
+    head = (f"On {h.n} held-out claims -- claims its rules were not tuned on -- the offline judge agrees with people "
+            f"at kappa {fig}")
+    return dict(condition=trust.trusted, name="judge_trust",
+                figures={"heldout_low": h.low, "heldout_n": h.n, "kappa": h.kappa},
+                text_if_true=f"{head}: even the interval's lower end clears 0.6, so its support figures are findings.",
+                text_if_false=(f"{head}: the interval's lower end is below 0.6, so its verdicts are **not yet "
+                               "trusted** -- the diagnoses that rest on support (" + ", ".join(SUPPORT_DIAGNOSES)
+                               + ") are leads to read, not findings."))
+
+
+def agreement_counts(agreement, judge, corpus, trust):
+    """The counts each kappa is computed from, per set: the claims the judge was tuned on (``agreement``, a
+    SupportAgreement with an ``offline`` column) and the held-out claims (``trust``'s set, judged again here with
+    ``judge``): both say supported, both say not, and the two ways to disagree; then p_o, p_e and kappa."""
+    import numpy as np
+    import pandas as pd
+
+    from rag_metrics.experiment.support_trust import heldout_set, judged
+
+    held, _ = heldout_set(corpus)
+    v = agreement.verdicts
+    sets = {"tuned on": (v["human"].to_numpy(bool), v["offline"].to_numpy(bool), agreement.kappas["offline"]),
+            "held out": (held["human"].to_numpy(bool), np.asarray(judged(judge, held), bool), trust.heldout)}
+    rows = {}
+    for name, (people, said, k) in sets.items():
+        rows[name] = {"Claims": len(people), "both: supported": int((people & said).sum()),
+                      "both: not": int((~people & ~said).sum()),
+                      "judge: supported, people: not": int((~people & said).sum()),
+                      "judge: not, people: supported": int((people & ~said).sum()),
+                      "p_o": k.observed, "p_e": k.expected, "Kappa": k.kappa, "95% low": k.low, "95% high": k.high}
+    return pd.DataFrame(rows).T.astype({c: int for c in ("Claims", "both: supported", "both: not",
+                                                         "judge: supported, people: not",
+                                                         "judge: not, people: supported")})
+
+
+def counts_claim(counts, name: str = "held out") -> dict:
+    """The worked kappa of one row of :func:`agreement_counts`: the agreement p_o, the chance agreement p_e from the
+    margins, and kappa = (p_o - p_e) / (1 - p_e) -- the arithmetic in the sentence."""
+    r = counts.loc[name]
+    n, yy, nn = int(r["Claims"]), int(r["both: supported"]), int(r["both: not"])
+    yn, ny = int(r["judge: supported, people: not"]), int(r["judge: not, people: supported"])
+    po = (yy + nn) / n
+    pe = ((yy + ny) / n) * ((yy + yn) / n) + ((nn + yn) / n) * ((nn + ny) / n)
+    kappa = (po - pe) / (1 - pe)
+    text = (f"Kappa from the {name} row: the judge and people agree on {yy} + {nn} of {n} claims (p_o = "
+            f"{po:.3f}); people call {yy + ny} supported, the judge {yy + yn}, so chance alone would agree on p_e = "
+            f"{pe:.3f}; kappa = (p_o - p_e) / (1 - p_e) = ({po:.3f} - {pe:.3f}) / (1 - {pe:.3f}) = {kappa:.3f}.")
+    return dict(condition=True, name="kappa_counts", text_if_true=text, text_if_false=text,
+                figures={"n": n, "yy": yy, "nn": nn, "yn": yn, "ny": ny, "po": po, "pe": pe, "kappa": kappa,
+                         "table_kappa": float(r["Kappa"])})
+
+
+def _numbers(text: str) -> set:
+    import re
+    import unicodedata
+
+    return set(re.findall(r"\d+", unicodedata.normalize("NFKC", text)))
+
+
+def article_number_claim(records, claims) -> dict:
+    """The claim flagging ``misled`` verdicts that rest only on an article number: a supported claim of a ``misled``
+    answer whose number occurs in its span only as 「第N条」 (the number of a clause, not a figure the clause states).
+    ``records``/``claims``: a Diagnosis's tables."""
+    import re
+    import unicodedata
+
+    found = {}
+    misled = records.index[records["diagnosis"] == "misled"]
+    for q, c, span, ok in zip(claims["question_id"], claims["claim"], claims["span"], claims["supported"]):
+        if q not in misled or not ok or not span:
+            continue
+        span = unicodedata.normalize("NFKC", str(span))
+        articles = set(re.findall(r"第(\d+)条", span))
+        rest = _numbers(re.sub(r"第\d+条", " ", span))
+        only = sorted(n for n in _numbers(c) if n in articles and n not in rest)
+        if only:
+            found[q] = {"claim": c, "span": span, "numbers": only}
+    figures = {"doubtful": found}
+    if not found:
+        return dict(condition=False, name="article_number", figures=figures, text_if_true="",
+                    text_if_false="No `misled` verdict here rests on an article number alone.")
+    cases = "; ".join(f"{q}: the claim 「{f['claim']}」's {', '.join(f['numbers'])} occurs in its span only as "
+                      f"「第{f['numbers'][0]}条」, the number of an article" for q, f in sorted(found.items()))
+    return dict(condition=True, name="article_number", figures=figures, text_if_false="",
+                text_if_true=(f"**A doubtful `misled`**: {cases} -- the span does not state the claim, so this "
+                              "verdict is a judge error, not a passage about something else."))
 
 
 def baseline_claim(kappa: float, baseline: float) -> dict:
