@@ -44,10 +44,11 @@ from rag_metrics.experiment.levels import LEVELS, evaluate_chunks, evaluate_docu
 from rag_metrics.experiment.result import ExperimentResult, headline_table
 
 __all__ = ["evaluate_log", "LEVELS", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
-           "GenerationView", "latency_table", "judge_and_evaluate"]
+           "GenerationView", "latency_table", "judge_and_evaluate",
+           "place_pages"]
 
 
-def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
+def place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
     """Pages checked against the documents, and placed by text where the log gives none that is physical.
 
     * a logged page beyond its document's last page is an error naming the item;
@@ -254,6 +255,11 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     chosen = _chosen_judge(judge, primary, min_chars, window)
     corpus = as_corpus(corpus, func=func)
     golden = as_golden(golden, corpus, func=func)
+    if engine == "dask":  # a log file is read, judged and evaluated range by range on the workers, out of core
+        from rag_metrics.experiment import distributed_logs as split
+        if split.splits_log(log):
+            return split.evaluate_log_split(golden, log, corpus, ks=ks, level=level, chosen=chosen,
+                                            min_chars=min_chars, window=window, given=given, scheduler=scheduler)
     log = prepare_log(golden, as_log(log, func=func), corpus)
     if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
@@ -268,7 +274,7 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
     index = PageIndex(corpus) if corpus is not None else None
-    run = _place_pages(run, golden, index, min_chars, log.source)
+    run = place_pages(run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
