@@ -10,7 +10,9 @@ line). The client never reads the log:
 2. **On the workers.** Each task reads its range, reads it as a log (the same reader and checks as
    :func:`rag_metrics.io.logs.load_log`), matches it to the golden set and the documents, places the pages, judges
    every item with every judge that applies and evaluates its questions at page, document and chunk level against
-   the golden set restricted to them (:func:`rag_metrics.experiment.evaluate.judge_and_evaluate`). The page index is
+   the golden set restricted to them: the steps of ``evaluate_log`` itself, handed over by it
+   (:func:`rag_metrics.experiment.evaluate.judge_and_evaluate` and the others), so each range is read and judged
+   as one process reads and judges the whole log. The page index is
    built once per worker (:func:`worker_index`), the golden set and the corpus are sent once to every worker. Only
    per-question values (and the failure rows, the unknown and failed questions) leave the worker.
 3. **Reduce.** The client joins the per-question values in the golden set's order; the golden set's questions no
@@ -45,7 +47,6 @@ from rag_metrics.io.partitions import line_ranges, lines_before, read_range
 from rag_metrics.judging.index import PageIndex
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge
 from rag_metrics.measures.distributed import combine_per_question, dask_client
-from rag_metrics.experiment.evaluate import applicable_judges, judge_and_evaluate, place_pages, prepare_log
 from rag_metrics.experiment.failures import failure_breakdown_judged
 from rag_metrics.experiment.result import ExperimentResult
 
@@ -99,7 +100,7 @@ def _relocated(e: InputError, path, start: int) -> InputError:
                    field=e.field)
 
 
-def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: int):
+def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: int, steps: dict):
     """One range of the log read, matched and placed as :func:`evaluate_log` does the whole log: ``(log, run,
     question map)``; None for a range holding no record."""
     data = read_range(path, start, stop)
@@ -114,7 +115,7 @@ def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: i
         except InputError as e:  # named by the range's line; _range_values adds the lines before the range
             raise type(e)(e.message, path=str(path) if e.path == str(tmp) else e.path, line=e.line,
                           question=e.question, field=e.field) from None
-    log = prepare_log(golden, log, corpus)
+    log = steps["prepare"](golden, log, corpus)
     qmap = log.question_map
     run = log.run.copy()
     run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
@@ -122,7 +123,7 @@ def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: i
     run["question_id"] = run["key"].map(qmap)
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
-    run = place_pages(run, golden, index, min_chars, log.source)
+    run = steps["place"](run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
@@ -131,18 +132,19 @@ def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: i
     return log, run.drop(columns=["key"]).reset_index(drop=True), qmap
 
 
-def _range_values(path, start: int, stop: int, *, golden, corpus, token: str, options: dict, force=()) -> dict | None:
+def _range_values(path, start: int, stop: int, *, golden, corpus, token: str, options: dict, steps: dict,
+                  force=()) -> dict | None:
     """One range of the log on a worker: its questions judged and evaluated (module docstring, step 2). Returns
     per-question evaluations, failure rows per judge, the log's keys and lines, the judges that apply to it, its
     unknown and failed questions -- no judged row; None for a range without a record."""
     index = worker_index(corpus, token)
     try:
-        got = _range_rows(path, start, stop, golden, corpus, index, options["min_chars"])
+        got = _range_rows(path, start, stop, golden, corpus, index, options["min_chars"], steps)
         if got is None:
             return None
         log, run, qmap = got
-        names_all = applicable_judges(log, corpus)
-        names = applicable_judges(log, corpus, run)
+        names_all = steps["judges"](log, corpus)
+        names = steps["judges"](log, corpus, run)
         todo = [n for n in _JUDGE_ORDER if n in names or n in force]
         out = {"names_all": names_all, "names": names, "judged": todo, "rows": len(run),
                "keys": [(log_key(q, t), int(line)) for q, t, line in
@@ -163,8 +165,8 @@ def _range_values(path, start: int, stop: int, *, golden, corpus, token: str, op
             return out
         part = golden.subset(questions)
         judges = _judges_for(todo, options["chosen"], options["min_chars"], options["window"])
-        judged, pages, document, chunk = judge_and_evaluate(part, run, judges, index, options["measures"],
-                                                            chunk_level=options["chunk_level"])
+        judged, pages, document, chunk = steps["judge"](part, run, judges, index, options["measures"],
+                                                        chunk_level=options["chunk_level"])
         out.update(pages=pages, document=document, chunk=chunk,
                    failures={n: failure_breakdown_judged(part, judged[n], options["k"]) for n in judges})
         return out
@@ -172,15 +174,15 @@ def _range_values(path, start: int, stop: int, *, golden, corpus, token: str, op
         raise _relocated(e, path, start) from None
 
 
-def _empty_values(empty: pd.DataFrame, uncovered: list, *, golden, corpus, token: str, options: dict,
+def _empty_values(empty: pd.DataFrame, uncovered: list, *, golden, corpus, token: str, options: dict, steps: dict,
                   names: list) -> tuple:
     """Every golden question with nothing retrieved, evaluated on a worker: the ``whole`` of
     :func:`~rag_metrics.measures.distributed.combine_per_question`, and the failure rows of the ``uncovered``
     questions (labelled, in no range) under each judge."""
     index = worker_index(corpus, token)
     judges = _judges_for(names, options["chosen"], options["min_chars"], options["window"])
-    judged, pages, document, chunk = judge_and_evaluate(golden, empty, judges, index, options["measures"],
-                                                        chunk_level=options["chunk_level"])
+    judged, pages, document, chunk = steps["judge"](golden, empty, judges, index, options["measures"],
+                                                    chunk_level=options["chunk_level"])
     rest = golden.subset(uncovered) if uncovered else None
     failures = {n: (failure_breakdown_judged(rest, judged[n], options["k"]) if rest is not None else None)
                 for n in judges}
@@ -238,10 +240,13 @@ def _check_once(parts: list, path, key: str, what) -> None:
 
 
 def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_chars: int, window: int,
-                       given, scheduler: str | None = None, part_bytes: int | None = None) -> SplitLogResult:
+                       given, steps: dict, scheduler: str | None = None,
+                       part_bytes: int | None = None) -> SplitLogResult:
     """The log at path ``log`` judged and evaluated range by range on Dask (module docstring). ``golden`` and
     ``corpus`` are read already; the other arguments are :func:`~rag_metrics.experiment.evaluate.evaluate_log`'s,
-    checked (``chosen``: the judge object asked for, or None; ``given``: the measures asked for, or None)."""
+    checked (``chosen``: the judge object asked for, or None; ``given``: the measures asked for, or None).
+    ``steps``: the functions of ``evaluate_log`` each range runs (``prepare``: match the log, ``place``: place its
+    pages, ``judges``: the judges that apply, ``judge``: judge and evaluate), handed over by ``evaluate_log``."""
     path = str(parse_run_spec(log).path)
     if level == "chunk" and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
@@ -260,7 +265,7 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
     with dask_client(scheduler, reuse=True) as client:
         g, c = client.scatter([golden, corpus], broadcast=True) if corpus is not None else \
             (client.scatter(golden, broadcast=True), None)
-        kw = {"golden": g, "corpus": c, "token": token, "options": options}
+        kw = {"golden": g, "corpus": c, "token": token, "options": options, "steps": steps}
         starts, stops = [r[0] for r in ranges], [r[1] for r in ranges]
         parts = client.gather(client.map(_range_values, [path] * len(ranges), starts, stops, pure=False, **kw))
         parts = [p for p in parts if p is not None]

@@ -44,11 +44,10 @@ from rag_metrics.experiment.levels import LEVELS, evaluate_chunks, evaluate_docu
 from rag_metrics.experiment.result import ExperimentResult, headline_table
 
 __all__ = ["evaluate_log", "LEVELS", "ExperimentResult", "headline_table", "applicable_judges", "check_judge", "prepare_log",
-           "GenerationView", "latency_table", "judge_and_evaluate",
-           "place_pages"]
+           "GenerationView", "latency_table", "judge_and_evaluate"]
 
 
-def place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
+def _place_pages(run: pd.DataFrame, golden, index, min_chars: int, source) -> pd.DataFrame:
     """Pages checked against the documents, and placed by text where the log gives none that is physical.
 
     * a logged page beyond its document's last page is an error naming the item;
@@ -205,6 +204,10 @@ def _judge_and_evaluate_on_dask(golden, run: pd.DataFrame, judges: dict, index, 
     return judged, pages, document, chunk
 
 
+_STEPS = {"prepare": prepare_log, "place": _place_pages, "judges": applicable_judges, "judge": judge_and_evaluate}
+"""The steps of :func:`evaluate_log` a log evaluated range by range runs on each range
+(:func:`rag_metrics.experiment.distributed_logs.evaluate_log_split`), handed over so that no import runs back."""
+
 LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
@@ -259,7 +262,8 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
         from rag_metrics.experiment import distributed_logs as split
         if split.splits_log(log):
             return split.evaluate_log_split(golden, log, corpus, ks=ks, level=level, chosen=chosen,
-                                            min_chars=min_chars, window=window, given=given, scheduler=scheduler)
+                                            min_chars=min_chars, window=window, given=given, scheduler=scheduler,
+                                            steps=_STEPS)
     log = prepare_log(golden, as_log(log, func=func), corpus)
     if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "
@@ -274,7 +278,7 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
                                                                           run["rank"])]
     index = PageIndex(corpus) if corpus is not None else None
-    run = place_pages(run, golden, index, min_chars, log.source)
+    run = _place_pages(run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
         raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
