@@ -246,6 +246,9 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
+        A log given as the path of a native JSON lines log is read out of core: in ranges on the workers, never in
+        this process, into a :class:`~rag_metrics.experiment.distributed_logs.SplitLogResult` that keeps the
+        per-question values, not the judged rows (:mod:`rag_metrics.experiment.distributed_logs`).
 
     Every parameter is checked before anything is read or judged; a wrong kind of value is an
     :class:`~rag_metrics.InputError` saying what was expected.
