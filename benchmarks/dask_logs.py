@@ -140,7 +140,7 @@ def main():
         row = json.loads(out.strip().splitlines()[-1])
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
-    print("| questions | log file | ranges | wall s | peak RSS per worker (MB) | client peak (MB) | workers restarted |")
+    print("| questions | log file | ranges | wall s | peak RSS per worker (MB) | client peak (MB) | restarted |")
     print("|---:|---:|---:|---:|---|---:|---|")
     for r in rows:
         peaks = ", ".join(f"{p:.0f}" for p in r["worker_peak_mb"])

@@ -126,8 +126,8 @@ def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: i
     run = steps["place"](run, golden, index, min_chars, log.source)
     if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         row = run[run["doc_id"].isna()].iloc[0]
-        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden set "
-                         "has no gold chunk IDs to judge it by; map a document with --field doc_id=PATH.",
+        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden "
+                         "set has no gold chunk IDs to judge it by; map a document with --field doc_id=PATH.",
                          path=log.source, line=int(row["line"]), field="doc_id")
     return log, run.drop(columns=["key"]).reset_index(drop=True), qmap
 
@@ -239,6 +239,19 @@ def _check_once(parts: list, path, key: str, what) -> None:
             first.setdefault(value, (p, line))
 
 
+def _collect(futures: list) -> list:
+    """The futures' results in their order, each fetched as soon as it is done and released on its worker: a worker
+    holds the results of the ranges it is evaluating, not of every range it evaluated."""
+    from dask.distributed import as_completed
+
+    where = {f.key: i for i, f in enumerate(futures)}
+    out = [None] * len(futures)
+    for future in as_completed(futures):
+        out[where[future.key]] = future.result()  # an error is raised as it comes
+        future.release()
+    return out
+
+
 def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_chars: int, window: int,
                        given, steps: dict, scheduler: str | None = None,
                        part_bytes: int | None = None) -> SplitLogResult:
@@ -267,8 +280,8 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
             (client.scatter(golden, broadcast=True), None)
         kw = {"golden": g, "corpus": c, "token": token, "options": options, "steps": steps}
         starts, stops = [r[0] for r in ranges], [r[1] for r in ranges]
-        parts = client.gather(client.map(_range_values, [path] * len(ranges), starts, stops, pure=False, **kw))
-        parts = [p for p in parts if p is not None]
+        parts = [p for p in _collect(client.map(_range_values, [path] * len(ranges), starts, stops, pure=False, **kw))
+                 if p is not None]
         if not parts:
             raise InputError("file is empty; expected a retrieval log (JSON lines), one JSON object per line.",
                              path=path)
@@ -288,9 +301,9 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
                              f"(applicable: {', '.join(names)}).", path=path, field="judge")
         redo = [i for i, p in enumerate(parts) if p["rows"] and not set(names) <= set(p["judged"])]
         if redo:  # a judge applies to some ranges only: the others are judged by it too, as one process does
-            again = client.gather(client.map(_range_values, [path] * len(redo), [parts[i]["start"] for i in redo],
-                                             [stops[starts.index(parts[i]["start"])] for i in redo], pure=False,
-                                             force=tuple(names), **kw))
+            again = _collect(client.map(_range_values, [path] * len(redo), [parts[i]["start"] for i in redo],
+                                        [stops[starts.index(parts[i]["start"])] for i in redo], pure=False,
+                                        force=tuple(names), **kw))
             for i, p in zip(redo, again):
                 parts[i] = p
         covered = {q for p in parts for q, _ in p["matched"]}
