@@ -204,6 +204,10 @@ def _judge_and_evaluate_on_dask(golden, run: pd.DataFrame, judges: dict, index, 
     return judged, pages, document, chunk
 
 
+_STEPS = {"prepare": prepare_log, "place": _place_pages, "judges": applicable_judges, "judge": judge_and_evaluate}
+"""The steps of :func:`evaluate_log` a log evaluated range by range runs on each range
+(:func:`rag_metrics.experiment.distributed_logs.evaluate_log_split`), handed over so that no import runs back."""
+
 LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
@@ -242,6 +246,9 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
     engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
         Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
         numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
+        A log given as the path of a native JSON lines log is read out of core: in ranges on the workers, never in
+        this process, into a :class:`~rag_metrics.experiment.distributed_logs.SplitLogResult` that keeps the
+        per-question values, not the judged rows (:mod:`rag_metrics.experiment.distributed_logs`).
 
     Every parameter is checked before anything is read or judged; a wrong kind of value is an
     :class:`~rag_metrics.InputError` saying what was expected.
@@ -279,6 +286,12 @@ def _checked_inputs(golden, log, corpus, *, measures, ks, level: str, judge, pri
     chosen = _chosen_judge(judge, primary, min_chars, window)
     corpus = as_corpus(corpus, func=func)
     golden = as_golden(golden, corpus, func=func)
+    if engine == "dask":  # a log file is read, judged and evaluated range by range on the workers, out of core
+        from rag_metrics.experiment import distributed_logs as split
+        if split.splits_log(log):
+            return split.evaluate_log_split(golden, log, corpus, ks=ks, level=level, chosen=chosen,
+                                            min_chars=min_chars, window=window, given=given, scheduler=scheduler,
+                                            steps=_STEPS)
     log = prepare_log(golden, as_log(log, func=func), corpus)
     if level == "chunk" and (golden.gold_chunks is None or not len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "

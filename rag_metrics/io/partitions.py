@@ -16,7 +16,7 @@ import pandas as pd
 from rag_metrics.core.errors import InputError
 
 __all__ = ["trec_run_frame", "ordered_partition", "line_ranges", "question_buckets", "split_range", "split_files",
-           "join_pieces", "PART_BYTES"]
+           "join_pieces", "read_range", "lines_before", "PART_BYTES"]
 
 _META = {"question_id": object, "doc_id": object, "file_rank": "int64", "score": "float64", "line": "int64",
          "rank": "int64", "file": "int64"}
@@ -161,3 +161,27 @@ def join_pieces(pieces: list, out_path) -> int:
                 f.seek(start)
                 total += out.write(f.read(stop - start))
     return total
+
+
+# ---- a JSON lines log read range by range: each range whole records (lines), never a record cut in two -----------
+
+def read_range(path, start: int, stop: int) -> bytes:
+    """The bytes ``path[start:stop]``: one range of :func:`line_ranges`, whole lines (records) only."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        return f.read(stop - start)
+
+
+def lines_before(path, offset: int, chunk_bytes: int = PART_BYTES) -> int:
+    """How many lines of ``path`` end before byte ``offset`` (the start of a range of :func:`line_ranges`): added to
+    a line number counted within the range, it gives the file's own line number. Reads ``chunk_bytes`` at a time."""
+    count = 0
+    with open(path, "rb") as f:
+        left = offset
+        while left > 0:
+            block = f.read(min(chunk_bytes, left))
+            if not block:
+                break
+            count += block.count(b"\n")
+            left -= len(block)
+    return count
