@@ -44,7 +44,7 @@ from rag_metrics.io.log_matching import log_key
 from rag_metrics.io.log_presets import parse_run_spec
 from rag_metrics.io.logs import load_log
 from rag_metrics.io.partitions import line_ranges, lines_before, read_range
-from rag_metrics.judging.index import PageIndex
+from rag_metrics.judging.page_index import PageIndex
 from rag_metrics.judging.judges import PRIMARY_ORDER, DocumentJudge, MarkerJudge, OverlapJudge, PageJudge
 from rag_metrics.measures.distributed import combine_per_question, dask_client
 from rag_metrics.experiment.failures import failure_breakdown_judged
@@ -267,13 +267,9 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
     ranges = line_ranges(path, part_bytes or LOG_PART_BYTES)
     if not ranges:
         raise InputError("file is empty; expected a retrieval log (JSON lines), one JSON object per line.", path=path)
-    measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
-    if golden.has_groups:
-        measures += [f"sufficiency@{k}" for k in ks]
-    measures += [m for m in given or () if m not in measures]
     chunks = bool(golden.gold_chunks is not None and len(golden.gold_chunks))
-    options = {"measures": measures, "chunk_level": chunks, "k": max(ks), "chosen": chosen, "min_chars": min_chars,
-               "window": window}
+    options = {"measures": _measures(golden, ks, given), "chunk_level": chunks, "k": max(ks), "chosen": chosen,
+               "min_chars": min_chars, "window": window}
     token = uuid.uuid4().hex
     with dask_client(scheduler, reuse=True) as client:
         g, c = client.scatter([golden, corpus], broadcast=True) if corpus is not None else \
@@ -282,30 +278,10 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
         starts, stops = [r[0] for r in ranges], [r[1] for r in ranges]
         parts = [p for p in _collect(client.map(_range_values, [path] * len(ranges), starts, stops, pure=False, **kw))
                  if p is not None]
-        if not parts:
-            raise InputError("file is empty; expected a retrieval log (JSON lines), one JSON object per line.",
-                             path=path)
-        _check_once(parts, path, "keys", lambda k, line: f"question {k!r} is logged twice (also at line {line}); "
-                    "keep one record per question.")
-        _check_once(parts, path, "matched", lambda q, line: f"question {q!r} is logged twice (also at line {line}, "
-                    "by ID or by its text); keep one record per question.")
-        names_all, names = _union(parts, "names_all"), _union(parts, "names")
-        primary = None if chosen is None else chosen.name
-        if primary is not None and primary not in names_all:
-            raise InputError(f"judge {primary!r} does not apply to this log (applicable: {', '.join(names_all)}).",
-                             path=path, field="judge")
-        if primary is None:
-            primary = next(n for n in PRIMARY_ORDER if n in names)
-        elif primary not in names:
-            raise InputError(f"judge {primary!r} does not apply to this log's questions of the golden set "
-                             f"(applicable: {', '.join(names)}).", path=path, field="judge")
-        redo = [i for i, p in enumerate(parts) if p["rows"] and not set(names) <= set(p["judged"])]
-        if redo:  # a judge applies to some ranges only: the others are judged by it too, as one process does
-            again = _collect(client.map(_range_values, [path] * len(redo), [parts[i]["start"] for i in redo],
-                                        [stops[starts.index(parts[i]["start"])] for i in redo], pure=False,
-                                        force=tuple(names), **kw))
-            for i, p in zip(redo, again):
-                parts[i] = p
+        _check_parts(parts, path)
+        names = _union(parts, "names")
+        primary = _primary(chosen, _union(parts, "names_all"), names, path)
+        _rejudge(client, path, parts, names, dict(zip(starts, stops)), kw)
         covered = {q for p in parts for q, _ in p["matched"]}
         evaluated = {q for p in parts for q in p["evaluated"]}
         chunk_level = chunks and any(p["rows"] for p in parts)
@@ -322,27 +298,83 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
     if level == "chunk" and chunk is None:
         raise InputError("level='chunk' needs chunk IDs in the log (chunk_id) to judge against the golden set's.",
                          path=path, field="level")
-    frames = [p["failures"][primary] for p in evaluated] + [f for f in [whole_failures[primary]] if f is not None]
-    failures = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
-    # made again from its rows, as failure_breakdown_judged makes it: each column's type inferred from all its values
-    failures = pd.DataFrame(failures.to_dict("records"), columns=failures.columns)
-    failures = failures.sort_values("question_id", kind="stable").reset_index(drop=True)
+    failures = _failures(evaluated, whole_failures[primary], primary)
     unknown = [q for p in parts for q in p["unknown"]]
     failed = [q for p in parts for q in p["failed"]]
     missing = [q for q in golden.labelled.index if q not in covered]
-    placed = {}
-    for p in parts:
-        for k, v in p["placed_by"].items():
-            placed[k] = placed.get(k, 0) + v
     judges = _judges_for(names, chosen, min_chars, window)
     settings = {"log": path, "golden": golden.source, "golden_fingerprint": golden.fingerprint(),
                 "corpus": getattr(corpus, "source", None), "ks": list(ks), "primary": primary,
                 "judge": judges[primary].params(), "judges": {n: j.params() for n, j in judges.items()},
                 "log_fingerprint": None, "read": {"preset": "native", "ranges": len(ranges), "engine": "dask"},
-                "placed_by": placed, "run_settings": _run_settings(path), "level": level, "measures": given}
+                "placed_by": _placed_by(parts), "run_settings": _run_settings(path), "level": level,
+                "measures": given}
     return SplitLogResult(Path(path).stem, golden, None, corpus, None, ks, judges, primary, {}, pages, document,
                           chunk, failures, unknown, missing, failed, _documents(parts), settings, {}, None,
                           level=level)
+
+
+def _check_parts(parts: list, path: str) -> None:
+    """Refuse a log with no record, or with a question logged twice (by ID, or matched twice by ID or text)."""
+    if not parts:
+        raise InputError("file is empty; expected a retrieval log (JSON lines), one JSON object per line.", path=path)
+    _check_once(parts, path, "keys", lambda k, line: f"question {k!r} is logged twice (also at line {line}); "
+                "keep one record per question.")
+    _check_once(parts, path, "matched", lambda q, line: f"question {q!r} is logged twice (also at line {line}, "
+                "by ID or by its text); keep one record per question.")
+
+
+def _rejudge(client, path: str, parts: list, names, stop_of: dict, kw: dict) -> None:
+    """A judge that applies to some ranges only judges the others too, as one process does (``parts`` replaced in
+    place; ``stop_of``: each range's end by its start)."""
+    redo = [i for i, p in enumerate(parts) if p["rows"] and not set(names) <= set(p["judged"])]
+    if not redo:
+        return
+    again = _collect(client.map(_range_values, [path] * len(redo), [parts[i]["start"] for i in redo],
+                                [stop_of[parts[i]["start"]] for i in redo], pure=False, force=tuple(names), **kw))
+    for i, p in zip(redo, again):
+        parts[i] = p
+
+
+def _measures(golden, ks, given) -> list:
+    """The measures each range evaluates: evaluate_log's defaults for ``ks``, then those asked for."""
+    measures = [f"hit@{k}" for k in ks] + ["mrr", f"recall@{max(ks)}"]
+    if golden.has_groups:
+        measures += [f"sufficiency@{k}" for k in ks]
+    return measures + [m for m in given or () if m not in measures]
+
+
+def _primary(chosen, names_all, names, path) -> str:
+    """The headline judge: the one asked for, which must apply to the log (``names_all``) and to its golden
+    questions (``names``); else the first of :data:`PRIMARY_ORDER` that applies."""
+    primary = None if chosen is None else chosen.name
+    if primary is not None and primary not in names_all:
+        raise InputError(f"judge {primary!r} does not apply to this log (applicable: {', '.join(names_all)}).",
+                         path=path, field="judge")
+    if primary is None:
+        return next(n for n in PRIMARY_ORDER if n in names)
+    if primary not in names:
+        raise InputError(f"judge {primary!r} does not apply to this log's questions of the golden set "
+                         f"(applicable: {', '.join(names)}).", path=path, field="judge")
+    return primary
+
+
+def _failures(evaluated: list, whole, primary: str) -> pd.DataFrame:
+    """The headline judge's failure rows of every range and of the questions no range holds, by question."""
+    frames = [p["failures"][primary] for p in evaluated] + [f for f in [whole] if f is not None]
+    failures = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
+    # made again from its rows, as failure_breakdown_judged makes it: each column's type inferred from all its values
+    failures = pd.DataFrame(failures.to_dict("records"), columns=failures.columns)
+    return failures.sort_values("question_id", kind="stable").reset_index(drop=True)
+
+
+def _placed_by(parts: list) -> dict:
+    """How the logged items' pages were placed, counts summed over the ranges."""
+    placed: dict = {}
+    for p in parts:
+        for k, v in p["placed_by"].items():
+            placed[k] = placed.get(k, 0) + v
+    return placed
 
 
 def _documents(parts: list) -> dict:

@@ -243,19 +243,19 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
         and ``window`` for that judge). Default: the first that applies of overlap, page, marker, document.
         ``primary`` is its former name.
     min_chars, window : the overlap judge's F and page window (the page and marker judges use the window).
-    engine : ``"local"`` (this process) or ``"dask"``: judging and per-question values partitioned by question on a
-        Dask cluster (``scheduler`` address; default the running client, else a local cluster), with the same
-        numbers (:func:`judge_and_evaluate` on each part, :func:`rag_metrics.measures.distributed.map_by_question`).
-        A log given as the path of a native JSON lines log is read out of core: in ranges on the workers, never in
-        this process, into a :class:`~rag_metrics.experiment.distributed_logs.SplitLogResult` that keeps the
-        per-question values, not the judged rows (:mod:`rag_metrics.experiment.distributed_logs`).
+    engine : ``"local"`` (this process) or ``"dask"``: the same numbers from a Dask cluster (``scheduler`` address;
+        default the running client, else a local cluster), partitioned by question. A native JSON lines log given
+        as a path is read out of core, in ranges on the workers, into a per-question result without judged rows
+        (:mod:`rag_metrics.experiment.distributed_logs`); else :func:`~rag_metrics.measures.distributed.map_by_question`.
 
     Every parameter is checked before anything is read or judged; a wrong kind of value is an
     :class:`~rag_metrics.InputError` saying what was expected.
     """
-    golden, log, corpus, ks, given, chosen = _checked_inputs(golden, log, corpus, measures=measures, ks=ks, level=level,
-                                                            judge=judge, primary=primary, min_chars=min_chars,
-                                                            window=window, engine=engine)
+    checked = _checked_inputs(golden, log, corpus, measures=measures, ks=ks, level=level, judge=judge,
+                              primary=primary, min_chars=min_chars, window=window, engine=engine, scheduler=scheduler)
+    if isinstance(checked, ExperimentResult):  # the log file was read, judged and evaluated range by range on Dask
+        return checked
+    golden, log, corpus, ks, given, chosen = checked
     primary = None if chosen is None else chosen.name
     min_chars = getattr(chosen, "min_chars", min_chars)  # an overlap judge given as an object places text alike
     index = PageIndex(corpus) if corpus is not None else None
@@ -275,9 +275,10 @@ def evaluate_log(golden, log, corpus=None, *, measures=None, ks=(1, 3, 5), level
 
 
 def _checked_inputs(golden, log, corpus, *, measures, ks, level: str, judge, primary, min_chars: int, window: int,
-                    engine: str):
+                    engine: str, scheduler: str | None = None):
     """:func:`evaluate_log`'s parameters checked, then its inputs read: ``(golden, log, corpus, ks, measures given at
-    every k or None, the judge asked for or None)``."""
+    every k or None, the judge asked for or None)`` -- or, for ``engine="dask"`` and a log file that splits, the
+    whole result, evaluated range by range on the workers (:mod:`rag_metrics.experiment.distributed_logs`)."""
     func = "evaluate_log"
     check_choice(engine, LOG_ENGINES, "engine", func=func)
     check_choice(level, LEVELS, "level", func=func)
