@@ -116,20 +116,7 @@ def _range_rows(path, start: int, stop: int, golden, corpus, index, min_chars: i
             raise type(e)(e.message, path=str(path) if e.path == str(tmp) else e.path, line=e.line,
                           question=e.question, field=e.field) from None
     log = steps["prepare"](golden, log, corpus)
-    qmap = log.question_map
-    run = log.run.copy()
-    run["key"] = [log_key(q, t) for q, t in zip(run["question_id"], run["question"])]
-    run = run[run["key"].isin(qmap)].copy()
-    run["question_id"] = run["key"].map(qmap)
-    run["chunk_id"] = [c if c is not None else f"{q}#{r}" for c, q, r in zip(run["chunk_id"], run["question_id"],
-                                                                          run["rank"])]
-    run = steps["place"](run, golden, index, min_chars, log.source)
-    if run["doc_id"].isna().any() and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
-        row = run[run["doc_id"].isna()].iloc[0]
-        raise InputError(f"question {row['question_id']!r}, retrieved item {row['rank']}: no doc_id, and the golden "
-                         "set has no gold chunk IDs to judge it by; map a document with --field doc_id=PATH.",
-                         path=log.source, line=int(row["line"]), field="doc_id")
-    return log, run.drop(columns=["key"]).reset_index(drop=True), qmap
+    return log, steps["rows"](log, golden, index, min_chars), log.question_map
 
 
 def _range_values(path, start: int, stop: int, *, golden, corpus, token: str, options: dict, steps: dict,
@@ -258,8 +245,8 @@ def evaluate_log_split(golden, log, corpus=None, *, ks, level: str, chosen, min_
     """The log at path ``log`` judged and evaluated range by range on Dask (module docstring). ``golden`` and
     ``corpus`` are read already; the other arguments are :func:`~rag_metrics.experiment.evaluate.evaluate_log`'s,
     checked (``chosen``: the judge object asked for, or None; ``given``: the measures asked for, or None).
-    ``steps``: the functions of ``evaluate_log`` each range runs (``prepare``: match the log, ``place``: place its
-    pages, ``judges``: the judges that apply, ``judge``: judge and evaluate), handed over by ``evaluate_log``."""
+    ``steps``: ``evaluate_log``'s functions each range runs (``prepare``: match the log, ``rows``: its golden rows,
+    pages placed, ``judges``: the judges that apply, ``judge``: judge and evaluate), handed over by it."""
     path = str(parse_run_spec(log).path)
     if level == "chunk" and not (golden.gold_chunks is not None and len(golden.gold_chunks)):
         raise InputError("level='chunk' counts gold chunk IDs, and this golden set gives none (gold_chunks); use "

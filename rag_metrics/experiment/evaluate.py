@@ -204,10 +204,6 @@ def _judge_and_evaluate_on_dask(golden, run: pd.DataFrame, judges: dict, index, 
     return judged, pages, document, chunk
 
 
-_STEPS = {"prepare": prepare_log, "place": _place_pages, "judges": applicable_judges, "judge": judge_and_evaluate}
-"""The steps of :func:`evaluate_log` a log evaluated range by range runs on each range
-(:func:`rag_metrics.experiment.distributed_logs.evaluate_log_split`), handed over so that no import runs back."""
-
 LOG_ENGINES = ("local", "dask")
 """Where :func:`evaluate_log` judges and evaluates: in this process, or partition by partition on Dask."""
 
@@ -385,3 +381,7 @@ def _chosen_judge(judge, primary, min_chars: int, window: int):
         return None
     return as_judge(judge, func="evaluate_log", min_chars=min_chars, window=window)
 
+
+_STEPS = {"prepare": prepare_log, "rows": _golden_rows, "judges": applicable_judges, "judge": judge_and_evaluate}
+"""The steps of :func:`evaluate_log` a log evaluated range by range runs on each range
+(:func:`rag_metrics.experiment.distributed_logs.evaluate_log_split`), handed over so that no import runs back."""
