@@ -228,8 +228,8 @@ def _hits(iv) -> int:
     (``mean * n``); raises when that is not a whole number (the values were not all 0 or 1)."""
     hits = round(iv.mean * iv.n)
     if abs(iv.mean * iv.n - hits) > 1e-6:
-        raise InputError(f"templates_vs_hand_claim: expected a 0/1 measure per question (hit@k), so that mean × n is a "
-                         f"whole number of hits. Got mean {iv.mean} over n = {iv.n}.")
+        raise InputError(f"templates_vs_hand_claim: expected a 0/1 measure per question (hit@k), so that mean × n "
+                         f"is a whole number of hits. Got mean {iv.mean} over n = {iv.n}.")
     return hits
 
 

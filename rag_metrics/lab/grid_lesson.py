@@ -241,8 +241,8 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
             f"{'pair' if pairs == 1 else 'pairs'} x {cutoffs} {'cutoff' if cutoffs == 1 else 'cutoffs'}) means a "
             f"pair needs at least {needed} questions that differ, all the same way, for its Holm p to fall below "
             f"{alpha:g} -- the floor of the exact sign test, which decides a 0/1 measure (m questions all one way give "
-            "at best p = 2^(1-m)); the bounded-mean test, which decides a pair with partial recalls, gives no smaller p "
-            "on as many questions and needs more when they differ by less than a whole 1")
+            "at best p = 2^(1-m)); the bounded-mean test, which decides a pair with partial recalls, gives no "
+            "smaller p on as many questions and needs more when they differ by less than a whole 1")
     return {"condition": won + lost < needed, "name": "detectable_gap",
             "text_if_true": f"{lead}. {widest}. {size}",
             "text_if_false": (f"{lead}. {widest}: enough for the test to flag it if nearly all go one way, and the "
