@@ -20,34 +20,49 @@ def _iv(mean, low, high, n):
 HAND = {"bm25": _iv(0.985, 0.917, 1.0, 65), "dense": _iv(0.985, 0.917, 1.0, 65), "hybrid": _iv(0.985, 0.917, 1.0, 65)}
 
 
-def test_templates_lower_than_hand_by_the_gap_names_the_retrievers_whose_whiskers_are_apart():
-    t = {"bm25": _iv(0.765, 0.588, 0.893, 34), "dense": _iv(0.853, 0.689, 0.950, 34),
-         "hybrid": _iv(0.794, 0.621, 0.913, 34)}
-    c = templates_vs_hand_claim(t, HAND, 3)
+def test_templates_lower_than_hand_by_the_gap_names_the_retrievers_for_which_fishers_test_holds():
+    from scipy.stats import fisher_exact
+
+    t = {"bm25": _iv(26 / 34, 0.588, 0.893, 34), "dense": _iv(29 / 34, 0.689, 0.950, 34),
+         "hybrid": _iv(27 / 34, 0.621, 0.913, 34)}
+    hand = {r: _iv(64 / 65, 0.917, 1.0, 65) for r in HAND}  # hit@k is 0/1: the Fisher test reads 64 hits of 65
+    c = templates_vs_hand_claim(t, hand, 3)
     assert c["condition"] and c["headline"] and c["name"] == "templates_below_hand"
-    assert c["text_if_true"] == ("The 34 heading-template questions score **0.181 lower** than the 65 hand-written "
-                                 "ones (0.804 against 0.985, page hit@3, mean over the retrievers): a retriever misses "
-                                 "about 1 in 5 of them, about 1 in 67 of the hand-written ones; their 95% whiskers "
-                                 "are apart for bm25 and hybrid (the closest by 0.004), and overlap for dense.")
-    assert c["figures"]["apart"] == ["bm25", "hybrid"] and abs(c["figures"]["margin"] - 0.004) < 1e-9
-    touching = dict(t, hybrid=_iv(0.794, 0.621, 0.917, 34))  # the top touches the bottom: overlapping
-    assert templates_vs_hand_claim(touching, HAND, 3)["figures"]["apart"] == ["bm25"]
-    four = dict(HAND, splade=HAND["bm25"])
-    c = templates_vs_hand_claim(dict(t, splade=_iv(0.5, 0.3, 0.7, 34)), four, 3)
-    assert c["text_if_true"].endswith("apart for bm25, hybrid and splade (the closest by 0.004), and overlap for "
-                                      "dense.")
-    c = templates_vs_hand_claim({r: _iv(0.5, 0.3, 0.7, 34) for r in HAND}, HAND, 3)
-    assert c["text_if_true"].endswith("their 95% whiskers are apart for every retriever (the closest by 0.217).")
-    c = templates_vs_hand_claim({r: _iv(0.9, 0.8, 0.95, 34) for r in HAND}, HAND, 3)
-    assert c["condition"] and "overlap for every retriever: no single retriever" in c["text_if_true"]
+    p = [fisher_exact([[a, 34 - a], [64, 1]]).pvalue for a in (26, 29, 27)]
+    assert c["figures"]["p"] == pytest.approx(p) and c["figures"]["p_holm"] == pytest.approx([3 * p[0], p[1], 2 * p[2]])
+    assert c["text_if_true"] == (
+        "The 34 heading-template questions score **0.181 lower** than the 65 hand-written ones (0.804 against 0.985, "
+        "page hit@3, mean over the retrievers): a retriever misses about 1 in 5 of them, about 1 in 65 of the "
+        "hand-written ones. Fisher's exact test per retriever (unpaired: the two sets are different questions, Holm "
+        "over the 3 retrievers): bm25 26 of 34 against 64 of 65, Holm p = 0.002; dense 29 of 34 against 64 of 65, "
+        "Holm p = 0.017; hybrid 27 of 34 against 64 of 65, Holm p = 0.004 -- the gap holds at 0.05 for every "
+        "retriever.")
+    assert c["figures"]["holds"] == ["bm25", "dense", "hybrid"] and c["figures"]["hits_templates"] == [26, 29, 27]
+    # dense at 31 of 34: Fisher p = 0.11, not below 0.05 -- the gap is named for the other two only
+    c = templates_vs_hand_claim(dict(t, dense=_iv(31 / 34, 0, 1, 34)), hand, 3)
+    assert c["figures"]["holds"] == ["bm25", "hybrid"]
+    assert c["text_if_true"].endswith("-- the gap holds at 0.05 for bm25 and hybrid, not for dense.")
+    # Holm matters: alone, 29 of 34 against 64 of 65 is p = 0.017; over three retrievers all as close it is not
+    close = {r: _iv(29 / 34, 0, 1, 34) for r in HAND}
+    alone = templates_vs_hand_claim({"bm25": close["bm25"]}, {"bm25": hand["bm25"]}, 3)
+    assert alone["figures"]["holds"] == ["bm25"] and "(unpaired: the two sets are different questions): bm25" in \
+        alone["text_if_true"] and ", p = 0.017 -- the gap holds at 0.05 for every retriever." in alone["text_if_true"]
+    c = templates_vs_hand_claim(close, hand, 3)
+    assert c["figures"]["holds"] == [] and c["figures"]["p_holm"] == pytest.approx([3 * 0.0173414] * 3, abs=1e-6)
+    assert c["condition"] and c["text_if_true"].endswith("-- no single retriever shows the gap beyond noise at 0.05.")
+    # the templates above the hand-written set never count as the gap holding, however small p
+    c = templates_vs_hand_claim({"bm25": _iv(1.0, 0, 1, 34)}, {"bm25": _iv(0.5, 0, 1, 64)}, 3)
+    assert not c["condition"] and c["figures"]["holds"] == []
+    with pytest.raises(InputError, match="0/1 measure"):
+        templates_vs_hand_claim({"bm25": _iv(0.51, 0, 1, 34)}, {"bm25": _iv(0.5, 0, 1, 64)}, 3)
 
 
 def test_templates_within_the_gap_of_hand_or_above_are_not_called_lower():
-    hand = {"bm25": _iv(TEMPLATE_GAP, 0.0, 0.2, 65)}
+    hand = {"bm25": _iv(TEMPLATE_GAP, 0.0, 0.2, 20)}
     c = templates_vs_hand_claim({"bm25": _iv(0.0, 0.0, 0.1, 34)}, hand, 3)  # exactly the gap (exact in binary): lower
     assert c["condition"] and "**0.050 lower**" in c["text_if_true"]
     for t in (0.0001, 0.05, 1.0):
-        c = templates_vs_hand_claim({"bm25": _iv(t, 0.0, 1.0, 34)}, hand, 3)
+        c = templates_vs_hand_claim({"bm25": _iv(t, 0.0, 1.0, 10000)}, hand, 3)
         assert not c["condition"] and c["text_if_false"].startswith("The heading-template questions do not score")
 
 
@@ -56,7 +71,7 @@ def test_no_template_or_no_hand_question_sets_nothing_side_by_side():
     c = templates_vs_hand_claim({"bm25": _iv(nan, nan, nan, 0)}, {"bm25": _iv(0.9, 0.8, 0.95, 65)}, 3)
     assert not c["condition"] and c["text_if_false"] == ("Nothing to set side by side: 0 heading-template questions, "
                                                          "65 hand-written ones.")
-    assert c["figures"]["templates"] is None and c["figures"]["apart"] == []
+    assert c["figures"]["templates"] is None and c["figures"]["holds"] == []
     c = templates_vs_hand_claim({"bm25": _iv(0.5, 0.1, 0.9, 1)}, {"bm25": _iv(nan, nan, nan, 0)}, 3)
     assert not c["condition"] and "1 heading-template question, 0 hand-written ones" in c["text_if_false"]
     with pytest.raises(InputError, match="same retrievers"):
@@ -480,7 +495,7 @@ def test_templates_vs_hand_says_the_miss_share_as_one_in_n():
     from rag_metrics.lab.golden_lesson import _one_in
     assert [_one_in(x) for x in (1.0, 0.0, 0.8, 0.985, 0.5)] == ["none", "all", "about 1 in 5", "about 1 in 67",
                                                                   "about 1 in 2"]
-    c = templates_vs_hand_claim({r: _iv(0.8, 0.6, 0.9, 34) for r in HAND},
+    c = templates_vs_hand_claim({r: _iv(0.8, 0.6, 0.9, 35) for r in HAND},
                                 {r: _iv(1.0, 0.9, 1.0, 65) for r in HAND}, 3)
     assert "misses about 1 in 5 of them, none of the hand-written ones" in c["text_if_true"]
 

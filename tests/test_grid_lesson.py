@@ -132,7 +132,10 @@ def test_detectable_gap_is_the_fewest_differing_questions_holm_can_flag():
     assert (c["figures"]["pairs"], c["figures"]["tests"], c["figures"]["needed"]) == (3, 6, 8)
     assert c["condition"] and c["text_if_true"] == (
         "How big a gap must be to count: 6 tests (3 pairs x 2 cutoffs) means a pair needs at least 8 questions "
-        "that differ, all the same way, for its Holm p to fall below 0.05. The widest gap here (k=10, 800/0 over "
+        "that differ, all the same way, for its Holm p to fall below 0.05 -- the floor of the exact sign test, which "
+        "decides a 0/1 measure (m questions all one way give at best p = 2^(1-m)); the bounded-mean test, which "
+        "decides a pair with partial recalls, gives no smaller p on as many questions and needs more when they differ "
+        "by less than a whole 1. The widest gap here (k=10, 800/0 over "
         "200/0) rests on 6 questions that differ, 6 for the best and 0 against (uncorrected p = 0.031, the exact sign "
         "test). This corpus is small (8 documents, 20 "
         "questions): a real difference smaller than that cannot show here.")
@@ -160,9 +163,14 @@ def test_cost_within_noise_is_no_evidence_the_costlier_is_better():
     assert shown(c) == ("At k=10 the best, 800/0 (Recall@10 0.800), hands the LLM 4.0× the context characters of the "
                         "cheapest, 200/0 (0.500), for 6.0 questions' worth more, within noise (Holm p = 0.094): no "
                         "evidence that 800/0 is better -- this set is too small to tell (the two differ on 6 questions, "
-                        "6 for and 0 against; with Holm over the 3 pairs of this one k, fixed before looking, a pair "
-                        "needs 7) -- so prefer the cheaper one.")
-    assert c["figures"]["too_small"]
+                        "6 for and 0 against; with Holm over the 3 pairs of this one k, fixed before looking, the "
+                        "exact sign test needs 7 for a 0/1 pair) -- so prefer the cheaper one.")
+    assert c["figures"]["too_small"] and c["figures"]["binary"]
+    # partial recalls: the pair is the bounded-mean test's, and the sentence says so
+    c = context_cost(*split(3, 1, 1), 10, N)
+    assert c["figures"]["too_small"] and not c["figures"]["binary"]
+    assert "the exact sign test needs 6 for a 0/1 pair, and the bounded-mean test that decides this pair, with its " \
+        "partial recalls, needs at least as many) -- so prefer the cheaper one." in shown(c)
 
 
 def test_cost_within_noise_on_enough_differing_questions_says_no_evidence_only():

@@ -223,42 +223,64 @@ def generated_count(written: pd.DataFrame, pages: int, per_page: int) -> str:
             f"{per_page} headings or definitions to turn into questions)")
 
 
-def templates_vs_hand_claim(templates: dict, hand: dict, k: int) -> dict:
+def _hits(iv) -> int:
+    """The number of hits behind a :class:`~rag_metrics.stats.intervals.MeanInterval` of a 0/1 measure
+    (``mean * n``); raises when that is not a whole number (the values were not all 0 or 1)."""
+    hits = round(iv.mean * iv.n)
+    if abs(iv.mean * iv.n - hits) > 1e-6:
+        raise InputError(f"templates_vs_hand_claim: expected a 0/1 measure per question (hit@k), so that mean × n "
+                         f"is a whole number of hits. Got mean {iv.mean} over n = {iv.n}.")
+    return hits
+
+
+def templates_vs_hand_claim(templates: dict, hand: dict, k: int, alpha: float = 0.05) -> dict:
     """The headline: how the heading-template questions score against the hand-written set, as
     :func:`rag_metrics.report.kernel.claim`'s arguments. ``templates`` and ``hand`` map each retriever to its
-    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k`` (same retrievers, same order). Lower means
-    at least :data:`TEMPLATE_GAP` lower on the mean over the retrievers; the sentence then says for which retrievers
-    the two 95% whiskers are apart (the templates' top below the hand-written set's bottom)."""
+    :class:`~rag_metrics.stats.intervals.MeanInterval` of page hit@``k`` (same retrievers, same order; 0 or 1 per
+    question). Lower means at least :data:`TEMPLATE_GAP` lower on the mean over the retrievers; the sentence then
+    says, per retriever, the two-sided p of Fisher's exact test on the hit counts (the two sets are different
+    questions, so the test is unpaired), Holm-adjusted over the retrievers when there is more than one, and for which
+    retrievers the gap holds at ``alpha`` (adjusted p below ``alpha``, templates below the hand-written set)."""
+    from scipy.stats import fisher_exact
+
+    from rag_metrics.stats import format_p, holm
+
     if list(templates) != list(hand) or not hand:
         raise InputError(f"templates_vs_hand_claim: the same retrievers in both. Got {list(templates)}, {list(hand)}.")
     n_t, n_h = next(iter(templates.values())).n, next(iter(hand.values())).n
     both = n_t > 0 and n_h > 0
     t, h = (_mean(templates), _mean(hand)) if both else (float("nan"), float("nan"))
-    apart = [r for r in hand if both and templates[r].high < hand[r].low]
-    overlap = [r for r in hand if r not in apart]
-    margin = min((hand[r].low - templates[r].high for r in apart), default=None)
-    closest = f" (the closest by {margin:.3f})" if margin is not None and len(apart) > 1 else (
-        f" (by {margin:.3f})" if margin is not None else "")
-    if not overlap:
-        whiskers = f"their 95% whiskers are apart for every retriever{closest}"
-    elif not apart:
-        whiskers = ("but their 95% whiskers overlap for every retriever: no single retriever shows the gap beyond "
-                    "noise")
+    hits_t = [_hits(templates[r]) if both else 0 for r in hand]
+    hits_h = [_hits(hand[r]) if both else 0 for r in hand]
+    p = [float(fisher_exact([[a, n_t - a], [b, n_h - b]]).pvalue) if both else 1.0 for a, b in zip(hits_t, hits_h)]
+    adjusted = [float(x) for x in holm(p)] if len(p) > 1 else list(p)
+    holds = [r for r, a, b, q in zip(hand, hits_t, hits_h, adjusted) if both and a / n_t < b / n_h and q < alpha]
+    rest = [r for r in hand if r not in holds]
+    name = "Holm p" if len(hand) > 1 else "p"
+    each = "; ".join(f"{r} {a} of {n_t} against {b} of {n_h}, {format_p(q, alpha, name=name)}"
+                     for r, a, b, q in zip(hand, hits_t, hits_h, adjusted))
+    test = (f"Fisher's exact test per retriever (unpaired: the two sets are different questions"
+            f"{f', Holm over the {len(hand)} retrievers' if len(hand) > 1 else ''}): {each}")
+    if not rest:
+        verdict = f"the gap holds at {alpha:g} for every retriever"
+    elif not holds:
+        verdict = f"no single retriever shows the gap beyond noise at {alpha:g}"
     else:
-        whiskers = f"their 95% whiskers are apart for {_join(apart)}{closest}, and overlap for {_join(overlap)}"
+        verdict = f"the gap holds at {alpha:g} for {_join(holds)}, not for {_join(rest)}"
     return {
         "condition": both and h - t >= TEMPLATE_GAP,
         "text_if_true": (f"The {n_t} heading-template questions score **{h - t:.3f} lower** than the {n_h} hand-written "
                          f"ones ({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers): a retriever misses "
-                         f"{_one_in(t)} of them, {_one_in(h)} of the hand-written ones; {whiskers}." if both else ""),
+                         f"{_one_in(t)} of them, {_one_in(h)} of the hand-written ones. {test} -- {verdict}." if both
+                         else ""),
         "text_if_false": (f"The heading-template questions do not score clearly lower than the hand-written ones "
                           f"({t:.3f} against {h:.3f}, page hit@{k}, mean over the retrievers)." if both else
                           f"Nothing to set side by side: {counted(n_t, 'heading-template question', 'heading-template questions')}, "
                           f"{counted(n_h, 'hand-written one', 'hand-written ones')}."),
         "headline": True, "name": "templates_below_hand",
-        "figures": {"templates": _num(t), "hand": _num(h), "n_templates": n_t, "n_hand": n_h, "retrievers": list(hand), "apart": apart,
-                    "margin": margin,
-                    "templates_high": [templates[r].high for r in hand], "hand_low": [hand[r].low for r in hand]},
+        "figures": {"templates": _num(t), "hand": _num(h), "n_templates": n_t, "n_hand": n_h, "retrievers": list(hand),
+                    "hits_templates": hits_t, "hits_hand": hits_h, "p": p, "p_holm": adjusted, "alpha": alpha,
+                    "holds": holds},
     }
 
 

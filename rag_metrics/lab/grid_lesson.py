@@ -240,7 +240,9 @@ def detectable_gap(spreads: pd.DataFrame, n_eval: int, n_documents: int, *, alph
     lead = (f"How big a gap must be to count: {tests} {'test' if tests == 1 else 'tests'} ({pairs} "
             f"{'pair' if pairs == 1 else 'pairs'} x {cutoffs} {'cutoff' if cutoffs == 1 else 'cutoffs'}) means a "
             f"pair needs at least {needed} questions that differ, all the same way, for its Holm p to fall below "
-            f"{alpha:g}")
+            f"{alpha:g} -- the floor of the exact sign test, which decides a 0/1 measure (m questions all one way give "
+            "at best p = 2^(1-m)); the bounded-mean test, which decides a pair with partial recalls, gives no "
+            "smaller p on as many questions and needs more when they differ by less than a whole 1")
     return {"condition": won + lost < needed, "name": "detectable_gap",
             "text_if_true": f"{lead}. {widest}. {size}",
             "text_if_false": (f"{lead}. {widest}: enough for the test to flag it if nearly all go one way, and the "
@@ -264,10 +266,13 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
     p = _pair_p(pairs, best["config"], cheap["config"])
     needed = min_discordant(alpha / max(len(pairs), 1))
     won, lost = differing(per_question, k, best["config"], cheap["config"])
+    binary = _binary(per_question, k, best["config"], cheap["config"])
     small = won + lost < needed
     verdict = (f"no evidence that {best['config']} is better -- this set is too small to tell (the two differ on "
                f"{won + lost} questions, {won} for and {lost} against; with Holm over the {len(pairs)} pairs of this "
-               f"one k, fixed before looking, a pair needs {needed}) -- so prefer the "
+               f"one k, fixed before looking, the exact sign test needs {needed} for a 0/1 pair"
+               + ("" if binary else ", and the bounded-mean test that decides this pair, with its partial recalls, "
+                  "needs at least as many") + ") -- so prefer the "
                "cheaper one." if small else f"no evidence that {best['config']} is better, so prefer the cheaper one.")
     ratio = float(best["context_chars"] / cheap["context_chars"])
     gap = float(best["recall"] - cheap["recall"])
@@ -285,6 +290,7 @@ def context_cost(summary: pd.DataFrame, per_question: pd.DataFrame, k, n_eval: i
                               f"for {ratio:.1f}× the context characters: weigh that gain against the longer prompt."),
             "figures": {"k": k, "alpha": alpha, "p": p, "ratio": ratio, "gap": gap, "n_eval": n_eval,
                         "needed": needed, "for": won, "against": lost, "too_small": small, "pairs": len(pairs),
+                        "binary": binary,
                         "best": best["config"], "cheap": cheap["config"],
                         "recalls": rows["recall"].tolist(), "chars": rows["context_chars"].tolist(),
                         "best_recall": float(best["recall"]), "cheap_chars": float(cheap["context_chars"]),
